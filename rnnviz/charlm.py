@@ -1,0 +1,267 @@
+"""A trained character model: checkpoint format, validation, and a fast NumPy sampler.
+
+A checkpoint is `NAME.safetensors` (the state dict of `rnnviz.model.CharRNN`, no pickle) plus a card
+`NAME.json` (vocabulary `itos`, sizes, provenance). Sampling steps the cell in NumPy, one character
+at a time, with the first layer's input projection precomputed per character (a table lookup).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from rnnviz.cells import sigmoid
+from rnnviz.sampling import filter_probs, softmax
+
+GATES = {"lstm": 4, "gru": 3, "rnn": 1}
+MAX_FILE_BYTES = 64 * 1024 * 1024  # refuse anything larger than this before reading it
+CARD_KEYS = ("itos", "cell", "embed_size", "hidden_size", "num_layers")
+
+
+class CheckpointError(ValueError):
+    """A model file or card that is not what it claims to be."""
+
+
+def card_path(weights_path: str | os.PathLike) -> Path:
+    """The card that sits beside a weights file: NAME.safetensors -> NAME.json."""
+    return Path(weights_path).with_suffix(".json")
+
+
+def expected_shapes(card: dict) -> dict[str, tuple[int, ...]]:
+    """Every tensor name a checkpoint must hold, with its shape, for the sizes in a card."""
+    V, E, H = len(card["itos"]), card["embed_size"], card["hidden_size"]
+    G = GATES[card["cell"]]
+    shapes = {"embed.weight": (V, E), "head.weight": (V, H), "head.bias": (V,)}
+    for k in range(card["num_layers"]):
+        shapes[f"rnn.weight_ih_l{k}"] = (G * H, E if k == 0 else H)
+        shapes[f"rnn.weight_hh_l{k}"] = (G * H, H)
+        shapes[f"rnn.bias_ih_l{k}"] = (G * H,)
+        shapes[f"rnn.bias_hh_l{k}"] = (G * H,)
+    return shapes
+
+
+def validate_card(card: object) -> dict:
+    """Check a card's fields and types; return it, or raise CheckpointError saying what is wrong."""
+    if not isinstance(card, dict):
+        raise CheckpointError("the card is not a JSON object")
+    missing = [k for k in CARD_KEYS if k not in card]
+    if missing:
+        raise CheckpointError(f"the card lacks {', '.join(missing)}")
+    itos = card["itos"]
+    if not isinstance(itos, list) or not itos or not all(isinstance(c, str) and len(c) == 1 for c in itos):
+        raise CheckpointError("the card's itos must be a non-empty list of single characters")
+    if len(set(itos)) != len(itos):
+        raise CheckpointError("the card's itos repeats a character")
+    if card["cell"] not in GATES:
+        raise CheckpointError(f"the card's cell must be one of {sorted(GATES)}, not {card['cell']!r}")
+    for k in ("embed_size", "hidden_size", "num_layers"):
+        v = card[k]
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 8192:
+            raise CheckpointError(f"the card's {k} must be a whole number from 1 to 8192, not {v!r}")
+    if card["num_layers"] > 8:
+        raise CheckpointError("the card's num_layers must be at most 8")
+    return card
+
+
+def read_tensors(data: bytes) -> dict[str, np.ndarray]:
+    """Parse safetensors bytes into float32 arrays; anything else raises CheckpointError."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load
+
+    if len(data) > MAX_FILE_BYTES:
+        raise CheckpointError(f"the model file is {len(data) / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES // 2**20} MiB")
+    if len(data) < 8:
+        raise CheckpointError("the model file is too short to be a safetensors file")
+    header_len = int.from_bytes(data[:8], "little")
+    if header_len <= 0 or header_len > len(data) - 8 or data[8:9] != b"{":
+        raise CheckpointError("the model file is not a safetensors file (its header is missing or cut short)")
+    try:
+        tensors = load(data)
+    except (SafetensorError, ValueError, OSError, TypeError) as e:
+        raise CheckpointError(f"the model file is not a valid safetensors file ({e})") from None
+    return {k: np.asarray(v, dtype=np.float32) for k, v in tensors.items()}
+
+
+def check_tensors(tensors: dict[str, np.ndarray], card: dict) -> None:
+    """Names and shapes must match the card exactly, and every value must be finite."""
+    want = expected_shapes(card)
+    missing, extra = sorted(set(want) - set(tensors)), sorted(set(tensors) - set(want))
+    if missing or extra:
+        raise CheckpointError(
+            "the weights do not match the card: "
+            + (f"missing {', '.join(missing)}" if missing else "")
+            + ("; " if missing and extra else "")
+            + (f"unexpected {', '.join(extra)}" if extra else "")
+        )
+    for name, shape in want.items():
+        if tensors[name].shape != shape:
+            raise CheckpointError(f"{name} has shape {tensors[name].shape}, the card implies {shape}")
+        if not np.isfinite(tensors[name]).all():
+            raise CheckpointError(f"{name} holds NaN or infinite values")
+
+
+@dataclass
+class Trace:
+    """What happened at each step of a run: the character read, the distribution, the states."""
+
+    text: str  # the characters read, in order (prime then generated)
+    probs: np.ndarray  # (T, V) model distribution for the next character after each step, temperature 1
+    h: np.ndarray  # (T, L, H) hidden state of every layer after each step
+    c: np.ndarray | None  # (T, L, H) cell state (LSTM only)
+    generated_from: int = 0  # index in text where generation began (len(prime))
+    sampled_probs: list[np.ndarray] = field(default_factory=list)  # distribution actually sampled from
+
+
+class CharLM:
+    """A loaded character model that runs in NumPy; read-only after construction."""
+
+    def __init__(self, tensors: dict[str, np.ndarray], card: dict):
+        validate_card(card)
+        check_tensors(tensors, card)
+        self.card = card
+        self.itos: list[str] = list(card["itos"])
+        self.stoi = {ch: i for i, ch in enumerate(self.itos)}
+        self.cell: str = card["cell"]
+        self.num_layers: int = card["num_layers"]
+        self.hidden_size: int = card["hidden_size"]
+        self.vocab_size = len(self.itos)
+        self.tensors = tensors
+        L = self.num_layers
+        self.W_ih = [tensors[f"rnn.weight_ih_l{k}"] for k in range(L)]
+        self.W_hh = [tensors[f"rnn.weight_hh_l{k}"] for k in range(L)]
+        self.b_ih = [tensors[f"rnn.bias_ih_l{k}"] for k in range(L)]
+        self.b_hh = [tensors[f"rnn.bias_hh_l{k}"] for k in range(L)]
+        self.W_y, self.b_y = tensors["head.weight"], tensors["head.bias"]
+        # the first layer's input contribution depends only on the character: precompute it
+        self.table = tensors["embed.weight"] @ self.W_ih[0].T + self.b_ih[0]  # (V, G*H)
+        for a in (self.table, *self.W_ih, *self.W_hh, self.W_y):
+            a.setflags(write=False)
+
+    # ---- one step -------------------------------------------------------------------------
+    def zero_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """h and c for every layer, all zeros: (L, H) each."""
+        z = np.zeros((self.num_layers, self.hidden_size), dtype=np.float32)
+        return z, z.copy()
+
+    def step(self, idx: int, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read one character id; return the next-character logits and the new (h, c)."""
+        H = self.hidden_size
+        h, c = h.copy(), c.copy()
+        inp = None
+        for k in range(self.num_layers):
+            gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (G*H,)
+            gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (G*H,)
+            if self.cell == "lstm":
+                z = gi + gh
+                i, f, o = sigmoid(z[:H]), sigmoid(z[H:2 * H]), sigmoid(z[3 * H:])
+                g = np.tanh(z[2 * H:3 * H])
+                c[k] = f * c[k] + i * g
+                h[k] = o * np.tanh(c[k])
+            elif self.cell == "gru":
+                r = sigmoid(gi[:H] + gh[:H])
+                zg = sigmoid(gi[H:2 * H] + gh[H:2 * H])
+                n = np.tanh(gi[2 * H:] + r * gh[2 * H:])
+                h[k] = (1 - zg) * n + zg * h[k]
+            else:
+                h[k] = np.tanh(gi + gh)
+            inp = h[k]
+        return self.W_y @ inp + self.b_y, h, c
+
+    # ---- text in, text out -----------------------------------------------------------------
+    def encode(self, text: str) -> list[int]:
+        """Character ids; characters outside the vocabulary raise ValueError naming them."""
+        unknown = sorted({ch for ch in text if ch not in self.stoi})
+        if unknown:
+            raise ValueError(f"not in the model's vocabulary: {', '.join(repr(ch) for ch in unknown)}")
+        return [self.stoi[ch] for ch in text]
+
+    def generate(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
+                 top_p: float | None = None, seed: int | None = None) -> str:
+        """Exactly `length` new characters after `prime`; the same seed gives the same text."""
+        trace = self.generate_trace(prime, length, temperature, top_k, top_p, seed, keep_states=False)
+        return trace.text[trace.generated_from:]
+
+    def generate_trace(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
+                       top_p: float | None = None, seed: int | None = None, keep_states: bool = True,
+                       forced: dict[int, str] | None = None) -> Trace:
+        """Sample like `generate`, recording each step; `forced` maps a generated position to a
+        character that replaces the sample there (the run continues from the forced character)."""
+        if length < 0:
+            raise ValueError("length must be 0 or more")
+        if not prime:
+            raise ValueError("the prime text must hold at least one character")
+        if not temperature > 0 or not math.isfinite(temperature):
+            raise ValueError("temperature must be a positive number")
+        ids = self.encode(prime)
+        forced_ids = {pos: self.encode(ch)[0] for pos, ch in (forced or {}).items()}
+        rng = np.random.default_rng(seed)
+        h, c = self.zero_state()
+        hs, cs, probs, sampled = [], [], [], []
+        text = list(prime)
+        with threadpool_limits(1):  # small mat-vecs run fastest on one thread
+            logits = None
+            for idx in ids:
+                logits, h, c = self.step(idx, h, c)
+                if keep_states:
+                    hs.append(h), cs.append(c), probs.append(softmax(logits))
+            for pos in range(length):
+                p = filter_probs(softmax(logits / temperature), top_k, top_p)
+                if pos in forced_ids:
+                    idx = forced_ids[pos]
+                else:
+                    idx = int(np.argmax(p)) if top_k == 1 else int(rng.choice(len(p), p=p))
+                text.append(self.itos[idx])
+                if keep_states:
+                    sampled.append(p)
+                logits, h, c = self.step(idx, h, c)
+                if keep_states:
+                    hs.append(h), cs.append(c), probs.append(softmax(logits))
+        if not keep_states:
+            return Trace("".join(text), np.zeros((0, self.vocab_size)), np.zeros((0,)), None, len(prime))
+        return Trace(
+            text="".join(text), probs=np.array(probs), h=np.array(hs),
+            c=np.array(cs) if self.cell == "lstm" else None, generated_from=len(prime), sampled_probs=sampled,
+        )
+
+    def run(self, text: str) -> Trace:
+        """Read `text` (teacher forcing), recording the distribution and states after each character."""
+        return self.generate_trace(text, 0)
+
+    def loss(self, text: str) -> float:
+        """Mean negative log-likelihood in nats/char of `text[1:]` given what precedes it, from a zero state."""
+        ids = self.encode(text)
+        h, c = self.zero_state()
+        total = 0.0
+        with threadpool_limits(1):
+            for a, b in zip(ids[:-1], ids[1:]):
+                logits, h, c = self.step(a, h, c)
+                m = logits.max()
+                total += float(m + np.log(np.exp(logits - m).sum()) - logits[b])
+        return total / max(len(ids) - 1, 1)
+
+
+def load_bytes(weights: bytes, card_text: str | bytes) -> CharLM:
+    """Build a CharLM from the bytes of a weights file and its card, validating both."""
+    try:
+        card = json.loads(card_text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"the card is not valid JSON ({e})") from None
+    validate_card(card)
+    return CharLM(read_tensors(weights), card)
+
+
+def load(path: str | os.PathLike) -> CharLM:
+    """Load NAME.safetensors with the card NAME.json beside it; raise CheckpointError if either is wrong."""
+    path = Path(path)
+    cpath = card_path(path)
+    for p in (path, cpath):
+        if not p.is_file():
+            raise CheckpointError(f"no file at {p}")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise CheckpointError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    return load_bytes(path.read_bytes(), cpath.read_bytes())

@@ -1,0 +1,39 @@
+"""The notes' worked examples, as named presets the pages and tests share."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScalarPreset:
+    """A one-unit RNN setup: h_t = tanh(w_x x_t + w_h h_{t-1} + b)."""
+
+    label: str
+    w_x: float
+    w_h: float
+    b: float
+    h0: float
+    x: tuple[float, ...]
+    lesson: str  # what a student should see, one sentence
+
+
+SCALAR_PRESETS: dict[str, ScalarPreset] = {
+    "fade": ScalarPreset("Fade (w_h = 0.5)", 1.0, 0.5, 0.0, 0.0, (1, 0, 0),
+                         "One input, then silence: each step halves what is left and tanh trims it further."),
+    "flood": ScalarPreset("Flood (w_h = 2)", 1.0, 2.0, 0.0, 0.0, (1, 0, 0),
+                          "The same input with w_h = 2 grows step by step until tanh pins it near 1."),
+    "rewrite": ScalarPreset("Rewrite (x = 1, 0, 1)", 1.0, 0.5, 0.0, 0.0, (1, 0, 1),
+                            "The middle zero only fades the state; the third input writes over what remains."),
+    "silence": ScalarPreset("Long silence (ten zeros)", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
+                            "After ten quiet steps the first input has all but vanished from h."),
+}
+
+DEFAULT_SCALAR = "fade"
+
+# The sampling example: scores over {h, e, l, o} and the probabilities they give at temperature 1.
+SOFTMAX_SCORES = (1.0, 2.2, -3.0, 4.1)
+HELLO_VOCAB = ("h", "e", "l", "o")
+
+# Parameter-count examples: a GRU classifier on 100-d word vectors, and a BPE-vocabulary RNN LM.
+GRU_CLASSIFIER = {"cell": "gru", "input_size": 100, "hidden_size": 128, "num_classes": 4}
+RNN_LM = {"cell": "rnn", "vocab_size": 37_580, "embed_size": 256, "hidden_size": 512}

@@ -1,0 +1,267 @@
+"""Train a character model: truncated BPTT over contiguous batches, AdamW, clipping, validation.
+
+    python -m rnnviz.train --corpus data/tinyshakespeare.txt --out models/shakespeare
+
+Writes OUT.safetensors (weights, no pickle), OUT.json (card) and OUT.resume.pt (optimizer state, to
+resume with --resume). On a CUDA machine (`--device auto`) it uses cuDNN and float16 autocast.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from rnnviz.model import CharRNN, CharRNNConfig, detach_state
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be trained on."""
+
+
+def read_corpus(path: str | os.PathLike) -> str:
+    """Read a UTF-8 text file; refuse an empty, binary or non-UTF-8 file with a clear message."""
+    raw = Path(path).read_bytes()
+    if not raw.strip():
+        raise CorpusError(f"{path} is empty")
+    if b"\x00" in raw:
+        raise CorpusError(f"{path} looks binary (it contains NUL bytes); give a UTF-8 text file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path} is not UTF-8 text (byte {e.start} cannot be decoded)") from None
+    if len(text) < 3:
+        raise CorpusError(f"{path} holds {len(text)} characters; at least 3 are needed")
+    return text
+
+
+@dataclass
+class Split:
+    itos: list[str]
+    train: torch.Tensor  # (N_train,) int64 ids
+    val: torch.Tensor  # (N_val,) int64 ids
+    sha256: str
+
+
+def split_corpus(text: str, val_fraction: float = 0.1) -> Split:
+    """Vocabulary sorted by code point; first (1 - val_fraction) of characters train, the rest validate."""
+    itos = sorted(set(text))
+    stoi = {ch: i for i, ch in enumerate(itos)}
+    ids = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+    n = int(len(ids) * (1 - val_fraction))
+    return Split(itos, ids[:n], ids[n:], hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def batch_streams(ids: torch.Tensor, batch_size: int) -> torch.Tensor:
+    """Cut one stream into batch_size contiguous streams: (B, N // B). Row b continues row b's text."""
+    n = len(ids) // batch_size
+    return ids[: n * batch_size].view(batch_size, n)
+
+
+@torch.no_grad()
+def evaluate(model: CharRNN, ids: torch.Tensor, device: torch.device, streams: int = 1, chunk: int = 4096) -> float:
+    """Mean cross-entropy (nats/char) of ids[1:] given the prefix, read as `streams` streams from zero state."""
+    model.eval()
+    data = batch_streams(ids, streams).to(device)
+    state, total, count = None, 0.0, 0
+    for p in range(0, data.size(1) - 1, chunk):
+        x = data[:, p:p + chunk]
+        y = data[:, p + 1:p + 1 + chunk]
+        x = x[:, : y.size(1)]
+        logits, _, state = model(x, state)
+        total += torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.size(-1)).float(), y.reshape(-1), reduction="sum").item()
+        count += y.numel()
+    model.train()
+    return total / count
+
+
+def save_checkpoint(model: CharRNN, card: dict, out: str | os.PathLike, half: bool = True) -> Path:
+    """Write OUT.safetensors (float16 unless half=False) and the card OUT.json."""
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dtype = torch.float16 if half else torch.float32
+    sd = {k: v.detach().to("cpu", dtype).contiguous() for k, v in model.state_dict().items()}
+    save_file(sd, str(out.with_suffix(".safetensors")), metadata={"format": "rnnviz-charlm"})
+    out.with_suffix(".json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out.with_suffix(".safetensors")
+
+
+def lr_at(step: int, args) -> float:
+    """Linear warm-up, then constant or cosine decay to lr * min_lr_ratio."""
+    if step < args.warmup:
+        return args.lr * (step + 1) / args.warmup
+    if args.schedule == "constant":
+        return args.lr
+    progress = min(1.0, (step - args.warmup) / max(1, args.steps - args.warmup))
+    return args.lr * (args.min_lr_ratio + (1 - args.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m rnnviz.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", required=True, help="UTF-8 text file")
+    ap.add_argument("--out", default="models/charlm", help="output path without extension")
+    ap.add_argument("--cell", choices=["lstm", "gru", "rnn"], default="lstm")
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=512)
+    ap.add_argument("--embed", type=int, default=64)
+    ap.add_argument("--dropout", type=float, default=0.2)
+    ap.add_argument("--seq-len", type=int, default=128, help="truncated-BPTT chunk length")
+    ap.add_argument("--batch", type=int, default=64, help="parallel contiguous streams")
+    ap.add_argument("--steps", type=int, default=None, help="optimizer steps (default: from --epochs)")
+    ap.add_argument("--epochs", type=float, default=10.0)
+    ap.add_argument("--minutes", type=float, default=None, help="stop after this wall time (the schedule still uses --steps)")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--schedule", choices=["cosine", "constant"], default="cosine")
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--min-lr-ratio", type=float, default=0.05)
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--clip", type=float, default=1.0, help="clip the gradient norm at this value")
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--val-fraction", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=1337)
+    ap.add_argument("--device", default="auto", help="auto | cpu | cuda")
+    ap.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    ap.add_argument("--amp", choices=["auto", "off"], default="auto", help="float16 autocast on CUDA")
+    ap.add_argument("--resume", action="store_true", help="continue from OUT.resume.pt")
+    ap.add_argument("--float32", action="store_true", help="store weights in float32 rather than float16")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    return ap.parse_args(argv)
+
+
+def train(args: argparse.Namespace) -> dict:
+    """Run the training described by `args`; return the card that was written."""
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
+    text = read_corpus(args.corpus)
+    split = split_corpus(text, args.val_fraction)
+    if len(split.val) < 2:
+        raise CorpusError("the validation split is too short; give a longer corpus or a larger --val-fraction")
+    data = batch_streams(split.train, args.batch)
+    if data.size(1) < 2:
+        raise CorpusError("the corpus is too short for this batch size")
+    chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
+    if args.steps is None:
+        args.steps = max(1, int(args.epochs * chunks_per_epoch))
+    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout)
+    model = CharRNN(cfg).to(device)
+    if args.cell == "lstm":  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
+        with torch.no_grad():
+            for k in range(args.layers):
+                getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
+                getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    use_amp = device.type == "cuda" and args.amp == "auto"
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    out = Path(args.out)
+    resume_path = out.with_suffix(".resume.pt")
+    step, elapsed_before, best_val, history = 0, 0.0, float("inf"), []
+    if args.resume and resume_path.exists():
+        ck = torch.load(resume_path, map_location=device, weights_only=True)  # our own file, tensors only
+        model.load_state_dict(ck["model"]), opt.load_state_dict(ck["opt"])
+        step, elapsed_before = int(ck["step"]), float(ck["elapsed"])
+        best_val, history = float(ck["best_val"]), json.loads(ck["history"])
+        torch.set_rng_state(ck["rng"])
+    dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
+    state, t0 = None, time.time()
+    bar = tqdm(total=args.steps, initial=step, disable=args.quiet, dynamic_ncols=True, file=sys.stderr)
+    train_loss_ema = None
+
+    def card(val_loss: float) -> dict:
+        return {
+            "itos": split.itos, "cell": cfg.cell, "embed_size": cfg.embed_size, "hidden_size": cfg.hidden_size,
+            "num_layers": cfg.num_layers, "dropout": cfg.dropout, "train_loss": round(train_loss_ema or float("nan"), 4),
+            "val_loss": round(val_loss, 4), "val_loss_note": "nats/char, validation split read as one stream from a zero state",
+            "steps": step, "batch_size": args.batch, "seq_len": args.seq_len, "lr": args.lr,
+            "minutes": round((elapsed_before + time.time() - t0) / 60, 1), "device": dev_name,
+            "torch_version": torch.__version__, "corpus": Path(args.corpus).name, "corpus_sha256": split.sha256,
+            "corpus_chars": len(text), "val_fraction": args.val_fraction, "seed": args.seed,
+            "history": history,
+        }
+
+    model.train()
+    while step < args.steps:
+        p = (step % chunks_per_epoch) * args.seq_len
+        if p == 0:
+            state = None  # each pass over the streams starts from a zero state
+        x = data[:, p:p + args.seq_len]
+        y = data[:, p + 1:p + 1 + args.seq_len]
+        x = x[:, : y.size(1)].to(device, non_blocking=True)
+        y = y.to(device, non_blocking=True)
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, args)
+        with torch.autocast(device.type, dtype=torch.float16, enabled=use_amp):
+            _, loss, state = model(x, state, y)
+        state = detach_state(state)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+        scaler.step(opt)
+        scaler.update()
+        step += 1
+        lv = loss.item()
+        train_loss_ema = lv if train_loss_ema is None else 0.98 * train_loss_ema + 0.02 * lv
+        elapsed = time.time() - t0
+        bar.update(1)
+        bar.set_postfix(loss=f"{train_loss_ema:.3f}", chars_s=f"{step * x.numel() / max(elapsed, 1e-9):,.0f}" if not args.resume else None)
+        out_of_time = args.minutes is not None and (elapsed_before + elapsed) / 60 >= args.minutes
+        if step % args.eval_every == 0 or step == args.steps or out_of_time:
+            val = evaluate(model, split.val, device, streams=8)
+            history.append({"step": step, "train": round(train_loss_ema, 4), "val8": round(val, 4),
+                            "minutes": round((elapsed_before + elapsed) / 60, 2)})
+            tqdm.write(f"step {step}: train {train_loss_ema:.4f}  val(8 streams) {val:.4f}  "
+                       f"lr {lr_at(step, args):.2e}  {(elapsed_before + elapsed) / 60:.1f} min", file=sys.stderr)
+            if val < best_val:
+                best_val = val
+                save_checkpoint(model, card(val), out, half=not args.float32)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                        "elapsed": elapsed_before + elapsed, "best_val": best_val,
+                        "history": json.dumps(history), "rng": torch.get_rng_state()}, resume_path)
+        if out_of_time:
+            break
+    bar.close()
+    # final: reload the best weights exactly as stored, score the whole validation split as one stream
+    from safetensors.torch import load_file
+    best = load_file(str(out.with_suffix(".safetensors")))
+    model.load_state_dict({k: v.float() for k, v in best.items()})
+    final = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    final["val_loss"] = round(evaluate(model, split.val, device, streams=1), 4)
+    final["val_bits_per_char"] = round(final["val_loss"] / math.log(2), 4)
+    final["history"] = history
+    out.with_suffix(".json").write_text(json.dumps(final, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tqdm.write(f"saved {out.with_suffix('.safetensors')}: val {final['val_loss']:.4f} nats/char "
+               f"({final['val_bits_per_char']:.3f} bits/char), {final['minutes']} min on {dev_name}", file=sys.stderr)
+    return final
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        train(args)
+    except (CorpusError, FileNotFoundError, IsADirectoryError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""The compute package stays importable from a notebook: no streamlit anywhere in rnnviz/."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "rnnviz"
+
+
+def test_no_streamlit_import_in_source():
+    offenders = []
+    for f in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{f.name}: {n}" for n in names if n.split(".")[0] == "streamlit"]
+    assert offenders == []
+
+
+def test_importing_every_module_loads_no_streamlit():
+    mods = [f"rnnviz.{f.stem}" for f in PKG.glob("*.py") if f.stem != "__init__"]
+    code = f"import sys; import {', '.join(mods)}; print('streamlit' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PKG.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,36 @@
+"""Parameter counts against torch modules, and the notes' two worked counts."""
+import pytest
+import torch
+
+from rnnviz.params import cell_params, classifier_params, lm_params
+from rnnviz.presets import GRU_CLASSIFIER, RNN_LM
+
+MODULES = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
+
+
+def n(m):
+    return sum(p.numel() for p in m.parameters())
+
+
+@pytest.mark.parametrize("cell", MODULES)
+@pytest.mark.parametrize("d,H,L,bi", [(1, 1, 1, False), (10, 7, 2, False), (5, 6, 3, True)])
+def test_cell_counts_equal_torch(cell, d, H, L, bi):
+    assert cell_params(cell, d, H, L, bi) == n(MODULES[cell](d, H, num_layers=L, bidirectional=bi))
+
+
+@pytest.mark.parametrize("cell", MODULES)
+def test_lm_and_classifier_equal_torch(cell):
+    V, E, H, K = 50, 12, 9, 3
+    lm = lm_params(cell, V, E, H)
+    assert lm["total"] == n(torch.nn.Embedding(V, E)) + n(MODULES[cell](E, H)) + n(torch.nn.Linear(H, V))
+    clf = classifier_params(cell, E, H, K, vocab_size=V, bidirectional=True)
+    assert clf["total"] == n(torch.nn.Embedding(V, E)) + n(MODULES[cell](E, H, bidirectional=True)) + n(torch.nn.Linear(2 * H, K))
+
+
+def test_notes_gru_classifier_88836():
+    assert classifier_params(**GRU_CLASSIFIER)["total"] == 88_836
+
+
+def test_notes_language_model_breakdown():
+    p = lm_params(**RNN_LM)
+    assert (p["embedding"], p["cell"], p["output"], p["total"]) == (9_620_480, 394_240, 19_278_540, 29_293_260)
