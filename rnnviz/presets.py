@@ -18,14 +18,14 @@ class ScalarPreset:
 
 
 SCALAR_PRESETS: dict[str, ScalarPreset] = {
-    "fade": ScalarPreset("Fade (w_h = 0.5)", 1.0, 0.5, 0.0, 0.0, (1, 0, 0),
-                         "One input, then silence: each step halves what is left and tanh trims it further."),
-    "flood": ScalarPreset("Flood (w_h = 2)", 1.0, 2.0, 0.0, 0.0, (1, 0, 0),
-                          "The same input with w_h = 2 grows step by step until tanh pins it near 1."),
-    "rewrite": ScalarPreset("Rewrite (x = 1, 0, 1)", 1.0, 0.5, 0.0, 0.0, (1, 0, 1),
-                            "The middle zero only fades the state; the third input writes over what remains."),
-    "silence": ScalarPreset("Long silence (ten zeros)", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
-                            "After ten quiet steps the first input has all but vanished from h."),
+    "fade": ScalarPreset("Fade", 1.0, 0.5, 0.0, 0.0, (1, 0, 0),
+                         "w_h = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh trims it further."),
+    "flood": ScalarPreset("Flood", 1.0, 2.0, 0.0, 0.0, (1, 0, 0),
+                          "w_h = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
+    "rewrite": ScalarPreset("Rewrite", 1.0, 0.5, 0.0, 0.0, (1, 0, 1),
+                            "x = 1, 0, 1. The middle zero only fades the state; the third input writes over what remains."),
+    "silence": ScalarPreset("Long silence", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
+                            "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
 }
 
 DEFAULT_SCALAR = "fade"

@@ -1,5 +1,35 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def open_page():
+    """Run app.py on one page, with optional URL query parameters, as AppTest sees it."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    def _open(page: str, timeout: float = 60, **query):
+        st.cache_data.clear()
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        for k, v in query.items():
+            at.query_params[k] = v
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        return at
+
+    return _open
+
+
+def all_text(at) -> str:
+    """Everything a visitor reads on the page: markdown, captions, metrics, tables, alerts."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+    parts += [w.value for w in at.warning] + [i.value for i in at.info] + [s.value for s in at.success]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    parts += [t.value.to_string() for t in at.table] + [d.value.to_string() for d in at.dataframe]
+    parts += [c.value for c in at.code] + [l.value for l in at.latex]
+    return "\n".join(str(p) for p in parts)

@@ -1,0 +1,30 @@
+"""rnnviz: step recurrent networks by hand, in the browser. Run with `streamlit run app.py`."""
+import streamlit as st
+
+from pages.common import classroom, legend
+
+st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
+                   initial_sidebar_state="collapsed" if classroom() else "auto")
+
+PAGES = {
+    "Start": [st.Page("pages/home.py", title="Welcome", icon=":material/waving_hand:", default=True)],
+    "Cells": [
+        st.Page("pages/scalar.py", title="One unit by hand", icon=":material/edit:", url_path="scalar"),
+    ],
+}
+
+nav = st.navigation(PAGES, position="hidden" if classroom() else "sidebar")
+if classroom():
+    # static CSS of our own (no user text): bigger type for a projector, no sidebar
+    st.html("<style>html, body, [class*='st-'] {font-size: 1.22rem;} section[data-testid='stSidebar'] "
+            "{display:none;} .block-container {padding-top: 1.2rem;}</style>")
+else:
+    with st.sidebar:
+        legend()
+        with st.expander("What is this?"):
+            st.markdown(
+                "rnnviz runs small recurrent networks in front of you, one step at a time. Every number on a "
+                "page is computed live from the weights you set, and checked in tests against PyTorch. "
+                "Add `?classroom=1` to a link for projector-sized type."
+            )
+nav.run()

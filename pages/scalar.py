@@ -1,0 +1,124 @@
+"""One unit by hand: h_t = tanh(w_x x_t + w_h h_{t-1} + b), stepped forward and back."""
+import streamlit as st
+
+from pages.common import Param, font_scale, intro, number, integer, plot, publish, restore, set_state, text
+from rnnviz import figures
+from rnnviz.presets import DEFAULT_SCALAR, SCALAR_PRESETS
+from rnnviz.scalar import InputError, fixed_points, fmt, iterate_silence, parse_sequence, run_scalar, worked_rows
+
+P = "scalar"
+D = SCALAR_PRESETS[DEFAULT_SCALAR]
+PARAMS = [
+    Param(f"{P}.w_x", "wx", D.w_x, number(-10, 10, 0.05)),
+    Param(f"{P}.w_h", "wh", D.w_h, number(-10, 10, 0.05)),
+    Param(f"{P}.b", "b", D.b, number(-10, 10, 0.05)),
+    Param(f"{P}.h0", "h0", D.h0, number(-1, 1, 0.01)),
+    Param(f"{P}.x", "x", ", ".join(f"{v:g}" for v in D.x), text(2000)),
+    Param(f"{P}.t", "t", len(D.x), integer(1, 200)),
+]
+
+
+def preset_values(name: str) -> dict:
+    p = SCALAR_PRESETS[name]
+    return {f"{P}.w_x": p.w_x, f"{P}.w_h": p.w_h, f"{P}.b": p.b, f"{P}.h0": p.h0,
+            f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
+
+
+def controls() -> tuple[float, float, float, float, str]:
+    st.markdown("**Presets from the notes**")
+    cols = st.columns(2)
+    for k, (name, p) in enumerate(SCALAR_PRESETS.items()):
+        cols[k % 2].button(p.label, key=f"{P}.preset.{name}", on_click=set_state, args=(preset_values(name),),
+                           help=p.lesson, use_container_width=True)
+    w_x = st.slider("w_x, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
+                    help="How strongly the current input x_t is read into the state.")
+    w_h = st.slider("w_h, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
+                    help="How much of the previous state is carried into the next one. Below 1 the past fades; "
+                         "above 1 it can grow until tanh saturates.")
+    b = st.slider("b, bias", -10.0, 10.0, step=0.05, key=f"{P}.b", help="A constant added before the squash.")
+    h0 = st.slider("h_0, initial state", -1.0, 1.0, step=0.01, key=f"{P}.h0",
+                   help="The state before the first input; the notes start from 0.")
+    x_text = st.text_input("Input sequence x_1, x_2, …", key=f"{P}.x", max_chars=2000,
+                           help="Numbers separated by commas or spaces, up to 200 of them, each within ±100.")
+    return w_x, w_h, b, h0, x_text
+
+
+st.title("One unit by hand")
+restore(P, PARAMS)
+intro("One hidden unit, one number of memory. Press **Next** to take a step and watch where the pre-activation "
+      "lands on the tanh curve. Then try the **Flood** preset, or set w_h above 1, and see the state stop fading.")
+
+left, right = st.columns([1, 2.2], gap="large")
+with left:
+    w_x, w_h, b, h0, x_text = controls()
+
+try:
+    x = parse_sequence(x_text)
+except InputError as e:
+    with right:
+        st.error(f"{e} The charts below still show your last valid sequence.", icon="⚠️")
+    x = st.session_state.get(f"{P}._last_x", list(D.x))
+else:
+    if x != st.session_state.get(f"{P}._last_x", x):
+        st.session_state[f"{P}.t"] = len(x)  # a new sequence opens on its last step
+    st.session_state[f"{P}._last_x"] = x
+
+trace = run_scalar(x, w_x, w_h, b, h0)
+T = len(x)
+if st.session_state[f"{P}.t"] > T:
+    st.session_state[f"{P}.t"] = T
+fs = font_scale()
+
+with right:
+    c1, c2, c3, c4 = st.columns([1.25, 1.25, 1.25, 3], vertical_alignment="bottom")
+    t_now = st.session_state[f"{P}.t"]
+    c1.button("◀ Back", key=f"{P}.back", on_click=set_state, args=({f"{P}.t": max(1, t_now - 1)},),
+              disabled=t_now <= 1, shortcut="left", help="One step back (← key)", use_container_width=True)
+    c2.button("Next ▶", key=f"{P}.next", on_click=set_state, args=({f"{P}.t": min(T, t_now + 1)},),
+              disabled=t_now >= T, shortcut="right", help="One step forward (→ key)", type="primary",
+              use_container_width=True)
+    c3.button("Reset", key=f"{P}.reset", on_click=set_state, args=({f"{P}.t": 1},), shortcut="home",
+              help="Back to step 1 (Home key)", use_container_width=True)
+    if T > 1:
+        t = c4.slider("Time step t", 1, T, key=f"{P}.t", help="Scrub through time; the table and charts follow.")
+    else:
+        t = 1
+        c4.markdown("Time step t = 1 (the sequence has one input)")
+    k = t - 1
+    xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
+    h_prev = trace.h[k - 1, 0] if k else h0
+    st.markdown(
+        f"**Step {t}.** Read the input: {w_x:g} × {x[k]:g} = **{fmt(xp)}**. "
+        f"Read the memory: {w_h:g} × {fmt(h_prev)} = **{fmt(hp)}**. "
+        f"Add{' the bias ' + f'{b:g}' if b else ''}: z = **{fmt(pre)}**. Squash: tanh({fmt(pre)}) = **{fmt(h)}**."
+    )
+    g1, g2 = st.columns(2)
+    with g1:
+        plot(figures.tanh_curve(trace.pre[:, 0], trace.h[:, 0], k, fs), f"{P}.tanh",
+             alt=f"tanh curve with step {t} at z = {fmt(pre)}, h = {fmt(h)}")
+    with g2:
+        plot(figures.states_over_time(trace.h[:, 0], x, k, fs), f"{P}.states",
+             alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
+    st.markdown("**The worked example** (rows up to the current step)")
+    rows = worked_rows(trace, b)[:t]
+    st.table({"t": [r["t"] for r in rows], "x_t": [r["x_t"] for r in rows],
+              "w_x x_t + w_h h_{t-1}" + (" + b" if b else ""): [r["pre"] for r in rows],
+              "h_t = tanh(·)": [r["h_t"] for r in rows]})
+    st.markdown("**Why w_h > 1 remembers: the silent cell's fixed points**")
+    fps = fixed_points(w_h, b)
+    path = iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
+    f1, f2 = st.columns([1.4, 1])
+    with f1:
+        plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
+             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(f"{h:.3f}" for h, _ in fps))
+    with f2:
+        st.markdown(
+            "With no input the cell repeats h → tanh(w_h·h + b). Each crossing with the dashed diagonal is a "
+            "state that stays put. Start from h_1 and follow the red staircase."
+        )
+        for h_star, stable in fps:
+            st.markdown(f"- h* = **{h_star:.4f}**, {'stable: nearby states fall in' if stable else 'unstable: nearby states leave'}")
+        if len(fps) >= 3:
+            st.markdown("Two stable states: the unit can hold a bit of memory forever, "
+                        "and the sign of h_1 decides which one it keeps.")
+publish(PARAMS)

@@ -1,0 +1,71 @@
+"""Helpers for the real-browser tests: serve `streamlit run app.py` on a free port, drive Debian's chromium."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("RNNVIZ_CHROMIUM", "/usr/bin/chromium")
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+
+
+def need_browser() -> None:
+    """Skip on a developer machine without chromium; in CI (CI=true) a missing browser is a failure."""
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI, but {CHROMIUM} is missing")
+        pytest.skip(f"{CHROMIUM} not installed")
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    """`streamlit run app.py` on loopback, stopped on close."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=1).read() == b"ok":
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.close()
+        raise RuntimeError("streamlit did not start within 60 s")
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished running (never a fixed sleep)."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'",
+        timeout=timeout)

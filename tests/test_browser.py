@@ -1,0 +1,59 @@
+"""Real-browser tests: the app served by `streamlit run app.py`, opened in headless Chromium."""
+import pytest
+
+from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+    yield pg
+    pg.close()
+
+
+def open_page(page, server, path: str):
+    page.goto(f"{server.url}/{path}")
+    wait_idle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=30_000) if path else None
+
+
+def test_scalar_page_renders_numbers_and_charts(server, page):
+    open_page(page, server, "scalar")
+    body = page.inner_text("body")
+    for v in ("0.762", "0.363", "0.180"):
+        assert v in body
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 3
+
+
+def test_scalar_page_responds_to_a_button(server, page):
+    open_page(page, server, "scalar")
+    page.get_by_role("button", name="Flood").click()
+    page.wait_for_function("() => document.body.innerText.includes('0.949')", timeout=30_000)
+    wait_idle(page)
+    assert "w_h=2.0" in page.url or "wh=2.0" in page.url
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_home_page_has_no_exception(server, page):
+    open_page(page, server, "")
+    assert "Recurrent networks" in page.inner_text("body")
+    assert page.locator('[data-testid="stException"]').count() == 0
