@@ -173,15 +173,17 @@ def train(args: argparse.Namespace) -> dict:
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     out = Path(args.out)
     resume_path = out.with_suffix(".resume.pt")
-    step, elapsed_before, best_val, history = 0, 0.0, float("inf"), []
+    step, elapsed_before, best_val, history, state = 0, 0.0, float("inf"), [], None
     if args.resume and resume_path.exists():
         ck = torch.load(resume_path, map_location=device, weights_only=True)  # our own file, tensors only
         model.load_state_dict(ck["model"]), opt.load_state_dict(ck["opt"])
         step, elapsed_before = int(ck["step"]), float(ck["elapsed"])
         best_val, history = float(ck["best_val"]), json.loads(ck["history"])
         torch.set_rng_state(ck["rng"])
+        carried = [t for t in (ck.get("state") or []) if t is not None]
+        state = (tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device)) if carried else None
     dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
-    state, t0 = None, time.time()
+    t0 = time.time()
     bar = tqdm(total=args.steps, initial=step, disable=args.quiet, dynamic_ncols=True, file=sys.stderr)
     train_loss_ema = None
 
@@ -235,7 +237,8 @@ def train(args: argparse.Namespace) -> dict:
                 save_checkpoint(model, card(val), out, half=not args.float32)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
                         "elapsed": elapsed_before + elapsed, "best_val": best_val,
-                        "history": json.dumps(history), "rng": torch.get_rng_state()}, resume_path)
+                        "history": json.dumps(history), "rng": torch.get_rng_state(),
+                        "state": list(state) if isinstance(state, tuple) else [state]}, resume_path)
         if out_of_time:
             break
     bar.close()

@@ -1,0 +1,172 @@
+"""The character model: training CLI, checkpoint format, validation of bad files, the NumPy sampler."""
+import json
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from rnnviz import charlm
+from tests.conftest import ROOT
+from rnnviz.charlm import CheckpointError
+from rnnviz.model import CharRNN, CharRNNConfig
+from rnnviz.train import main as train_main
+
+CORPUS = "the cat sat on the mat. " * 40
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A small LSTM overfit on a repetitive corpus in a few seconds (float32 weights)."""
+    d = tmp_path_factory.mktemp("tiny")
+    (d / "corpus.txt").write_text(CORPUS)
+    rc = train_main(["--corpus", str(d / "corpus.txt"), "--out", str(d / "m"), "--hidden", "48", "--embed", "16",
+                     "--layers", "2", "--dropout", "0", "--batch", "4", "--seq-len", "24", "--steps", "200",
+                     "--lr", "1e-2", "--warmup", "10", "--eval-every", "100", "--quiet", "--float32",
+                     "--threads", "1", "--val-fraction", "0.2"])
+    assert rc == 0
+    return d / "m.safetensors"
+
+
+def test_overfit_tiny_corpus_and_sample_it_back(tiny):
+    lm = charlm.load(tiny)
+    card = json.loads(tiny.with_suffix(".json").read_text())
+    assert card["val_loss"] < 0.3 and card["device"].startswith("CPU")
+    out = lm.generate("the cat ", 40, top_k=1)
+    assert len(out) == 40
+    assert out.startswith("sat on the mat. the cat sat on the mat.")
+
+
+def test_generate_contract(tiny):
+    lm = charlm.load(tiny)
+    a = lm.generate("the", 200, temperature=1.3, seed=5)
+    assert len(a) == 200 and a == lm.generate("the", 200, temperature=1.3, seed=5)
+    assert a != lm.generate("the", 200, temperature=1.3, seed=6)
+    assert lm.generate("the", 0) == ""
+    with pytest.raises(ValueError, match=r"'Z'.*'q'|'q'.*'Z'"):
+        lm.generate("Zq the", 5)
+
+
+def test_top_k_one_is_greedy(tiny):
+    lm = charlm.load(tiny)
+    tr = lm.generate_trace("the c", 30, top_k=1)
+    # every generated char is the argmax of the distribution before it
+    for k, ch in enumerate(tr.text[5:]):
+        assert lm.itos[int(np.argmax(tr.probs[4 + k]))] == ch
+
+
+def test_numpy_sampler_matches_plain_torch(tiny):
+    card = json.loads(tiny.with_suffix(".json").read_text())
+    cfg = CharRNNConfig(len(card["itos"]), card["cell"], card["embed_size"], card["hidden_size"], card["num_layers"])
+    model = CharRNN(cfg).eval()
+    model.load_state_dict(load_file(str(tiny)))
+    lm = charlm.load(tiny)
+    text = "the mat sat on the cat"
+    ids = torch.tensor([lm.encode(text)])
+    with torch.no_grad():
+        logits, _, (h, c) = model(ids)
+    tr = lm.run(text)
+    np.testing.assert_allclose(tr.probs, torch.softmax(logits[0].double(), -1).numpy(), atol=1e-5)
+    np.testing.assert_allclose(tr.h[-1], h[:, 0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(tr.c[-1], c[:, 0].numpy(), atol=1e-5)
+    # the stored loss matches torch's cross-entropy on the same text
+    ce = torch.nn.functional.cross_entropy(logits[0, :-1], ids[0, 1:]).item()
+    assert lm.loss(text) == pytest.approx(ce, abs=1e-5)
+
+
+@pytest.mark.parametrize("cell", ["gru", "rnn"])
+def test_other_cells_round_trip(tmp_path, cell):
+    torch.manual_seed(0)
+    model = CharRNN(CharRNNConfig(5, cell, 4, 6, 2)).eval()
+    sd = {k: v.contiguous() for k, v in model.state_dict().items()}
+    save_file(sd, str(tmp_path / "m.safetensors"))
+    (tmp_path / "m.json").write_text(json.dumps({"itos": list("abcde"), "cell": cell, "embed_size": 4,
+                                                 "hidden_size": 6, "num_layers": 2}))
+    lm = charlm.load(tmp_path / "m.safetensors")
+    with torch.no_grad():
+        logits, _, _ = model(torch.tensor([lm.encode("abcdeedcba")]))
+    np.testing.assert_allclose(lm.run("abcdeedcba").probs, torch.softmax(logits[0].double(), -1).numpy(), atol=1e-6)
+
+
+def write_pair(tmp_path, weights: bytes, card: dict, name="m"):
+    (tmp_path / f"{name}.safetensors").write_bytes(weights)
+    (tmp_path / f"{name}.json").write_text(json.dumps(card))
+    return tmp_path / f"{name}.safetensors"
+
+
+def test_malformed_files_give_clear_errors(tiny, tmp_path):
+    good = tiny.read_bytes()
+    card = json.loads(tiny.with_suffix(".json").read_text())
+    # a pickle renamed .safetensors is never unpickled
+    evil = pickle.dumps({"embed.weight": [1, 2, 3]})
+    with pytest.raises(CheckpointError, match="not a safetensors file"):
+        charlm.load(write_pair(tmp_path, evil, card, "pickle"))
+    with pytest.raises(CheckpointError, match="safetensors"):
+        charlm.load(write_pair(tmp_path, good[: len(good) // 2], card, "truncated"))
+    with pytest.raises(CheckpointError, match="too short"):
+        charlm.load(write_pair(tmp_path, b"abc", card, "tiny"))
+    # wrong shapes: the card claims a bigger hidden size than the weights have
+    with pytest.raises(CheckpointError, match="shape"):
+        charlm.load(write_pair(tmp_path, good, dict(card, hidden_size=card["hidden_size"] + 1), "shapes"))
+    # a vocabulary that does not match the embedding
+    with pytest.raises(CheckpointError, match="shape"):
+        charlm.load(write_pair(tmp_path, good, dict(card, itos=card["itos"] + ["#"]), "vocab"))
+    with pytest.raises(CheckpointError, match="repeats"):
+        charlm.load(write_pair(tmp_path, good, dict(card, itos=card["itos"][:-1] + [card["itos"][0]]), "dup"))
+    with pytest.raises(CheckpointError, match="lacks"):
+        charlm.load(write_pair(tmp_path, good, {"itos": card["itos"]}, "nocard"))
+    with pytest.raises(CheckpointError, match="JSON"):
+        charlm.load_bytes(good, "{not json")
+    with pytest.raises(CheckpointError, match="no file"):
+        charlm.load(tmp_path / "absent.safetensors")
+
+
+def test_missing_and_nonfinite_tensors_are_refused(tiny, tmp_path):
+    card = json.loads(tiny.with_suffix(".json").read_text())
+    sd = load_file(str(tiny))
+    sd.pop("head.bias")
+    save_file(sd, str(tmp_path / "x.safetensors"))
+    with pytest.raises(CheckpointError, match="missing head.bias"):
+        charlm.load_bytes((tmp_path / "x.safetensors").read_bytes(), json.dumps(card))
+    sd = load_file(str(tiny))
+    sd["head.bias"][0] = float("nan")
+    save_file(sd, str(tmp_path / "y.safetensors"))
+    with pytest.raises(CheckpointError, match="NaN"):
+        charlm.load_bytes((tmp_path / "y.safetensors").read_bytes(), json.dumps(card))
+
+
+def test_training_is_deterministic_and_resumable(tmp_path):
+    (tmp_path / "c.txt").write_text(CORPUS)
+    common = ["--corpus", str(tmp_path / "c.txt"), "--hidden", "16", "--embed", "8", "--layers", "1", "--batch", "4",
+              "--seq-len", "16", "--eval-every", "10", "--quiet", "--float32", "--threads", "1", "--dropout", "0.1",
+              "--val-fraction", "0.2"]
+    assert train_main(common + ["--out", str(tmp_path / "a"), "--steps", "20"]) == 0
+    assert train_main(common + ["--out", str(tmp_path / "b"), "--steps", "20"]) == 0
+    a, b = load_file(str(tmp_path / "a.safetensors")), load_file(str(tmp_path / "b.safetensors"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    # stop after 10 steps, then resume to 20: the same weights as the uninterrupted run
+    assert train_main(common + ["--out", str(tmp_path / "r"), "--steps", "20", "--minutes", "0"]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["steps"] == 1
+    assert train_main(common + ["--out", str(tmp_path / "r"), "--steps", "20", "--resume"]) == 0
+    r = load_file(str(tmp_path / "r.safetensors"))
+    assert all(torch.allclose(a[k], r[k], atol=1e-6) for k in a)
+
+
+@pytest.mark.parametrize("content,msg", [(b"", "empty"), (b"\x00\x01\x02binary", "binary"), (b"\xff\xfe\xfa", "UTF-8")])
+def test_training_refuses_bad_corpora(tmp_path, content, msg):
+    (tmp_path / "bad.txt").write_bytes(content)
+    out = subprocess.run([sys.executable, "-m", "rnnviz.train", "--corpus", str(tmp_path / "bad.txt"), "--quiet"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2 and msg in out.stderr and "Traceback" not in out.stderr
+
+
+def test_sample_cli(tiny):
+    out = subprocess.run([sys.executable, "-m", "rnnviz.sample", "--model", str(tiny), "--prime", "the ", "-n", "30",
+                          "-t", "0.5", "--seed", "1"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and len(out.stdout) == len("the ") + 30 + 1
+    bad = subprocess.run([sys.executable, "-m", "rnnviz.sample", "--model", str(tiny), "--prime", "XYZ"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "'X'" in bad.stderr
