@@ -10,6 +10,8 @@ PAGES = {
     "Start": [st.Page("pages/home.py", title="Welcome", icon=":material/waving_hand:", default=True)],
     "Cells": [
         st.Page("pages/scalar.py", title="One unit by hand", icon=":material/edit:", url_path="scalar"),
+        st.Page("pages/vector.py", title="The cell, step by step", icon=":material/grid_on:", url_path="vector"),
+        st.Page("pages/gates.py", title="Gates: LSTM and GRU", icon=":material/valve:", url_path="gates"),
     ],
 }
 

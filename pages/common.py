@@ -13,6 +13,19 @@ import streamlit as st
 from rnnviz.figures import COLORS
 
 
+def require_app() -> None:
+    """Make sure a page runs inside app.py's navigation.
+
+    Streamlit treats a project with a `pages/` folder as an old-style multipage app until the entry point
+    has called `st.navigation` once; a fresh server whose first visitor opens a page link directly would
+    run that page alone, without app.py. Clearing the flag and rerunning hands control back to app.py."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 @dataclass(frozen=True)
 class Param:
     """One piece of page state that a shared link carries: widget key, URL name, default, parser."""
@@ -76,6 +89,7 @@ def dump_flag(v: bool) -> str:
 def restore(page: str, params: list[Param]) -> None:
     """Seed each widget's state from the URL on the page's first run in a session; defaults otherwise.
     Invalid URL values fall back to their defaults, with a notice naming them."""
+    require_app()
     loaded = f"{page}._url_loaded"
     if not st.session_state.get(loaded):
         st.session_state[loaded] = True
@@ -152,5 +166,60 @@ def plot(fig, key: str, alt: str) -> None:
                     alt=alt)
 
 
-__all__ = ["Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
+def sequence_params(page: str) -> list[Param]:
+    """URL state for the shared input controls (one-hot characters of a word, or typed vectors)."""
+    return [
+        Param(f"{page}.mode", "in", "chars", choice(["chars", "vectors"])),
+        Param(f"{page}.word", "word", "hello", text(200)),
+        Param(f"{page}.vocab", "vocab", "helo", text(64)),
+        Param(f"{page}.vectors", "vec", "1 0 0\n0 1 0\n0 0 1\n1 1 0", text(8000)),
+    ]
+
+
+def sequence_inputs(page: str):
+    """Input controls shared by the vector and gate pages. Returns x (T, d), the characters or None,
+    and the vocabulary or None; text that does not parse gets a message and the last valid input."""
+    from rnnviz.scalar import InputError
+    from rnnviz.vector import encode_word, parse_vectors, parse_vocab
+
+    mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
+                    format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,
+                    help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.")
+    try:
+        if mode == "chars":
+            c1, c2 = st.columns([1.4, 1])
+            word = c1.text_input("Word", key=f"{page}.word", max_chars=200, help="Read one character per step.")
+            vocab_text = c2.text_input("Vocabulary", key=f"{page}.vocab", max_chars=64,
+                                       help="The characters the one-hot vectors are over, in order.")
+            vocab = parse_vocab(vocab_text)
+            out = (encode_word(word, vocab), list(word), vocab)
+        else:
+            vec = st.text_area("Input vectors, one per line", key=f"{page}.vectors", height=120, max_chars=8000,
+                               help="Numbers separated by spaces or commas; each line is one time step x_t.")
+            out = (parse_vectors(vec), None, None)
+    except InputError as e:
+        st.error(f"{e} Showing the last valid input.", icon="⚠️")
+        return st.session_state.get(f"{page}._last", (encode_word("hello", list("helo")), list("hello"), list("helo")))
+    st.session_state[f"{page}._last"] = out
+    return out
+
+
+def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
+    """Back / Next buttons (← → keys) and a time scrubber bound to `{page}.t`; returns t (1-based)."""
+    key = f"{page}.t"
+    if st.session_state.get(key, 1) > T:
+        st.session_state[key] = T
+    c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
+    t_now = st.session_state.get(key, 1)
+    c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
+              disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← key)")
+    c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t_now + 1)},), type="primary",
+              disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ key)")
+    if T > 1:
+        return c3.slider("Time step t", 1, T, key=key, help=what)
+    c3.markdown("Time step t = 1")
+    return 1
+
+
+__all__ = ["require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
            "font_scale", "legend", "intro", "plot", "COLORS"]

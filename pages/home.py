@@ -1,9 +1,11 @@
 """Welcome: what rnnviz is and where to start."""
 import streamlit as st
 
+from pages.common import require_app
 from rnnviz.cells import rnn_forward
 from rnnviz.presets import SCALAR_PRESETS
 
+require_app()
 st.title("Recurrent networks, one step at a time")
 st.markdown(
     "A recurrent network reads a sequence one item at a time and keeps a running summary, its **state**. "

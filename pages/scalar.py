@@ -29,7 +29,7 @@ def controls() -> tuple[float, float, float, float, str]:
     cols = st.columns(2)
     for k, (name, p) in enumerate(SCALAR_PRESETS.items()):
         cols[k % 2].button(p.label, key=f"{P}.preset.{name}", on_click=set_state, args=(preset_values(name),),
-                           help=p.lesson, use_container_width=True)
+                           help=p.lesson, width="stretch")
     w_x = st.slider("w_x, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
                     help="How strongly the current input x_t is read into the state.")
     w_h = st.slider("w_h, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
@@ -73,12 +73,12 @@ with right:
     c1, c2, c3, c4 = st.columns([1.25, 1.25, 1.25, 3], vertical_alignment="bottom")
     t_now = st.session_state[f"{P}.t"]
     c1.button("◀ Back", key=f"{P}.back", on_click=set_state, args=({f"{P}.t": max(1, t_now - 1)},),
-              disabled=t_now <= 1, shortcut="left", help="One step back (← key)", use_container_width=True)
+              disabled=t_now <= 1, shortcut="left", help="One step back (← key)", width="stretch")
     c2.button("Next ▶", key=f"{P}.next", on_click=set_state, args=({f"{P}.t": min(T, t_now + 1)},),
               disabled=t_now >= T, shortcut="right", help="One step forward (→ key)", type="primary",
-              use_container_width=True)
+              width="stretch")
     c3.button("Reset", key=f"{P}.reset", on_click=set_state, args=({f"{P}.t": 1},), shortcut="home",
-              help="Back to step 1 (Home key)", use_container_width=True)
+              help="Back to step 1 (Home key)", width="stretch")
     if T > 1:
         t = c4.slider("Time step t", 1, T, key=f"{P}.t", help="Scrub through time; the table and charts follow.")
     else:

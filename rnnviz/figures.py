@@ -151,3 +151,171 @@ def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool
     fig.update_layout(legend=dict(orientation="v", y=0.02, x=0.98, xanchor="right", yanchor="bottom",
                                   bgcolor="rgba(255,255,255,0.8)"))
     return fig
+
+
+# ---- the vector cell ------------------------------------------------------------------------------
+
+def _unit_labels(n: int, prefix: str = "unit ") -> list[str]:
+    return [f"{prefix}{k + 1}" for k in range(n)]
+
+
+def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
+    """Moves 1-5 of one step as bar panels: read input, read memory, add, squash, predict.
+
+    `m` is an `rnnviz.vector.StepMoves`; bars are coloured by what they are (inputs green, states
+    blue, weights amber, outputs red) and labelled with their values when there are few of them."""
+    from plotly.subplots import make_subplots
+
+    H, K = len(m.h), len(m.probs)
+    units = _unit_labels(H, "h")
+    outs = out_labels or [f"y{k + 1}" for k in range(K)]
+    show_text = H <= 16
+    titles = ["① read the input<br>W_x x_t", "② read the memory<br>W_h h_{t−1}", "③ add<br>z = ① + ② + b",
+              "④ squash<br>h_t = tanh(z)", "⑤ predict<br>softmax(W_y h_t + b_y)"]
+    fig = make_subplots(rows=1, cols=5, subplot_titles=titles, horizontal_spacing=0.05)
+
+    def bars(col, vals, labels, color, name, fmt=".2f", opacity=1.0):
+        fig.add_trace(go.Bar(x=vals, y=labels, orientation="h", marker_color=color, opacity=opacity, name=name,
+                             text=[f"{v:{fmt}}" for v in vals] if show_text or len(vals) <= 16 else None,
+                             textposition="outside", textfont=dict(size=11 * font_scale), cliponaxis=False,
+                             showlegend=False, hovertemplate="%{y}: %{x:.4f}<extra>" + name + "</extra>"), row=1, col=col)
+
+    bars(1, m.read_input, units, COLORS["input"], "W_x x_t")
+    bars(2, m.read_memory, units, COLORS["state"], "W_h h_{t−1}")
+    bars(3, m.z, units, COLORS["muted"], "z")
+    fig.add_trace(go.Scatter(x=m.bias, y=units, mode="markers", marker=dict(symbol="diamond", size=10, color=COLORS["weight"]),
+                             name="bias b", showlegend=False, hovertemplate="%{y}: b = %{x:.4f}<extra></extra>"), row=1, col=3)
+    bars(4, m.h, units, COLORS["state"], "h_t")
+    bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f")
+    lim = max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
+    for col in (1, 2, 3):
+        fig.update_xaxes(range=[-1.8 * lim, 1.8 * lim], row=1, col=col, nticks=5)
+    fig.update_xaxes(range=[-1.9, 1.9], row=1, col=4, tickvals=[-1, 0, 1])
+    fig.update_xaxes(range=[0, 1.5], row=1, col=5, tickvals=[0, 0.5, 1])
+    for col in range(1, 6):
+        fig.update_yaxes(autorange="reversed", row=1, col=col, showticklabels=col in (1, 5))
+    fig.update_annotations(font_size=13 * font_scale)
+    base_layout(fig, "", height=max(260, 38 * max(H, K) + 130), font_scale=font_scale)
+    fig.update_layout(margin=dict(t=70, l=50, r=20, b=30), bargap=0.25)
+    return fig
+
+
+def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: str = "States over time [T, H]",
+                  current: int | None = None, zlim: float = 1.0, name: str = "h", font_scale: float = 1.0) -> go.Figure:
+    """A [T, H] array as a heatmap: time across, units down, red negative, blue positive."""
+    v = np.asarray(values, float)
+    T, H = v.shape
+    xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
+    fig = go.Figure(go.Heatmap(
+        z=v.T, x=xs, y=_unit_labels(H, name), zmin=-zlim, zmax=zlim, colorscale=DIVERGING,
+        colorbar=dict(title=dict(text=name), thickness=12), texttemplate="%{z:.2f}" if T * H <= 160 else None,
+        hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1))
+    if current is not None:
+        fig.add_vrect(x0=current - 0.5, x1=current + 0.5, line=dict(color=COLORS["output"], width=3))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title="time step t", type="category")
+    return base_layout(fig, title, height=max(220, 22 * H + 130), font_scale=font_scale)
+
+
+def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, font_scale: float = 1.0) -> go.Figure:
+    """A weight matrix with its values written in when it is small."""
+    W = np.atleast_2d(np.asarray(W, float))
+    lim = float(np.max(np.abs(W))) or 1.0
+    fig = go.Figure(go.Heatmap(
+        z=W, x=col_labels or [str(k + 1) for k in range(W.shape[1])], y=row_labels or [str(k + 1) for k in range(W.shape[0])],
+        zmin=-lim, zmax=lim, colorscale=DIVERGING, showscale=False, xgap=1, ygap=1,
+        texttemplate="%{z:.2f}" if W.size <= 144 else None, hovertemplate="row %{y}, col %{x}: %{z:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="top")
+    base_layout(fig, title, height=max(180, 26 * W.shape[0] + 110), font_scale=font_scale)
+    fig.update_layout(title=dict(font=dict(color=COLORS["weight"])), margin=dict(t=80))
+    return fig
+
+
+def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) -> go.Figure:
+    """Singular values of W_h with the line at 1 that separates shrinking from growing directions."""
+    fig = go.Figure(go.Bar(x=[f"σ{k + 1}" for k in range(len(sv))], y=sv, marker_color=COLORS["weight"],
+                           text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="outside",
+                           hovertemplate="%{x} = %{y:.4f}<extra></extra>", name="singular values"))
+    fig.add_hline(y=1.0, line=dict(color=COLORS["output"], dash="dash"), annotation_text="1: shrink below, grow above",
+                  annotation_position="top right")
+    fig.update_yaxes(title="σ", rangemode="tozero")
+    return base_layout(fig, f"W_h: spectral radius {radius:.3f}, largest σ {sv[0]:.3f}", height=260, font_scale=font_scale)
+
+
+# ---- gated cells --------------------------------------------------------------------------------
+
+GATE_INFO = {  # name: (title, colour key, value range)
+    "f": ("forget f", "gate", (0, 1)), "i": ("input i", "gate", (0, 1)), "g": ("candidate g", "state", (-1, 1)),
+    "o": ("output o", "gate", (0, 1)), "c": ("cell state c", "cell", None), "h": ("hidden h", "state", (-1, 1)),
+    "r": ("reset r", "gate", (0, 1)), "z": ("update z", "gate", (0, 1)), "n": ("candidate n", "state", (-1, 1)),
+}
+
+
+def gate_step_bars(values: dict[str, np.ndarray], names: list[str], font_scale: float = 1.0) -> go.Figure:
+    """One panel per gate or state at a single step, units down, bars coloured by kind."""
+    from plotly.subplots import make_subplots
+
+    H = len(values[names[0]])
+    units = _unit_labels(H, "u")
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[GATE_INFO.get(n, (n,))[0] for n in names],
+                        horizontal_spacing=0.03)
+    for col, n in enumerate(names, 1):
+        info = GATE_INFO.get(n, (n, "state", None))
+        v = values[n]
+        fig.add_trace(go.Bar(x=v, y=units, orientation="h", marker_color=COLORS[info[1]], showlegend=False,
+                             text=[f"{a:.2f}" for a in v] if H <= 12 else None, textposition="outside",
+                             textfont=dict(size=11 * font_scale), cliponaxis=False,
+                             hovertemplate="%{y}: %{x:.4f}<extra>" + info[0] + "</extra>"), row=1, col=col)
+        lo, hi = info[2] if info[2] else (-max(1.0, float(np.abs(v).max())), max(1.0, float(np.abs(v).max())))
+        pad = 0.45 * (hi - lo)
+        fig.update_xaxes(range=[lo - (pad if lo < 0 else 0.05), hi + pad], row=1, col=col, nticks=3)
+        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
+    fig.update_annotations(font_size=13 * font_scale)
+    base_layout(fig, "", height=max(230, 30 * H + 110), font_scale=font_scale)
+    fig.update_layout(margin=dict(t=40, l=40, r=10, b=30))
+    return fig
+
+
+def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
+                  font_scale: float = 1.0) -> go.Figure:
+    """Each gate or state over time [T, H], stacked; gates on a 0..1 amber scale, states on red-blue."""
+    from plotly.subplots import make_subplots
+
+    T, H = getattr(trace, names[0]).shape
+    xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
+    fig = make_subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=[GATE_INFO[n][0] for n in names])
+    amber = [[0, "#fff7e6"], [1, COLORS["gate"]]]
+    for row, n in enumerate(names, 1):
+        v = getattr(trace, n)
+        gate = GATE_INFO[n][1] == "gate"
+        lim = 1.0 if not n == "c" else max(1.0, float(np.abs(v).max()))
+        fig.add_trace(go.Heatmap(z=v.T, x=xs, y=_unit_labels(H, "u"), zmin=0 if gate else -lim, zmax=1 if gate else lim,
+                                 colorscale=amber if gate else DIVERGING, showscale=False, xgap=1, ygap=1,
+                                 texttemplate="%{z:.2f}" if T * H <= 60 else None,
+                                 hovertemplate=f"{n}" + " t=%{x} %{y}: %{z:.4f}<extra></extra>"), row=row, col=1)
+        fig.update_yaxes(autorange="reversed", row=row, col=1, showticklabels=H <= 16)
+        if current is not None:
+            fig.add_vrect(x0=current - 0.5, x1=current + 0.5, line=dict(color=COLORS["output"], width=2), row=row, col=1)
+    fig.update_xaxes(type="category")
+    fig.update_annotations(font_size=13 * font_scale, xanchor="left", x=0)
+    return base_layout(fig, "", height=len(names) * max(90, 14 * H + 50) + 60, font_scale=font_scale)
+
+
+def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
+    """The LSTM's cell state and output beside a vanilla unit's state, over hundreds of steps."""
+    T = len(valve.x)
+    t = np.arange(1, T + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=t, y=valve.lstm.c[:, 0], name="LSTM cell state c_t", mode="lines",
+                             line=dict(color=COLORS["cell"], width=4)))
+    fig.add_trace(go.Scatter(x=t, y=valve.lstm.h[:, 0], name="LSTM output h_t", mode="lines",
+                             line=dict(color=COLORS["state"], width=2, dash="dot")))
+    fig.add_trace(go.Scatter(x=t, y=valve.rnn.h[:, 0], name="vanilla h_t (w_h = 0.5)", mode="lines+markers",
+                             line=dict(color=COLORS["output"], width=2), marker=dict(size=5, symbol="triangle-up")))
+    fig.add_annotation(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c_{T} = {valve.lstm.c[-1, 0]:.4f}", showarrow=True,
+                       ax=-60, ay=-30, font=dict(size=13 * font_scale))
+    fig.update_xaxes(title="time step t (log scale)", type="log")
+    fig.update_yaxes(title="value", range=[-0.05, 1.0])
+    return base_layout(fig, "The valve: f = 1, i = 0 after step 1", height=360, font_scale=font_scale)
