@@ -12,6 +12,10 @@ PAGES = {
         st.Page("pages/scalar.py", title="One unit by hand", icon=":material/edit:", url_path="scalar"),
         st.Page("pages/vector.py", title="The cell, step by step", icon=":material/grid_on:", url_path="vector"),
         st.Page("pages/gates.py", title="Gates: LSTM and GRU", icon=":material/valve:", url_path="gates"),
+        st.Page("pages/states.py", title="Using the states", icon=":material/call_split:", url_path="states"),
+    ],
+    "Training": [
+        st.Page("pages/gradients.py", title="Gradients through time", icon=":material/trending_down:", url_path="gradients"),
     ],
 }
 

@@ -319,3 +319,133 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
     fig.update_xaxes(title="time step t (log scale)", type="log")
     fig.update_yaxes(title="value", range=[-0.05, 1.0])
     return base_layout(fig, "The valve: f = 1, i = 0 after step 1", height=360, font_scale=font_scale)
+
+
+# ---- using the states ---------------------------------------------------------------------------
+
+def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
+    """Per example: how far the state after the padding is from the state after the last real token."""
+    labels = [f"example {b + 1} (length {n})" for b, n in enumerate(demo.lengths)]
+    fig = go.Figure(go.Bar(x=demo.diff, y=labels, orientation="h", marker_color=COLORS["output"],
+                           text=[f"{v:.4f}" for v in demo.diff], textposition="outside", cliponaxis=False,
+                           hovertemplate="%{y}: max |difference| %{x:.4f}<extra></extra>"))
+    fig.update_xaxes(title="max |h[T−1] − h[length−1]| over units", rangemode="tozero")
+    fig.update_yaxes(autorange="reversed")
+    return base_layout(fig, "How wrong the naive last state is", height=120 + 45 * len(labels), font_scale=font_scale)
+
+
+def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure:
+    """Embedding / cell / output parameters as one stacked bar, with counts and shares."""
+    total = max(parts["total"], 1)
+    fig = go.Figure()
+    for name, key, color in (("embedding", "embedding", COLORS["input"]), ("recurrent cell", "cell", COLORS["state"]),
+                             ("output layer", "output", COLORS["output"])):
+        v = parts[key]
+        fig.add_trace(go.Bar(x=[v], y=["parameters"], orientation="h", name=f"{name}: {v:,}", marker_color=color,
+                             text=[f"{name}<br>{v:,} ({v / total:.0%})" if v / total > 0.08 else ""],
+                             textposition="inside", insidetextanchor="middle",
+                             hovertemplate=f"{name}: {v:,} ({v / total:.1%})<extra></extra>"))
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(showticklabels=False)
+    fig.update_xaxes(title="parameters")
+    base_layout(fig, f"Total {parts['total']:,}", height=220, font_scale=font_scale)
+    fig.update_layout(legend=dict(y=-0.5, x=0, xanchor="left", yanchor="top"), margin=dict(b=90))
+    return fig
+
+
+# ---- gradients through time ---------------------------------------------------------------------
+
+CELL_STYLE = {  # name, colour, marker; Okabe-Ito hues distinct from one another and named in the legend
+    "rnn": ("vanilla RNN ‖∂h_T/∂h_t‖", "#D55E00", "circle"),
+    "lstm": ("LSTM ‖∂h_T/∂h_t‖", "#0072B2", "square"),
+    "lstm_c": ("LSTM cell path ‖∂c_T/∂c_t‖", "#56B4E9", "hexagon"),
+    "gru": ("GRU ‖∂h_T/∂h_t‖", "#CC79A7", "diamond"),
+}
+
+
+def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarray] | None = None,
+                   title: str = "How much of the gradient survives, by steps back", font_scale: float = 1.0) -> go.Figure:
+    """Norms against steps back k = T - t on a log axis. `series` maps a CELL_STYLE key to log10 norms.
+
+    Values beyond float64 (exactly 0, below 1e-300, above 1e300) are drawn at the plot's edge with
+    open triangles and say so on hover: nothing is dropped."""
+    from rnnviz.bptt import edge_points
+
+    fig = go.Figure()
+    finite = np.concatenate([v[np.isfinite(v)] for v in series.values()] + [np.array([0.0])])
+    lo = max(float(finite.min()), -300.0) - 0.5
+    hi = min(float(finite.max()), 300.0) + 0.5
+    any_under = any_over = False
+    for key, logv in series.items():
+        name, color, symbol = CELL_STYLE[key]
+        k = np.arange(len(logv))
+        e = edge_points(logv)
+        inside = ~(e["under"] | e["over"])
+        fig.add_trace(go.Scatter(
+            x=k[inside], y=e["y"][inside], mode="lines+markers", name=name,
+            line=dict(color=color, width=4 if key == "lstm_c" else 2.5, dash="dot" if key == "lstm_c" else "solid"),
+            marker=dict(symbol=symbol, size=6 if len(k) > 60 else 8, color=color),
+            hovertemplate="k=%{x} steps back<br>norm %{y:.3e}<extra>" + name + "</extra>"))
+        for mask, edge, sym, label in ((e["under"], lo, "triangle-down-open", "vanished"), (e["over"], hi, "triangle-up-open", "exploded")):
+            if mask.any():
+                any_under |= label == "vanished"
+                any_over |= label == "exploded"
+                true = [("exactly 0" if not np.isfinite(logv[j]) else f"10^{logv[j]:.0f}") for j in k[mask]]
+                fig.add_trace(go.Scatter(
+                    x=k[mask], y=np.full(mask.sum(), 10.0 ** edge), mode="markers", showlegend=False,
+                    marker=dict(symbol=sym, size=11, color=color, line=dict(width=2)), customdata=true,
+                    hovertemplate="k=%{x}: " + label + ", true value %{customdata}<extra>" + name + "</extra>"))
+    if references:
+        for (name, vals), dash in zip(references.items(), ("dash", "dashdot", "longdash")):
+            kk = np.arange(len(vals))
+            fig.add_trace(go.Scatter(x=kk, y=vals, mode="lines", name=f"notes: {name}",
+                                     line=dict(color=COLORS["muted"], width=1.5, dash=dash),
+                                     hovertemplate="k=%{x}: %{y:.2e}<extra>" + name + "</extra>"))
+    if any_under:
+        fig.add_annotation(x=0.99, xref="paper", y=lo, yref="y", yanchor="bottom", xanchor="right", showarrow=False,
+                           text="▽ below 1e-300 or exactly 0: drawn at this edge", font=dict(size=12 * font_scale))
+    if any_over:
+        fig.add_annotation(x=0.99, xref="paper", y=hi, yref="y", yanchor="top", xanchor="right", showarrow=False,
+                           text="△ above 1e300: drawn at this edge", font=dict(size=12 * font_scale))
+    fig.update_yaxes(type="log", range=[lo, hi], title="norm (log scale)", exponentformat="power")
+    fig.update_xaxes(title="steps back k = T − t", rangemode="tozero")
+    base_layout(fig, title, height=480, font_scale=font_scale)
+    fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top"), margin=dict(r=10))
+    return fig
+
+
+def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, font_scale: float = 1.0) -> go.Figure:
+    """Per step s: the vanilla factor's two parts, tanh'(z_s) (mean over units) and ‖W_hh‖, and the LSTM's forget gates."""
+    T = len(tanh_prime)
+    s = np.arange(1, T + 1)
+    tp = tanh_prime.mean(axis=1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=s, y=np.full(T, w_norm), name=f"‖W_hh‖₂ = {w_norm:.3f}", mode="lines",
+                             line=dict(color=COLORS["weight"], width=3, dash="dash")))
+    fig.add_trace(go.Scatter(x=s, y=tp, name="mean tanh′(z_s) (vanilla)", mode="lines+markers",
+                             line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=5)))
+    fig.add_trace(go.Scatter(x=s, y=tp * w_norm, name="their product: the vanilla factor bound", mode="lines",
+                             line=dict(color="#D55E00", width=1.5, dash="dot")))
+    fig.add_trace(go.Scatter(x=np.r_[s, s[::-1]], y=np.r_[forget.max(axis=1), forget.min(axis=1)[::-1]],
+                             fill="toself", fillcolor="rgba(86,180,233,0.25)", line=dict(width=0), hoverinfo="skip",
+                             name="LSTM forget gates (min to max)"))
+    fig.add_trace(go.Scatter(x=s, y=forget.mean(axis=1), name="mean forget gate f_s (LSTM)", mode="lines+markers",
+                             line=dict(color="#56B4E9", width=3), marker=dict(symbol="hexagon", size=5)))
+    fig.add_hline(y=1.0, line=dict(color="#999", width=1))
+    fig.update_xaxes(title="step s")
+    fig.update_yaxes(title="factor per step", rangemode="tozero")
+    base_layout(fig, "What each step multiplies the gradient by", height=380, font_scale=font_scale)
+    fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top"))
+    return fig
+
+
+def clip_figure(before: np.ndarray, after: np.ndarray, font_scale: float = 1.0) -> go.Figure:
+    """The gradient vector's components before and after clipping (first 32 units)."""
+    n = min(len(before), 32)
+    units = _unit_labels(n, "u")
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=units, y=before[:n], name="before clipping", marker_color="#D55E00"))
+    fig.add_trace(go.Bar(x=units, y=after[:n], name="after clipping", marker_color=COLORS["state"]))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="dL/dh component", exponentformat="power")
+    return base_layout(fig, "", height=300, font_scale=font_scale)

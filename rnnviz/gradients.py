@@ -29,6 +29,7 @@ class GradientReport:
     log10_cell_spectral: np.ndarray | None = None  # (T+1,)
     forget_path: np.ndarray | None = None  # (T+1, H) LSTM prod of f along the additive path alone
     factors: dict[str, np.ndarray] = field(default_factory=dict)  # per-step parts of each factor, (T, H)
+    loss_grads: np.ndarray | None = None  # (T+1, H) dL/dh_{T-k} itself (0 or inf where float64 runs out)
 
     @property
     def spectral(self) -> np.ndarray:
@@ -49,18 +50,17 @@ def _log10(x: float) -> float:
 def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
     """Multiply step Jacobians backwards from the last one, keeping a running log10 scale.
 
-    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H). Returns the true products'
-    top-left HxH (and bottom-right, for n = 2H) blocks, their log10 spectral norms, and log10 norms of
-    the row vector g^T P restricted to its first H entries."""
+    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H). Returns the true products' top-left
+    HxH blocks (and bottom-right, for n = 2H), their exact log10 spectral norms, the row vectors
+    g^T P restricted to their first H entries, and those vectors' exact log10 norms."""
     T, n = len(factors), factors[0].shape[0] if factors else H
     P, scale = np.eye(n), 0.0  # P * 10**scale = product so far
-    v, vscale = np.zeros(n), 0.0
+    v = np.zeros(n)
     v[: len(g)] = g
     nv = np.abs(v).max()
     v, vscale = (v / nv, _log10(nv)) if nv > 0 else (v, NEG_INF)
-    J = np.empty((T + 1, H, H))
-    Jc = np.empty((T + 1, H, H)) if n == 2 * H else None
-    spec, cspec, lg = np.empty(T + 1), np.empty(T + 1), np.empty(T + 1)
+    blocks = np.empty((T + 1, n, n))
+    scales, vs, vscales = np.empty(T + 1), np.empty((T + 1, H)), np.empty(T + 1)
     for k in range(T + 1):
         if k > 0:
             P = P @ factors[T - k]
@@ -68,15 +68,20 @@ def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
             s, sv = np.abs(P).max(), np.abs(v).max()
             P, scale = (P / s, scale + np.log10(s)) if s > 0 and np.isfinite(scale) else (P * 0, NEG_INF)
             v, vscale = (v / sv, vscale + np.log10(sv)) if sv > 0 and np.isfinite(vscale) else (v * 0, NEG_INF)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            mult = 10.0 ** scale if np.isfinite(scale) else 0.0
-            J[k] = P[:H, :H] * mult
-            spec[k] = _log10(np.linalg.norm(P[:H, :H], 2)) + scale if np.isfinite(scale) else NEG_INF
-            lg[k] = _log10(np.linalg.norm(v[:H])) + vscale if np.isfinite(vscale) else NEG_INF
-            if Jc is not None:
-                Jc[k] = P[H:, H:] * mult
-                cspec[k] = _log10(np.linalg.norm(P[H:, H:], 2)) + scale if np.isfinite(scale) else NEG_INF
-    return J, spec, lg, Jc, (cspec if Jc is not None else None)
+        blocks[k], scales[k], vs[k], vscales[k] = P, scale, v[:H], vscale
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        mult = np.where(np.isfinite(scales), 10.0 ** np.where(np.isfinite(scales), scales, 0), 0.0)
+        J = blocks[:, :H, :H] * mult[:, None, None]
+        spec = np.log10(np.linalg.svd(blocks[:, :H, :H], compute_uv=False)[:, 0]) + scales
+        vmult = np.where(np.isfinite(vscales), 10.0 ** np.where(np.isfinite(vscales), vscales, 0), 0.0)
+        grads = vs * vmult[:, None]
+        lg = np.log10(np.linalg.norm(vs, axis=1)) + vscales
+        Jc = cspec = None
+        if n == 2 * H:
+            Jc = blocks[:, H:, H:] * mult[:, None, None]
+            cspec = np.log10(np.linalg.svd(blocks[:, H:, H:], compute_uv=False)[:, 0]) + scales
+    fix = lambda a: np.where(np.isnan(a), NEG_INF, a)  # noqa: E731  (0 * -inf where a product hit zero)
+    return J, fix(spec), fix(lg), Jc, (fix(cspec) if cspec is not None else None), grads
 
 
 def _default_g(H: int, g) -> np.ndarray:
@@ -128,28 +133,29 @@ def gru_step_jacobians(trace: GRUTrace, W_hh) -> list[np.ndarray]:
 def rnn_gradients(trace: RNNTrace, W_hh, g=None) -> GradientReport:
     """Jacobians and norms for a vanilla RNN run; factors split into tanh'(z_s) and |W_hh|."""
     H = trace.h.shape[1]
-    J, spec, lg, _, _ = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    J, spec, lg, _, _, grads = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
     W = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
     factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
-    return GradientReport(np.arange(len(J)), J, spec, lg, factors=factors)
+    return GradientReport(np.arange(len(J)), J, spec, lg, factors=factors, loss_grads=grads)
 
 
 def lstm_gradients(trace: LSTMTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t and dc_T/dc_t (all paths), and the forget-gate-only path prod f_s."""
     H = trace.h.shape[1]
-    J, spec, lg, Jc, cspec = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    J, spec, lg, Jc, cspec, grads = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
     T = len(trace.h)
     path = np.ones((T + 1, H))
     for k in range(1, T + 1):
         path[k] = path[k - 1] * trace.f[T - k]
-    return GradientReport(np.arange(T + 1), J, spec, lg, Jc, cspec, path, factors={"forget": trace.f.copy()})
+    return GradientReport(np.arange(T + 1), J, spec, lg, Jc, cspec, path, factors={"forget": trace.f.copy()},
+                          loss_grads=grads)
 
 
 def gru_gradients(trace: GRUTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t for a GRU run; the update gate z is the GRU's copy path."""
     H = trace.h.shape[1]
-    J, spec, lg, _, _ = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
-    return GradientReport(np.arange(len(J)), J, spec, lg, factors={"update": trace.z.copy()})
+    J, spec, lg, _, _, grads = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    return GradientReport(np.arange(len(J)), J, spec, lg, factors={"update": trace.z.copy()}, loss_grads=grads)
 
 
 def clip_by_norm(grad, max_norm: float) -> tuple[np.ndarray, float, float]:

@@ -36,3 +36,10 @@ def lm_params(cell: str, vocab_size: int, embed_size: int, hidden_size: int, num
     }
     parts["total"] = sum(parts.values())
     return parts
+
+
+def millions(n: int) -> str:
+    """Counts the way the notes write them: 9.6 M, 19.3 M, 0.39 M, 29.3 M."""
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f} M"
+    return f"{n / 1e6:.2g} M" if n >= 1_000 else str(n)

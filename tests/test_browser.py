@@ -53,6 +53,26 @@ def test_scalar_page_responds_to_a_button(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+@pytest.mark.parametrize("path,charts,text", [
+    ("vector", 4, "Step 1 of 5"), ("gates", 3, "0.7616"), ("states", 1, "[B, T, H] = [2, 5, 3]"),
+    ("gradients", 3, "1.1e+15"),
+])
+def test_each_page_renders_its_charts(server, page, path, charts, text):
+    open_page(page, server, path)
+    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg').length >= {charts}",
+                           timeout=30_000)
+    assert text in page.inner_text("body")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_gradients_page_responds_to_explode(server, page):
+    open_page(page, server, "gradients")
+    page.get_by_role("button", name="Explode (1.5)").click()
+    page.wait_for_function("() => window.location.search.includes('w=1.5')", timeout=30_000)
+    wait_idle(page)
+    assert "Clipped" in page.inner_text("body")
+
+
 def test_home_page_has_no_exception(server, page):
     open_page(page, server, "")
     assert "Recurrent networks" in page.inner_text("body")

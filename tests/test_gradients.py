@@ -89,6 +89,7 @@ def test_long_runs_match_autograd(cell):
     for t in range(0, T + 1, 7):
         want = np.linalg.norm(hs[t].grad.numpy())
         assert rep2.log10_loss_grad[T - t] == pytest.approx(np.log10(want), abs=1e-8)
+        np.testing.assert_allclose(rep2.loss_grads[T - t], hs[t].grad.numpy(), rtol=1e-7, atol=0)
     # the Jacobian dh_T/dh_0, row by row through autograd
     jac = np.stack([torch.autograd.grad(hs[-1][j], hs[0], retain_graph=True)[0].numpy() for j in range(H)])
     np.testing.assert_allclose(rep.jacobians[T], jac, atol=1e-8, rtol=1e-6)

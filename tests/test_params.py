@@ -34,3 +34,9 @@ def test_notes_gru_classifier_88836():
 def test_notes_language_model_breakdown():
     p = lm_params(**RNN_LM)
     assert (p["embedding"], p["cell"], p["output"], p["total"]) == (9_620_480, 394_240, 19_278_540, 29_293_260)
+
+
+def test_millions_written_like_the_notes():
+    from rnnviz.params import millions
+    p = lm_params(**RNN_LM)
+    assert [millions(p[k]) for k in ("embedding", "cell", "output", "total")] == ["9.6 M", "0.39 M", "19.3 M", "29.3 M"]
