@@ -16,6 +16,7 @@ PAGES = {
     ],
     "Training": [
         st.Page("pages/gradients.py", title="Gradients through time", icon=":material/trending_down:", url_path="gradients"),
+        st.Page("pages/hello.py", title='Train "hello" yourself', icon=":material/school:", url_path="hello"),
     ],
 }
 

@@ -449,3 +449,62 @@ def clip_figure(before: np.ndarray, after: np.ndarray, font_scale: float = 1.0) 
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="dL/dh component", exponentformat="power")
     return base_layout(fig, "", height=300, font_scale=font_scale)
+
+
+# ---- language models ----------------------------------------------------------------------------
+
+def loss_curve(losses: list[float], font_scale: float = 1.0) -> go.Figure:
+    """Training loss (nats/char) per step, with perplexity exp(loss) on hover."""
+    k = np.arange(1, len(losses) + 1)
+    fig = go.Figure(go.Scatter(x=k, y=losses, mode="lines", line=dict(color=COLORS["output"], width=2.5),
+                               customdata=np.exp(losses), name="loss",
+                               hovertemplate="step %{x}<br>loss %{y:.4f}<br>perplexity %{customdata:.3f}<extra></extra>"))
+    fig.update_xaxes(title="training step")
+    fig.update_yaxes(title="cross-entropy (nats/char)", rangemode="tozero")
+    return base_layout(fig, "Loss while training", height=300, font_scale=font_scale)
+
+
+def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0) -> go.Figure:
+    """Per step of a word: one-hot input, hidden state, scores, softmax; the target ringed in the softmax."""
+    from plotly.subplots import make_subplots
+
+    T, V = steps.x.shape
+    H = steps.h.shape[1]
+    rows = [f"{t + 1}: {a!r}→{b!r}" for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
+    fig = make_subplots(rows=1, cols=4, horizontal_spacing=0.06, column_widths=[V, H, V, V],
+                        subplot_titles=["one-hot input x_t", "hidden state h_t", "scores W_y h_t + b_y", "softmax p"])
+    green = [[0, "#f4fbf8"], [1, COLORS["input"]]]
+    red = [[0, "#fff5f0"], [1, COLORS["output"]]]
+    slim = float(np.abs(steps.scores).max()) or 1.0
+    show = T * max(V, H) <= 400
+    for col, (z, xs, scale, lim) in enumerate([(steps.x, vocab, green, (0, 1)), (steps.h, [f"h{k + 1}" for k in range(H)], DIVERGING, (-1, 1)),
+                                               (steps.scores, vocab, DIVERGING, (-slim, slim)), (steps.probs, vocab, red, (0, 1))], 1):
+        fig.add_trace(go.Heatmap(z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1], showscale=False,
+                                 texttemplate="%{z:.2f}" if show else None, xgap=1, ygap=1,
+                                 hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), row=1, col=col)
+        fig.update_xaxes(type="category", side="top", row=1, col=col)
+        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, type="category", row=1, col=col)
+    tgt = [vocab.index(c) for c in steps.targets]
+    fig.add_trace(go.Scatter(x=[vocab[i] for i in tgt], y=rows, mode="markers", showlegend=False,
+                             marker=dict(symbol="square-open", size=26, color="#222", line=dict(width=2)),
+                             hovertemplate="target %{x}<extra></extra>"), row=1, col=4)
+    fig.update_annotations(font_size=13 * font_scale, yshift=28)
+    base_layout(fig, "", height=max(260, 50 * T + 130), font_scale=font_scale)
+    fig.update_layout(margin=dict(t=95, l=90, r=10, b=20))
+    return fig
+
+
+def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",
+              name: str = "p", font_scale: float = 1.0, title: str = "") -> go.Figure:
+    """A distribution as bars (red), optionally beside another one (grey) for comparison."""
+    fig = go.Figure()
+    if compare is not None:
+        fig.add_trace(go.Bar(x=labels, y=compare, name=compare_name, marker_color="#bdbdbd",
+                             text=[f"{v:.3f}" for v in compare] if len(labels) <= 12 else None, textposition="outside"))
+    fig.add_trace(go.Bar(x=labels, y=probs, name=name, marker_color=COLORS["output"],
+                         text=[f"{v:.3f}" for v in probs] if len(labels) <= 12 else None, textposition="outside"))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(range=[0, min(1.15, float(np.max(np.r_[probs, compare if compare is not None else 0])) * 1.25 + 0.02)],
+                     title="probability")
+    fig.update_xaxes(type="category")
+    return base_layout(fig, title, height=300, font_scale=font_scale)
