@@ -18,6 +18,9 @@ PAGES = {
         st.Page("pages/gradients.py", title="Gradients through time", icon=":material/trending_down:", url_path="gradients"),
         st.Page("pages/hello.py", title='Train "hello" yourself', icon=":material/school:", url_path="hello"),
     ],
+    "Language models": [
+        st.Page("pages/sample.py", title="Sample a trained model", icon=":material/auto_stories:", url_path="sample"),
+    ],
 }
 
 nav = st.navigation(PAGES, position="hidden" if classroom() else "sidebar")

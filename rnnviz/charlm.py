@@ -139,8 +139,11 @@ class CharLM:
         self.W_y, self.b_y = tensors["head.weight"], tensors["head.bias"]
         # the first layer's input contribution depends only on the character: precompute it
         self.table = tensors["embed.weight"] @ self.W_ih[0].T + self.b_ih[0]  # (V, G*H)
-        for a in (self.table, *self.W_ih, *self.W_hh, self.W_y):
-            a.setflags(write=False)
+        # deeper layers read [input, h] through one stacked matrix: one mat-vec instead of two
+        self.W_stack = [None] + [np.ascontiguousarray(np.concatenate([self.W_ih[k], self.W_hh[k]], axis=1))
+                                 for k in range(1, L)]  # (G*H, 2H)
+        for a in (self.table, *self.W_stack[1:], *tensors.values()):
+            a.setflags(write=False)  # shared across sessions: nothing may change it
 
     # ---- one step -------------------------------------------------------------------------
     def zero_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -154,21 +157,25 @@ class CharLM:
         h, c = h.copy(), c.copy()
         inp = None
         for k in range(self.num_layers):
-            gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (G*H,)
-            gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (G*H,)
             if self.cell == "lstm":
-                z = gi + gh
+                if k == 0:
+                    z = self.table[idx] + self.W_hh[0] @ h[0] + self.b_hh[0]  # (4H,)
+                else:
+                    z = self.W_stack[k] @ np.concatenate([inp, h[k]]) + (self.b_ih[k] + self.b_hh[k])
                 i, f, o = sigmoid(z[:H]), sigmoid(z[H:2 * H]), sigmoid(z[3 * H:])
                 g = np.tanh(z[2 * H:3 * H])
                 c[k] = f * c[k] + i * g
                 h[k] = o * np.tanh(c[k])
             elif self.cell == "gru":
+                gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (3H,)
+                gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (3H,)
                 r = sigmoid(gi[:H] + gh[:H])
                 zg = sigmoid(gi[H:2 * H] + gh[H:2 * H])
                 n = np.tanh(gi[2 * H:] + r * gh[2 * H:])
                 h[k] = (1 - zg) * n + zg * h[k]
             else:
-                h[k] = np.tanh(gi + gh)
+                gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]
+                h[k] = np.tanh(gi + self.W_hh[k] @ h[k] + self.b_hh[k])
             inp = h[k]
         return self.W_y @ inp + self.b_y, h, c
 
@@ -188,9 +195,10 @@ class CharLM:
 
     def generate_trace(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
                        top_p: float | None = None, seed: int | None = None, keep_states: bool = True,
-                       forced: dict[int, str] | None = None) -> Trace:
+                       forced: dict[int, str] | None = None, on_progress=None, progress_every: int = 50) -> Trace:
         """Sample like `generate`, recording each step; `forced` maps a generated position to a
-        character that replaces the sample there (the run continues from the forced character)."""
+        character that replaces the sample there (the run continues from the forced character).
+        `on_progress(text_so_far)` is called every `progress_every` generated characters."""
         if length < 0:
             raise ValueError("length must be 0 or more")
         if not prime:
@@ -210,12 +218,18 @@ class CharLM:
                 if keep_states:
                     hs.append(h), cs.append(c), probs.append(softmax(logits))
             for pos in range(length):
-                p = filter_probs(softmax(logits / temperature), top_k, top_p)
+                p = softmax(logits / temperature)
+                if top_k or (top_p is not None and top_p < 1):
+                    p = filter_probs(p, top_k, top_p)
                 if pos in forced_ids:
                     idx = forced_ids[pos]
-                else:
-                    idx = int(np.argmax(p)) if top_k == 1 else int(rng.choice(len(p), p=p))
+                elif top_k == 1:
+                    idx = int(np.argmax(p))
+                else:  # inverse-CDF draw: one uniform number per character
+                    idx = min(int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right")), len(p) - 1)
                 text.append(self.itos[idx])
+                if on_progress is not None and (pos + 1) % progress_every == 0:
+                    on_progress("".join(text))
                 if keep_states:
                     sampled.append(p)
                 logits, h, c = self.step(idx, h, c)

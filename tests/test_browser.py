@@ -73,6 +73,23 @@ def test_gradients_page_responds_to_explode(server, page):
     assert "Clipped" in page.inner_text("body")
 
 
+def test_sample_page_shows_sampled_text(server, page):
+    open_page(page, server, "sample")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg').length >= 2",
+                           timeout=30_000)
+    page.get_by_text("The generated text as plain text").click()
+    code = page.locator('[data-testid="stCode"]').first.inner_text()
+    assert code.startswith("ROMEO:") and len(code) > 400
+    # the shaded grid draws the same characters as SVG text
+    grid = page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+    assert "ROMEO:"[:5] in grid.replace("\n", "")
+    page.get_by_role("button", name="Sample again").click()
+    page.wait_for_function("() => window.location.search.includes('seed=2')", timeout=30_000)
+    wait_idle(page)
+    assert page.locator('[data-testid="stCode"]').first.inner_text() != code
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_home_page_has_no_exception(server, page):
     open_page(page, server, "")
     assert "Recurrent networks" in page.inner_text("body")
