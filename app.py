@@ -1,7 +1,13 @@
 """rnnviz: step recurrent networks by hand, in the browser. Run with `streamlit run app.py`."""
+import time
+
 import streamlit as st
 
-from pages.common import classroom, legend
+from pages.common import classroom, legend, record_run
+from rnnviz.figures import use_house_template
+
+_t0 = time.perf_counter()
+use_house_template()
 
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
                    initial_sidebar_state="collapsed" if classroom() else "auto")
@@ -38,3 +44,4 @@ else:
                 "Add `?classroom=1` to a link for projector-sized type."
             )
 nav.run()
+record_run(nav.url_path, time.perf_counter() - _t0)

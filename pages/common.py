@@ -4,13 +4,24 @@ Streamlit code lives here and in the pages; the numbers come from `rnnviz`.
 """
 from __future__ import annotations
 
+import collections
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import streamlit as st
 
 from rnnviz.figures import COLORS
+
+
+RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds); filled only when benchmarking
+
+
+def record_run(page: str, seconds: float) -> None:
+    """Keep a script run's duration when RNNVIZ_TIMING=1 (benchmarks/rerun.py sets it); otherwise nothing."""
+    if os.environ.get("RNNVIZ_TIMING") == "1":
+        RUN_TIMES.append((page, seconds))
 
 
 def require_app() -> None:

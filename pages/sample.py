@@ -130,9 +130,8 @@ with right:
     elif shade == "surprisal":
         with np.errstate(divide="ignore"):
             bits = -np.log2(probs)
-        vals, scale, lo, hi, title = np.nan_to_num(bits, nan=0.0), figures.PROB_SCALE[::-1], 0.0, 8.0, "bits"
+        vals, scale, lo, hi, title = np.nan_to_num(bits, nan=0.0), figures.SURPRISE_SCALE, 0.0, 8.0, "bits"
         hover = [f"{label(ch)!r}: {b:.2f} bits" for ch, b in zip(trace.text, bits)]
-        scale = [[0.0, "#FFFFFF"], [0.5, "#FBE3D2"], [1.0, "#D55E00"]]
     else:
         vals, scale, lo, hi, title = np.nan_to_num(probs, nan=1.0), figures.PROB_SCALE, 0.0, 1.0, "p"
         hover = [f"{label(ch)!r}: p = {p:.3f}" for ch, p in zip(trace.text, probs)]

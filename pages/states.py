@@ -65,8 +65,9 @@ with tab1:
                                   index=[f"sequence {b + 1}" for b in range(B)]).style.format("{:.3f}"), width="stretch")
     with c2:
         st.markdown("**Language model** gives a distribution over the vocabulary at every step.")
-        plot(figures.state_heatmap(out["lm"][0], title="Sequence 1: p(next token) at each step",
-                                   zlim=1.0, name="token", font_scale=fs), f"{P}.lm", alt="language model probabilities")
+        plot(figures.state_heatmap(out["lm"][0], title="Sequence 1: p(next token) at each step", zlim=1.0,
+                                   name="token", font_scale=fs, probabilities=True), f"{P}.lm",
+             alt="language model probabilities")
 
 with tab2:
     c1, c2 = st.columns([1, 2], gap="large")
