@@ -37,6 +37,8 @@ if classroom():
 else:
     with st.sidebar:
         legend()
+        st.segmented_control("Chart downloads", ["png", "svg"], key="app.image_format", default="png",
+                             format_func=str.upper, help="The camera button on every chart saves this format.")
         with st.expander("What is this?"):
             st.markdown(
                 "rnnviz runs small recurrent networks in front of you, one step at a time. Every number on a "

@@ -151,6 +151,11 @@ def font_scale() -> float:
     return 1.45 if classroom() else 1.0
 
 
+def controls_box():
+    """Where a page's controls go: in classroom mode a collapsed expander, so the projector shows results."""
+    return st.expander("Controls", expanded=False) if classroom() else st.container()
+
+
 def legend() -> None:
     """The colour language, with shapes named, so it does not rely on colour alone."""
     items = [("input", "■ green", "inputs x_t"), ("state", "● blue", "states h_t, c_t"),
@@ -172,9 +177,21 @@ def intro(text_md: str) -> None:
 
 
 def plot(fig, key: str, alt: str) -> None:
-    """A Plotly chart with a text alternative for screen readers."""
-    st.plotly_chart(fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
-                    alt=alt)
+    """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
+    (the sidebar's choice)."""
+    fmt = st.session_state.get("app.image_format", "png")
+    st.plotly_chart(fig, key=key, alt=alt, config={"displaylogo": False, "toImageButtonOptions": {
+        "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}})
+
+
+def export_panel(script: str, file_name: str) -> None:
+    """Download the page's exact setup as a runnable PyTorch script, and show it."""
+    with st.expander("Export this setup as a PyTorch script"):
+        st.download_button("Download " + file_name, script, file_name=file_name, mime="text/x-python",
+                           key=f"export.{file_name}", icon=":material/download:",
+                           help="Rebuilds the cell in torch.nn with these weights and inputs, and checks that it "
+                                "gives the numbers shown here.")
+        st.code(script, language="python")
 
 
 def sequence_params(page: str) -> list[Param]:
@@ -232,5 +249,5 @@ def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
     return 1
 
 
-__all__ = ["require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
+__all__ = ["controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
            "font_scale", "legend", "intro", "plot", "COLORS"]

@@ -3,9 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (Param, choice, font_scale, integer, intro, number, plot, publish, restore, sequence_inputs,
-                          sequence_params, step_controls)
+from pages.common import (controls_box, Param, choice, export_panel, font_scale, integer, intro, number, plot, publish, restore,
+                          sequence_inputs, sequence_params, step_controls)
 from rnnviz import figures
+from rnnviz.export import gated_script
 from rnnviz.cells import sigmoid
 from rnnviz.gates import generate, run, shape_summary, step_values, valve_experiment
 
@@ -38,7 +39,7 @@ intro("Gated cells decide, unit by unit, what to keep, what to write and what to
       "a one-unit LSTM keeps its first input for hundreds of steps.")
 fs = font_scale()
 left, right = st.columns([1, 2.3], gap="large")
-with left:
+with left, controls_box():
     cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", format_func={"lstm": "LSTM", "gru": "GRU"}.get,
                                 help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.")
     cell = cell or "lstm"
@@ -80,6 +81,8 @@ with right:
     plot(figures.gate_heatmaps(trace, names, chars, current=t - 1, font_scale=fs), f"{P}.heat",
          alt="gate heatmaps over time for " + ", ".join(names))
 
+export_panel(gated_script(cell, x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=f"rnnviz_{cell}.py",
+                          what=f"an {cell.upper()} cell, d={d}, H={H}"), f"rnnviz_{cell}.py")
 st.divider()
 st.subheader("The valve: a one-unit LSTM that remembers")
 v1, v2 = st.columns([1, 2.3], gap="large")

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import Param, font_scale, integer, intro, number, plot, publish, restore, set_state
+from pages.common import controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state
 from rnnviz import figures
 from rnnviz.bptt import clip_demo, compare, explode, reference_curves
 from rnnviz.gradients import decay_table
@@ -26,7 +26,7 @@ intro("The gradient that reaches a state k steps back is a product of k step Jac
       "from vanishing to exploding; raise the **forget-gate bias** and watch the LSTM's cell path flatten.")
 fs = font_scale()
 left, right = st.columns([1, 2.6], gap="large")
-with left:
+with left, controls_box():
     b1, b2 = st.columns(2)
     b1.button("Vanish (0.9)", key=f"{P}.vanish", width="stretch", on_click=set_state, args=({f"{P}.scale": 0.9},),
               help="W_hh with spectral radius 0.9")

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import Param, font_scale, integer, intro, number, plot, publish, restore, set_state, text
+from pages.common import controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state, text
 from rnnviz import figures
 from rnnviz.hello import MAX_TEXT, check_text, read, sample, train, vocabulary
 from rnnviz.presets import SOFTMAX_SCORES
@@ -28,7 +28,7 @@ intro("Four letters, one-hot inputs, three hidden units: the smallest language m
       "Replace hello with your own short text and train again.")
 fs = font_scale()
 left, right = st.columns([1, 2.3], gap="large")
-with left:
+with left, controls_box():
     raw = st.text_area("Training text", key=f"{P}.text", max_chars=MAX_TEXT, height=90,
                        help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the next one.")
     try:

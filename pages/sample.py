@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (Param, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
+from pages.common import (controls_box, Param, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
                           set_state, text)
 from rnnviz import charlm, figures
 from rnnviz.lmview import char_probs, label, position
@@ -79,7 +79,7 @@ model_id, lm = model_source()
 if lm is None:
     st.stop()
 left, right = st.columns([1, 2.6], gap="large")
-with left:
+with left, controls_box():
     prime = st.text_input("Prime text", key=f"{P}.prime", max_chars=500, help="What the model reads before it writes.")
     n = st.slider("Characters to generate", 1, 2000, key=f"{P}.n", help="How many new characters to sample.")
     temp = st.select_slider("Temperature", TEMPS, key=f"{P}.temp",

@@ -1,8 +1,11 @@
 """One unit by hand: h_t = tanh(w_x x_t + w_h h_{t-1} + b), stepped forward and back."""
 import streamlit as st
 
-from pages.common import Param, font_scale, intro, number, integer, plot, publish, restore, set_state, text
+from pages.common import (controls_box, Param, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot, publish,
+                          restore, set_state, text)
 from rnnviz import figures
+from rnnviz.export import rnn_script
+from rnnviz.scalar import score_guess
 from rnnviz.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.scalar import InputError, fixed_points, fmt, iterate_silence, parse_sequence, run_scalar, worked_rows
 
@@ -15,6 +18,7 @@ PARAMS = [
     Param(f"{P}.h0", "h0", D.h0, number(-1, 1, 0.01)),
     Param(f"{P}.x", "x", ", ".join(f"{v:g}" for v in D.x), text(2000)),
     Param(f"{P}.t", "t", len(D.x), integer(1, 200)),
+    Param(f"{P}.predict", "predict", False, flag, dump_flag),
 ]
 
 
@@ -49,7 +53,7 @@ intro("One hidden unit, one number of memory. Press **Next** to take a step and 
       "lands on the tanh curve. Then try the **Flood** preset, or set w_h above 1, and see the state stop fading.")
 
 left, right = st.columns([1, 2.2], gap="large")
-with left:
+with left, controls_box():
     w_x, w_h, b, h0, x_text = controls()
 
 try:
@@ -87,20 +91,52 @@ with right:
     k = t - 1
     xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
     h_prev = trace.h[k - 1, 0] if k else h0
-    st.markdown(
-        f"**Step {t}.** Read the input: {w_x:g} × {x[k]:g} = **{fmt(xp)}**. "
-        f"Read the memory: {w_h:g} × {fmt(h_prev)} = **{fmt(hp)}**. "
-        f"Add{' the bias ' + f'{b:g}' if b else ''}: z = **{fmt(pre)}**. Squash: tanh({fmt(pre)}) = **{fmt(h)}**."
-    )
+    predict = st.toggle("Predict before you see", key=f"{P}.predict",
+                        help="Guess each new h_t before the page shows it; your guesses are scored.")
+    setup_key = (w_x, w_h, b, h0, tuple(x))
+    revealed = st.session_state.setdefault(f"{P}.revealed", set())
+    hidden = predict and (setup_key, t) not in revealed
+    shown = t - 1 if hidden else t  # steps whose numbers are on the page
+    if hidden:
+        with st.container(border=True):
+            st.markdown(f"**Your turn, step {t}.** The input is x_{t} = {x[k]:g} and the memory is "
+                        f"h_{t - 1} = {fmt(h_prev)}. What will h_{t} be?")
+            g1, g2 = st.columns([2, 1], vertical_alignment="bottom")
+            guess = g1.number_input("Your guess for h_t", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
+                                    help="Between −1 and 1: tanh can give nothing else.")
+
+            def check():
+                res = score_guess(st.session_state[f"{P}.guess"], float(h))
+                pts, n = st.session_state.get(f"{P}.score", (0, 0))
+                st.session_state[f"{P}.score"] = (pts + res.points, n + 1)
+                st.session_state[f"{P}.verdict"] = (t, res.message)
+                st.session_state[f"{P}.revealed"].add((setup_key, t))
+
+            g2.button("Check", key=f"{P}.check", on_click=check, type="primary", width="stretch")
+    else:
+        verdict = st.session_state.get(f"{P}.verdict")
+        if predict and verdict and verdict[0] == t:
+            st.info(verdict[1], icon="🎯")
+        st.markdown(
+            f"**Step {t}.** Read the input: {w_x:g} × {x[k]:g} = **{fmt(xp)}**. "
+            f"Read the memory: {w_h:g} × {fmt(h_prev)} = **{fmt(hp)}**. "
+            f"Add{' the bias ' + f'{b:g}' if b else ''}: z = **{fmt(pre)}**. Squash: tanh({fmt(pre)}) = **{fmt(h)}**."
+        )
+    if predict:
+        pts, n = st.session_state.get(f"{P}.score", (0, 0))
+        st.caption(f"Score: {pts} point{'s' if pts != 1 else ''} from {n} guess{'es' if n != 1 else ''} "
+                   "(2 for within 0.05, 1 for the right sign).")
     g1, g2 = st.columns(2)
     with g1:
-        plot(figures.tanh_curve(trace.pre[:, 0], trace.h[:, 0], k, fs), f"{P}.tanh",
-             alt=f"tanh curve with step {t} at z = {fmt(pre)}, h = {fmt(h)}")
+        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
+             alt=f"tanh curve with steps 1 to {shown} marked")
     with g2:
-        plot(figures.states_over_time(trace.h[:, 0], x, k, fs), f"{P}.states",
-             alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
+        plot(figures.states_over_time(trace.h[:shown, 0], x[:shown], shown - 1 if shown else None, fs), f"{P}.states",
+             alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:shown, 0]))
     st.markdown("**The worked example** (rows up to the current step)")
     rows = worked_rows(trace, b)[:t]
+    if hidden:
+        rows[-1] = dict(rows[-1], pre="?", h_t="?")
     st.table({"t": [r["t"] for r in rows], "x_t": [r["x_t"] for r in rows],
               "w_x x_t + w_h h_{t-1}" + (" + b" if b else ""): [r["pre"] for r in rows],
               "h_t = tanh(·)": [r["h_t"] for r in rows]})
@@ -121,4 +157,6 @@ with right:
         if len(fps) >= 3:
             st.markdown("Two stable states: the unit can hold a bit of memory forever, "
                         "and the sign of h_1 decides which one it keeps.")
+export_panel(rnn_script(x, w_x, w_h, b, None, h0, what=f"one unit, w_x={w_x:g}, w_h={w_h:g}, b={b:g}, h_0={h0:g}",
+                        name="rnnviz_one_unit.py"), "rnnviz_one_unit.py")
 publish(PARAMS)

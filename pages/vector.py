@@ -3,9 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (Param, choice, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
-                          sequence_inputs, sequence_params, set_state, step_controls)
+from pages.common import (controls_box, Param, choice, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot,
+                          publish, restore, sequence_inputs, sequence_params, set_state, step_controls)
 from rnnviz import figures
+from rnnviz.export import rnn_script
 from rnnviz.vector import VectorSetup, generate, moves, run, spectrum, torch_agreement
 
 P = "vector"
@@ -38,7 +39,7 @@ intro("Now the state is a vector of H numbers and the weights are matrices. Pick
       "states fill with ±1.")
 fs = font_scale()
 left, right = st.columns([1, 2.3], gap="large")
-with left:
+with left, controls_box():
     x, chars, vocab = sequence_inputs(P)
     T, d = x.shape
     H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="How many numbers the state holds.")
@@ -104,4 +105,6 @@ with right:
         st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
                                   index=[f"t={k + 1}" for k in range(T)]).style.format("{:.6f}"),
                      width="stretch", height=min(400, 36 * T + 40))
+export_panel(rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
+                        what=f"a vector RNN, d={d}, H={H}"), "rnnviz_cell.py")
 publish(PARAMS)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -93,3 +94,20 @@ def iterate_silence(h_start: float, w_h: float, b: float, steps: int) -> np.ndar
     for _ in range(steps):
         hs.append(float(np.tanh(w_h * hs[-1] + b)))
     return np.array(hs)
+
+
+@dataclass
+class Verdict:
+    points: int  # 2 within 0.05, 1 for the right sign (or both near zero), 0 otherwise
+    message: str
+
+
+def score_guess(guess: float, actual: float, close: float = 0.05) -> Verdict:
+    """Score a predicted h_t against the computed one."""
+    err = abs(guess - actual)
+    if err <= close:
+        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {err:.3f}). +2")
+    same_sign = (guess > 0) == (actual > 0) or (abs(guess) < close and abs(actual) < close)
+    if same_sign:
+        return Verdict(1, f"Right direction: h_t = {fmt(actual)}, you said {fmt(guess)}. +1")
+    return Verdict(0, f"Not quite: h_t = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")

@@ -83,3 +83,26 @@ def test_extreme_weights_stay_finite(open_page):
     assert not at.exception
     assert len(h_column(at)) == 200
     assert "nan" not in all_text(at).lower()
+
+
+def test_predict_then_reveal_from_a_shared_link(open_page):
+    at = open_page(P, predict="1", t="2")
+    assert list(at.table[0].value["h_t = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
+    at.number_input(key=f"{P}.guess").set_value(-0.5)
+    at.button(key=f"{P}.check").click().run()
+    assert h_column(at) == ["0.762", "0.363"]
+    assert any("Not quite" in i.value for i in at.info)
+    assert any("0 points from 1 guess" in c.value for c in at.caption)
+    at.button(key=f"{P}.next").click().run()
+    at.number_input(key=f"{P}.guess").set_value(0.2)
+    at.button(key=f"{P}.check").click().run()
+    assert any("Spot on" in i.value for i in at.info)
+    assert any("2 points from 2 guesses" in c.value for c in at.caption)
+
+
+def test_classroom_mode_hides_the_sidebar_and_intro(open_page):
+    at = open_page(P, classroom="1")
+    assert not at.exception
+    assert not any("Colours" in m.value for m in at.sidebar.markdown)
+    assert not any("One hidden unit, one number of memory" in m.value for m in at.markdown)
+    assert h_column(at) == ["0.762", "0.363", "0.180"]
