@@ -107,10 +107,54 @@ def lr_at(step: int, args) -> float:
     return args.lr * (args.min_lr_ratio + (1 - args.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def pick_device(name: str) -> torch.device:
+def pick_device(name: str, local_rank: int = 0) -> torch.device:
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and torch.cuda.device_count() > 1:
+        return torch.device("cuda", local_rank)
     return torch.device(name)
+
+
+@dataclass
+class Dist:
+    """Data-parallel context under torchrun (WORLD_SIZE > 1); a single process otherwise."""
+
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+    def mean(self, value: float) -> float:
+        """Average a number over all processes."""
+        if self.world == 1:
+            return value
+        t = torch.tensor([value], dtype=torch.float64)
+        torch.distributed.all_reduce(t)
+        return t.item() / self.world
+
+    def any(self, flag: bool) -> bool:
+        """True on every process if it is true on one (so all stop at the same step)."""
+        if self.world == 1:
+            return flag
+        t = torch.tensor([int(flag)])
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        return bool(t.item())
+
+
+def init_dist(device_name: str) -> Dist:
+    """Join the process group torchrun describes in the environment (gloo on CPU, NCCL on GPUs)."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1:
+        return Dist()
+    rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    use_cuda = device_name in ("auto", "cuda") and torch.cuda.is_available()
+    if use_cuda:
+        torch.cuda.set_device(local)
+    torch.distributed.init_process_group(backend="nccl" if use_cuda else "gloo")
+    return Dist(rank, world, local)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -150,7 +194,8 @@ def train(args: argparse.Namespace) -> dict:
     torch.manual_seed(args.seed)
     if args.threads:
         torch.set_num_threads(args.threads)
-    device = pick_device(args.device)
+    dist = init_dist(args.device)
+    device = pick_device(args.device, dist.local_rank)
     text = read_corpus(args.corpus)
     split = split_corpus(text, args.val_fraction)
     if len(split.val) < 2:
@@ -158,6 +203,10 @@ def train(args: argparse.Namespace) -> dict:
     data = batch_streams(split.train, args.batch)
     if data.size(1) < 2:
         raise CorpusError("the corpus is too short for this batch size")
+    if args.batch % dist.world:
+        raise CorpusError(f"--batch {args.batch} must be divisible by the {dist.world} processes")
+    per = args.batch // dist.world
+    data = data[dist.rank * per:(dist.rank + 1) * per]  # this process's share of the streams
     chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
     if args.steps is None:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
@@ -168,6 +217,9 @@ def train(args: argparse.Namespace) -> dict:
             for k in range(args.layers):
                 getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
                 getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+    net = model
+    if dist.world > 1:  # gradients are averaged over processes: the same update as one process on the full batch
+        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     use_amp = device.type == "cuda" and args.amp == "auto"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
@@ -180,11 +232,13 @@ def train(args: argparse.Namespace) -> dict:
         step, elapsed_before = int(ck["step"]), float(ck["elapsed"])
         best_val, history = float(ck["best_val"]), json.loads(ck["history"])
         torch.set_rng_state(ck["rng"])
-        carried = [t for t in (ck.get("state") or []) if t is not None]
+        carried = [t for t in (ck.get("state") or []) if t is not None] if dist.world == 1 else []
         state = (tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device)) if carried else None
     dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
+    if dist.world > 1:
+        dev_name += f" x {dist.world} processes (DDP)"
     t0 = time.time()
-    bar = tqdm(total=args.steps, initial=step, disable=args.quiet, dynamic_ncols=True, file=sys.stderr)
+    bar = tqdm(total=args.steps, initial=step, disable=args.quiet or not dist.main, dynamic_ncols=True, file=sys.stderr)
     train_loss_ema = None
 
     def card(val_loss: float) -> dict:
@@ -211,7 +265,7 @@ def train(args: argparse.Namespace) -> dict:
         for g in opt.param_groups:
             g["lr"] = lr_at(step, args)
         with torch.autocast(device.type, dtype=torch.float16, enabled=use_amp):
-            _, loss, state = model(x, state, y)
+            _, loss, state = net(x, state, y)
         state = detach_state(state)
         opt.zero_grad(set_to_none=True)
         scaler.scale(loss).backward()
@@ -220,13 +274,13 @@ def train(args: argparse.Namespace) -> dict:
         scaler.step(opt)
         scaler.update()
         step += 1
-        lv = loss.item()
+        lv = dist.mean(loss.item())
         train_loss_ema = lv if train_loss_ema is None else 0.98 * train_loss_ema + 0.02 * lv
         elapsed = time.time() - t0
         bar.update(1)
         bar.set_postfix(loss=f"{train_loss_ema:.3f}", chars_s=f"{step * x.numel() / max(elapsed, 1e-9):,.0f}" if not args.resume else None)
-        out_of_time = args.minutes is not None and (elapsed_before + elapsed) / 60 >= args.minutes
-        if step % args.eval_every == 0 or step == args.steps or out_of_time:
+        out_of_time = dist.any(args.minutes is not None and (elapsed_before + elapsed) / 60 >= args.minutes)
+        if dist.main and (step % args.eval_every == 0 or step == args.steps or out_of_time):
             val = evaluate(model, split.val, device, streams=8)
             history.append({"step": step, "train": round(train_loss_ema, 4), "val8": round(val, 4),
                             "minutes": round((elapsed_before + elapsed) / 60, 2)})
@@ -242,6 +296,11 @@ def train(args: argparse.Namespace) -> dict:
         if out_of_time:
             break
     bar.close()
+    if dist.world > 1:
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+        if not dist.main:
+            return {}
     # final: reload the best weights exactly as stored, score the whole validation split as one stream
     from safetensors.torch import load_file
     best = load_file(str(out.with_suffix(".safetensors")))
