@@ -35,10 +35,11 @@ def shipped_model() -> charlm.CharLM:
     return charlm.load(MODEL)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=16)
 def unit_ranking(model_id: str, _lm: charlm.CharLM, passage: str):
+    """Only the ranking is kept (a few rows); the states of the passage are dropped after use."""
     tr = _lm.run(passage)
-    return tr, rank_units(tr.h, tr.c, passage, top=3)
+    return rank_units(tr.h, tr.c, passage, top=3)
 
 
 def model_source() -> tuple[str, charlm.CharLM | None]:
@@ -200,7 +201,7 @@ passage_choice = st.radio("Analyse", ["excerpt", "sample"], key=f"{P}.passage", 
                           help="Each unit's activation is correlated with simple features of the text.")
 passage = EXCERPT.read_text(encoding="utf-8") if passage_choice == "excerpt" and EXCERPT.exists() else trace.text
 passage = "".join(c for c in passage if c in lm.stoi)
-_, hits = unit_ranking(model_id, lm, passage)
+hits = unit_ranking(model_id, lm, passage)
 rows = [{"feature": h.feature, "what": FEATURES[h.feature], "unit": f"layer {h.layer + 1} {h.kind}[{h.unit}]",
          "r": h.r} for h in hits]
 st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True, height=min(420, 36 * len(rows) + 40),
