@@ -129,10 +129,46 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+PAGES = ["", "scalar", "vector", "gates", "states", "gradients", "hello", "sample"]
+
+
+async def soak(port: int, reruns: int, pid: int) -> list[tuple[int, float]]:
+    """One session: visit every page, then keep moving widgets on the scalar, gradients and sampling pages.
+    Returns (reruns so far, server RSS MB) every 50 reruns."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    out, done = [], 0
+    sessions = {}
+    for page in PAGES:  # every page visited once, each in its own session (as separate visitors would)
+        s = Session(port, page)
+        await s.open()
+        sessions[page] = s
+        done += 1
+    out.append((done, rss_mb(pid)))
+    cycle = [("scalar", "scalar.w_h", [0.55, 0.6, 0.65]), ("gradients", "grad.scale", [0.95, 1.0, 1.5]),
+             ("sample", "sample.again", None)]
+    while done < reruns:
+        page, key, values = cycle[done % len(cycle)]
+        s = sessions[page]
+        st = WidgetState(id=s.widget_id(key))
+        if values:
+            st.double_array_value.data.append(values[done % len(values)])
+        else:
+            st.trigger_value = True
+        await s.rerun(st)
+        done += 1
+        if done % 50 == 0:
+            out.append((done, rss_mb(pid)))
+    for s in sessions.values():
+        await s.ws.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--moves", type=int, default=20)
+    ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
     args = ap.parse_args()
     port = free_port()
     env = dict(os.environ)
@@ -146,6 +182,12 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.3)
+        if args.soak:
+            trail = asyncio.run(soak(port, args.soak, srv.pid))
+            print("reruns  server RSS MB")
+            for k, mb in trail:
+                print(f"{k:>6}  {mb:>6.0f}")
+            return
         asyncio.run(load(port, 1, 2))  # warm-up: imports, model load
         print(f"server RSS after warm-up: {rss_mb(srv.pid):.0f} MB")
         print(f"{'N':>4} {'reruns':>7} {'p50 ms':>8} {'p95 ms':>8} {'reruns/s':>9} {'errors':>7} {'isolation':>9} {'RSS MB':>7}")

@@ -151,6 +151,43 @@ def font_scale() -> float:
     return 1.45 if classroom() else 1.0
 
 
+# Cached loaders live here, in a module imported once, not in a page: a page's code runs afresh on every rerun,
+# and a cached function defined there would keep each run's globals (and everything they hold) alive.
+
+@st.cache_resource(show_spinner="Loading the model…")
+def shipped_model(path: str):
+    """Loaded once per server and shared by every session; a CharLM's arrays are read-only."""
+    from rnnviz import charlm
+
+    return charlm.load(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def unit_ranking(model_id: str, _lm, passage: str):
+    """Units most correlated with simple text features; only the ranking is kept, not the states."""
+    from rnnviz.units import rank_units
+
+    tr = _lm.run(passage)
+    return rank_units(tr.h, tr.c, passage, top=3)
+
+
+# Callbacks also live here: Streamlit keeps a widget's callback, and a function defined in a page would keep
+# that run's page globals alive with it.
+
+def pick_position(chart_key: str, state_key: str) -> None:
+    """on_select for a text grid: the clicked character's index becomes the inspected position."""
+    pts = st.session_state[chart_key].selection.get("points", [])
+    if pts and "customdata" in pts[0]:
+        st.session_state[state_key] = int(pts[0]["customdata"])
+
+
+def force_character(forced_key: str, char_key: str, position: int) -> None:
+    """Teacher-force one generated position; forced characters after it are dropped (they belong to another branch)."""
+    forced = {k: v for k, v in st.session_state.get(forced_key, {}).items() if k < position}
+    forced[position] = st.session_state[char_key]
+    st.session_state[forced_key] = forced
+
+
 def controls_box():
     """Where a page's controls go: in classroom mode a collapsed expander, so the projector shows results."""
     return st.expander("Controls", expanded=False) if classroom() else st.container()
@@ -249,5 +286,5 @@ def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
     return 1
 
 
-__all__ = ["controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
+__all__ = ["pick_position", "force_character", "shipped_model", "unit_ranking", "controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
            "font_scale", "legend", "intro", "plot", "COLORS"]

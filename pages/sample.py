@@ -1,5 +1,6 @@
 """Sample a trained character model: streamed text shaded by probability, each position's distribution,
 branching, hidden units over text, the model card, and bring-your-own-model."""
+import functools
 import hashlib
 import math
 from pathlib import Path
@@ -8,11 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (controls_box, Param, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
+from pages.common import (controls_box, Param, force_character, pick_position, shipped_model, unit_ranking, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
                           set_state, text)
 from rnnviz import charlm, figures
 from rnnviz.lmview import char_probs, label, position
-from rnnviz.units import FEATURES, rank_units
+from rnnviz.units import FEATURES
 
 P = "sample"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"
@@ -27,19 +28,6 @@ PARAMS = [
     Param(f"{P}.greedy", "greedy", False, flag, dump_flag),
     Param(f"{P}.seed", "seed", 1, integer(0, 1_000_000)),
 ]
-
-
-@st.cache_resource(show_spinner="Loading the model…")
-def shipped_model() -> charlm.CharLM:
-    """Loaded once per server and shared by every session; CharLM never changes after loading."""
-    return charlm.load(MODEL)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def unit_ranking(model_id: str, _lm: charlm.CharLM, passage: str):
-    """Only the ranking is kept (a few rows); the states of the passage are dropped after use."""
-    tr = _lm.run(passage)
-    return rank_units(tr.h, tr.c, passage, top=3)
 
 
 def model_source() -> tuple[str, charlm.CharLM | None]:
@@ -64,7 +52,7 @@ def model_source() -> tuple[str, charlm.CharLM | None]:
                 st.success("Using your model for this session.")
                 return f"upload:{key}", st.session_state[f"{P}.upload"]
     try:
-        return "shipped", shipped_model()
+        return "shipped", shipped_model(str(MODEL))
     except charlm.CheckpointError as e:
         st.error(f"The shipped model could not be loaded: {e}", icon="⚠️")
         return "none", None
@@ -138,13 +126,8 @@ with right:
         hover = [f"{label(ch)!r}: p = {p:.3f}" for ch, p in zip(trace.text, probs)]
     pos = int(st.session_state.get(f"{P}.pos", len(prime)))
 
-    def on_pick():
-        pts = st.session_state[f"{P}.grid"].selection.get("points", [])
-        if pts and "customdata" in pts[0]:
-            st.session_state[f"{P}.pos"] = int(pts[0]["customdata"])
-
     st.plotly_chart(figures.text_grid(trace.text, vals, lo, hi, scale, hover, pos, font_scale=fs, colorbar_title=title),
-                    key=f"{P}.grid", on_select=on_pick, selection_mode="points", config={"displayModeBar": False},
+                    key=f"{P}.grid", on_select=functools.partial(pick_position, f"{P}.grid", f"{P}.pos"), selection_mode="points", config={"displayModeBar": False},
                     width="content",
                     alt="generated text, shaded by " + shade)
     st.caption(f"Prime (read, not sampled): {len(prime)} characters; then {n} sampled. Mean probability of the sampled "
@@ -182,14 +165,8 @@ if info is not None:
             choices = lm.itos
             st.selectbox("Force a different character here", choices, key=f"{P}.force_char", format_func=label,
                          help="Replace the sampled character and let the model continue from it.")
-            gen_pos = i - trace.generated_from
-
-            def branch():
-                f = dict(st.session_state.get(f"{P}.forced", {}))
-                f[gen_pos] = st.session_state[f"{P}.force_char"]
-                st.session_state[f"{P}.forced"] = {k: v for k, v in f.items() if k <= gen_pos}
-
-            st.button("Branch from here", key=f"{P}.branch", on_click=branch, width="stretch",
+            st.button("Branch from here", key=f"{P}.branch", on_click=force_character, width="stretch",
+                      args=(f"{P}.forced", f"{P}.force_char", i - trace.generated_from),
                       help="Teacher-force this one character; everything after it is sampled again.")
         if st.session_state.get(f"{P}.forced"):
             st.info(f"{len(st.session_state[f'{P}.forced'])} forced character(s) in this sample.")

@@ -79,7 +79,9 @@ with tab2:
         except InputError as e:
             st.error(f"{e} Using 5, 3, 2.", icon="⚠️")
             lengths = [5, 3, 2]
-        demo = padding_demo(lengths)
+        check = st.toggle("Check with PyTorch", key=f"{P}.torch_pad",
+                          help="Also run torch's pack_padded_sequence on the same weights and compare.")
+        demo = padding_demo(lengths, with_torch=check)
         st.markdown("Padding fills the short sequences with zeros at the end, so **the state at index T − 1 is the "
                     "state after the padding**. Three fixes agree with each other: read index length − 1 per example, "
                     "pack the batch so the recurrence stops at each true length (torch's `pack_padded_sequence`), or "
@@ -88,21 +90,24 @@ with tab2:
         plot(figures.padding_bars(demo, fs), f"{P}.pad", alt="differences: " + ", ".join(f"{v:.4f}" for v in demo.diff))
         rows = []
         for b, n in enumerate(lengths):
-            rows.append({"example": b + 1, "length": n, "h[T-1] (after padding), unit 1": demo.last_index[b, 0],
-                         "h[length-1], unit 1": demo.at_length[b, 0], "packed (torch), unit 1": demo.packed[b, 0],
-                         "padding first, unit 1": demo.left_padded[b, 0], "max |difference|": demo.diff[b]})
+            row = {"example": b + 1, "length": n, "h[T-1] (after padding), unit 1": demo.last_index[b, 0],
+                   "h[length-1], unit 1": demo.at_length[b, 0], "padding first, unit 1": demo.left_padded[b, 0],
+                   "max |difference|": demo.diff[b]}
+            if demo.packed is not None:
+                row["packed (torch), unit 1"] = demo.packed[b, 0]
+            rows.append(row)
         st.dataframe(pd.DataFrame(rows).set_index("example").style.format("{:.4f}", subset=pd.IndexSlice[:, rows and list(rows[0])[2:]]),
                      width="stretch")
-        gap = np.abs(demo.packed - demo.at_length).max()
-        st.caption(f"Packed torch states equal the length − 1 states to {gap:.1e}. Padding first matches them only "
-                   f"approximately (to {np.abs(demo.left_padded - demo.at_length).max():.3f}), because the biases still "
-                   "move the state while it reads the leading zeros.")
+        if demo.packed is not None:
+            st.caption(f"Packed torch states equal the length − 1 states to {np.abs(demo.packed - demo.at_length).max():.1e}.")
+        st.caption(f"Padding first matches the length − 1 states only approximately (to "
+                   f"{np.abs(demo.left_padded - demo.at_length).max():.3f}), because the biases still move the state "
+                   "while it reads the leading zeros.")
 
 with tab3:
     rng = np.random.default_rng(1)
     xb = rng.normal(size=(6, 3))
     bi = bidirectional(xb)
-    diff = np.abs(torch_bidirectional(xb) - bi.concat).max()
     st.markdown("Two cells read the same six inputs, one from the left and one from the right; each position gets "
                 "both states side by side, so it sees its past **and** its future. That suits tagging; for a language "
                 "model it would be peeking at the answer.")
@@ -111,8 +116,9 @@ with tab3:
         plot(figures.state_heatmap(bi.forward, title="Left to right →", font_scale=fs), f"{P}.fwd", alt="forward states")
     with c2:
         plot(figures.state_heatmap(bi.backward, title="← Right to left", font_scale=fs), f"{P}.bwd", alt="backward states")
-    st.caption(f"Concatenated per position: [T, 2H] = {list(bi.concat.shape)}. torch.nn.RNN(bidirectional=True) on the "
-               f"same weights agrees to {diff:.1e}.")
+    st.caption(f"Concatenated per position: [T, 2H] = {list(bi.concat.shape)}.")
+    if st.toggle("Check with torch.nn.RNN(bidirectional=True)", key=f"{P}.torch_bi"):
+        st.caption(f"PyTorch on the same weights agrees to {np.abs(torch_bidirectional(xb) - bi.concat).max():.1e}.")
 
 with tab4:
     c1, c2 = st.columns([1, 2], gap="large")

@@ -1,7 +1,7 @@
 """The smallest character language model: one-hot characters, a vanilla RNN, a softmax over the vocabulary.
 
-Trained by backpropagation through time with torch (CPU, a second or two); every number shown afterwards is
-recomputed by the NumPy cell in `rnnviz.cells` from the trained weights.
+Trained by backpropagation through time written out in NumPy (checked against torch.autograd in the tests), with
+Adam and clipping; every number shown afterwards is recomputed by the NumPy cell in `rnnviz.cells`.
 """
 from __future__ import annotations
 
@@ -55,46 +55,88 @@ def check_text(text: str) -> str:
     return text
 
 
-def train(text: str, hidden_size: int = 3, steps: int = 300, lr: float = 0.05, seed: int = 0,
-          callback: Callable[[int, float], None] | None = None) -> TrainResult:
-    """Teacher forcing on text[:-1] -> text[1:], Adam, clipping at 1.0; `callback(step, loss)` reports progress."""
-    import time
+def _init(V: int, H: int, seed: int) -> dict[str, np.ndarray]:
+    """PyTorch's default initialisation for nn.RNN(V, H) and nn.Linear(H, V): uniform(-1/sqrt(H), 1/sqrt(H))."""
+    rng = np.random.default_rng(seed)
+    k = 1 / math.sqrt(H)
+    u = lambda *shape: rng.uniform(-k, k, shape)  # noqa: E731
+    return {"W_ih": u(H, V), "W_hh": u(H, H), "b_ih": u(H), "b_hh": u(H), "W_y": u(V, H), "b_y": u(V)}
 
-    import torch
 
-    check_text(text)
-    t0 = time.time()
-    torch.manual_seed(seed)
-    vocab = vocabulary(text)
-    V, H = len(vocab), hidden_size
-    ids = torch.tensor([vocab.index(c) for c in text])
-    xs, ys = ids[:-1], ids[1:]
+def loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+    """Mean cross-entropy over the targets y >= 0 and its gradient by backpropagation through time.
+
+    x (B, L) input ids, y (B, L) target ids (-1 where padded); every chunk starts from h = 0."""
+    B, L = x.shape
+    H, V = p["W_hh"].shape[0], p["W_y"].shape[0]
+    hs = np.zeros((L + 1, B, H))
+    probs = np.zeros((L, B, V))
+    for t in range(L):
+        hs[t + 1] = np.tanh(p["W_ih"][:, x[:, t]].T + p["b_ih"] + hs[t] @ p["W_hh"].T + p["b_hh"])
+        s = hs[t + 1] @ p["W_y"].T + p["b_y"]
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        probs[t] = e / e.sum(axis=1, keepdims=True)
+    mask = (y >= 0).T  # (L, B)
+    n = max(int(mask.sum()), 1)
+    yt = np.where(y >= 0, y, 0).T  # (L, B)
+    loss = -np.log(np.take_along_axis(probs, yt[..., None], 2)[..., 0] + 1e-300)[mask].sum() / n
+    g = {k: np.zeros_like(v) for k, v in p.items()}
+    dh_next = np.zeros((B, H))
+    for t in reversed(range(L)):
+        ds = probs[t].copy()
+        ds[np.arange(B), yt[t]] -= 1
+        ds *= mask[t][:, None] / n  # (B, V)
+        g["W_y"] += ds.T @ hs[t + 1]
+        g["b_y"] += ds.sum(axis=0)
+        dh = ds @ p["W_y"] + dh_next
+        dz = dh * (1 - hs[t + 1] ** 2)  # through tanh
+        np.add.at(g["W_ih"].T, x[:, t], dz)  # one-hot input: each row of W_ih^T gets its own steps' dz
+        g["W_hh"] += dz.T @ hs[t]
+        g["b_ih"] += dz.sum(axis=0)
+        g["b_hh"] += dz.sum(axis=0)
+        dh_next = dz @ p["W_hh"]
+    return float(loss), g
+
+
+def _chunks(ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs text[:-1] and targets text[1:] cut into equal chunks (targets padded with -1)."""
+    xs, ys = np.array(ids[:-1]), np.array(ids[1:])
     n = len(ys)
     chunks = max(1, math.ceil(n / CHUNK))
     L = math.ceil(n / chunks)
     pad = chunks * L - n
-    x = torch.cat([xs, torch.zeros(pad, dtype=torch.long)]).view(chunks, L)
-    y = torch.cat([ys, torch.full((pad,), -100, dtype=torch.long)]).view(chunks, L)  # -100: ignored
-    rnn = torch.nn.RNN(V, H, batch_first=True)
-    head = torch.nn.Linear(H, V)
-    params = list(rnn.parameters()) + list(head.parameters())
-    opt = torch.optim.Adam(params, lr=lr)
-    onehot = torch.nn.functional.one_hot(x, V).float()  # (chunks, L, V)
+    return (np.concatenate([xs, np.zeros(pad, dtype=int)]).reshape(chunks, L),
+            np.concatenate([ys, np.full(pad, -1)]).reshape(chunks, L))
+
+
+def train(text: str, hidden_size: int = 3, steps: int = 300, lr: float = 0.05, seed: int = 0,
+          callback: Callable[[int, float], None] | None = None) -> TrainResult:
+    """Teacher forcing on text[:-1] -> text[1:]: BPTT in NumPy, Adam, gradient clipping at norm 1.0.
+    `callback(step, loss)` reports progress every ten steps."""
+    import time
+
+    check_text(text)
+    t0 = time.time()
+    vocab = vocabulary(text)
+    p = _init(len(vocab), hidden_size, seed)
+    x, y = _chunks([vocab.index(c) for c in text])
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v2 = {k: np.zeros_like(v) for k, v in p.items()}
+    b1, b2, eps = 0.9, 0.999, 1e-8
     losses = []
-    with torch.enable_grad():
-        for step in range(steps):
-            out, _ = rnn(onehot)
-            loss = torch.nn.functional.cross_entropy(head(out).reshape(-1, V), y.reshape(-1), ignore_index=-100)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            losses.append(loss.item())
-            if callback and (step % 10 == 0 or step == steps - 1):
-                callback(step + 1, losses[-1])
-    g = lambda t: t.detach().double().numpy().copy()  # noqa: E731
-    w = CharRNNWeights(vocab, g(rnn.weight_ih_l0), g(rnn.weight_hh_l0), g(rnn.bias_ih_l0), g(rnn.bias_hh_l0),
-                       g(head.weight), g(head.bias))
+    for step in range(1, steps + 1):
+        loss, g = loss_and_grads(p, x, y)
+        norm = math.sqrt(sum(float((a ** 2).sum()) for a in g.values()))
+        scale = min(1.0, 1.0 / (norm + 1e-6))  # clip the whole gradient at norm 1
+        for k in p:
+            gk = g[k] * scale
+            m[k] = b1 * m[k] + (1 - b1) * gk
+            v2[k] = b2 * v2[k] + (1 - b2) * gk ** 2
+            p[k] -= lr * (m[k] / (1 - b1 ** step)) / (np.sqrt(v2[k] / (1 - b2 ** step)) + eps)
+        losses.append(loss)
+        if callback and (step % 10 == 0 or step == steps):
+            callback(step, loss)
+    w = CharRNNWeights(vocab, p["W_ih"], p["W_hh"], p["b_ih"], p["b_hh"], p["W_y"], p["b_y"])
     return TrainResult(w, losses, time.time() - t0)
 
 

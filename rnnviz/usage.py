@@ -19,13 +19,14 @@ class PaddingDemo:
     states: np.ndarray  # (B, T, H) every state of the padded run
     last_index: np.ndarray  # (B, H) the state at index T - 1: after the padding (the trap)
     at_length: np.ndarray  # (B, H) the state at index length - 1: after the last real token
-    packed: np.ndarray  # (B, H) torch's pack_padded_sequence final state
+    packed: np.ndarray | None  # (B, H) torch's pack_padded_sequence final state (when asked for)
     left_padded: np.ndarray  # (B, H) the last state when the padding goes first instead
     diff: np.ndarray  # (B,) |last_index - at_length| (max over units)
 
 
-def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0) -> PaddingDemo:
-    """Random token vectors for sequences of the given lengths, right-padded with zeros to the longest."""
+def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0, with_torch: bool = False) -> PaddingDemo:
+    """Random token vectors for sequences of the given lengths, right-padded with zeros to the longest;
+    with_torch also runs torch's pack_padded_sequence on the same weights."""
     rng = np.random.default_rng(seed)
     w = init_weights("rnn", d, H, seed=seed)
     T = max(lengths)
@@ -38,7 +39,7 @@ def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0) -> P
     at_len = np.stack([states[b, n - 1] for b, n in enumerate(lengths)])
     left = np.stack([rnn_forward(np.concatenate([np.zeros((T - n, d)), x[b, :n]]), **w).h[-1]
                      for b, n in enumerate(lengths)])
-    packed = _torch_packed(x, lengths, w)
+    packed = _torch_packed(x, lengths, w) if with_torch else None
     return PaddingDemo(list(lengths), x, states, last, at_len, packed, left, np.abs(last - at_len).max(axis=1))
 
 

@@ -28,6 +28,7 @@ def test_notes_presets(open_page):
 
 def test_padding_trap_numbers(open_page):
     at = open_page(P)
+    at.toggle(key=f"{P}.torch_pad").set_value(True).run()
     df = at.dataframe[-1].value
     assert df.loc[1, "max |difference|"] == 0  # the longest sequence has no padding
     assert (df["max |difference|"].iloc[1:] > 0.01).all()  # padded ones are read wrongly
@@ -43,3 +44,10 @@ def test_calculator_controls(open_page):
     at.radio(key=f"{P}.task").set_value("classifier").run()
     at.toggle(key=f"{P}.bi").set_value(True).run()
     assert not at.exception
+
+
+def test_bidirectional_agrees_with_torch(open_page):
+    at = open_page(P)
+    at.toggle(key=f"{P}.torch_bi").set_value(True).run()
+    cap = next(c.value for c in at.caption if "PyTorch on the same weights" in c.value)
+    assert float(cap.split("to ")[-1].rstrip(".")) < 1e-12
