@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import math
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,6 +23,20 @@ def record_run(page: str, seconds: float) -> None:
     """Keep a script run's duration when RNNVIZ_TIMING=1 (benchmarks/rerun.py sets it); otherwise nothing."""
     if os.environ.get("RNNVIZ_TIMING") == "1":
         RUN_TIMES.append((page, seconds))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md(text: str) -> str:
+    """Text a visitor (or an uploaded file) supplied, made inert for st.markdown: every markdown character is
+    escaped, so it shows as typed and is never formatting, a link or HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def error(message: str) -> None:
+    """A clear message on the page; the message may quote visitor text, so it is escaped."""
+    st.error(md(message), icon="⚠️")
 
 
 def require_app() -> None:
@@ -263,7 +278,7 @@ def sequence_inputs(page: str):
                                help="Numbers separated by spaces or commas; each line is one time step x_t.")
             out = (parse_vectors(vec), None, None)
     except InputError as e:
-        st.error(f"{e} Showing the last valid input.", icon="⚠️")
+        error(f"{e} Showing the last valid input.")
         return st.session_state.get(f"{page}._last", (encode_word("hello", list("helo")), list("hello"), list("helo")))
     st.session_state[f"{page}._last"] = out
     return out
@@ -286,5 +301,5 @@ def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
     return 1
 
 
-__all__ = ["pick_position", "force_character", "shipped_model", "unit_ranking", "controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
+__all__ = ["md", "error", "pick_position", "force_character", "shipped_model", "unit_ranking", "controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
            "font_scale", "legend", "intro", "plot", "COLORS"]

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (controls_box, Param, choice, export_panel, font_scale, integer, intro, number, plot, publish, restore,
+from pages.common import (error, md, controls_box, Param, choice, export_panel, font_scale, integer, intro, number, plot, publish, restore,
                           sequence_inputs, sequence_params, step_controls)
 from rnnviz import figures
 from rnnviz.export import gated_script
@@ -67,7 +67,7 @@ with right:
     st.latex(EQUATIONS[cell])
     t = step_controls(P, T)
     vals = step_values(cell, trace, t)
-    what = f"the character {chars[t - 1]!r}" if chars else f"x_{t}"
+    what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x_{t}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
     names = ["f", "i", "g", "o", "c", "h"] if cell == "lstm" else ["r", "z", "n", "h"]
     plot(figures.gate_step_bars(vals, names, fs), f"{P}.bars",

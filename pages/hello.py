@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state, text
+from pages.common import error, md, controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state, text
 from rnnviz import figures
 from rnnviz.hello import MAX_TEXT, check_text, read, sample, train, vocabulary
 from rnnviz.presets import SOFTMAX_SCORES
@@ -34,7 +34,7 @@ with left, controls_box():
     try:
         txt = check_text(raw)
     except ValueError as e:
-        st.error(f"{e} Using 'hello'.", icon="⚠️")
+        error(f"{e} Using 'hello'.")
         txt = "hello"
     H = st.slider("Hidden size", 1, 32, key=f"{P}.H", help="How many numbers the model may remember.")
     steps = st.slider("Training steps", 0, 1000, step=10, key=f"{P}.steps", help="Adam updates on the whole text.")
@@ -95,7 +95,7 @@ with s2:
     try:
         sc = np.array(parse_sequence(raw_scores, max_len=64, max_abs=1e4))
     except InputError as e:
-        st.error(f"{e} Using the notes' scores.", icon="⚠️")
+        error(f"{e} Using the notes' scores.")
         sc = np.array(SOFTMAX_SCORES)
     labels = list("helo") if len(sc) == 4 else [f"#{k + 1}" for k in range(len(sc))]
     p1, pt = softmax(sc), softmax(sc, temp)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (controls_box, Param, force_character, pick_position, shipped_model, unit_ranking, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
+from pages.common import (error, md, controls_box, Param, force_character, pick_position, shipped_model, unit_ranking, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
                           set_state, text)
 from rnnviz import charlm, figures
 from rnnviz.lmview import char_probs, label, position
@@ -47,14 +47,14 @@ def model_source() -> tuple[str, charlm.CharLM | None]:
                 except charlm.CheckpointError as e:
                     st.session_state.pop(f"{P}.upload", None)
                     st.session_state.pop(f"{P}.upload_key", None)
-                    st.error(f"That model was refused: {e}.", icon="⚠️")
+                    error(f"That model was refused: {e}.")
             if st.session_state.get(f"{P}.upload_key") == key:
                 st.success("Using your model for this session.")
                 return f"upload:{key}", st.session_state[f"{P}.upload"]
     try:
         return "shipped", shipped_model(str(MODEL))
     except charlm.CheckpointError as e:
-        st.error(f"The shipped model could not be loaded: {e}", icon="⚠️")
+        error(f"The shipped model could not be loaded: {e}")
         return "none", None
 
 
@@ -87,9 +87,8 @@ with left, controls_box():
 bad = sorted({c for c in prime if c not in lm.stoi})
 with right:
     if not prime or bad:
-        st.error("The prime text is empty." if not prime else
-                 "The model has never seen " + ", ".join(repr(c) for c in bad[:10]) + "; remove it from the prime.",
-                 icon="⚠️")
+        error("The prime text is empty." if not prime else
+              "The model has never seen " + ", ".join(repr(c) for c in bad[:10]) + "; remove it from the prime.")
         st.stop()
     forced = st.session_state.get(f"{P}.forced", {})
     run_key = (model_id, prime, n, temp, 1 if greedy else (top_k or None), top_p if top_p < 1 else None, int(seed),
@@ -142,7 +141,7 @@ info = position(lm, trace, i)
 c1, c2, c3 = st.columns([1.5, 1.3, 0.8], gap="large")
 if info is not None:
     with c1:
-        st.markdown(f"Character **{i}**: {label(info.char)!r}, {'sampled' if info.generated else 'read from the prime'}. "
+        st.markdown(f"Character **{i}**: {md(repr(label(info.char)))}, {'sampled' if info.generated else 'read from the prime'}. "
                     f"The model gave it p = **{info.p_char:.3f}** ({info.surprisal_bits:.2f} bits of surprise).")
         labels = [label(c) for c, _ in info.model_top]
         model_p = np.array([p for _, p in info.model_top])
@@ -189,10 +188,10 @@ with st.expander("Model card"):
     card = lm.card
     val = card.get("val_loss")
     st.markdown(
-        f"**{card.get('cell', '?').upper()}**, {card.get('num_layers')} layers of {card.get('hidden_size')} units, "
+        f"**{md(card.get('cell', '?').upper())}**, {card.get('num_layers')} layers of {card.get('hidden_size')} units, "
         f"embeddings of {card.get('embed_size')}, vocabulary of {lm.vocab_size} characters. "
-        + (f"Trained on {card.get('corpus', '?')} for {card.get('steps', '?'):,} steps ({card.get('minutes', '?')} min) on "
-           f"**{card.get('device', '?')}** with torch {card.get('torch_version', '?')}. " if "steps" in card else "")
+        + (f"Trained on {md(card.get('corpus', '?'))} for {md(card.get('steps', '?'))} steps ({md(card.get('minutes', '?'))} min) "
+           f"on **{md(card.get('device', '?'))}** with torch {md(card.get('torch_version', '?'))}. " if "steps" in card else "")
         + (f"Validation loss **{val:.4f}** nats/char ({val / math.log(2):.3f} bits/char), perplexity "
            f"**{math.exp(val):.2f}**, read as one stream from a zero state." if isinstance(val, (int, float)) else ""))
     st.json({k: v for k, v in card.items() if k not in ("itos", "history")}, expanded=False)

@@ -1,7 +1,7 @@
 """One unit by hand: h_t = tanh(w_x x_t + w_h h_{t-1} + b), stepped forward and back."""
 import streamlit as st
 
-from pages.common import (controls_box, Param, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot, publish,
+from pages.common import (error, md, controls_box, Param, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot, publish,
                           restore, set_state, text)
 from rnnviz import figures
 from rnnviz.export import rnn_script
@@ -60,7 +60,7 @@ try:
     x = parse_sequence(x_text)
 except InputError as e:
     with right:
-        st.error(f"{e} The charts below still show your last valid sequence.", icon="⚠️")
+        error(f"{e} The charts below still show your last valid sequence.")
     x = st.session_state.get(f"{P}._last_x", list(D.x))
 else:
     if x != st.session_state.get(f"{P}._last_x", x):

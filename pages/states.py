@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import Param, choice, flag, dump_flag, font_scale, integer, intro, plot, publish, restore, set_state, text
+from pages.common import error, md, Param, choice, flag, dump_flag, font_scale, integer, intro, plot, publish, restore, set_state, text
 from rnnviz import figures
 from rnnviz.params import classifier_params, lm_params, millions
 from rnnviz.presets import GRU_CLASSIFIER, RNN_LM
@@ -77,7 +77,7 @@ with tab2:
         try:
             lengths = parse_lengths(lengths_text)
         except InputError as e:
-            st.error(f"{e} Using 5, 3, 2.", icon="⚠️")
+            error(f"{e} Using 5, 3, 2.")
             lengths = [5, 3, 2]
         check = st.toggle("Check with PyTorch", key=f"{P}.torch_pad",
                           help="Also run torch's pack_padded_sequence on the same weights and compare.")

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (controls_box, Param, choice, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot,
+from pages.common import (error, md, controls_box, Param, choice, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot,
                           publish, restore, sequence_inputs, sequence_params, set_state, step_controls)
 from rnnviz import figures
 from rnnviz.export import rnn_script
@@ -74,13 +74,14 @@ trace = run(setup)
 with right:
     t = step_controls(P, T)
     m = moves(setup, trace, t)
-    what = f"the character {chars[t - 1]!r}" if chars else f"x_{t}"
+    what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x_{t}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
     plot(figures.six_moves(m, vocab, fs), f"{P}.moves",
          alt=f"Step {t}: h_t = " + ", ".join(f"{v:.3f}" for v in m.h))
     nxt = f"step {t + 1}" if t < T else "the next step, if there were one"
     best = int(np.argmax(m.probs))
-    guess = f" The model's best guess for the next character is {vocab[best]!r} (p = {m.probs[best]:.3f})." if vocab else ""
+    guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {m.probs[best]:.3f})."
+             if vocab else "")
     st.markdown(f"⑥ **Pass it on**: $h_{{{t}}}$ becomes the memory $h_{{t-1}}$ that {nxt} reads.{guess}")
     with st.expander("The numbers of this step", expanded=H <= 8):
         st.dataframe(pd.DataFrame({"W_x x_t": m.read_input, "W_h h_{t-1}": m.read_memory,

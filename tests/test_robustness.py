@@ -1,0 +1,61 @@
+"""Hostile input in every text box leaves each page working, with a clear message, and nothing rendered as markup."""
+import re
+
+import pytest
+
+from tests.conftest import ROOT
+
+HOSTILE = ["", "   ", "nan", "NaN, inf, -inf", "1e400", "9" * 150, "<script>alert(1)</script>",
+           "**bold** [x](javascript:alert(1)) <img src=x onerror=alert(1)>", "\x00\x1b[2J\u202e\u200b", "１, ２",
+           "1, 2; 3\n4", "😀" * 50]
+BOXES = [("scalar", "text_input", "scalar.x"), ("vector", "text_input", "vector.word"),
+         ("vector", "text_input", "vector.vocab"), ("gates", "text_input", "gates.word"),
+         ("states", "text_input", "states.lengths"), ("hello", "text_area", "hello.text"),
+         ("hello", "text_input", "hello.scores")]
+if (ROOT / "models" / "shakespeare.safetensors").exists():
+    BOXES.append(("sample", "text_input", "sample.prime"))
+RAW_MARKUP = re.compile(r"(?<!\\)<(script|img)", re.I)
+
+
+def rendered_markdown(at):
+    return [e.value for kind in ("markdown", "error", "info", "warning", "success", "caption") for e in getattr(at, kind)]
+
+
+@pytest.mark.parametrize("page,kind,key", BOXES)
+def test_hostile_text(open_page, page, kind, key):
+    at = open_page(page)
+    box = getattr(at, kind)(key=key)
+    for value in HOSTILE:
+        value = value[: box.max_chars] if getattr(box, "max_chars", None) else value
+        box.input(value).run()
+        assert not at.exception, (key, value)
+        for text in rendered_markdown(at):
+            assert not RAW_MARKUP.search(text), (key, value, text)
+            assert "](javascript" not in text, (key, value, text)
+        box = getattr(at, kind)(key=key)
+
+
+def test_vectors_box_hostile(open_page):
+    at = open_page("vector")
+    at.radio(key="vector.mode").set_value("vectors").run()
+    for value in HOSTILE:
+        at.text_area(key="vector.vectors").input(value).run()
+        assert not at.exception, value
+    assert any(e.value for e in at.error)
+
+
+@pytest.mark.parametrize("query", [{"wh": "nan"}, {"wh": "1e999"}, {"x": "<b>1</b>"}, {"t": "-5"}, {"t": "abc"},
+                                   {"predict": "maybe"}, {"classroom": "<script>"}])
+def test_hostile_links(open_page, query):
+    at = open_page("scalar", **query)
+    assert not at.exception
+    assert list(at.table[0].value["h_t = tanh(·)"])  # the page still shows its numbers
+
+
+@pytest.mark.parametrize("page,query", [("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),
+                                        ("gates", {"cell": "transformer", "bf": "inf"}), ("hello", {"text": "", "H": "-1"}),
+                                        ("states", {"L": "99", "d": "-3"})])
+def test_hostile_links_everywhere(open_page, page, query):
+    at = open_page(page, **query)
+    assert not at.exception
+    assert any("not valid here" in i.value for i in at.info)
