@@ -52,7 +52,7 @@ restore(P, PARAMS)
 intro("One hidden unit, one number of memory. Press **Next** to take a step and watch where the pre-activation "
       "lands on the tanh curve. Then try the **Flood** preset, or set w_h above 1, and see the state stop fading.")
 
-left, right = st.columns([1, 2.2], gap="large")
+left, right = st.columns([0.85, 2.5], gap="large")
 with left, controls_box():
     w_x, w_h, b, h0, x_text = controls()
 
@@ -74,7 +74,7 @@ if st.session_state[f"{P}.t"] > T:
 fs = font_scale()
 
 with right:
-    c1, c2, c3, c4 = st.columns([1.25, 1.25, 1.25, 3], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.5, 3], vertical_alignment="bottom")
     t_now = st.session_state[f"{P}.t"]
     c1.button("◀ Back", key=f"{P}.back", on_click=set_state, args=({f"{P}.t": max(1, t_now - 1)},),
               disabled=t_now <= 1, shortcut="left", help="One step back (← key)", width="stretch")

@@ -134,7 +134,7 @@ def _vrect(x0, x1, color, width=3, xref="x", yref="y domain", **kw) -> dict:
 def _play_controls(labels: list[str], duration: int = 700) -> list[dict]:
     """Play/pause buttons (top right) that animate the figure's frames in the browser."""
     return [dict(
-        type="buttons", direction="left", x=1.0, y=1.02, xanchor="right", yanchor="bottom", pad=dict(r=0, t=0),
+        type="buttons", direction="left", x=0.0, y=-0.2, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
         showactive=False, bgcolor="white", font=dict(size=12),
         buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
                      frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
@@ -166,14 +166,15 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="%{text}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
                  line=dict(color=COLORS["output"], width=1.5, dash="dot"), showlegend=False),
-            dict(type="scatter", x=[zc[k], -lim * 0.96], y=[h[k], 0.93], mode="markers+text", name=f"step t = {k + 1}",
-                 text=["", f"t = {k + 1}:  z = {pre[k]:.3f}  →  h = {h[k]:.3f}"], textposition="middle right",
+            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], 0.45], mode="markers+text", name=f"step t = {k + 1}",
+                 text=["", f"t={k + 1}: z={pre[k]:.3f}<br>→ h={h[k]:.3f}"], textposition="middle right",
                  textfont=dict(size=14 * font_scale, color="#222"),
                  marker=dict(color=COLORS["state"], size=[16, 0], symbol="circle", line=dict(color="white", width=2)),
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
         ]
 
-    layout = _layout("Where each step lands on tanh", 400, font_scale, showlegend=False, shapes=shapes,
+    layout = _layout("Where each step lands on tanh", 430, font_scale, showlegend=False, shapes=shapes,
+                     margin=dict(b=95),
                      annotations=[dict(x=lim * 0.97, y=-0.9, text="saturated: tanh′ < 0.1", showarrow=False,
                                        xanchor="right", font=dict(color="#555", size=12 * font_scale))],
                      xaxis=dict(title="z = w_x·x_t + w_h·h_{t−1} + b", range=[-lim, lim], zeroline=True),
