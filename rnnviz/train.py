@@ -184,6 +184,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
     ap.add_argument("--amp", choices=["auto", "off"], default="auto", help="float16 autocast on CUDA")
     ap.add_argument("--resume", action="store_true", help="continue from OUT.resume.pt")
+    ap.add_argument("--init", default=None, help="start from these weights (NAME.safetensors), with a fresh optimizer")
+    ap.add_argument("--note", default=None, help="a sentence for the card (how and why it was trained so)")
     ap.add_argument("--float32", action="store_true", help="store weights in float32 rather than float16")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     return ap.parse_args(argv)
@@ -217,6 +219,10 @@ def train(args: argparse.Namespace) -> dict:
             for k in range(args.layers):
                 getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
                 getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+    if args.init:  # e.g. fine-tune a trained model with more dropout and a smaller learning rate
+        from safetensors.torch import load_file as _load
+
+        model.load_state_dict({k: v.float() for k, v in _load(args.init).items()})
     net = model
     if dist.world > 1:  # gradients are averaged over processes: the same update as one process on the full batch
         net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
@@ -250,7 +256,8 @@ def train(args: argparse.Namespace) -> dict:
             "minutes": round((elapsed_before + time.time() - t0) / 60, 1), "device": dev_name,
             "torch_version": torch.__version__, "corpus": Path(args.corpus).name, "corpus_sha256": split.sha256,
             "corpus_chars": len(text), "val_fraction": args.val_fraction, "seed": args.seed,
-            "history": history,
+            "history": history, **({"note": args.note} if args.note else {}),
+            **({"initialised_from": Path(args.init).name} if args.init else {}),
         }
 
     model.train()
