@@ -170,3 +170,21 @@ def test_sample_cli(tiny):
     bad = subprocess.run([sys.executable, "-m", "rnnviz.sample", "--model", str(tiny), "--prime", "XYZ"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "'X'" in bad.stderr
+
+
+def test_average_of_checkpoints(tiny, tmp_path):
+    from rnnviz.average import average, main as average_main
+    sd = load_file(str(tiny))
+    half = {k: v / 2 for k, v in sd.items()}
+    save_file(half, str(tmp_path / "h.safetensors"))
+    (tmp_path / "h.json").write_text(tiny.with_suffix(".json").read_text())
+    avg = average([str(tiny), str(tmp_path / "h.safetensors")])
+    assert all(torch.allclose(avg[k], 0.75 * sd[k]) for k in sd)
+    assert average_main([str(tmp_path / "avg"), str(tiny), str(tiny)]) == 0
+    card = json.loads((tmp_path / "avg.json").read_text())
+    assert [a["file"] for a in card["averaged_from"]] == ["m.safetensors", "m.safetensors"]
+    assert charlm.load(tmp_path / "avg.safetensors").generate("the cat ", 10, top_k=1) == lm_greedy(tiny)
+
+
+def lm_greedy(path):
+    return charlm.load(path).generate("the cat ", 10, top_k=1)
