@@ -2,12 +2,14 @@
 import time
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from pages.common import classroom, legend, record_run
 from rnnviz.figures import use_house_template
 
 _t0 = time.perf_counter()
 use_house_template()
+threadpool_limits(1)  # the pages' matrices are small: one BLAS thread is faster, and sessions run in parallel
 
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
                    initial_sidebar_state="collapsed" if classroom() else "auto")

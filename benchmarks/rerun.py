@@ -62,9 +62,12 @@ def time_case(page, kind, key, values, extra, repeat):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--only", nargs="*", default=None, help="pages to time (default: all)")
     args = ap.parse_args()
     print(f"{'page':<10} {'setting':<30} {'script ms (median)':>19} {'max':>7} {'AppTest ms':>11}")
     for page, kind, key, values, extra in CASES:
+        if args.only and page not in args.only:
+            continue
         med, mx, at_med = time_case(page, kind, key, values, extra, args.repeat)
         setting = ", ".join(f"{k.split(':')[1]}={v}" for k, v in extra.items()) or "defaults"
         print(f"{page:<10} {setting:<30} {med * 1000:>19.1f} {mx * 1000:>7.1f} {at_med * 1000:>11.1f}", flush=True)

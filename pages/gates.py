@@ -73,7 +73,7 @@ with right:
     plot(figures.gate_step_bars(vals, names, fs), f"{P}.bars",
          alt=f"step {t} gates: " + "; ".join(f"{n} = " + ", ".join(f"{v:.2f}" for v in vals[n]) for n in names))
     with st.expander("This step's numbers", expanded=H <= 4):
-        st.dataframe(pd.DataFrame(vals, index=[f"u{k + 1}" for k in range(H)]).style.format("{:.4f}"), width="stretch")
+        st.dataframe(pd.DataFrame(vals, index=[f"u{k + 1}" for k in range(H)]).round(4), width="stretch")
     if cell == "lstm":
         kept = np.mean(vals["f"])
         st.markdown(f"On average the forget gates keep **{kept:.0%}** of $c_{{t-1}}$ at this step; the input gates "

@@ -77,7 +77,7 @@ with right:
     table = pd.DataFrame({"input": steps_read.inputs, "target": steps_read.targets, "p(target)": p_tgt,
                           "model's best guess": best},
                          index=pd.Index(range(1, len(p_tgt) + 1), name="step"))
-    st.dataframe(table.style.format({"p(target)": "{:.3f}"}), width="stretch", height=min(400, 36 * len(table) + 40))
+    st.dataframe(table.round({"p(target)": 3}), width="stretch", height=min(400, 36 * len(table) + 40))
 
 st.subheader("Sampling, and what temperature does")
 s1, s2 = st.columns([1, 2.3], gap="large")

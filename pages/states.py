@@ -62,7 +62,7 @@ with tab1:
     with c1:
         st.markdown("**Classifier** reads $h_T$ and gives one distribution per sequence.")
         st.dataframe(pd.DataFrame(out["classifier"], columns=[f"class {k + 1}" for k in range(C)],
-                                  index=[f"sequence {b + 1}" for b in range(B)]).style.format("{:.3f}"), width="stretch")
+                                  index=[f"sequence {b + 1}" for b in range(B)]).round(3), width="stretch")
     with c2:
         st.markdown("**Language model** gives a distribution over the vocabulary at every step.")
         plot(figures.state_heatmap(out["lm"][0], title="Sequence 1: p(next token) at each step", zlim=1.0,
@@ -96,7 +96,7 @@ with tab2:
             if demo.packed is not None:
                 row["packed (torch), unit 1"] = demo.packed[b, 0]
             rows.append(row)
-        st.dataframe(pd.DataFrame(rows).set_index("example").style.format("{:.4f}", subset=pd.IndexSlice[:, rows and list(rows[0])[2:]]),
+        st.dataframe(pd.DataFrame(rows).set_index("example").round(4),
                      width="stretch")
         if demo.packed is not None:
             st.caption(f"Packed torch states equal the length − 1 states to {np.abs(demo.packed - demo.at_length).max():.1e}.")

@@ -86,7 +86,7 @@ with right:
     with st.expander("The numbers of this step", expanded=H <= 8):
         st.dataframe(pd.DataFrame({"W_x x_t": m.read_input, "W_h h_{t-1}": m.read_memory,
                                    "b": m.bias, "z": m.z, "h_t = tanh(z)": m.h},
-                                  index=[f"h{k + 1}" for k in range(H)]).style.format("{:.4f}"),
+                                  index=[f"h{k + 1}" for k in range(H)]).round(4),
                      width="stretch")
     plot(figures.state_heatmap(trace.h, chars, current=t - 1, font_scale=fs), f"{P}.heat",
          alt=f"heatmap of {T} states of {H} units")
@@ -104,7 +104,7 @@ with right:
         h_torch, diff = torch_agreement(setup, trace)
         st.success(f"torch.nn.RNN on the same weights: largest difference over all {T}×{H} states = {diff:.1e}.")
         st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
-                                  index=[f"t={k + 1}" for k in range(T)]).style.format("{:.6f}"),
+                                  index=[f"t={k + 1}" for k in range(T)]).round(6),
                      width="stretch", height=min(400, 36 * T + 40))
 export_panel(rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
                         what=f"a vector RNN, d={d}, H={H}"), "rnnviz_cell.py")

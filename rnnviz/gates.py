@@ -5,6 +5,7 @@ first step) keeps the first input in its cell state for hundreds of steps; a van
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,7 @@ class Valve:
     weights: dict[str, float]  # the one-unit LSTM's weights, by name
 
 
+@functools.lru_cache(maxsize=16)
 def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) -> Valve:
     """A one-unit LSTM with forget gate sigma(gain) ~ 1 always, input gate open only when x = 1,
     candidate tanh(x), output gate ~ 1; beside a vanilla unit tanh(x_t + w_h h_{t-1})."""
@@ -62,6 +64,9 @@ def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) ->
     b_ih = np.array([-a, a, 0.0, a])
     lstm = lstm_forward(x[:, None], W_ih, np.zeros((4, 1)), b_ih, None)
     rnn = rnn_forward(x, 1.0, w_h)
+    for tr in (lstm, rnn):  # cached and shared between sessions: read-only
+        for arr in vars(tr).values():
+            arr.setflags(write=False)
     weights = {"w_i": 2 * a, "b_i": -a, "b_f": a, "w_g": 1.0, "b_o": a,
                "f": float(sigmoid(a)), "i (x=1)": float(sigmoid(a)), "i (x=0)": float(sigmoid(-a))}
     return Valve(x, lstm, rnn, weights)

@@ -36,3 +36,21 @@ def test_tanh_curve_animates_each_step_in_the_browser():
 def test_palette_is_the_notes_colour_language():
     c = figures.COLORS
     assert (c["input"], c["state"], c["weight"], c["output"]) == ("#009E73", "#0072B2", "#E69F00", "#D55E00")
+
+
+def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
+    import plotly.graph_objects as go
+
+    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
+    fig = figures.states_over_time(np.array([0.1, 0.2]), np.array([1, 0]), 1)
+    assert isinstance(fig, figures.SpecFigure) and isinstance(fig, go.Figure)
+    spec = fig.to_dict()
+    assert spec["layout"]["height"] == 330 and len(spec["data"]) == 3  # handed to st.plotly_chart as built
+    assert fig.data[1].name == "state h_t"  # reading it builds and validates the full figure
+    bad = figures._fig([dict(type="scatter", x=[1], bogus=1)], {})
+    try:
+        bad.data
+    except ValueError as e:
+        assert "bogus" in str(e)
+    else:
+        raise AssertionError("an invalid figure passed validation")
