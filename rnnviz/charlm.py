@@ -118,9 +118,13 @@ class Trace:
 
 
 class CharLM:
-    """A loaded character model that runs in NumPy; read-only after construction."""
+    """A loaded character model that runs in NumPy; read-only after construction.
 
-    def __init__(self, tensors: dict[str, np.ndarray], card: dict):
+    Generation starts from the state after reading `warmup` (a line break by default), as if the prime opened
+    a new line of the text: a model trained with its state carried across chunks has rarely seen a cold zero
+    state, and from one it can babble. `loss` always starts from a zero state, like the card's val_loss."""
+
+    def __init__(self, tensors: dict[str, np.ndarray], card: dict, warmup: str = "\n"):
         validate_card(card)
         check_tensors(tensors, card)
         self.card = card
@@ -130,6 +134,7 @@ class CharLM:
         self.num_layers: int = card["num_layers"]
         self.hidden_size: int = card["hidden_size"]
         self.vocab_size = len(self.itos)
+        self.warmup = "".join(ch for ch in warmup if ch in self.stoi)
         self.tensors = tensors
         L = self.num_layers
         self.W_ih = [tensors[f"rnn.weight_ih_l{k}"] for k in range(L)]
@@ -212,6 +217,8 @@ class CharLM:
         hs, cs, probs, sampled = [], [], [], []
         text = list(prime)
         with threadpool_limits(1):  # small mat-vecs run fastest on one thread
+            for idx in self.encode(self.warmup):
+                _, h, c = self.step(idx, h, c)
             logits = None
             for idx in ids:
                 logits, h, c = self.step(idx, h, c)

@@ -64,7 +64,7 @@ def _layout(title: str = "", height: int = 360, font_scale: float = 1.0, **extra
         height=height, margin=dict(l=60, r=20, t=70 if title else 30, b=50),
         font=dict(FONT, size=FONT["size"] * font_scale),
         legend=dict(orientation="h", y=1.02, x=1, xanchor="right", yanchor="bottom", bgcolor="rgba(0,0,0,0)"),
-        hoverlabel=dict(font_size=13 * font_scale),
+        hoverlabel=dict(font=dict(size=13 * font_scale)),
     )
     return _merge(lay, extra)
 
@@ -176,7 +176,7 @@ def _vrect(x0, x1, color, width=3, xref="x", yref="y domain", **kw) -> dict:
 def _play_controls(labels: list[str], duration: int = 700) -> list[dict]:
     """Play/pause buttons (top right) that animate the figure's frames in the browser."""
     return [dict(
-        type="buttons", direction="left", x=0.0, y=-0.2, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
+        type="buttons", direction="left", x=0.0, y=-0.27, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
         showactive=False, bgcolor="white", font=dict(size=12),
         buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
                      frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
@@ -195,7 +195,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     z = np.linspace(-lim, lim, 400)
     sat = float(np.arctanh(np.sqrt(0.9)))  # |z| where tanh'(z) = 0.1
     shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
-                   opacity=0.12, line_width=0, layer="below") for x0, x1 in ((-lim, -sat), (sat, lim))]
+                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-lim, -sat), (sat, lim))]
     data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", name="h = tanh(z)", hoverinfo="skip",
                  line=dict(color=COLORS["state"], width=3))]
 
@@ -216,11 +216,11 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         ]
 
     layout = _layout("Where each step lands on tanh", 430, font_scale, showlegend=False, shapes=shapes,
-                     margin=dict(b=95),
+                     margin=dict(b=110),
                      annotations=[dict(x=lim * 0.97, y=-0.9, text="saturated: tanh′ < 0.1", showarrow=False,
                                        xanchor="right", font=dict(color="#555", size=12 * font_scale))],
-                     xaxis=dict(title="z = w_x·x_t + w_h·h_{t−1} + b", range=[-lim, lim], zeroline=True),
-                     yaxis=dict(title="h_t", range=[-1.1, 1.1], zeroline=True))
+                     xaxis=dict(title=dict(text="z = w_x·x_t + w_h·h_{t−1} + b"), range=[-lim, lim], zeroline=True),
+                     yaxis=dict(title=dict(text="h_t"), range=[-1.1, 1.1], zeroline=True))
     frames = []
     if len(pre):
         cur = int(np.clip(current, 0, len(pre) - 1))
@@ -238,7 +238,7 @@ def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | 
     t = np.arange(1, len(h) + 1)
     data = []
     if x is not None:
-        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x_t", marker_color=COLORS["input"],
+        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x_t", marker=dict(color=COLORS["input"]),
                          opacity=0.45, hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"))
     data.append(dict(type="scatter", x=t, y=h, mode="lines+markers", name="state h_t",
                      line=dict(color=COLORS["state"], width=3), marker=dict(size=8, symbol="circle"),
@@ -248,8 +248,8 @@ def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | 
         data.append(dict(type="scatter", x=[c + 1], y=[h[c]], mode="markers", name="current step",
                          marker=dict(size=20, symbol="circle-open", color=COLORS["output"], line=dict(width=3))))
     return _fig(data, _layout("h_t over time", 330, font_scale,
-                              xaxis=dict(title="time step t", dtick=1 if len(h) <= 25 else None),
-                              yaxis=dict(title="value", zeroline=True, zerolinecolor="#999")))
+                              xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None),
+                              yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999")))
 
 
 def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool]], font_scale: float = 1.0) -> go.Figure:
@@ -277,8 +277,8 @@ def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
     return _fig(data, _layout("Fixed points of the silent cell", 430, font_scale,
-                              xaxis=dict(title="h", range=[-1.05, 1.05]),
-                              yaxis=dict(title="next h", range=[-1.05, 1.05], scaleanchor="x", scaleratio=1),
+                              xaxis=dict(title=dict(text="h"), range=[-1.05, 1.05]),
+                              yaxis=dict(title=dict(text="next h"), range=[-1.05, 1.05], scaleanchor="x", scaleratio=1),
                               legend=dict(orientation="v", y=0.02, x=0.98, xanchor="right", yanchor="bottom",
                                           bgcolor="rgba(255,255,255,0.8)")))
 
@@ -299,7 +299,7 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
                   showlegend=False, **_columns(5, 0.05, titles=titles, font_scale=font_scale))
 
     def bars(k, vals, labels, color, name, fmt=".2f"):
-        return _in(dict(type="bar", x=vals, y=labels, orientation="h", marker_color=color, name=name,
+        return _in(dict(type="bar", x=vals, y=labels, orientation="h", marker=dict(color=color), name=name,
                         text=[f"{v:{fmt}}" for v in vals] if len(vals) <= 16 else None, textposition="outside",
                         textfont=dict(size=11 * font_scale), cliponaxis=False,
                         hovertemplate="%{y}: %{x:.4f}<extra>" + name + "</extra>"), k)
@@ -335,7 +335,7 @@ def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: 
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
     shapes = [_vrect(current - 0.5, current + 0.5, COLORS["output"])] if current is not None else []
     return _fig(data, _layout(title, max(220, 22 * H + 130), font_scale, shapes=shapes,
-                              xaxis=dict(title="time step t", type="category"), yaxis=dict(autorange="reversed")))
+                              xaxis=dict(title=dict(text="time step t"), type="category"), yaxis=dict(autorange="reversed")))
 
 
 def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, font_scale: float = 1.0) -> go.Figure:
@@ -354,14 +354,14 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
 
 def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) -> go.Figure:
     """Singular values of W_h with the line at 1 that separates shrinking from growing directions."""
-    data = [dict(type="bar", x=[f"σ{k + 1}" for k in range(len(sv))], y=sv, marker_color=COLORS["weight"],
+    data = [dict(type="bar", x=[f"σ{k + 1}" for k in range(len(sv))], y=sv, marker=dict(color=COLORS["weight"]),
                  text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="outside",
                  hovertemplate="%{x} = %{y:.4f}<extra></extra>", name="singular values")]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color=COLORS["output"], dash="dash"))]
     ann = [dict(x=1, xref="x domain", y=1, text="1: shrink below, grow above", showarrow=False, xanchor="right",
                 yanchor="bottom")]
     return _fig(data, _layout(f"W_h: spectral radius {radius:.3f}, largest σ {sv[0]:.3f}", 260, font_scale,
-                              shapes=shapes, annotations=ann, yaxis=dict(title="σ", rangemode="tozero")))
+                              shapes=shapes, annotations=ann, yaxis=dict(title=dict(text="σ"), rangemode="tozero")))
 
 
 # ---- gated cells --------------------------------------------------------------------------------
@@ -383,7 +383,7 @@ def gate_step_bars(values: dict[str, np.ndarray], names: list[str], font_scale: 
     for k, n in enumerate(names, 1):
         info = GATE_INFO.get(n, (n, "state", None))
         v = values[n]
-        data.append(_in(dict(type="bar", x=v, y=units, orientation="h", marker_color=COLORS[info[1]],
+        data.append(_in(dict(type="bar", x=v, y=units, orientation="h", marker=dict(color=COLORS[info[1]]),
                              text=[f"{a:.2f}" for a in v] if H <= 12 else None, textposition="outside",
                              textfont=dict(size=11 * font_scale), cliponaxis=False,
                              hovertemplate="%{y}: %{x:.4f}<extra>" + info[0] + "</extra>"), k))
@@ -433,8 +433,8 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
     ann = [dict(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c_{T} = {valve.lstm.c[-1, 0]:.4f}", showarrow=True,
                 ax=-60, ay=-30, font=dict(size=13 * font_scale))]
     return _fig(data, _layout("The valve: f = 1, i = 0 after step 1", 380, font_scale, annotations=ann,
-                              margin=dict(t=100), xaxis=dict(title="time step t (log scale)", type="log"),
-                              yaxis=dict(title="value", range=[-0.05, 1.0])))
+                              margin=dict(t=100), xaxis=dict(title=dict(text="time step t (log scale)"), type="log"),
+                              yaxis=dict(title=dict(text="value"), range=[-0.05, 1.0])))
 
 
 # ---- using the states ---------------------------------------------------------------------------
@@ -442,11 +442,11 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
 def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
     """Per example: how far the state after the padding is from the state after the last real token."""
     labels = [f"example {b + 1} (length {n})" for b, n in enumerate(demo.lengths)]
-    data = [dict(type="bar", x=demo.diff, y=labels, orientation="h", marker_color=COLORS["output"],
+    data = [dict(type="bar", x=demo.diff, y=labels, orientation="h", marker=dict(color=COLORS["output"]),
                  text=[f"{v:.4f}" for v in demo.diff], textposition="outside", cliponaxis=False,
                  hovertemplate="%{y}: max |difference| %{x:.4f}<extra></extra>")]
     return _fig(data, _layout("How wrong the naive last state is", 120 + 45 * len(labels), font_scale,
-                              xaxis=dict(title="max |h[T−1] − h[length−1]| over units", rangemode="tozero"),
+                              xaxis=dict(title=dict(text="max |h[T−1] − h[length−1]| over units"), rangemode="tozero"),
                               yaxis=dict(autorange="reversed")))
 
 
@@ -457,12 +457,12 @@ def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure
     for name, key, color in (("embedding", "embedding", COLORS["input"]), ("recurrent cell", "cell", COLORS["state"]),
                              ("output layer", "output", COLORS["output"])):
         v = parts[key]
-        data.append(dict(type="bar", x=[v], y=["parameters"], orientation="h", name=f"{name}: {v:,}", marker_color=color,
+        data.append(dict(type="bar", x=[v], y=["parameters"], orientation="h", name=f"{name}: {v:,}", marker=dict(color=color),
                          text=[f"{name}<br>{v:,} ({v / total:.0%})" if v / total > 0.08 else ""],
                          textposition="inside", insidetextanchor="middle",
                          hovertemplate=f"{name}: {v:,} ({v / total:.1%})<extra></extra>"))
     return _fig(data, _layout(f"Total {parts['total']:,}", 220, font_scale, barmode="stack",
-                              yaxis=dict(showticklabels=False), xaxis=dict(title="parameters"),
+                              yaxis=dict(showticklabels=False), xaxis=dict(title=dict(text="parameters")),
                               legend=dict(y=-0.5, x=0, xanchor="left", yanchor="top"), margin=dict(b=90)))
 
 
@@ -519,8 +519,8 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
         ann.append(dict(x=0.99, xref="paper", y=hi, yref="y", yanchor="top", xanchor="right", showarrow=False,
                         text="△ above 1e300: drawn at this edge", font=dict(size=12 * font_scale)))
     return _fig(data, _layout(title, 480, font_scale, annotations=ann, margin=dict(r=10),
-                              yaxis=dict(type="log", range=[lo, hi], title="norm (log scale)", exponentformat="power"),
-                              xaxis=dict(title="steps back k = T − t", rangemode="tozero"),
+                              yaxis=dict(type="log", range=[lo, hi], title=dict(text="norm (log scale)"), exponentformat="power"),
+                              xaxis=dict(title=dict(text="steps back k = T − t"), rangemode="tozero"),
                               legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top")))
 
 
@@ -542,7 +542,7 @@ def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, fon
                  line=dict(color="#56B4E9", width=3), marker=dict(symbol="hexagon", size=5))]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color="#999", width=1))]
     return _fig(data, _layout("What each step multiplies the gradient by", 380, font_scale, shapes=shapes,
-                              xaxis=dict(title="step s"), yaxis=dict(title="factor per step", rangemode="tozero"),
+                              xaxis=dict(title=dict(text="step s")), yaxis=dict(title=dict(text="factor per step"), rangemode="tozero"),
                               legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top")))
 
 
@@ -550,10 +550,10 @@ def clip_figure(before: np.ndarray, after: np.ndarray, font_scale: float = 1.0) 
     """The gradient vector's components before and after clipping (first 32 units)."""
     n = min(len(before), 32)
     units = _unit_labels(n, "u")
-    data = [dict(type="bar", x=units, y=before[:n], name="before clipping", marker_color="#D55E00"),
-            dict(type="bar", x=units, y=after[:n], name="after clipping", marker_color=COLORS["state"])]
+    data = [dict(type="bar", x=units, y=before[:n], name="before clipping", marker=dict(color="#D55E00")),
+            dict(type="bar", x=units, y=after[:n], name="after clipping", marker=dict(color=COLORS["state"]))]
     return _fig(data, _layout("", 300, font_scale, barmode="group",
-                              yaxis=dict(title="dL/dh component", exponentformat="power")))
+                              yaxis=dict(title=dict(text="dL/dh component"), exponentformat="power")))
 
 
 # ---- language models ----------------------------------------------------------------------------
@@ -564,8 +564,8 @@ def loss_curve(losses: list[float], font_scale: float = 1.0) -> go.Figure:
     data = [dict(type="scatter", x=k, y=losses, mode="lines", line=dict(color=COLORS["output"], width=2.5),
                  customdata=np.exp(losses), name="loss",
                  hovertemplate="step %{x}<br>loss %{y:.4f}<br>perplexity %{customdata:.3f}<extra></extra>")]
-    return _fig(data, _layout("Loss while training", 300, font_scale, xaxis=dict(title="training step"),
-                              yaxis=dict(title="cross-entropy (nats/char)", rangemode="tozero")))
+    return _fig(data, _layout("Loss while training", 300, font_scale, xaxis=dict(title=dict(text="training step")),
+                              yaxis=dict(title=dict(text="cross-entropy (nats/char)"), rangemode="tozero")))
 
 
 def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0) -> go.Figure:
@@ -600,13 +600,13 @@ def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None =
     """A distribution as bars (red), optionally beside another one (grey) for comparison."""
     data = []
     if compare is not None:
-        data.append(dict(type="bar", x=labels, y=compare, name=compare_name, marker_color="#bdbdbd",
+        data.append(dict(type="bar", x=labels, y=compare, name=compare_name, marker=dict(color="#bdbdbd"),
                          text=[f"{v:.3f}" for v in compare] if len(labels) <= 12 else None, textposition="outside"))
-    data.append(dict(type="bar", x=labels, y=probs, name=name, marker_color=COLORS["output"],
+    data.append(dict(type="bar", x=labels, y=probs, name=name, marker=dict(color=COLORS["output"]),
                      text=[f"{v:.3f}" for v in probs] if len(labels) <= 12 else None, textposition="outside"))
     top = float(np.max(np.r_[probs, compare if compare is not None else 0]))
     return _fig(data, _layout(title, 320, font_scale, barmode="group", margin=dict(b=70),
-                              yaxis=dict(range=[0, min(1.15, top * 1.25 + 0.02)], title="probability"),
+                              yaxis=dict(range=[0, min(1.15, top * 1.25 + 0.02)], title=dict(text="probability")),
                               xaxis=dict(type="category"),
                               legend=dict(orientation="h", x=0, xanchor="left", y=-0.15, yanchor="top")))
 

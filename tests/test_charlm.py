@@ -64,6 +64,7 @@ def test_numpy_sampler_matches_plain_torch(tiny):
     model = CharRNN(cfg).eval()
     model.load_state_dict(load_file(str(tiny)))
     lm = charlm.load(tiny)
+    lm.warmup = ""  # compare from the same zero state as torch
     text = "the mat sat on the cat"
     ids = torch.tensor([lm.encode(text)])
     with torch.no_grad():
@@ -188,3 +189,17 @@ def test_average_of_checkpoints(tiny, tmp_path):
 
 def lm_greedy(path):
     return charlm.load(path).generate("the cat ", 10, top_k=1)
+
+
+SHIPPED = ROOT / "models" / "shakespeare.safetensors"
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped model is missing")
+def test_shipped_model_writes_a_play():
+    lm = charlm.load(SHIPPED)
+    assert lm.warmup == "\n"
+    assert lm.generate("ROMEO:", 1, top_k=1) == "\n"  # a speaker's name is followed by a line break
+    text = lm.generate("ROMEO:", 400, temperature=0.8, seed=1)
+    words = text.split()
+    assert sum(w.strip(".,;:!?'").isalpha() for w in words) / len(words) > 0.8  # mostly words, not symbols
+    assert any(line.isupper() and line.endswith(":") for line in text.splitlines())  # another speaker appears

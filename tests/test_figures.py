@@ -54,3 +54,50 @@ def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
         assert "bogus" in str(e)
     else:
         raise AssertionError("an invalid figure passed validation")
+
+
+def _walk(obj, path=""):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield path + "/" + k, k, v
+            yield from _walk(v, path + "/" + k)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
+    """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
+    from rnnviz.bptt import compare
+    from rnnviz.gates import run, step_values, valve_experiment
+    from rnnviz.gates import generate as ggen
+    from rnnviz.vector import VectorSetup, encode_word, generate, moves
+    from rnnviz.vector import run as vrun
+
+    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
+    x = encode_word("hello", list("helo"))
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3), list("hello"))
+    tr = vrun(setup)
+    lw = ggen("lstm", 4, 3, 0, 0.9, 1.0)
+    ltr = run("lstm", x, lw)
+    cmp = compare(4, 10, 0.9, 1.0, 0.5, 0)
+    R = cmp.reports
+    figs = [figures.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
+            figures.states_over_time(tr.h[:, 0], x[:, 0], 1), figures.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
+            figures.six_moves(moves(setup, tr, 2), list("helo")), figures.state_heatmap(tr.h, list("hello"), current=1),
+            figures.matrix_heatmap(w["W_h"], "W_h"), figures.singular_value_bars(np.array([1.2, 0.5]), 0.9),
+            figures.gate_step_bars(step_values("lstm", ltr, 1), ["f", "i", "g", "o", "c", "h"]),
+            figures.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), figures.valve_figure(valve_experiment(20)),
+            figures.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
+            figures.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),
+            figures.clip_figure(np.ones(4), np.ones(4)), figures.loss_curve([1.0, 0.5]),
+            figures.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
+            figures.text_grid("ab\nc", np.array([0.1, 0.5, 1.0, 0.2]), 0, 1, figures.PROB_SCALE),
+            figures.state_grid(np.zeros((2, 8)))]
+    for fig in figs:
+        spec = fig.to_dict()
+        for path, key, value in _walk(spec):
+            assert "_" not in key or key in {"bgcolor"}, path
+            if key == "title":
+                assert isinstance(value, dict), path
