@@ -111,11 +111,14 @@ async def run_session(port, scenario, moves, lat, errors, isolation):
             await s.ws.close()
 
 
-async def load(port, n, moves):
+async def load(port, n, moves, cap: float = 120.0):
     lat, errors, isolation = [], [], []
     t0 = time.perf_counter()
-    await asyncio.wait_for(asyncio.gather(*(run_session(port, SCENARIOS[k % len(SCENARIOS)], moves, lat, errors, isolation)
-                                             for k in range(n))), timeout=120)
+    try:
+        await asyncio.wait_for(asyncio.gather(*(run_session(port, SCENARIOS[k % len(SCENARIOS)], moves, lat, errors,
+                                                            isolation) for k in range(n))), timeout=cap)
+    except asyncio.TimeoutError:
+        errors.append(f"cap of {cap} s reached; {len(lat)} of {n * moves} reruns done")
     wall = time.perf_counter() - t0
     bad = [e for e in errors if e]
     return lat, bad, isolation, wall
