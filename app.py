@@ -34,8 +34,10 @@ PAGES = {
 nav = st.navigation(PAGES, position="hidden" if classroom() else "sidebar")
 if classroom():
     # static CSS of our own (no user text): bigger type for a projector, no sidebar
-    st.html("<style>html, body, [class*='st-'] {font-size: 1.22rem;} section[data-testid='stSidebar'] "
-            "{display:none;} .block-container {padding-top: 1.2rem;}</style>")
+    st.html("<style>[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li, "
+            "[data-testid='stWidgetLabel'] p, [data-testid='stBaseButton-primary'] p, "
+            "[data-testid='stBaseButton-secondary'] p {font-size: 1.3rem !important;} "
+            "section[data-testid='stSidebar'] {display:none;} .block-container {padding-top: 1.2rem;}</style>")
 else:
     with st.sidebar:
         legend()
