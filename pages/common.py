@@ -13,7 +13,6 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from rnnviz.figures import COLORS
 
 
 RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds); filled only when benchmarking
@@ -284,12 +283,18 @@ def sequence_inputs(page: str):
     return out
 
 
-def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
-    """Back / Next buttons (← → keys) and a time scrubber bound to `{page}.t`; returns t (1-based)."""
+def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
+    """Back / Next buttons (← → keys), optionally Reset (Home key), and a time scrubber bound to `{page}.t`;
+    returns t (1-based)."""
     key = f"{page}.t"
     if st.session_state.get(key, 1) > T:
         st.session_state[key] = T
-    c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
+    if reset:
+        c1, c2, c0, c3 = st.columns([1.2, 1.2, 1.5, 3], vertical_alignment="bottom")
+        c0.button("Reset", key=f"{page}.reset", on_click=set_state, args=({key: 1},), shortcut="home",
+                  help="Back to step 1 (Home key)", width="stretch")
+    else:
+        c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
     t_now = st.session_state.get(key, 1)
     c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
               disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← key)")
@@ -300,6 +305,3 @@ def step_controls(page: str, T: int, what: str = "Which step to show.") -> int:
     c3.markdown("Time step t = 1")
     return 1
 
-
-__all__ = ["md", "error", "pick_position", "force_character", "shipped_model", "unit_ranking", "controls_box", "export_panel", "require_app", "sequence_params", "sequence_inputs", "step_controls", "Param", "number", "integer", "choice", "text", "flag", "restore", "publish", "set_state", "classroom",
-           "font_scale", "legend", "intro", "plot", "COLORS"]

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (error, md, controls_box, Param, choice, export_panel, font_scale, integer, intro, number, plot, publish, restore,
-                          sequence_inputs, sequence_params, step_controls)
+from pages.common import (choice, controls_box, export_panel, font_scale, integer, intro, md, number, Param, plot,
+                          publish, restore, sequence_inputs, sequence_params, step_controls)
 from rnnviz import figures
 from rnnviz.export import gated_script
 from rnnviz.cells import sigmoid

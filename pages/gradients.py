@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state
+from pages.common import controls_box, font_scale, integer, intro, number, Param, plot, publish, restore, set_state
 from rnnviz import figures
 from rnnviz.bptt import clip_demo, compare, explode, reference_curves
 from rnnviz.gradients import decay_table
@@ -49,8 +49,7 @@ series = {"rnn": R["rnn"].log10_spectral, "lstm": R["lstm"].log10_spectral, "lst
 refs = reference_curves(np.arange(T + 1))
 
 with right:
-    with np.errstate(over="ignore"):
-        last = {k: v[-1] for k, v in series.items()}
+    last = {k: v[-1] for k, v in series.items()}
     m = st.columns(4)
     for col, (key, label) in zip(m, [("rnn", "vanilla"), ("lstm", "LSTM h"), ("lstm_c", "LSTM cell path"), ("gru", "GRU")]):
         v = last[key]

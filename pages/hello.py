@@ -3,9 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import error, md, controls_box, Param, font_scale, integer, intro, number, plot, publish, restore, set_state, text
+from pages.common import (controls_box, error, font_scale, integer, intro, number, Param, plot, publish, restore,
+                          set_state, text)
 from rnnviz import figures
-from rnnviz.hello import MAX_TEXT, check_text, read, sample, train, vocabulary
+from rnnviz.hello import MAX_TEXT, check_text, read, sample, train
 from rnnviz.presets import SOFTMAX_SCORES
 from rnnviz.sampling import softmax
 from rnnviz.scalar import InputError, parse_sequence

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (error, md, controls_box, Param, force_character, pick_position, shipped_model, unit_ranking, dump_flag, flag, font_scale, integer, intro, number, plot, publish, restore,
-                          set_state, text)
+from pages.common import (controls_box, dump_flag, error, flag, font_scale, force_character, integer, intro, md,
+                          number, Param, pick_position, plot, publish, restore, set_state, shipped_model, text,
+                          unit_ranking)
 from rnnviz import charlm, figures
 from rnnviz.lmview import char_probs, label, position
 from rnnviz.units import FEATURES

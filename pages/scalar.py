@@ -1,8 +1,8 @@
 """One unit by hand: h_t = tanh(w_x x_t + w_h h_{t-1} + b), stepped forward and back."""
 import streamlit as st
 
-from pages.common import (error, md, controls_box, Param, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot, publish,
-                          restore, set_state, text)
+from pages.common import (controls_box, dump_flag, error, export_panel, flag, font_scale, integer, intro, number,
+                          Param, plot, publish, restore, set_state, step_controls, text)
 from rnnviz import figures
 from rnnviz.export import rnn_script
 from rnnviz.scalar import score_guess
@@ -69,25 +69,10 @@ else:
 
 trace = run_scalar(x, w_x, w_h, b, h0)
 T = len(x)
-if st.session_state[f"{P}.t"] > T:
-    st.session_state[f"{P}.t"] = T
 fs = font_scale()
 
 with right:
-    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.5, 3], vertical_alignment="bottom")
-    t_now = st.session_state[f"{P}.t"]
-    c1.button("◀ Back", key=f"{P}.back", on_click=set_state, args=({f"{P}.t": max(1, t_now - 1)},),
-              disabled=t_now <= 1, shortcut="left", help="One step back (← key)", width="stretch")
-    c2.button("Next ▶", key=f"{P}.next", on_click=set_state, args=({f"{P}.t": min(T, t_now + 1)},),
-              disabled=t_now >= T, shortcut="right", help="One step forward (→ key)", type="primary",
-              width="stretch")
-    c3.button("Reset", key=f"{P}.reset", on_click=set_state, args=({f"{P}.t": 1},), shortcut="home",
-              help="Back to step 1 (Home key)", width="stretch")
-    if T > 1:
-        t = c4.slider("Time step t", 1, T, key=f"{P}.t", help="Scrub through time; the table and charts follow.")
-    else:
-        t = 1
-        c4.markdown("Time step t = 1 (the sequence has one input)")
+    t = step_controls(P, T, "Scrub through time; the table and charts follow.", reset=True)
     k = t - 1
     xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
     h_prev = trace.h[k - 1, 0] if k else h0

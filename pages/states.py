@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import error, md, Param, choice, flag, dump_flag, font_scale, integer, intro, plot, publish, restore, set_state, text
+from pages.common import (choice, dump_flag, error, flag, font_scale, integer, intro, Param, plot, publish, restore,
+                          set_state, text)
 from rnnviz import figures
 from rnnviz.params import classifier_params, lm_params, millions
 from rnnviz.presets import GRU_CLASSIFIER, RNN_LM

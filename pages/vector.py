@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.common import (error, md, controls_box, Param, choice, dump_flag, export_panel, flag, font_scale, integer, intro, number, plot,
-                          publish, restore, sequence_inputs, sequence_params, set_state, step_controls)
+from pages.common import (choice, controls_box, dump_flag, export_panel, flag, font_scale, integer, intro, md, number,
+                          Param, plot, publish, restore, sequence_inputs, sequence_params, step_controls)
 from rnnviz import figures
 from rnnviz.export import rnn_script
 from rnnviz.vector import VectorSetup, generate, moves, run, spectrum, torch_agreement

@@ -44,8 +44,8 @@ def main(argv=None) -> int:
     cfg = CharRNNConfig(len(card["itos"]), card["cell"], card["embed_size"], card["hidden_size"], card["num_layers"])
     model = CharRNN(cfg).eval()
     model.load_state_dict(average(args.checkpoints))
-    card["averaged_from"] = [{"file": Path(p).name, "steps": json.loads(card_path(p).read_text())["steps"],
-                              "val_loss": json.loads(card_path(p).read_text())["val_loss"]} for p in args.checkpoints]
+    sources = [(Path(p).name, json.loads(card_path(p).read_text(encoding="utf-8"))) for p in args.checkpoints]
+    card["averaged_from"] = [{"file": name, "steps": c["steps"], "val_loss": c["val_loss"]} for name, c in sources]
     if args.note:
         card["note"] = args.note
     saved = save_checkpoint(model, card, args.out)

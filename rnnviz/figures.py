@@ -26,8 +26,6 @@ COLORS = {
     "muted": "#8c8c8c",
     "grid": "#e6e6e6",
 }
-MARKERS = {"input": "square", "state": "circle", "weight": "diamond", "gate": "diamond", "output": "triangle-up",
-           "cell": "hexagon"}
 FONT = dict(family="Inter, Helvetica Neue, Arial, sans-serif", size=14)
 DIVERGING = [[0.0, "#B2182B"], [0.5, "#f7f7f7"], [1.0, "#2166AC"]]  # red-white-blue for signed values
 AMBER = [[0, "#fff7e6"], [1, COLORS["gate"]]]

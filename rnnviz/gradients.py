@@ -13,8 +13,7 @@ import numpy as np
 
 from rnnviz.cells import GRUTrace, LSTMTrace, RNNTrace
 
-with np.errstate(divide="ignore"):
-    NEG_INF = -np.inf
+NEG_INF = -np.inf
 
 
 @dataclass

@@ -43,6 +43,19 @@ def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0, with
     return PaddingDemo(list(lengths), x, states, last, at_len, packed, left, np.abs(last - at_len).max(axis=1))
 
 
+TORCH_NAMES = [("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")]
+
+
+def _copy_into(module, w: dict, suffix: str = "") -> None:
+    """Put rnnviz weights (W_ih, W_hh, b_ih, b_hh) into a torch.nn.RNN's parameters (suffix '_reverse' for the
+    backward direction)."""
+    import torch
+
+    with torch.no_grad():
+        for name, key in TORCH_NAMES:
+            getattr(module, name + suffix).copy_(torch.from_numpy(w[key]))
+
+
 def _torch_packed(x: np.ndarray, lengths: list[int], w: dict) -> np.ndarray:
     import torch
     from torch.nn.utils.rnn import pack_padded_sequence
@@ -50,9 +63,8 @@ def _torch_packed(x: np.ndarray, lengths: list[int], w: dict) -> np.ndarray:
     B, T, d = x.shape
     H = w["W_hh"].shape[0]
     m = torch.nn.RNN(d, H, batch_first=True).double()
+    _copy_into(m, w)
     with torch.no_grad():
-        for name, key in [("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")]:
-            getattr(m, name).copy_(torch.from_numpy(w[key]))
         packed = pack_padded_sequence(torch.from_numpy(x), torch.tensor(lengths), batch_first=True, enforce_sorted=False)
         _, h_n = m(packed)
     return h_n[0].numpy()
@@ -81,10 +93,9 @@ def torch_bidirectional(x: np.ndarray, H: int = 3, seed: int = 0) -> np.ndarray:
     d = x.shape[1]
     wf, wb = init_weights("rnn", d, H, seed=seed), init_weights("rnn", d, H, seed=seed + 1)
     m = torch.nn.RNN(d, H, batch_first=True, bidirectional=True).double()
+    _copy_into(m, wf)
+    _copy_into(m, wb, "_reverse")
     with torch.no_grad():
-        for sfx, w in (("", wf), ("_reverse", wb)):
-            for name, key in [("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")]:
-                getattr(m, name + sfx).copy_(torch.from_numpy(w[key]))
         out, _ = m(torch.from_numpy(np.ascontiguousarray(x))[None])
     return out[0].numpy()
 

@@ -4,7 +4,6 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
 
 
 def run_script(code: str, tmp_path) -> str:
@@ -14,10 +13,6 @@ def run_script(code: str, tmp_path) -> str:
     assert out.returncode == 0, out.stderr
     assert "matches rnnviz to 1e-9" in out.stdout
     return out.stdout
-
-
-def exported(at, name):
-    return next(b for b in at.get("download_button") if name in b.proto.label)
 
 
 def code_of(at):
