@@ -4,8 +4,10 @@ import time
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from pages.common import classroom, legend, record_run
-from rnnviz.figures import use_house_template
+from ui.loaders import record_run
+from ui.urlstate import classroom
+from ui.widgets import legend
+from rnnviz.figures.base import use_house_template
 
 _t0 = time.perf_counter()
 use_house_template()
@@ -15,19 +17,19 @@ st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_i
                    initial_sidebar_state="collapsed" if classroom() else "auto")
 
 PAGES = {
-    "Start": [st.Page("pages/home.py", title="Welcome", icon=":material/waving_hand:", default=True)],
+    "Start": [st.Page("app_pages/home.py", title="Welcome", icon=":material/waving_hand:", default=True)],
     "Cells": [
-        st.Page("pages/scalar.py", title="One unit by hand", icon=":material/edit:", url_path="scalar"),
-        st.Page("pages/vector.py", title="The cell, step by step", icon=":material/grid_on:", url_path="vector"),
-        st.Page("pages/gates.py", title="Gates: LSTM and GRU", icon=":material/valve:", url_path="gates"),
-        st.Page("pages/states.py", title="Using the states", icon=":material/call_split:", url_path="states"),
+        st.Page("app_pages/scalar.py", title="One unit by hand", icon=":material/edit:", url_path="scalar"),
+        st.Page("app_pages/vector.py", title="The cell, step by step", icon=":material/grid_on:", url_path="vector"),
+        st.Page("app_pages/gates.py", title="Gates: LSTM and GRU", icon=":material/valve:", url_path="gates"),
+        st.Page("app_pages/states.py", title="Using the states", icon=":material/call_split:", url_path="states"),
     ],
     "Training": [
-        st.Page("pages/gradients.py", title="Gradients through time", icon=":material/trending_down:", url_path="gradients"),
-        st.Page("pages/hello.py", title='Train "hello" yourself', icon=":material/school:", url_path="hello"),
+        st.Page("app_pages/gradients.py", title="Gradients through time", icon=":material/trending_down:", url_path="gradients"),
+        st.Page("app_pages/hello.py", title='Train "hello" yourself', icon=":material/school:", url_path="hello"),
     ],
     "Language models": [
-        st.Page("pages/sample.py", title="Sample a trained model", icon=":material/auto_stories:", url_path="sample"),
+        st.Page("app_pages/sample.py", title="Sample a trained model", icon=":material/auto_stories:", url_path="sample"),
     ],
 }
 

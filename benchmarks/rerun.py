@@ -22,7 +22,7 @@ import os  # noqa: E402
 os.environ["RNNVIZ_TIMING"] = "1"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from pages.common import RUN_TIMES  # noqa: E402
+from ui.loaders import RUN_TIMES
 
 # page, widget kind, key, two values to alternate, extra settings applied first (heavy variant)
 CASES = [
@@ -40,7 +40,7 @@ CASES = [
 
 def time_case(page, kind, key, values, extra, repeat):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"app_pages/{page}.py")
     at.run()
     for spec, v in extra.items():
         k, name = spec.split(":")

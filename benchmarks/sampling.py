@@ -21,14 +21,11 @@ sys.path.insert(0, str(ROOT))
 def naive_torch(path: Path, prime: str, n: int) -> float:
     """chars/s of the plain loop a first PyTorch user writes."""
     import torch
-    from safetensors.torch import load_file
 
-    from rnnviz.model import CharRNN, CharRNNConfig
+    from rnnviz.charlm.model import load_module
 
     card = json.loads(path.with_suffix(".json").read_text())
-    model = CharRNN(CharRNNConfig(len(card["itos"]), card["cell"], card["embed_size"], card["hidden_size"],
-                                  card["num_layers"])).eval()
-    model.load_state_dict({k: v.float() for k, v in load_file(str(path)).items()})
+    model = load_module(path)
     stoi = {c: i for i, c in enumerate(card["itos"])}
     torch.manual_seed(0)
     with torch.no_grad():

@@ -22,7 +22,7 @@ def open_page():
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
         for k, v in query.items():
             at.query_params[k] = v
-        at.switch_page(f"pages/{page}.py")
+        at.switch_page(f"app_pages/{page}.py")
         at.run()
         return at
 

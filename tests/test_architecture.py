@@ -18,7 +18,8 @@ def test_no_streamlit_import_in_source():
 
 
 def test_importing_every_module_loads_no_streamlit():
-    mods = [f"rnnviz.{f.stem}" for f in PKG.glob("*.py") if f.stem != "__init__"]
+    mods = sorted(".".join(f.relative_to(PKG.parent).with_suffix("").parts) for f in PKG.rglob("*.py")
+                  if f.stem != "__init__")
     code = f"import sys; import {', '.join(mods)}; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PKG.parent)
     assert out.returncode == 0, out.stderr

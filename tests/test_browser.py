@@ -3,6 +3,8 @@ import pytest
 
 from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -37,9 +39,8 @@ def open_page(page, server, path: str):
 
 def test_scalar_page_renders_numbers_and_charts(server, page):
     open_page(page, server, "scalar")
-    body = page.inner_text("body")
-    for v in ("0.762", "0.363", "0.180"):
-        assert v in body
+    for v in ("0.762", "0.363", "0.180"):  # wait for each number to be painted, not for a fixed time
+        page.wait_for_function(f"() => document.body.innerText.includes('{v}')", timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() == 3
 

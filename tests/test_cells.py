@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz.cells import gru_forward, init_weights, lstm_forward, one_hot, output_layer, rnn_forward, spectral_radius
+from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, one_hot, output_layer, rnn_forward, spectral_radius
 
 SHAPES = [(1, 1, 1), (1, 3, 2), (7, 1, 1), (5, 4, 3), (12, 2, 8), (30, 6, 16)]  # (T, d, H)
 

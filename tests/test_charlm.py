@@ -12,8 +12,9 @@ from safetensors.torch import load_file, save_file
 from rnnviz import charlm
 from tests.conftest import ROOT
 from rnnviz.charlm import CheckpointError
-from rnnviz.model import CharRNN, CharRNNConfig
-from rnnviz.train import main as train_main
+from rnnviz.charlm import CharRNNConfig
+from rnnviz.charlm.model import CharRNN
+from rnnviz.charlm.train import main as train_main
 
 CORPUS = "the cat sat on the mat. " * 40
 
@@ -60,7 +61,7 @@ def test_top_k_one_is_greedy(tiny):
 
 def test_numpy_sampler_matches_plain_torch(tiny):
     card = json.loads(tiny.with_suffix(".json").read_text())
-    cfg = CharRNNConfig(len(card["itos"]), card["cell"], card["embed_size"], card["hidden_size"], card["num_layers"])
+    cfg = CharRNNConfig.from_card(card)
     model = CharRNN(cfg).eval()
     model.load_state_dict(load_file(str(tiny)))
     lm = charlm.load(tiny)
@@ -139,6 +140,7 @@ def test_missing_and_nonfinite_tensors_are_refused(tiny, tmp_path):
         charlm.load_bytes((tmp_path / "y.safetensors").read_bytes(), json.dumps(card))
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_and_resumable(tmp_path):
     (tmp_path / "c.txt").write_text(CORPUS)
     common = ["--corpus", str(tmp_path / "c.txt"), "--hidden", "16", "--embed", "8", "--layers", "1", "--batch", "4",
@@ -157,6 +159,7 @@ def test_training_is_deterministic_and_resumable(tmp_path):
 
 
 @pytest.mark.parametrize("content,msg", [(b"", "empty"), (b"\x00\x01\x02binary", "binary"), (b"\xff\xfe\xfa", "UTF-8")])
+@pytest.mark.slow
 def test_training_refuses_bad_corpora(tmp_path, content, msg):
     (tmp_path / "bad.txt").write_bytes(content)
     out = subprocess.run([sys.executable, "-m", "rnnviz.train", "--corpus", str(tmp_path / "bad.txt"), "--quiet"],
@@ -164,6 +167,7 @@ def test_training_refuses_bad_corpora(tmp_path, content, msg):
     assert out.returncode == 2 and msg in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_sample_cli(tiny):
     out = subprocess.run([sys.executable, "-m", "rnnviz.sample", "--model", str(tiny), "--prime", "the ", "-n", "30",
                           "-t", "0.5", "--seed", "1"], capture_output=True, text=True, cwd=ROOT)
@@ -173,8 +177,9 @@ def test_sample_cli(tiny):
     assert bad.returncode == 2 and "'X'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_average_of_checkpoints(tiny, tmp_path):
-    from rnnviz.average import average, main as average_main
+    from rnnviz.charlm.average import average, main as average_main
     sd = load_file(str(tiny))
     half = {k: v / 2 for k, v in sd.items()}
     save_file(half, str(tmp_path / "h.safetensors"))

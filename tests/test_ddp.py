@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import torch
 from safetensors.torch import load_file
 
@@ -22,6 +24,7 @@ def train(tmp_path, out, nproc=None):
     return json.loads((tmp_path / f"{out}.json").read_text()), load_file(str(tmp_path / f"{out}.safetensors"))
 
 
+@pytest.mark.slow
 def test_two_processes_match_one(tmp_path):
     (tmp_path / "c.txt").write_text(CORPUS)
     card1, w1 = train(tmp_path, "one")

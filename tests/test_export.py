@@ -19,6 +19,7 @@ def code_of(at):
     return next(c.value for c in at.code if c.value.startswith('"""Exported from rnnviz'))
 
 
+@pytest.mark.slow
 def test_scalar_export_reproduces_the_table(open_page, tmp_path):
     at = open_page("scalar", wh="2")
     table = list(at.table[0].value["h_t = tanh(·)"])
@@ -28,12 +29,14 @@ def test_scalar_export_reproduces_the_table(open_page, tmp_path):
 
 
 @pytest.mark.parametrize("page,query", [("vector", {"H": "5", "rho": "1.5"}), ("gates", {}), ("gates", {"cell": "gru"})])
+@pytest.mark.slow
 def test_vector_and_gate_exports_run(open_page, tmp_path, page, query):
     at = open_page(page, **query)
     assert not at.exception
     run_script(code_of(at), tmp_path)
 
 
+@pytest.mark.slow
 def test_export_catches_a_wrong_number(open_page, tmp_path):
     code = code_of(open_page("scalar")).replace("0.5]]", "0.6]]", 1)  # tamper with w_h
     f = tmp_path / "bad.py"

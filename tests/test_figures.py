@@ -1,13 +1,13 @@
 """Figure builders: what a viewer would see in the returned figures."""
 import numpy as np
 
-from rnnviz import figures
-from rnnviz.bptt import reference_curves
+from rnnviz.figures import base, gates, gradients, hello, sample, scalar, vector
+from rnnviz.lessons.gradients import reference_curves
 
 
 def test_gradient_plot_keeps_values_beyond_float_range_at_the_edges():
     logv = np.array([0.0, -2.0, -400.0, -np.inf, 350.0])
-    fig = figures.gradient_decay({"rnn": logv})
+    fig = gradients.gradient_decay({"rnn": logv})
     drawn = [tr for tr in fig.data if tr.mode == "markers"]
     ks = sorted(int(k) for tr in drawn for k in tr.x)
     assert ks == [2, 3, 4]  # nothing dropped: vanished and exploded points are drawn
@@ -28,26 +28,29 @@ def test_reference_curves_are_the_notes_formulas():
 
 def test_tanh_curve_animates_each_step_in_the_browser():
     pre, h = np.array([1.0, 0.381, 0.182]), np.tanh([1.0, 0.381, 0.182])
-    fig = figures.tanh_curve(pre, h, current=2)
+    fig = scalar.tanh_curve(pre, h, current=2)
     assert len(fig.frames) == 3
     assert fig.layout.updatemenus[0].buttons[0].label.endswith("Play steps")
 
 
-def test_palette_is_the_notes_colour_language():
-    c = figures.COLORS
-    assert (c["input"], c["state"], c["weight"], c["output"]) == ("#009E73", "#0072B2", "#E69F00", "#D55E00")
+def test_series_wear_their_role_colours():
+    """Inputs are drawn green and states blue, as the legend says."""
+    fig = scalar.states_over_time(np.array([0.1, 0.2]), np.array([1.0, 0.0]), 1)
+    by_name = {tr.name: tr for tr in fig.data}
+    assert by_name["state h_t"].line.color == base.COLORS["state"] == "#0072B2"
+    assert by_name["input x_t"].marker.color == base.COLORS["input"] == "#009E73"
 
 
 def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
     import plotly.graph_objects as go
 
     monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
-    fig = figures.states_over_time(np.array([0.1, 0.2]), np.array([1, 0]), 1)
-    assert isinstance(fig, figures.SpecFigure) and isinstance(fig, go.Figure)
+    fig = scalar.states_over_time(np.array([0.1, 0.2]), np.array([1, 0]), 1)
+    assert isinstance(fig, base.SpecFigure) and isinstance(fig, go.Figure)
     spec = fig.to_dict()
     assert spec["layout"]["height"] == 330 and len(spec["data"]) == 3  # handed to st.plotly_chart as built
     assert fig.data[1].name == "state h_t"  # reading it builds and validates the full figure
-    bad = figures._fig([dict(type="scatter", x=[1], bogus=1)], {})
+    bad = base._fig([dict(type="scatter", x=[1], bogus=1)], {})
     try:
         bad.data
     except ValueError as e:
@@ -68,11 +71,11 @@ def _walk(obj, path=""):
 
 def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
-    from rnnviz.bptt import compare
-    from rnnviz.gates import run, step_values, valve_experiment
-    from rnnviz.gates import generate as ggen
-    from rnnviz.vector import VectorSetup, encode_word, generate, moves
-    from rnnviz.vector import run as vrun
+    from rnnviz.lessons.gradients import compare
+    from rnnviz.lessons.gates import run, step_values, valve_experiment
+    from rnnviz.lessons.gates import generate as ggen
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves
+    from rnnviz.lessons.vector import run as vrun
 
     monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
     x = encode_word("hello", list("helo"))
@@ -83,21 +86,21 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     ltr = run("lstm", x, lw)
     cmp = compare(4, 10, 0.9, 1.0, 0.5, 0)
     R = cmp.reports
-    figs = [figures.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
-            figures.states_over_time(tr.h[:, 0], x[:, 0], 1), figures.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
-            figures.six_moves(moves(setup, tr, 2), list("helo")), figures.state_heatmap(tr.h, list("hello"), current=1),
-            figures.matrix_heatmap(w["W_h"], "W_h"), figures.singular_value_bars(np.array([1.2, 0.5]), 0.9),
-            figures.gate_step_bars(step_values("lstm", ltr, 1), ["f", "i", "g", "o", "c", "h"]),
-            figures.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), figures.valve_figure(valve_experiment(20)),
-            figures.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
-            figures.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),
-            figures.clip_figure(np.ones(4), np.ones(4)), figures.loss_curve([1.0, 0.5]),
-            figures.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
-            figures.text_grid("ab\nc", np.array([0.1, 0.5, 1.0, 0.2]), 0, 1, figures.PROB_SCALE),
-            figures.state_grid(np.zeros((2, 8)))]
+    figs = [scalar.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
+            scalar.states_over_time(tr.h[:, 0], x[:, 0], 1), scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
+            vector.six_moves(moves(setup, tr, 2), list("helo")), vector.state_heatmap(tr.h, list("hello"), current=1),
+            vector.matrix_heatmap(w["W_h"], "W_h"), vector.singular_value_bars(np.array([1.2, 0.5]), 0.9),
+            gates.gate_step_bars(step_values("lstm", ltr, 1), ["f", "i", "g", "o", "c", "h"]),
+            gates.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), gates.valve_figure(valve_experiment(20)),
+            gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
+            gradients.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),
+            gradients.clip_figure(np.ones(4), np.ones(4)), hello.loss_curve([1.0, 0.5]),
+            sample.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
+            sample.text_grid("ab\nc", np.array([0.1, 0.5, 1.0, 0.2]), 0, 1, sample.PROB_SCALE),
+            sample.state_grid(np.zeros((2, 8)))]
     for fig in figs:
         spec = fig.to_dict()
         for path, key, value in _walk(spec):
-            assert "_" not in key or key in {"bgcolor"}, path
+            assert "_" not in key, path
             if key == "title":
                 assert isinstance(value, dict), path

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz.cells import gru_forward, init_weights, lstm_forward, rnn_forward
-from rnnviz.gradients import clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
+from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward
+from rnnviz.nn.gradients import clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
 
 CELLS = {"rnn": (torch.nn.RNNCell, rnn_forward, rnn_gradients),
          "lstm": (torch.nn.LSTMCell, lstm_forward, lstm_gradients),

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz.hello import _chunks, _init, check_text, loss_and_grads, read, sample, train
+from rnnviz.lessons.hello import _chunks, _init, check_text, loss_and_grads, read, sample, train
 
 
 @pytest.mark.parametrize("text,H", [("hello", 3), ("the quick brown fox jumps over the lazy dog " * 3, 7)])

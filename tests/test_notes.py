@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from rnnviz.cells import rnn_forward
-from rnnviz.presets import SCALAR_PRESETS, SOFTMAX_SCORES
-from rnnviz.sampling import softmax
+from rnnviz.nn.cells import rnn_forward
+from rnnviz.lessons.presets import SCALAR_PRESETS, SOFTMAX_SCORES
+from rnnviz.nn.sampling import softmax
 
 
 def run(name):

@@ -28,7 +28,7 @@ def test_softmax_example_and_temperature(open_page):
     assert "(0.038, 0.125, 0.001, 0.837)" in all_text(at)
     at.select_slider(key=f"{P}.temp").set_value(0.5).run()
     import numpy as np
-    from rnnviz.sampling import softmax
+    from rnnviz.nn.sampling import softmax
     p = softmax(np.array([1.0, 2.2, -3.0, 4.1]), 0.5)
     assert "At 0.5: **(" + ", ".join(f"{v:.3f}" for v in p) + ")**" in all_text(at)
     assert p[3] > 0.95  # sharper than at temperature 1

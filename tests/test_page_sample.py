@@ -92,6 +92,7 @@ def upload(at, weights: bytes, card: bytes):
     return uf("m.safetensors", weights), uf("m.json", card)
 
 
+@pytest.mark.slow
 def test_uploads_are_validated(open_page, monkeypatch):
     import streamlit as st
 

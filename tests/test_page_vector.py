@@ -1,7 +1,7 @@
 """The vector-cell page: six moves, heatmap, torch agreement, inputs, extremes."""
 import numpy as np
 
-from rnnviz.vector import VectorSetup, encode_word, generate, moves, run
+from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run
 from tests.conftest import all_text
 
 P = "vector"

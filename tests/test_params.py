@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from rnnviz.params import cell_params, classifier_params, lm_params
-from rnnviz.presets import GRU_CLASSIFIER, RNN_LM
+from rnnviz.nn.params import cell_params, classifier_params, lm_params
+from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
 
 MODULES = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
 
@@ -37,6 +37,6 @@ def test_notes_language_model_breakdown():
 
 
 def test_millions_written_like_the_notes():
-    from rnnviz.params import millions
+    from rnnviz.nn.params import millions
     p = lm_params(**RNN_LM)
     assert [millions(p[k]) for k in ("embedding", "cell", "output", "total")] == ["9.6 M", "0.39 M", "19.3 M", "29.3 M"]

@@ -1,0 +1,46 @@
+"""Reading a training corpus and splitting it: the first 90% of characters train, the last 10% validate."""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be trained on."""
+
+
+def read_corpus(path: str | os.PathLike) -> str:
+    """Read a UTF-8 text file; refuse an empty, binary or non-UTF-8 file with a clear message."""
+    raw = Path(path).read_bytes()
+    if not raw.strip():
+        raise CorpusError(f"{path} is empty")
+    if b"\x00" in raw:
+        raise CorpusError(f"{path} looks binary (it contains NUL bytes); give a UTF-8 text file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path} is not UTF-8 text (byte {e.start} cannot be decoded)") from None
+    if len(text) < 3:
+        raise CorpusError(f"{path} holds {len(text)} characters; at least 3 are needed")
+    return text
+
+
+@dataclass
+class Split:
+    itos: list[str]
+    train: np.ndarray  # (N_train,) int64 ids
+    val: np.ndarray  # (N_val,) int64 ids
+    sha256: str
+
+
+def split_corpus(text: str, val_fraction: float = 0.1) -> Split:
+    """Vocabulary sorted by code point; first (1 - val_fraction) of characters train, the rest validate."""
+    itos = sorted(set(text))
+    stoi = {ch: i for i, ch in enumerate(itos)}
+    ids = np.array([stoi[ch] for ch in text], dtype=np.int64)
+    n = int(len(ids) * (1 - val_fraction))
+    return Split(itos, ids[:n], ids[n:], hashlib.sha256(text.encode("utf-8")).hexdigest())

@@ -1,0 +1,262 @@
+"""Train a character model: truncated BPTT over contiguous batches, AdamW, clipping, validation.
+
+    python -m rnnviz.train --corpus data/tinyshakespeare.txt --out models/shakespeare
+
+Writes OUT.safetensors (weights, no pickle), OUT.json (card) and OUT.resume.pt (optimizer state, to
+resume with --resume). On a CUDA machine (`--device auto`) it uses cuDNN and float16 autocast.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from rnnviz.charlm.checkpoint import CharRNNConfig
+from rnnviz.charlm.corpus import CorpusError, read_corpus, split_corpus
+from rnnviz.charlm.model import CharRNN, batch_streams, detach_state, save_checkpoint, stream_loss
+
+
+def lr_at(step: int, args) -> float:
+    """Linear warm-up, then constant or cosine decay to lr * min_lr_ratio."""
+    if step < args.warmup:
+        return args.lr * (step + 1) / args.warmup
+    if args.schedule == "constant":
+        return args.lr
+    progress = min(1.0, (step - args.warmup) / max(1, args.steps - args.warmup))
+    return args.lr * (args.min_lr_ratio + (1 - args.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def pick_device(name: str, local_rank: int = 0) -> torch.device:
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and torch.cuda.device_count() > 1:
+        return torch.device("cuda", local_rank)
+    return torch.device(name)
+
+
+@dataclass
+class Dist:
+    """Data-parallel context under torchrun (WORLD_SIZE > 1); a single process otherwise."""
+
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+    def mean(self, value: float) -> float:
+        """Average a number over all processes."""
+        if self.world == 1:
+            return value
+        t = torch.tensor([value], dtype=torch.float64)
+        torch.distributed.all_reduce(t)
+        return t.item() / self.world
+
+    def any(self, flag: bool) -> bool:
+        """True on every process if it is true on one (so all stop at the same step)."""
+        if self.world == 1:
+            return flag
+        t = torch.tensor([int(flag)])
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        return bool(t.item())
+
+
+def init_dist(device_name: str) -> Dist:
+    """Join the process group torchrun describes in the environment (gloo on CPU, NCCL on GPUs)."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1:
+        return Dist()
+    rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    use_cuda = device_name in ("auto", "cuda") and torch.cuda.is_available()
+    if use_cuda:
+        torch.cuda.set_device(local)
+    torch.distributed.init_process_group(backend="nccl" if use_cuda else "gloo")
+    return Dist(rank, world, local)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m rnnviz.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", required=True, help="UTF-8 text file")
+    ap.add_argument("--out", default="models/charlm", help="output path without extension")
+    ap.add_argument("--cell", choices=["lstm", "gru", "rnn"], default="lstm")
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=512)
+    ap.add_argument("--embed", type=int, default=64)
+    ap.add_argument("--dropout", type=float, default=0.2)
+    ap.add_argument("--seq-len", type=int, default=128, help="truncated-BPTT chunk length")
+    ap.add_argument("--batch", type=int, default=64, help="parallel contiguous streams")
+    ap.add_argument("--steps", type=int, default=None, help="optimizer steps (default: from --epochs)")
+    ap.add_argument("--epochs", type=float, default=10.0)
+    ap.add_argument("--minutes", type=float, default=None, help="stop after this wall time (the schedule still uses --steps)")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--schedule", choices=["cosine", "constant"], default="cosine")
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--min-lr-ratio", type=float, default=0.05)
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--clip", type=float, default=1.0, help="clip the gradient norm at this value")
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--val-fraction", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=1337)
+    ap.add_argument("--device", default="auto", help="auto | cpu | cuda")
+    ap.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    ap.add_argument("--amp", choices=["auto", "off"], default="auto", help="float16 autocast on CUDA")
+    ap.add_argument("--resume", action="store_true", help="continue from OUT.resume.pt")
+    ap.add_argument("--init", default=None, help="start from these weights (NAME.safetensors), with a fresh optimizer")
+    ap.add_argument("--note", default=None, help="a sentence for the card (how and why it was trained so)")
+    ap.add_argument("--float32", action="store_true", help="store weights in float32 rather than float16")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    return ap.parse_args(argv)
+
+
+def train(args: argparse.Namespace) -> dict:
+    """Run the training described by `args`; return the card that was written."""
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    dist = init_dist(args.device)
+    device = pick_device(args.device, dist.local_rank)
+    text = read_corpus(args.corpus)
+    split = split_corpus(text, args.val_fraction)
+    if len(split.val) < 2:
+        raise CorpusError("the validation split is too short; give a longer corpus or a larger --val-fraction")
+    data = batch_streams(torch.from_numpy(split.train), args.batch)
+    if data.size(1) < 2:
+        raise CorpusError("the corpus is too short for this batch size")
+    if args.batch % dist.world:
+        raise CorpusError(f"--batch {args.batch} must be divisible by the {dist.world} processes")
+    per = args.batch // dist.world
+    data = data[dist.rank * per:(dist.rank + 1) * per]  # this process's share of the streams
+    chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
+    if args.steps is None:
+        args.steps = max(1, int(args.epochs * chunks_per_epoch))
+    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout)
+    model = CharRNN(cfg).to(device)
+    if args.cell == "lstm":  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
+        with torch.no_grad():
+            for k in range(args.layers):
+                getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
+                getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+    if args.init:  # e.g. fine-tune a trained model with more dropout and a smaller learning rate
+        from safetensors.torch import load_file as _load
+
+        model.load_state_dict({k: v.float() for k, v in _load(args.init).items()})
+    net = model
+    if dist.world > 1:  # gradients are averaged over processes: the same update as one process on the full batch
+        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    use_amp = device.type == "cuda" and args.amp == "auto"
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    out = Path(args.out)
+    resume_path = out.with_suffix(".resume.pt")
+    step, elapsed_before, best_val, history, state = 0, 0.0, float("inf"), [], None
+    if args.resume and resume_path.exists():
+        ck = torch.load(resume_path, map_location=device, weights_only=True)  # our own file, tensors only
+        model.load_state_dict(ck["model"]), opt.load_state_dict(ck["opt"])
+        step, elapsed_before = int(ck["step"]), float(ck["elapsed"])
+        best_val, history = float(ck["best_val"]), json.loads(ck["history"])
+        torch.set_rng_state(ck["rng"])
+        carried = [t for t in (ck.get("state") or []) if t is not None] if dist.world == 1 else []
+        state = (tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device)) if carried else None
+    dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
+    if dist.world > 1:
+        dev_name += f" x {dist.world} processes (DDP)"
+    t0 = time.time()
+    bar = tqdm(total=args.steps, initial=step, disable=args.quiet or not dist.main, dynamic_ncols=True, file=sys.stderr)
+    train_loss_ema = None
+
+    def card(val_loss: float) -> dict:
+        return {
+            "itos": split.itos, **cfg.card_fields(), "train_loss": round(train_loss_ema or float("nan"), 4),
+            "val_loss": round(val_loss, 4), "val_loss_note": "nats/char, validation split read as one stream from a zero state",
+            "steps": step, "batch_size": args.batch, "seq_len": args.seq_len, "lr": args.lr,
+            "minutes": round((elapsed_before + time.time() - t0) / 60, 1), "device": dev_name,
+            "torch_version": torch.__version__, "corpus": Path(args.corpus).name, "corpus_sha256": split.sha256,
+            "corpus_chars": len(text), "val_fraction": args.val_fraction, "seed": args.seed,
+            "history": history, **({"note": args.note} if args.note else {}),
+            **({"initialised_from": Path(args.init).name} if args.init else {}),
+        }
+
+    model.train()
+    while step < args.steps:
+        p = (step % chunks_per_epoch) * args.seq_len
+        if p == 0:
+            state = None  # each pass over the streams starts from a zero state
+        x = data[:, p:p + args.seq_len]
+        y = data[:, p + 1:p + 1 + args.seq_len]
+        x = x[:, : y.size(1)].to(device, non_blocking=True)
+        y = y.to(device, non_blocking=True)
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, args)
+        with torch.autocast(device.type, dtype=torch.float16, enabled=use_amp):
+            _, loss, state = net(x, state, y)
+        state = detach_state(state)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+        scaler.step(opt)
+        scaler.update()
+        step += 1
+        lv = dist.mean(loss.item())
+        train_loss_ema = lv if train_loss_ema is None else 0.98 * train_loss_ema + 0.02 * lv
+        elapsed = time.time() - t0
+        bar.update(1)
+        bar.set_postfix(loss=f"{train_loss_ema:.3f}", chars_s=f"{step * x.numel() / max(elapsed, 1e-9):,.0f}" if not args.resume else None)
+        out_of_time = dist.any(args.minutes is not None and (elapsed_before + elapsed) / 60 >= args.minutes)
+        if dist.main and (step % args.eval_every == 0 or step == args.steps or out_of_time):
+            val = stream_loss(model, torch.from_numpy(split.val), device, streams=8)
+            history.append({"step": step, "train": round(train_loss_ema, 4), "val8": round(val, 4),
+                            "minutes": round((elapsed_before + elapsed) / 60, 2)})
+            tqdm.write(f"step {step}: train {train_loss_ema:.4f}  val(8 streams) {val:.4f}  "
+                       f"lr {lr_at(step, args):.2e}  {(elapsed_before + elapsed) / 60:.1f} min", file=sys.stderr)
+            if val < best_val:
+                best_val = val
+                save_checkpoint(model, card(val), out, half=not args.float32)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                        "elapsed": elapsed_before + elapsed, "best_val": best_val,
+                        "history": json.dumps(history), "rng": torch.get_rng_state(),
+                        "state": list(state) if isinstance(state, tuple) else [state]}, resume_path)
+        if out_of_time:
+            break
+    bar.close()
+    if dist.world > 1:
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+        if not dist.main:
+            return {}
+    # final: reload the best weights exactly as stored, score the whole validation split as one stream
+    from safetensors.torch import load_file
+    best = load_file(str(out.with_suffix(".safetensors")))
+    model.load_state_dict({k: v.float() for k, v in best.items()})
+    final = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    final["val_loss"] = round(stream_loss(model, torch.from_numpy(split.val), device, streams=1), 4)
+    final["val_bits_per_char"] = round(final["val_loss"] / math.log(2), 4)
+    final["history"] = history
+    out.with_suffix(".json").write_text(json.dumps(final, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tqdm.write(f"saved {out.with_suffix('.safetensors')}: val {final['val_loss']:.4f} nats/char "
+               f"({final['val_bits_per_char']:.3f} bits/char), {final['minutes']} min on {dev_name}", file=sys.stderr)
+    return final
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        train(args)
+    except (CorpusError, FileNotFoundError, IsADirectoryError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

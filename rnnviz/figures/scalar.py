@@ -1,0 +1,117 @@
+"""Figures for the one-unit page: where each step lands on tanh, states over time, the cobweb."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rnnviz.figures.base import COLORS, _layout, _fig
+
+
+def _play_controls(labels: list[str], duration: int = 700) -> list[dict]:
+    """Play/pause buttons (top right) that animate the figure's frames in the browser."""
+    return [dict(
+        type="buttons", direction="left", x=0.0, y=-0.27, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
+        showactive=False, bgcolor="white", font=dict(size=12),
+        buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
+                     frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
+                     mode="immediate")]),
+                 dict(label="❚❚", method="animate", args=[[None], dict(frame=dict(duration=0, redraw=False),
+                                                                        mode="immediate")])])]
+
+
+def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float = 1.0) -> go.Figure:
+    """The tanh curve with each step's pre-activation marked; saturated zones (tanh' < 0.1) shaded.
+
+    `pre` and `h` are 1-D (T,); `current` is the 0-based step to emphasise. Frames animate the steps."""
+    pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
+    lim = max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0)
+    lim = min(lim, 25.0)
+    z = np.linspace(-lim, lim, 400)
+    sat = float(np.arctanh(np.sqrt(0.9)))  # |z| where tanh'(z) = 0.1
+    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
+                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-lim, -sat), (sat, lim))]
+    data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", name="h = tanh(z)", hoverinfo="skip",
+                 line=dict(color=COLORS["state"], width=3))]
+
+    def step_traces(k: int) -> list[dict]:
+        zc = np.clip(pre[: k + 1], -lim, lim)
+        return [
+            dict(type="scatter", x=zc[:k], y=h[:k], mode="markers+text", name="earlier steps",
+                 text=[f"t={j + 1}" for j in range(k)], textposition="top left",
+                 marker=dict(color="white", size=10, symbol="circle", line=dict(color=COLORS["state"], width=2)),
+                 hovertemplate="%{text}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
+            dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
+                 line=dict(color=COLORS["output"], width=1.5, dash="dot"), showlegend=False),
+            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], 0.45], mode="markers+text", name=f"step t = {k + 1}",
+                 text=["", f"t={k + 1}: z={pre[k]:.3f}<br>→ h={h[k]:.3f}"], textposition="middle right",
+                 textfont=dict(size=14 * font_scale, color="#222"),
+                 marker=dict(color=COLORS["state"], size=[16, 0], symbol="circle", line=dict(color="white", width=2)),
+                 hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
+        ]
+
+    layout = _layout("Where each step lands on tanh", 430, font_scale, showlegend=False, shapes=shapes,
+                     margin=dict(b=110),
+                     annotations=[dict(x=lim * 0.97, y=-0.9, text="saturated: tanh′ < 0.1", showarrow=False,
+                                       xanchor="right", font=dict(color="#555", size=12 * font_scale))],
+                     xaxis=dict(title=dict(text="z = w_x·x_t + w_h·h_{t−1} + b"), range=[-lim, lim], zeroline=True),
+                     yaxis=dict(title=dict(text="h_t"), range=[-1.1, 1.1], zeroline=True))
+    frames = []
+    if len(pre):
+        cur = int(np.clip(current, 0, len(pre) - 1))
+        data += step_traces(cur)
+        labels = [str(k + 1) for k in range(len(pre))]
+        frames = [dict(data=step_traces(k), traces=[1, 2, 3], name=labels[k]) for k in range(len(pre))]
+        layout["updatemenus"] = _play_controls(labels)
+    return _fig(data, layout, frames)
+
+
+def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | None = None,
+                     font_scale: float = 1.0) -> go.Figure:
+    """h_t against t (blue), with the inputs x_t as green bars; the current step ringed."""
+    h = np.asarray(h, float).ravel()
+    t = np.arange(1, len(h) + 1)
+    data = []
+    if x is not None:
+        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x_t", marker=dict(color=COLORS["input"]),
+                         opacity=0.45, hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"))
+    data.append(dict(type="scatter", x=t, y=h, mode="lines+markers", name="state h_t",
+                     line=dict(color=COLORS["state"], width=3), marker=dict(size=8, symbol="circle"),
+                     hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"))
+    if current is not None and len(h):
+        c = int(np.clip(current, 0, len(h) - 1))
+        data.append(dict(type="scatter", x=[c + 1], y=[h[c]], mode="markers", name="current step",
+                         marker=dict(size=20, symbol="circle-open", color=COLORS["output"], line=dict(width=3))))
+    return _fig(data, _layout("h_t over time", 330, font_scale,
+                              xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None),
+                              yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999")))
+
+
+def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool]], font_scale: float = 1.0) -> go.Figure:
+    """The map h -> tanh(w_h h + b) against the diagonal, the staircase of `path`, and the fixed points."""
+    hh = np.linspace(-1.05, 1.05, 300)
+    data = [dict(type="scatter", x=hh, y=hh, mode="lines", name="h_next = h", line=dict(color=COLORS["muted"], dash="dash")),
+            dict(type="scatter", x=hh, y=np.tanh(w_h * hh + b), mode="lines", name="h_next = tanh(w_h h + b)",
+                 line=dict(color=COLORS["state"], width=3))]
+    if len(path) > 1:
+        xs, ys = [path[0]], [path[0]]
+        for a, c in zip(path[:-1], path[1:]):
+            xs += [a, c]
+            ys += [c, c]
+        data += [dict(type="scatter", x=xs, y=ys, mode="lines", name="iterates (no input)",
+                      line=dict(color=COLORS["output"], width=1.5)),
+                 dict(type="scatter", x=[path[0]], y=[path[0]], mode="markers", name="start",
+                      marker=dict(color=COLORS["output"], size=11, symbol="triangle-up"))]
+    for h_star, stable in fixed:
+        data.append(dict(type="scatter", x=[h_star], y=[h_star], mode="markers", showlegend=False,
+                         marker=dict(size=14, symbol="circle" if stable else "circle-open", color=COLORS["weight"],
+                                     line=dict(width=2.5, color=COLORS["weight"])),
+                         hovertemplate=f"fixed point h* = {h_star:.4f} ({'stable' if stable else 'unstable'})<extra></extra>"))
+    data += [dict(type="scatter", x=[None], y=[None], mode="markers", name="stable fixed point",
+                  marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
+             dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
+                  marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
+    return _fig(data, _layout("Fixed points of the silent cell", 430, font_scale,
+                              xaxis=dict(title=dict(text="h"), range=[-1.05, 1.05]),
+                              yaxis=dict(title=dict(text="next h"), range=[-1.05, 1.05], scaleanchor="x", scaleratio=1),
+                              legend=dict(orientation="v", y=0.02, x=0.98, xanchor="right", yanchor="bottom",
+                                          bgcolor="rgba(255,255,255,0.8)")))

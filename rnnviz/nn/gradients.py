@@ -1,0 +1,172 @@
+"""Backpropagation through time, analytically: the Jacobians dh_T/dh_t of a run and their norms.
+
+    dh_T/dh_t = prod_{s=t+1..T} dh_s/dh_{s-1},   vanilla: dh_s/dh_{s-1} = diag(1 - h_s^2) W_hh
+For the LSTM the state is (h, c) and each factor is the 2H x 2H Jacobian of one step; its c->c block
+is diag(f_s), the additive path. Products are accumulated with a running power-of-ten scale, so
+their logarithms stay exact far beyond float64's range (Pascanu, Mikolov and Bengio, 2013).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnnviz.nn.cells import GRUTrace, LSTMTrace, RNNTrace
+
+NEG_INF = -np.inf
+
+
+@dataclass
+class GradientReport:
+    """Jacobians of the last state with respect to every earlier state, indexed by steps back k = T - t."""
+
+    steps_back: np.ndarray  # (T+1,) k = 0..T
+    jacobians: np.ndarray  # (T+1, H, H) dh_T/dh_{T-k}; may hold 0 or inf where float64 runs out
+    log10_spectral: np.ndarray  # (T+1,) log10 of the largest singular value of each Jacobian, exact
+    log10_loss_grad: np.ndarray  # (T+1,) log10 ||dL/dh_{T-k}|| for the loss gradient g at step T
+    cell_jacobians: np.ndarray | None = None  # (T+1, H, H) LSTM dc_T/dc_{T-k}, all paths
+    log10_cell_spectral: np.ndarray | None = None  # (T+1,)
+    forget_path: np.ndarray | None = None  # (T+1, H) LSTM prod of f along the additive path alone
+    factors: dict[str, np.ndarray] = field(default_factory=dict)  # per-step parts of each factor, (T, H)
+    loss_grads: np.ndarray | None = None  # (T+1, H) dL/dh_{T-k} itself (0 or inf where float64 runs out)
+
+    @property
+    def spectral(self) -> np.ndarray:
+        """Spectral norms as float64 (0 or inf where they leave float64's range)."""
+        with np.errstate(over="ignore"):
+            return 10.0 ** self.log10_spectral
+
+    @property
+    def loss_grad_norm(self) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return 10.0 ** self.log10_loss_grad
+
+
+def _log10(x: float) -> float:
+    return float(np.log10(x)) if x > 0 else NEG_INF
+
+
+def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
+    """Multiply step Jacobians backwards from the last one, keeping a running log10 scale.
+
+    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H). Returns the true products' top-left
+    HxH blocks (and bottom-right, for n = 2H), their exact log10 spectral norms, the row vectors
+    g^T P restricted to their first H entries, and those vectors' exact log10 norms."""
+    T, n = len(factors), factors[0].shape[0] if factors else H
+    P, scale = np.eye(n), 0.0  # P * 10**scale = product so far
+    v = np.zeros(n)
+    v[: len(g)] = g
+    nv = np.abs(v).max()
+    v, vscale = (v / nv, _log10(nv)) if nv > 0 else (v, NEG_INF)
+    blocks = np.empty((T + 1, n, n))
+    scales, vs, vscales = np.empty(T + 1), np.empty((T + 1, H)), np.empty(T + 1)
+    for k in range(T + 1):
+        if k > 0:
+            P = P @ factors[T - k]
+            v = v @ factors[T - k]
+            s, sv = np.abs(P).max(), np.abs(v).max()
+            P, scale = (P / s, scale + np.log10(s)) if s > 0 and np.isfinite(scale) else (P * 0, NEG_INF)
+            v, vscale = (v / sv, vscale + np.log10(sv)) if sv > 0 and np.isfinite(vscale) else (v * 0, NEG_INF)
+        blocks[k], scales[k], vs[k], vscales[k] = P, scale, v[:H], vscale
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        mult = np.where(np.isfinite(scales), 10.0 ** np.where(np.isfinite(scales), scales, 0), 0.0)
+        J = blocks[:, :H, :H] * mult[:, None, None]
+        spec = np.log10(np.linalg.svd(blocks[:, :H, :H], compute_uv=False)[:, 0]) + scales
+        vmult = np.where(np.isfinite(vscales), 10.0 ** np.where(np.isfinite(vscales), vscales, 0), 0.0)
+        grads = vs * vmult[:, None]
+        lg = np.log10(np.linalg.norm(vs, axis=1)) + vscales
+        Jc = cspec = None
+        if n == 2 * H:
+            Jc = blocks[:, H:, H:] * mult[:, None, None]
+            cspec = np.log10(np.linalg.svd(blocks[:, H:, H:], compute_uv=False)[:, 0]) + scales
+    fix = lambda a: np.where(np.isnan(a), NEG_INF, a)  # noqa: E731  (0 * -inf where a product hit zero)
+    return J, fix(spec), fix(lg), Jc, (fix(cspec) if cspec is not None else None), grads
+
+
+def _default_g(H: int, g) -> np.ndarray:
+    """dL/dh_T: the given vector, or a unit vector along (1, ..., 1)."""
+    return np.full(H, 1 / np.sqrt(H)) if g is None else np.asarray(g, dtype=np.float64).reshape(H)
+
+
+def rnn_step_jacobians(trace: RNNTrace, W_hh) -> list[np.ndarray]:
+    """dh_s/dh_{s-1} = diag(1 - h_s^2) W_hh for s = 1..T."""
+    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
+    return [(1 - hs ** 2)[:, None] * W_hh for hs in trace.h]
+
+
+def lstm_step_jacobians(trace: LSTMTrace, W_hh) -> list[np.ndarray]:
+    """The 2H x 2H Jacobian of (h_s, c_s) with respect to (h_{s-1}, c_{s-1}) for s = 1..T."""
+    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
+    H = trace.h.shape[1]
+    Wi, Wf, Wg, Wo = (W_hh[k * H:(k + 1) * H] for k in range(4))
+    out = []
+    for s in range(len(trace.h)):
+        i, f, g, o, c = trace.i[s], trace.f[s], trace.g[s], trace.o[s], trace.c[s]
+        c_prev = trace.c[s - 1] if s > 0 else trace.c0
+        tc = np.tanh(c)
+        dc_dh = (c_prev * f * (1 - f))[:, None] * Wf + (g * i * (1 - i))[:, None] * Wi + (i * (1 - g ** 2))[:, None] * Wg
+        dh_dh = (tc * o * (1 - o))[:, None] * Wo + (o * (1 - tc ** 2))[:, None] * dc_dh
+        M = np.zeros((2 * H, 2 * H))
+        M[:H, :H], M[:H, H:] = dh_dh, np.diag(o * (1 - tc ** 2) * f)
+        M[H:, :H], M[H:, H:] = dc_dh, np.diag(f)
+        out.append(M)
+    return out
+
+
+def gru_step_jacobians(trace: GRUTrace, W_hh) -> list[np.ndarray]:
+    """dh_s/dh_{s-1} = diag(z) + diag(h_{s-1} - n) dz/dh + diag(1 - z) dn/dh for s = 1..T."""
+    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
+    H = trace.h.shape[1]
+    Wr, Wz, Wn = (W_hh[k * H:(k + 1) * H] for k in range(3))
+    out = []
+    for s in range(len(trace.h)):
+        r, z, n, hn = trace.r[s], trace.z[s], trace.n[s], trace.hn_part[s]
+        h_prev = trace.h[s - 1] if s > 0 else trace.h0
+        dr = (r * (1 - r))[:, None] * Wr
+        dz = (z * (1 - z))[:, None] * Wz
+        dn = (1 - n ** 2)[:, None] * (r[:, None] * Wn + hn[:, None] * dr)
+        out.append(np.diag(z) + (h_prev - n)[:, None] * dz + (1 - z)[:, None] * dn)
+    return out
+
+
+def rnn_gradients(trace: RNNTrace, W_hh, g=None) -> GradientReport:
+    """Jacobians and norms for a vanilla RNN run; factors split into tanh'(z_s) and |W_hh|."""
+    H = trace.h.shape[1]
+    J, spec, lg, _, _, grads = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    W = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
+    factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
+    return GradientReport(np.arange(len(J)), J, spec, lg, factors=factors, loss_grads=grads)
+
+
+def lstm_gradients(trace: LSTMTrace, W_hh, g=None) -> GradientReport:
+    """Jacobians dh_T/dh_t and dc_T/dc_t (all paths), and the forget-gate-only path prod f_s."""
+    H = trace.h.shape[1]
+    J, spec, lg, Jc, cspec, grads = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    T = len(trace.h)
+    path = np.ones((T + 1, H))
+    for k in range(1, T + 1):
+        path[k] = path[k - 1] * trace.f[T - k]
+    return GradientReport(np.arange(T + 1), J, spec, lg, Jc, cspec, path, factors={"forget": trace.f.copy()},
+                          loss_grads=grads)
+
+
+def gru_gradients(trace: GRUTrace, W_hh, g=None) -> GradientReport:
+    """Jacobians dh_T/dh_t for a GRU run; the update gate z is the GRU's copy path."""
+    H = trace.h.shape[1]
+    J, spec, lg, _, _, grads = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    return GradientReport(np.arange(len(J)), J, spec, lg, factors={"update": trace.z.copy()}, loss_grads=grads)
+
+
+def clip_by_norm(grad, max_norm: float) -> tuple[np.ndarray, float, float]:
+    """Rescale grad to length max_norm if it is longer, as torch.nn.utils.clip_grad_norm_ does.
+    Returns (clipped, norm before, scale applied)."""
+    grad = np.asarray(grad, dtype=np.float64)
+    norm = float(np.linalg.norm(grad))
+    scale = min(1.0, max_norm / (norm + 1e-6)) if np.isfinite(norm) else 0.0
+    return grad * scale, norm, scale
+
+
+def decay_table(steps=(0, 5, 10, 20, 40), tanh_slope: float = 0.5, w: float = 0.9, forget: float = 0.9) -> dict[str, np.ndarray]:
+    """The idealised factors per step: vanilla (slope * w)^t, LSTM f^t, LSTM with f = 1."""
+    t = np.asarray(steps, dtype=np.float64)
+    return {"t": t, "vanilla": (tanh_slope * w) ** t, "lstm": forget ** t, "lstm_f1": np.ones_like(t)}

@@ -1,0 +1,50 @@
+"""Cached loaders and widget callbacks, in a module imported once rather than in a page.
+
+A page's code runs afresh on every rerun; a cached function or a callback defined there would keep that run's
+globals (and everything they hold) alive.
+"""
+from __future__ import annotations
+
+import collections
+import os
+
+import streamlit as st
+
+RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds); filled only when benchmarking
+
+
+def record_run(page: str, seconds: float) -> None:
+    """Keep a script run's duration when RNNVIZ_TIMING=1 (benchmarks/rerun.py sets it); otherwise nothing."""
+    if os.environ.get("RNNVIZ_TIMING") == "1":
+        RUN_TIMES.append((page, seconds))
+
+
+@st.cache_resource(show_spinner="Loading the model…")
+def shipped_model(path: str):
+    """Loaded once per server and shared by every session; a CharLM's arrays are read-only."""
+    from rnnviz import charlm
+
+    return charlm.load(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def unit_ranking(model_id: str, _lm, passage: str):
+    """Units most correlated with simple text features; only the ranking is kept, not the states."""
+    from rnnviz.lessons.sample import rank_units
+
+    tr = _lm.run(passage)
+    return rank_units(tr.h, tr.c, passage, top=3)
+
+
+def pick_position(chart_key: str, state_key: str) -> None:
+    """on_select for a text grid: the clicked character's index becomes the inspected position."""
+    pts = st.session_state[chart_key].selection.get("points", [])
+    if pts and "customdata" in pts[0]:
+        st.session_state[state_key] = int(pts[0]["customdata"])
+
+
+def force_character(forced_key: str, char_key: str, position: int) -> None:
+    """Teacher-force one generated position; forced characters after it are dropped (they belong to another branch)."""
+    forced = {k: v for k, v in st.session_state.get(forced_key, {}).items() if k < position}
+    forced[position] = st.session_state[char_key]
+    st.session_state[forced_key] = forced

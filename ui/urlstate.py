@@ -1,0 +1,124 @@
+"""Page state that a shared link carries: each widget's value seeded from the URL and written back to it.
+
+Values a link gets wrong fall back to the page's default, with a notice naming them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+
+@dataclass(frozen=True)
+class Param:
+    """One piece of page state that a shared link carries: widget key, URL name, default, parser."""
+
+    key: str  # session_state / widget key, prefixed with the page name
+    url: str  # query-parameter name
+    default: Any
+    parse: Callable[[str], Any]  # raises ValueError for a value it refuses
+    dump: Callable[[Any], str] = str
+
+
+def number(lo: float, hi: float, step: float | None = None) -> Callable[[str], float]:
+    """Parser for a bounded float (snapped to the slider's step)."""
+    def parse(s: str) -> float:
+        v = float(s)
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise ValueError(s)
+        if step:
+            v = round(round((v - lo) / step) * step + lo, 10)
+        return v
+    return parse
+
+
+def integer(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(s: str) -> int:
+        v = int(s)
+        if not lo <= v <= hi:
+            raise ValueError(s)
+        return v
+    return parse
+
+
+def choice(options) -> Callable[[str], str]:
+    def parse(s: str) -> str:
+        if s not in options:
+            raise ValueError(s)
+        return s
+    return parse
+
+
+def text(max_len: int = 2000) -> Callable[[str], str]:
+    def parse(s: str) -> str:
+        if len(s) > max_len:
+            raise ValueError(s)
+        return s
+    return parse
+
+
+def flag(s: str) -> bool:
+    if s.lower() in ("1", "true", "yes", "on"):
+        return True
+    if s.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(s)
+
+
+def dump_flag(v: bool) -> str:
+    return "1" if v else "0"
+
+
+def restore(page: str, params: list[Param]) -> None:
+    """Seed each widget's state from the URL on the page's first run in a session; defaults otherwise.
+    Invalid URL values fall back to their defaults, with a notice naming them."""
+    loaded = f"{page}._url_loaded"
+    if not st.session_state.get(loaded):
+        st.session_state[loaded] = True
+        bad = []
+        for p in params:
+            if p.url in st.query_params:
+                try:
+                    st.session_state[p.key] = p.parse(st.query_params[p.url])
+                except (ValueError, TypeError, OverflowError):
+                    bad.append(p.url)
+        st.session_state[f"{page}._url_bad"] = bad
+    for p in params:
+        if p.key not in st.session_state:
+            st.session_state[p.key] = p.default
+    bad = st.session_state.get(f"{page}._url_bad")
+    if bad:
+        st.info(f"The link's value for {', '.join(f'`{b}`' for b in bad)} was not valid here, so the default is used.",
+                icon="ℹ️")
+
+
+def publish(params: list[Param]) -> None:
+    """Write the page's current state into the URL, leaving out values that equal their defaults."""
+    for p in params:
+        v = st.session_state.get(p.key, p.default)
+        if v != p.default:
+            s = p.dump(v)
+            if st.query_params.get(p.url) != s:
+                st.query_params[p.url] = s
+        elif p.url in st.query_params:
+            del st.query_params[p.url]
+
+
+def set_state(values: dict[str, Any]) -> None:
+    """Callback helper: set several widget states at once (used by presets and step buttons)."""
+    for k, v in values.items():
+        st.session_state[k] = v
+
+
+def classroom() -> bool:
+    """True when the link asks for classroom mode (?classroom=1): larger type, essentials only."""
+    try:
+        return flag(st.query_params.get("classroom", "0"))
+    except ValueError:
+        return False
+
+
+def font_scale() -> float:
+    return 1.45 if classroom() else 1.0

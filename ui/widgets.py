@@ -1,0 +1,126 @@
+"""Controls, charts and messages every page shares: the colour legend, step buttons, input boxes, error boxes."""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from ui.urlstate import Param, choice, classroom, set_state, text
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md(text: str) -> str:
+    """Text a visitor (or an uploaded file) supplied, made inert for st.markdown: every markdown character is
+    escaped, so it shows as typed and is never formatting, a link or HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def error(message: str) -> None:
+    """A clear message on the page; the message may quote visitor text, so it is escaped."""
+    st.error(md(message), icon="⚠️")
+
+
+def controls_box():
+    """Where a page's controls go: in classroom mode a collapsed expander, so the projector shows results."""
+    return st.expander("Controls", expanded=False) if classroom() else st.container()
+
+
+def legend() -> None:
+    """The colour language, with shapes named, so it does not rely on colour alone."""
+    items = [("input", "■ green", "inputs x_t"), ("state", "● blue", "states h_t, c_t"),
+             ("weight", "◆ amber", "weights and gates"), ("output", "▲ red", "outputs y_t")]
+    st.markdown("**Colours**")
+    for key, shape, what in items:
+        st.markdown(f":{_named(key)}[{shape}] {what}")
+
+
+def _named(kind: str) -> str:
+    """Streamlit's named markdown colours closest to our palette."""
+    return {"input": "green", "state": "blue", "weight": "orange", "output": "red"}[kind]
+
+
+def intro(text_md: str) -> None:
+    """The two or three sentences a page opens with (what to try first)."""
+    if not classroom():
+        st.markdown(text_md)
+
+
+def plot(fig, key: str, alt: str) -> None:
+    """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
+    (the sidebar's choice)."""
+    fmt = st.session_state.get("app.image_format", "png")
+    st.plotly_chart(fig, key=key, alt=alt, config={"displaylogo": False, "toImageButtonOptions": {
+        "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}})
+
+
+def export_panel(script: str, file_name: str) -> None:
+    """Download the page's exact setup as a runnable PyTorch script, and show it."""
+    with st.expander("Export this setup as a PyTorch script"):
+        st.download_button("Download " + file_name, script, file_name=file_name, mime="text/x-python",
+                           key=f"export.{file_name}", icon=":material/download:",
+                           help="Rebuilds the cell in torch.nn with these weights and inputs, and checks that it "
+                                "gives the numbers shown here.")
+        st.code(script, language="python")
+
+
+def sequence_params(page: str) -> list[Param]:
+    """URL state for the shared input controls (one-hot characters of a word, or typed vectors)."""
+    return [
+        Param(f"{page}.mode", "in", "chars", choice(["chars", "vectors"])),
+        Param(f"{page}.word", "word", "hello", text(200)),
+        Param(f"{page}.vocab", "vocab", "helo", text(64)),
+        Param(f"{page}.vectors", "vec", "1 0 0\n0 1 0\n0 0 1\n1 1 0", text(8000)),
+    ]
+
+
+def sequence_inputs(page: str):
+    """Input controls shared by the vector and gate pages. Returns x (T, d), the characters or None,
+    and the vocabulary or None; text that does not parse gets a message and the last valid input."""
+    from rnnviz.lessons.scalar import InputError
+    from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
+
+    mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
+                    format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,
+                    help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.")
+    try:
+        if mode == "chars":
+            c1, c2 = st.columns([1.4, 1])
+            word = c1.text_input("Word", key=f"{page}.word", max_chars=200, help="Read one character per step.")
+            vocab_text = c2.text_input("Vocabulary", key=f"{page}.vocab", max_chars=64,
+                                       help="The characters the one-hot vectors are over, in order.")
+            vocab = parse_vocab(vocab_text)
+            out = (encode_word(word, vocab), list(word), vocab)
+        else:
+            vec = st.text_area("Input vectors, one per line", key=f"{page}.vectors", height=120, max_chars=8000,
+                               help="Numbers separated by spaces or commas; each line is one time step x_t.")
+            out = (parse_vectors(vec), None, None)
+    except InputError as e:
+        error(f"{e} Showing the last valid input.")
+        return st.session_state.get(f"{page}._last", (encode_word("hello", list("helo")), list("hello"), list("helo")))
+    st.session_state[f"{page}._last"] = out
+    return out
+
+
+def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
+    """Back / Next buttons (← → keys), optionally Reset (Home key), and a time scrubber bound to `{page}.t`;
+    returns t (1-based)."""
+    key = f"{page}.t"
+    if st.session_state.get(key, 1) > T:
+        st.session_state[key] = T
+    if reset:
+        c1, c2, c0, c3 = st.columns([1.2, 1.2, 1.5, 3], vertical_alignment="bottom")
+        c0.button("Reset", key=f"{page}.reset", on_click=set_state, args=({key: 1},), shortcut="home",
+                  help="Back to step 1 (Home key)", width="stretch")
+    else:
+        c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
+    t_now = st.session_state.get(key, 1)
+    c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
+              disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← key)")
+    c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t_now + 1)},), type="primary",
+              disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ key)")
+    if T > 1:
+        return c3.slider("Time step t", 1, T, key=key, help=what)
+    c3.markdown("Time step t = 1")
+    return 1
