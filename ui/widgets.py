@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import re
+from typing import Callable, TypeVar
 
 import streamlit as st
+
+from rnnviz.nn.torch_ref import TorchMissing
 
 from ui.urlstate import Param, choice, classroom, set_state, text
 
@@ -124,3 +127,15 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
         return c3.slider("Time step t", 1, T, key=key, help=what)
     c3.markdown("Time step t = 1")
     return 1
+
+
+R = TypeVar("R")
+
+
+def torch_check(run: Callable[[], R]) -> R | None:
+    """Run a PyTorch cross-check; where torch is not installed (a small serving install), say how to enable it."""
+    try:
+        return run()
+    except TorchMissing as e:
+        st.info(str(e), icon="ℹ️")
+        return None
