@@ -1,20 +1,40 @@
-"""Welcome: what rnnviz is and where to start."""
+"""Welcome: the lesson plan, with the worked example the path starts from."""
 import streamlit as st
 
-from rnnviz.nn.cells import rnn_forward
 from rnnviz.lessons.presets import SCALAR_PRESETS
+from rnnviz.nn.cells import rnn_forward
+from ui.path import LESSONS
+from ui.urlstate import classroom
 
 st.title("Recurrent networks, one step at a time")
 st.markdown(
     "A recurrent network reads a sequence one item at a time and keeps a running summary, its **state**. "
-    "Each page here lets you set the numbers yourself and watch the state change:"
+    "Every page lets you set the numbers yourself and watch the state change; every number is computed live "
+    "and checked against PyTorch in the tests."
 )
 p = SCALAR_PRESETS["fade"]
 h = rnn_forward(p.x, p.w_x, p.w_h, p.b, h0=p.h0).h.ravel()
 st.latex(r"h_t = \tanh\left(W_x\,x_t + W_h\,h_{t-1} + b\right)")
 st.markdown(
     f"With one unit, $w_x = {p.w_x:g}$, $w_h = {p.w_h:g}$ and inputs $1, 0, 0$, the state goes "
-    f"**{h[0]:.3f} → {h[1]:.3f} → {h[2]:.3f}**: the first input fades a little more at every step. "
-    "Start with **One unit by hand** and try to make it fade faster, or never fade at all."
+    f"**{h[0]:.3f} → {h[1]:.3f} → {h[2]:.3f}**: the first input fades a little more at every step."
 )
-st.page_link("app_pages/scalar.py", label="One unit by hand", icon=":material/edit:")
+
+total = sum(ls.minutes for ls in LESSONS)
+st.subheader(f"A lesson plan: seven pages, about {total} minutes")
+st.markdown("The order is the argument: the plain recurrence first, then the problem it has with long memories, "
+            "then the gated cells that fix it, then what the states are used for.")
+query = {"classroom": "1"} if classroom() else None
+section = None
+for n, ls in enumerate(LESSONS, 1):
+    if ls.section != section:
+        section = ls.section
+        st.markdown(f"**{section}**")
+    c1, c2 = st.columns([2, 3], vertical_alignment="center")
+    with c1:
+        st.page_link(ls.script, label=f"{n}. {ls.title}", icon=ls.icon, query_params=query)
+    c2.markdown(f"{ls.what} · *about {ls.minutes} min*")
+if not classroom():
+    st.info("For a projector, open any link with `?classroom=1` (for example "
+            "[this page in classroom mode](/?classroom=1)): larger type, no sidebar, previous / next links "
+            "at the top and foot of every page. It stays on as you move between pages.", icon=":material/co_present:")

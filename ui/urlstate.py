@@ -113,11 +113,16 @@ def set_state(values: dict[str, Any]) -> None:
 
 
 def classroom() -> bool:
-    """True when the link asks for classroom mode (?classroom=1): larger type, essentials only."""
-    try:
-        return flag(st.query_params.get("classroom", "0"))
-    except ValueError:
-        return False
+    """True in classroom mode (projector-sized type, essentials only). `?classroom=1` turns it on, `?classroom=0`
+    off; once on, it stays on for the session, and every page's link carries it, so it survives navigation."""
+    if "classroom" in st.query_params:
+        try:
+            st.session_state["app.classroom"] = flag(st.query_params["classroom"])
+        except ValueError:
+            st.session_state["app.classroom"] = False
+    elif st.session_state.get("app.classroom"):
+        st.query_params["classroom"] = "1"
+    return bool(st.session_state.get("app.classroom", False))
 
 
 def font_scale() -> float:

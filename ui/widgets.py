@@ -25,18 +25,37 @@ def error(message: str) -> None:
     st.error(md(message), icon="⚠️")
 
 
+# Projector mode, static CSS of our own (no visitor text). Sizes are chosen for a 1024 px wide projector: body
+# text 20 px, nothing under 14 px; labels wrap rather than being cut with an ellipsis.
+CLASSROOM_CSS = """<style>
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li, [data-testid='stCaptionContainer'] p,
+[data-testid='stWidgetLabel'] p, [data-testid='stPageLink'] p, [data-testid='stTable'] td, [data-testid='stTable'] th
+  {font-size: 1.25rem !important;}
+[data-testid^='stBaseButton'] p {font-size: 1.2rem !important; white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important;}
+[data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
+[data-testid='stMetricValue'] {font-size: 2.25rem !important;}
+[data-testid='stMetricLabel'] p {font-size: 1.1rem !important; white-space: normal !important;}
+[data-testid='stSliderTickBar'] div, [data-testid='stSliderThumbValue'] {font-size: 1rem !important;}
+section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {display: none;}
+.block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
+</style>"""
+
+
 def controls_box():
-    """Where a page's controls go: in classroom mode a collapsed expander, so the projector shows results."""
-    return st.expander("Controls", expanded=False) if classroom() else st.container()
+    """Where a page's controls go: a framed box in classroom mode (open: main actions stay one click away)."""
+    return st.container(border=True) if classroom() else st.container()
 
 
 def legend() -> None:
     """The colour language, with shapes named, so it does not rely on colour alone."""
-    items = [("input", "■ green", "inputs x_t"), ("state", "● blue", "states h_t, c_t"),
-             ("weight", "◆ amber", "weights and gates"), ("output", "▲ red", "outputs y_t")]
+    items = [("input", "■ green", "inputs xₜ"), ("state", "● blue", "states hₜ, cₜ"),
+             ("weight", "◆ amber", "weights and gates"), ("output", "▲ red", "outputs yₜ")]
     st.markdown("**Colours**")
     for key, shape, what in items:
         st.markdown(f":{_named(key)}[{shape}] {what}")
+    st.caption("Heatmaps of signed numbers (weights, states) use their own scale: :violet[purple] below zero, "
+               "white at zero, :gray[dark grey] above, so they never read as inputs, states or outputs.")
 
 
 def _named(kind: str) -> str:

@@ -30,7 +30,9 @@ COLORS = {
     "grid": "#e6e6e6",
 }
 FONT = dict(family="Inter, Helvetica Neue, Arial, sans-serif", size=14)
-DIVERGING = [[0.0, "#B2182B"], [0.5, "#f7f7f7"], [1.0, "#2166AC"]]  # red-white-blue for signed values
+# signed values: purple below zero, grey above; not one of the four role colours, so a heatmap of a weight
+# matrix never reads as outputs (red) and states (blue)
+DIVERGING = [[0.0, "#762A83"], [0.5, "#F7F7F7"], [1.0, "#3F3F3F"]]
 AMBER = [[0, "#fff7e6"], [1, COLORS["gate"]]]
 GREEN = [[0, "#f4fbf8"], [1, COLORS["input"]]]
 REDS = [[0, "#fff5f0"], [1, COLORS["output"]]]
