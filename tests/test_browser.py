@@ -95,3 +95,23 @@ def test_home_page_has_no_exception(server, page):
     open_page(page, server, "")
     assert "Recurrent networks" in page.inner_text("body")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_lesson_path_in_classroom_mode_by_next_links(server, page):
+    """A teacher follows the lesson plan on a projector: from the welcome page to the last lesson by each page's
+    'next' link at the foot; classroom mode stays on all the way and the sidebar stays hidden."""
+    from ui.path import LESSONS
+
+    page.set_viewport_size({"width": 1024, "height": 800})
+    page.goto(f"{server.url}/?classroom=1")
+    wait_idle(page)
+    for n, lesson in enumerate(LESSONS, 1):
+        link = page.locator(".st-key-lessons_foot a", has_text=f"{n}. {lesson.title}")
+        link.click()
+        page.wait_for_url(f"**/{lesson.url}?*classroom=1*", timeout=60_000)
+        page.wait_for_function("(t) => document.querySelector('h1') && document.querySelector('h1').innerText.length",
+                               arg=lesson.title, timeout=60_000)
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0, lesson.url
+        assert not page.locator('section[data-testid="stSidebar"]').is_visible()
+    assert page.locator(".st-key-lessons_foot a", has_text="Back to the lesson plan").count() == 1

@@ -62,7 +62,7 @@ def prev_next(url_path: str, where: str) -> None:
     i = urls.index(url_path) if url_path in urls else -1
     prev_ls = LESSONS[i - 1] if i > 0 else None
     next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if i == -1 else None)
-    with st.container(key=f"app.lessons.{where}"):
+    with st.container(key=f"lessons_{where}"):
         c1, c2 = st.columns(2)
         with c1:
             if prev_ls:
