@@ -10,7 +10,8 @@ pages, "Sample again" on the sampling page), waiting for each rerun to finish, p
 0.5-1.5x) before each move. Reported per N: rerun latency p50/p95 per page and for the stepping pages together
 (from sending the widget change to the server's script-finished message), reruns per second, errors (exception
 elements, dropped connections), isolation failures (a session whose URL state shows another session's value), and
-the resident memory of the server (or of the --pid processes). The run ends with one line per N:
+the resident memory and CPU seconds per rerun of the server (or of the --pid processes; CPU per rerun holds even
+on a busy machine, where latencies do not). The run ends with one line per N:
 `N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions x moves reruns, a --cap per N.
 Without --url it starts its own server on loopback; with --url it must be a loopback address.
 """
@@ -186,6 +187,18 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes have used so far: what a rerun costs, however busy the machine."""
+    total = 0.0 if pids else float("nan")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError):
+            return float("nan")
+    return total
+
+
 def rss_text(pids: list[int]) -> str:
     """RSS in MB of each process, joined with '+' (one figure per replica)."""
     return "+".join(f"{rss_mb(p):.0f}" for p in pids) if pids else "na"
@@ -228,7 +241,8 @@ async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float 
     return out
 
 
-def report(n: int, lat: list[tuple[str, float]], bad: list, iso: list, wall: float, pids: list[int]) -> str:
+def report(n: int, lat: list[tuple[str, float]], bad: list, iso: list, wall: float, pids: list[int],
+           cpu: float) -> str:
     """Print the per-page detail of one N; return its summary line."""
     if not lat:
         print(f"N={n} no rerun completed; errors: {bad[:3]}", flush=True)
@@ -245,7 +259,8 @@ def report(n: int, lat: list[tuple[str, float]], bad: list, iso: list, wall: flo
         print("   isolation:", i)
     p50, p95 = quantiles_ms([t for _, t in lat])
     return (f"N={n} p50_ms={p50:.1f} p95_ms={p95:.1f} errors={len(bad)} isolation={len(iso)} "
-            f"rps={len(lat) / wall:.1f} reruns={len(lat)} wall_s={wall:.1f} rss_mb={rss_text(pids)}")
+            f"rps={len(lat) / wall:.1f} reruns={len(lat)} wall_s={wall:.1f} rss_mb={rss_text(pids)} "
+            f"server_cpu_ms_per_rerun={cpu / len(lat) * 1000:.0f}")
 
 
 def main() -> None:
@@ -287,11 +302,12 @@ def main() -> None:
             return
         # warm-up: imports and model load, on every replica a balancer might pick
         _, bad, _, _ = asyncio.run(load(url, args.warmup, 1, scenarios, seed=99))
-        print(f"warm-up: {args.warmup} sessions, {len(bad)} errors; RSS MB {rss_text(pids)}", flush=True)
+        print(f"warm-up: {args.warmup} sessions, {len(bad)} errors {bad[:1]}; RSS MB {rss_text(pids)}", flush=True)
         lines = []
         for n in args.sessions:
+            cpu0 = cpu_s(pids)
             lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n))
-            lines.append(report(n, lat, bad, iso, wall, pids))
+            lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0))
         print("\n".join(lines))
     finally:
         if srv is not None:

@@ -144,6 +144,7 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, help="nginx config, logs and temp files (default: a temp dir, removed)")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwind through serve()'s finally, like Ctrl-C
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (`cmd &`)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="rnnviz-serve-"))
     workdir.mkdir(parents=True, exist_ok=True)
     code = 0
