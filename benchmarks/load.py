@@ -1,28 +1,39 @@
-"""Concurrent sessions against `streamlit run app.py` on loopback, over Streamlit's own websocket protocol.
+"""Concurrent sessions against `streamlit run app.py` (or any server or balancer in front of it), over Streamlit's
+own websocket protocol.
 
     python benchmarks/load.py --sessions 1 10 30 --moves 20
+    python benchmarks/load.py --url http://127.0.0.1:8600 --sessions 30 --moves 10 --think 2 --pid 1234 --pid 1235
 
-Each session opens a page, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
-pages, "Sample again" on the sampling page), waiting for each rerun to finish. Reported per N: rerun latency p50/p95
+Each session first GETs its page as a browser does (so a balancer can set its affinity cookie), opens the
+websocket with that cookie, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
+pages, "Sample again" on the sampling page), waiting for each rerun to finish, pausing `think` seconds (jittered
+0.5-1.5x) before each move. Reported per N: rerun latency p50/p95 per page and for the stepping pages together
 (from sending the widget change to the server's script-finished message), reruns per second, errors (exception
-elements, dropped connections), and isolation failures (a session whose URL state shows another session's value).
-Bounded: N sessions x moves reruns, a 120 s cap per N, loopback only.
+elements, dropped connections), isolation failures (a session whose URL state shows another session's value), and
+the resident memory and CPU seconds per rerun of the server (or of the --pid processes; CPU per rerun holds even
+on a busy machine, where latencies do not). The run ends with one line per N:
+`N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions x moves reruns, a --cap per N.
+Without --url it starts its own server on loopback; with --url it must be a loopback address.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import random
 import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = [("scalar", "scalar.w_h", "slider", [0.55 + 0.05 * k for k in range(12)], "wh"),
              ("gradients", "grad.scale", "slider", [0.95 + 0.05 * k for k in range(12)], "w"),
              ("sample", "sample.again", "button", None, "seed")]
+STEPPING = {"scalar", "gradients"}  # pages whose moves step a computation; "sample" samples the trained LSTM
+NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, whatever the environment
 
 
 def free_port() -> int:
@@ -40,16 +53,46 @@ def free_port() -> int:
     return p
 
 
+def check_loopback(url: str) -> str:
+    """The base URL without a trailing slash; refuse anything but a loopback host."""
+    host = urllib.parse.urlsplit(url).hostname
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit(f"--url must be a loopback address (got {host})")
+    return url.rstrip("/")
+
+
 class Session:
-    def __init__(self, port: int, page: str):
-        self.port, self.page = port, page
+    """One visitor: the page fetched like a browser, then Streamlit's websocket with the cookies it got."""
+
+    def __init__(self, url: str, page: str):
+        self.url, self.page = url, page  # url: http://host:port of the server or balancer
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.query = ""
         self.exceptions = 0
+        self.cookies: dict[str, str] = {}  # what a balancer (affinity) and the server (XSRF) set
+        self.session_id = ""
+
+    def http(self, path: str, data: bytes | None = None, method: str = "GET", headers: dict | None = None) -> int:
+        """One HTTP request with this visitor's cookies, keeping any it is given; the status code."""
+        cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        req = urllib.request.Request(self.url + path, data, {**cookie, **(headers or {})}, method=method)
+        try:
+            with NO_PROXY.open(req, timeout=30) as r:
+                r.read()
+                status, set_cookies = r.status, r.headers.get_all("Set-Cookie") or []
+        except urllib.error.HTTPError as e:
+            status, set_cookies = e.code, e.headers.get_all("Set-Cookie") or []
+        for h in set_cookies:
+            name, _, value = h.split(";", 1)[0].partition("=")
+            self.cookies[name.strip()] = value.strip()
+        return status
 
     async def open(self):
-        self.ws = await connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
-                                max_size=None)
+        await asyncio.to_thread(self.http, f"/{self.page}")  # the page first, as a browser loads it
+        ws_url = "ws" + self.url.removeprefix("http") + "/_stcore/stream"
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        self.ws = await connect(ws_url, subprotocols=["streamlit"], max_size=None, origin=self.url,
+                                additional_headers=headers, proxy=None)
         await self.rerun(None)
 
     async def rerun(self, state) -> float:
@@ -74,6 +117,8 @@ class Session:
                 wid = getattr(w, "id", "") if w is not None else ""
                 if wid:
                     self.widgets[wid] = wid
+            elif kind == "new_session":
+                self.session_id = fm.new_session.initialize.session_id
             elif kind == "page_info_changed":
                 self.query = fm.page_info_changed.query_string
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -85,21 +130,26 @@ class Session:
                 return wid
         raise KeyError(f"no widget {key} on {self.page}; saw {list(self.widgets)[:8]}")
 
+    def move(self, key: str, value: float | None) -> WidgetState:
+        """The widget change a visitor makes: a slider set to value, or a button press (value None)."""
+        st = WidgetState(id=self.widget_id(key))
+        if value is None:
+            st.trigger_value = True
+        else:
+            st.double_array_value.data.append(value)
+        return st
 
-async def run_session(port, scenario, moves, lat, errors, isolation):
+
+async def run_session(url, scenario, moves, think, rng, lat, errors, isolation):
     page, key, kind, values, echo = scenario
-    s = Session(port, page)
+    s = Session(url, page)
     try:
         await s.open()
         for m in range(moves):
-            from streamlit.proto.WidgetStates_pb2 import WidgetState
-            st = WidgetState(id=s.widget_id(key))
-            if kind == "slider":
-                v = round(values[m % len(values)], 2)
-                st.double_array_value.data.append(v)
-            else:
-                st.trigger_value = True
-            lat.append(await s.rerun(st))
+            if think:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            v = round(values[m % len(values)], 2) if kind == "slider" else None
+            lat.append((page, await s.rerun(s.move(key, v))))
             q = dict(p.split("=", 1) for p in s.query.split("&") if "=" in p)
             if kind == "slider" and float(q.get(echo, "nan")) != v:
                 isolation.append((page, v, s.query))
@@ -111,12 +161,14 @@ async def run_session(port, scenario, moves, lat, errors, isolation):
             await s.ws.close()
 
 
-async def load(port, n, moves, cap: float = 120.0):
+async def load(url, n, moves, scenarios=SCENARIOS, think: float = 0.0, cap: float = 120.0, seed: int = 0):
     lat, errors, isolation = [], [], []
+    rng = random.Random(seed)
     t0 = time.perf_counter()
     try:
-        await asyncio.wait_for(asyncio.gather(*(run_session(port, SCENARIOS[k % len(SCENARIOS)], moves, lat, errors,
-                                                            isolation) for k in range(n))), timeout=cap)
+        await asyncio.wait_for(asyncio.gather(*(
+            run_session(url, scenarios[k % len(scenarios)], moves, think, random.Random(rng.random()), lat, errors,
+                        isolation) for k in range(n))), timeout=cap)
     except asyncio.TimeoutError:
         errors.append(f"cap of {cap} s reached; {len(lat)} of {n * moves} reruns done")
     wall = time.perf_counter() - t0
@@ -125,90 +177,142 @@ async def load(port, n, moves, cap: float = 120.0):
 
 
 def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return float("nan")
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes have used so far: what a rerun costs, however busy the machine."""
+    total = 0.0 if pids else float("nan")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError):
+            return float("nan")
+    return total
+
+
+def rss_text(pids: list[int]) -> str:
+    """RSS in MB of each process, joined with '+' (one figure per replica)."""
+    return "+".join(f"{rss_mb(p):.0f}" for p in pids) if pids else "na"
+
+
+def quantiles_ms(lat: list[float]) -> tuple[float, float]:
+    """p50 and p95 in milliseconds."""
+    q = statistics.quantiles(lat, n=20) if len(lat) > 1 else [lat[0]] * 19
+    return statistics.median(lat) * 1000, q[18] * 1000
 
 
 PAGES = ["", "scalar", "vector", "gates", "states", "gradients", "hello", "sample"]
 
 
-async def soak(port: int, reruns: int, pid: int) -> list[tuple[int, float]]:
-    """One session: visit every page, then keep moving widgets on the scalar, gradients and sampling pages.
-    Returns (reruns so far, server RSS MB) every 50 reruns."""
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-    out, done = [], 0
+async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float | str]]:
+    """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages.
+    Returns (moment, server RSS MB) before any visit, after every page, every 50 reruns, and after closing."""
+    out: list[tuple[str, float | str]] = [("before", rss_text(pids))]
+    done = 0
     sessions = {}
     for page in PAGES:  # every page visited once, each in its own session (as separate visitors would)
-        s = Session(port, page)
+        s = Session(url, page)
         await s.open()
         sessions[page] = s
         done += 1
-    out.append((done, rss_mb(pid)))
+    out.append(("every page", rss_text(pids)))
     cycle = [("scalar", "scalar.w_h", [0.55, 0.6, 0.65]), ("gradients", "grad.scale", [0.95, 1.0, 1.5]),
              ("sample", "sample.again", None)]
     while done < reruns:
         page, key, values = cycle[done % len(cycle)]
         s = sessions[page]
-        st = WidgetState(id=s.widget_id(key))
-        if values:
-            st.double_array_value.data.append(values[done % len(values)])
-        else:
-            st.trigger_value = True
-        await s.rerun(st)
+        await s.rerun(s.move(key, values[done % len(values)] if values else None))
         done += 1
         if done % 50 == 0:
-            out.append((done, rss_mb(pid)))
+            out.append((str(done), rss_text(pids)))
     for s in sessions.values():
         await s.ws.close()
+    await asyncio.sleep(2)
+    out.append(("closed", rss_text(pids)))
     return out
+
+
+def report(n: int, lat: list[tuple[str, float]], bad: list, iso: list, wall: float, pids: list[int],
+           cpu: float) -> str:
+    """Print the per-page detail of one N; return its summary line."""
+    if not lat:
+        print(f"N={n} no rerun completed; errors: {bad[:3]}", flush=True)
+        return f"N={n} p50_ms=nan p95_ms=nan errors={len(bad)} isolation={len(iso)} rps=0"
+    groups = {p: [t for q, t in lat if q == p] for p in dict.fromkeys(q for q, _ in lat)}
+    if len(STEPPING & groups.keys()) > 1:
+        groups["stepping"] = [t for q, t in lat if q in STEPPING]
+    for name, ts in groups.items():
+        p50, p95 = quantiles_ms(ts)
+        print(f"  N={n} page={name} reruns={len(ts)} p50_ms={p50:.1f} p95_ms={p95:.1f}", flush=True)
+    for b in bad[:3]:
+        print("   error:", b)
+    for i in iso[:3]:
+        print("   isolation:", i)
+    p50, p95 = quantiles_ms([t for _, t in lat])
+    return (f"N={n} p50_ms={p50:.1f} p95_ms={p95:.1f} errors={len(bad)} isolation={len(iso)} "
+            f"rps={len(lat) / wall:.1f} reruns={len(lat)} wall_s={wall:.1f} rss_mb={rss_text(pids)} "
+            f"server_cpu_ms_per_rerun={cpu / len(lat) * 1000:.0f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--moves", type=int, default=20)
+    ap.add_argument("--think", type=float, default=0.0, help="seconds a visitor pauses before each move (jittered)")
+    ap.add_argument("--pages", nargs="+", choices=[s[0] for s in SCENARIOS], default=[s[0] for s in SCENARIOS],
+                    help="pages the sessions use, in turn")
+    ap.add_argument("--url", help="drive this running server or balancer (loopback) instead of starting one")
+    ap.add_argument("--pid", type=int, action="append", default=[], help="with --url: a process whose RSS to report")
+    ap.add_argument("--port", type=int, default=0, help="port for the server this starts (default: a free one)")
+    ap.add_argument("--cap", type=float, default=120.0, help="seconds per N before reporting what finished")
+    ap.add_argument("--warmup", type=int, default=24, help="sessions of one move each before measuring")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
     args = ap.parse_args()
-    port = free_port()
-    env = dict(os.environ)
-    srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                            "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scenarios = [s for s in SCENARIOS if s[0] in args.pages]
+    srv = None
+    if args.url:
+        url, pids = check_loopback(args.url), args.pid
+    else:
+        port = args.port or free_port()
+        url = f"http://127.0.0.1:{port}"
+        srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                                "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
+                               env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pids = [srv.pid]
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                NO_PROXY.open(f"{url}/_stcore/health", timeout=1)
                 break
             except OSError:
                 time.sleep(0.3)
         if args.soak:
-            trail = asyncio.run(soak(port, args.soak, srv.pid))
-            print("reruns  server RSS MB")
-            for k, mb in trail:
-                print(f"{k:>6}  {mb:>6.0f}")
+            print(f"{'moment':>10}  server RSS MB")
+            for moment, mb in asyncio.run(soak(url, args.soak, pids)):
+                print(f"{moment:>10}  {mb}")
             return
-        asyncio.run(load(port, 1, 2))  # warm-up: imports, model load
-        print(f"server RSS after warm-up: {rss_mb(srv.pid):.0f} MB")
-        print(f"{'N':>4} {'reruns':>7} {'p50 ms':>8} {'p95 ms':>8} {'reruns/s':>9} {'errors':>7} {'isolation':>9} {'RSS MB':>7}")
+        # warm-up: imports and model load, on every replica a balancer might pick
+        _, bad, _, _ = asyncio.run(load(url, args.warmup, 1, scenarios, seed=99))
+        print(f"warm-up: {args.warmup} sessions, {len(bad)} errors {bad[:1]}; RSS MB {rss_text(pids)}", flush=True)
+        lines = []
         for n in args.sessions:
-            lat, bad, iso, wall = asyncio.run(load(port, n, args.moves))
-            if not lat:
-                print(f"{n:>4} no rerun completed; errors: {bad[:3]}")
-                continue
-            q = statistics.quantiles(lat, n=20) if len(lat) > 1 else [lat[0]] * 19
-            print(f"{n:>4} {len(lat):>7} {statistics.median(lat) * 1000:>8.1f} {q[18] * 1000:>8.1f} "
-                  f"{len(lat) / wall:>9.1f} {len(bad):>7} {len(iso):>9} {rss_mb(srv.pid):>7.0f}", flush=True)
-            for b in bad[:3]:
-                print("   error:", b)
-            for i in iso[:3]:
-                print("   isolation:", i)
+            cpu0 = cpu_s(pids)
+            lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n))
+            lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0))
+        print("\n".join(lines))
     finally:
-        srv.terminate()
-        srv.wait(10)
+        if srv is not None:
+            srv.terminate()
+            srv.wait(10)
 
 
 if __name__ == "__main__":
