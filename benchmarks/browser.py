@@ -1,0 +1,325 @@
+"""What a visitor feels: key press or click until the page is idle again and painted, in headless Chromium.
+
+    python benchmarks/browser.py [--repeat 7] [--only scalar sample] [--url http://127.0.0.1:8501] [--json out.json]
+    python benchmarks/browser.py --only floor --floor-variants --repeat 15   # the fragment experiment alone
+
+Starts app.py (unless --url) and benchmarks/floor_app.py on loopback ports 8700-8799. Every interaction in SCENARIOS
+is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on the floor page (a
+keyed slider redrawing one Plotly chart), so a row and its floor see the same load; xfloor = row median / floor median.
+t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
+arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps. A missing widget prints SKIP.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+from typing import NamedTuple
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+class Scenario(NamedTuple):
+    page: str  # URL path, and the row's name
+    label: str
+    kind: str  # slider: arrow keys on its thumb; keys: page shortcuts; click: buttons/toggles; option: a choice
+    keys: tuple  # widget keys; for click, the widgets clicked in turn (one key: the same one every time)
+    arg: tuple = ("ArrowRight", "ArrowLeft")  # keys pressed in turn (slider, keys) or option labels (option)
+    tab: str | None = None  # a tab to open first
+
+
+# Keep in step with the widget keys in the pages. Presses alternate through `arg` (or `keys`), so the state oscillates.
+SCENARIOS = [
+    Scenario("scalar", "→/← step keys", "keys", ("scalar.next",), ("ArrowLeft", "ArrowRight")),  # opens on the last step
+    Scenario("scalar", "w_h slider", "slider", ("scalar.w_h",)),
+    Scenario("vector", "spectral radius slider", "slider", ("vector.radius",)),
+    Scenario("vector", "→/← step keys", "keys", ("vector.next",)),
+    Scenario("gates", "forget bias slider", "slider", ("gates.bf",)),
+    Scenario("gates", "→/← step keys", "keys", ("gates.next",)),
+    Scenario("states", "torch check toggle", "click", ("states.torch_pad",), tab="The padding trap"),
+    Scenario("states", "cell RNN/GRU", "option", ("states.cell",), ("GRU", "RNN"), tab="Parameter counts"),
+    Scenario("gradients", "W_hh scale slider", "slider", ("grad.scale",)),
+    Scenario("gradients", "Explode/Vanish buttons", "click", ("grad.explode", "grad.vanish")),
+    Scenario("hello", "Train (run to completion)", "click", ("hello.train",)),
+    Scenario("sample", "temperature slider", "slider", ("sample.temp",)),
+    Scenario("sample", "position slider", "slider", ("sample.pos",)),
+    Scenario("sample", "shade surprisal/probability", "option", ("sample.shade",), ("surprisal", "probability")),
+    Scenario("sample", "Sample again", "click", ("sample.again",)),
+    Scenario("sample", "Branch from here/Clear", "click", ("sample.branch", "sample.unforce")),
+]
+FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
+FLOOR_VARIANTS = {"one": "1 chart, full rerun", "full": "4 charts + table, full rerun",
+                  "fragment": "4 charts + table, fragment"}
+WARMUP = 2
+TIMEOUT_MS = 60_000
+LOST_MS = 10_000
+
+# Done = the server's script_finished message has arrived (a hook on the WebSocket: fast runs can finish before
+# React ever renders "running", so the attribute alone can miss a run) and stApp's data-test-script-state is
+# "notRunning", still so two animation frames later (painted). Fragment reruns flip the attribute too.
+# An input the page ignored (no rerun_script message sent within LOST_MS) is reported as 'lost' and sent again.
+INIT = """(() => {
+  const b = window.__bench = {armed: null, t0: null, sent: false, finished: false, gen: 0, finishing: false};
+  const state = () => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
+  const field = (u, f) => {  // a top-level protobuf field: its varint value or length; undefined if absent
+    let i = 0;
+    const varint = () => { let v = 0, s = 1, x; do { x = u[i++]; v += (x & 127) * s; s *= 128; } while (x & 128); return v; };
+    while (i < u.length) {
+      const tag = varint(), w = tag & 7;
+      const n = w === 0 || w === 2 ? varint() : w === 1 ? 8 : w === 5 ? 4 : -1;
+      if (tag >> 3 === f) return n;
+      if (n < 0) return undefined;
+      if (w !== 0) i += n;
+    }
+  };
+  const bytes = d => ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d);
+  const check = () => {
+    if (b.armed === null || b.finishing || !b.finished || state() !== 'notRunning') return;
+    b.finishing = true;
+    const gen = b.gen;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      b.finishing = false;
+      if (gen !== b.gen || state() !== 'notRunning') return check();  // another run began meanwhile
+      const t1 = performance.now(), t0 = b.t0 ?? b.armed;
+      b.armed = null;
+      b.resolve(t1 - t0);
+    }));
+  };
+  window.WebSocket = class extends window.WebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {
+        const status = b.armed === null ? undefined : field(bytes(e.data), 6);  // ForwardMsg.script_finished
+        if (status !== undefined && status !== 2) b.finished = true;  // 2: FINISHED_EARLY_FOR_RERUN
+        check();
+      });
+    }
+    send(data) {
+      if (b.armed !== null && field(bytes(data), 11) !== undefined) b.sent = true;  // BackMsg.rerun_script
+      return super.send(data);
+    }
+  };
+  const first = e => { if (b.armed !== null && b.t0 === null && e.isTrusted) b.t0 = e.timeStamp; };
+  for (const type of ['keydown', 'pointerdown', 'mousedown']) window.addEventListener(type, first, true);
+  new MutationObserver(() => { if (state() === 'running') b.gen++; check(); }).observe(
+    document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
+})()"""
+ARM = """() => { const b = window.__bench;
+  Object.assign(b, {t0: null, sent: false, finished: false, finishing: false, armed: performance.now()});
+  b.done = new Promise(r => { b.resolve = r; }); }"""
+WAIT = """([lost, timeout]) => new Promise(r => { const b = window.__bench;
+  b.done.then(r);
+  setTimeout(() => { if (!b.sent) { b.armed = null; r('lost'); } }, lost);
+  setTimeout(() => r(null), timeout); })"""
+
+
+def css_key(key: str) -> str:
+    """The class Streamlit puts on a keyed widget's element container (st-key-<key>, odd characters as '-')."""
+    return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+
+
+def free_port(start: int) -> int:
+    for port in range(start, 8800):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError("no free port in 8700-8799")
+
+
+def serve(script: str, port: int) -> tuple[subprocess.Popen, str]:
+    """Start `streamlit run script` on loopback and wait until it answers its health check."""
+    env = dict(os.environ, RNNVIZ_VALIDATE_FIGURES="0")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):  # readiness polling, not timing
+        if proc.poll() is not None:  # exited: the port was taken after all, or the script failed
+            break
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{script} did not start on port {port}")
+
+
+def present(locator: Locator) -> bool:
+    """Whether the element shows up within a few seconds (the run that draws it has already finished)."""
+    try:
+        locator.first.wait_for(state="attached", timeout=10_000)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
+def open_page(page: Page, url: str, sc: Scenario) -> str | None:
+    """Load the page and open its tab; the reason to skip, or None."""
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS)
+    page.wait_for_selector('[data-testid="stMain"] h1', timeout=TIMEOUT_MS)
+    if sc.tab:
+        if not present(tab := page.get_by_role("tab", name=sc.tab)):
+            return f"no tab {sc.tab!r}"
+        tab.first.click()
+    return None if present(page.locator(css_key(sc.keys[0]))) else f"no widget with key {sc.keys[0]!r}"
+
+
+def act(page: Page, sc: Scenario, n: int) -> float | str | None:
+    """The n-th input of a scenario, timed in ms; 'lost' if the page sent no rerun; None if none finished in time."""
+    if sc.kind == "slider":
+        target = page.locator(css_key(sc.keys[0])).get_by_role("slider").first
+        target.scroll_into_view_if_needed()
+        target.focus()
+    elif sc.kind == "keys":
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")  # shortcuts skip inputs
+    elif sc.kind == "click":
+        box = page.locator(css_key(sc.keys[n % len(sc.keys)]))
+        target = box.locator("button").first if box.locator("button").count() else box.locator("label").first
+    else:  # option
+        label = sc.arg[n % len(sc.arg)]
+        box = page.locator(css_key(sc.keys[0]))
+        target = box.locator("button, label").filter(has_text=re.compile(f"^{re.escape(label)}$")).first
+    if sc.kind in ("click", "option"):
+        target.wait_for(state="visible", timeout=TIMEOUT_MS)
+        target.scroll_into_view_if_needed()
+    page.evaluate(ARM)
+    if sc.kind in ("slider", "keys"):
+        page.keyboard.press(sc.arg[n % len(sc.arg)])
+    else:
+        target.click()
+    return page.evaluate(WAIT, [LOST_MS, TIMEOUT_MS])
+
+
+class Skip(Exception):
+    """A row that cannot be timed: reported as SKIP, the run goes on."""
+
+
+def timed_input(page: Page, sc: Scenario, n: int) -> float:
+    """The n-th input, sent again if the page ignored it (as it can right after a load); ms, or Skip."""
+    for _ in range(4):
+        ms = act(page, sc, n)
+        if ms != "lost":
+            break
+    if ms is None or ms == "lost":
+        raise Skip(f"input {n}: " + ("ignored 4 times, no rerun requested" if ms else
+                                     f"no rerun finished within {TIMEOUT_MS // 1000} s"))
+    return ms
+
+
+def interleaved(probes: list[tuple[Page, Scenario]], repeat: int) -> list[list[float]]:
+    """Input n on each page in turn, so load that comes and goes (other processes) falls on all of them alike."""
+    samples = [[] for _ in probes]
+    for n in range(WARMUP + repeat):
+        for (page, sc), out in zip(probes, samples):
+            ms = timed_input(page, sc, n)
+            if n >= WARMUP:
+                out.append(ms)
+    return samples
+
+
+def reason(e: Exception) -> str:
+    """What went wrong, in one line."""
+    return str(e) if isinstance(e, Skip) else f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=7, help="timed inputs per interaction (median reported)")
+    ap.add_argument("--only", nargs="*", help="pages to time, e.g. --only scalar sample (--only floor: none)")
+    ap.add_argument("--url", help="an already running app (default: start app.py on a free port in 8700-8799)")
+    ap.add_argument("--width", type=int, default=1400, help="browser window width")
+    ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--floor-variants", action="store_true",
+                    help="also time floor_app.py with 4 charts + a table, with and without a fragment")
+    args = ap.parse_args()
+    rows = [s for s in SCENARIOS if not args.only or s.page in args.only]
+    results, variants, floor_samples = [], {}, []
+    with ExitStack() as stack:
+        fproc, floor_url = serve("benchmarks/floor_app.py", free_port(8700))
+        stack.callback(lambda: fproc.kill() or fproc.wait())
+        app_url = args.url
+        if not app_url and rows:
+            aproc, app_url = serve("app.py", free_port(int(floor_url.rsplit(":", 1)[1]) + 1))
+            stack.callback(lambda: aproc.kill() or aproc.wait())
+        browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path="/usr/bin/chromium",
+                                                                        args=CHROMIUM_ARGS)
+        stack.callback(browser.close)
+
+        def new_page(url: str | None = None, sc: Scenario = FLOOR) -> Page:
+            page = browser.new_page(viewport={"width": args.width, "height": 900})
+            page.add_init_script(INIT)
+            if url and (why := open_page(page, url, sc)):
+                raise Skip(why)
+            return page
+
+        try:
+            floor_page, app_page = new_page(floor_url + "/?variant=one"), new_page()
+        except (Skip, PlaywrightError) as e:
+            sys.exit(f"the floor page could not be opened: {reason(e)}")
+        for sc in rows:  # each input on the app is followed by one on the floor page: a floor paired with each row
+            try:
+                if why := open_page(app_page, app_url.rstrip("/") + "/" + sc.page, sc):
+                    raise Skip(why)
+                row, floor = interleaved([(app_page, sc), (floor_page, FLOOR)], args.repeat)
+                results.append({"page": sc.page, "interaction": sc.label, "ms": statistics.median(row),
+                                "xfloor": statistics.median(row) / statistics.median(floor), "samples": row,
+                                "floor_samples": floor})
+                floor_samples += floor
+            except (Skip, PlaywrightError) as e:  # a row that cannot run is reported, not fatal
+                results.append({"page": sc.page, "interaction": sc.label, "skip": reason(e)})
+            r = results[-1]
+            print(f"  {sc.page} / {sc.label}: " + (f"{r['ms']:.0f} ms" if "ms" in r else "SKIP " + r["skip"]),
+                  file=sys.stderr, flush=True)
+        try:  # three pages, one per variant, inputs round robin
+            chosen = FLOOR_VARIANTS if args.floor_variants else ()
+            pages = [(new_page(f"{floor_url}/?variant={v}"), FLOOR) for v in chosen]
+            variants = dict(zip(FLOOR_VARIANTS, interleaved(pages, args.repeat)))
+        except (Skip, PlaywrightError) as e:
+            print(f"floor experiment: SKIP {reason(e)}")
+
+    print(f"{'page':<10} {'interaction':<34} {'ms':>7} {'xfloor':>7}   (medians of {args.repeat}; xfloor against the "
+          "floor timed alongside each row)")
+    if floor_samples:
+        print(f"{'floor':<10} {FLOOR.label + ' (all rows)':<34} {statistics.median(floor_samples):>7.0f} {1:>7.2f}")
+    for r in results:
+        print(f"{r['page']:<10} {r['interaction']:<34} " +
+              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
+    if variants:
+        one = statistics.median(variants["one"])
+        print("floor experiment, round robin over three pages (x: against the first):")
+        for v, label in FLOOR_VARIANTS.items():
+            ms = statistics.median(variants[v])
+            print(f"{'floor':<10} {label:<34} {ms:>7.0f} {ms / one:>7.2f}   (min {min(variants[v]):.0f})")
+    done = [r for r in results if "ms" in r]
+    if done:
+        worst = max(done, key=lambda r: r["xfloor"])
+        print(f"summary: {len(done)} timed, {len(results) - len(done)} skipped; median "
+              f"{statistics.median(r['xfloor'] for r in done):.2f}x floor, {sum(r['xfloor'] <= 2 for r in done)} "
+              f"within 2x; slowest {worst['page']} / {worst['interaction']} {worst['ms']:.0f} ms "
+              f"({worst['xfloor']:.1f}x); load average " + " ".join(f"{v:.1f}" for v in os.getloadavg()))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
+                                               "floor_samples": floor_samples, "results": results,
+                                               "floor_variants": variants}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
