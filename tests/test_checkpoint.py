@@ -298,3 +298,36 @@ def test_full_probability_arrays_are_float32_and_match_p_char():
     assert math.isnan(tr.p_char[0])
     for k, p in enumerate(tr.sampled_probs):
         assert np.count_nonzero(p) <= 3 and p[ids[2 + k]] > 0  # top-3, and the drawn character is among them
+
+
+def test_no_mutation_of_a_file_or_card_raises_anything_but_checkpoint_error():
+    """Random byte flips, truncations and card edits: each is either a valid model or a CheckpointError."""
+    arrays, card = tiny_model("gru", L=1)
+    data, text = safetensors_bytes(arrays, "BF16"), json.dumps(card)
+    rng = np.random.default_rng(0)
+    outcomes = {"ok": 0, "refused": 0}
+    for i in range(400):
+        d, c = bytearray(data), text
+        kind = i % 4
+        if kind == 0:  # flip bytes anywhere, header included
+            for pos in rng.integers(0, len(d), rng.integers(1, 4)):
+                d[pos] = int(rng.integers(0, 256))
+        elif kind == 1:
+            d = d[: int(rng.integers(0, len(d)))]
+        elif kind == 2:  # card characters replaced
+            chars = list(c)
+            for pos in rng.integers(0, len(chars), rng.integers(1, 3)):
+                chars[pos] = chr(int(rng.choice([0x22, 0x5B, 0x5D, 0x7B, 0x7D, 0x5C, 0x30, 0x2D, 0x65, 0xD800])))
+            c = "".join(chars)
+        else:  # header bytes replaced with digits, brackets and quotes
+            n = struct.unpack("<Q", data[:8])[0]
+            for pos in rng.integers(8, 8 + n, 2):
+                d[pos] = ord(rng.choice(list('0123456789[]{}",:-e')))
+        try:
+            lm = charlm.check_upload(bytes(d), c)
+            lm.generate("ab", 3, seed=0)
+            outcomes["ok"] += 1
+        except CheckpointError as e:
+            assert len(str(e)) <= 300
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 200 and outcomes["ok"] > 10, outcomes

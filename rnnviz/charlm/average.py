@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     model = CharRNN(CharRNNConfig.from_card(card)).eval()
     model.load_state_dict(average(args.checkpoints))
     sources = [(Path(p).name, json.loads(card_path(p).read_text(encoding="utf-8"))) for p in args.checkpoints]
-    card["averaged_from"] = [{"file": name, "steps": c["steps"], "val_loss": c["val_loss"]} for name, c in sources]
+    card["averaged_from"] = [{"file": name, "steps": c.get("steps"), "val_loss": c.get("val_loss")} for name, c in sources]
     if args.note:
         card["note"] = args.note
     saved = save_checkpoint(model, card, args.out)

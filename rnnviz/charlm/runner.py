@@ -227,7 +227,8 @@ class CharLM:
         with threadpool_limits(1):  # small mat-vecs run fastest on one thread
             for idx in ids:
                 logits = read(idx)
-                prev, prev_lse = logits, _logsumexp(logits)
+                if keep_states:
+                    prev, prev_lse = logits, _logsumexp(logits)
             for pos in range(length):
                 p = softmax(logits / temperature)
                 if top_k or (top_p is not None and top_p < 1):
@@ -242,7 +243,8 @@ class CharLM:
                 if on_progress is not None and (pos + 1) % progress_every == 0:
                     on_progress("".join(text))
                 logits = read(idx)
-                prev, prev_lse = logits, _logsumexp(logits)
+                if keep_states:
+                    prev, prev_lse = logits, _logsumexp(logits)
         return Trace("".join(text), hs, cs, len(prime), p_char, temperature, top_k, top_p, (self.W_y, self.b_y))
 
     def run(self, text: str, start: str | None = None) -> Trace:
