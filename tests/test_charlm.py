@@ -1,5 +1,6 @@
 """The character model: training CLI, checkpoint format, validation of bad files, the NumPy sampler."""
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -106,7 +107,7 @@ def test_malformed_files_give_clear_errors(tiny, tmp_path):
     evil = pickle.dumps({"embed.weight": [1, 2, 3]})
     with pytest.raises(CheckpointError, match="not a safetensors file"):
         charlm.load(write_pair(tmp_path, evil, card, "pickle"))
-    with pytest.raises(CheckpointError, match="safetensors"):
+    with pytest.raises(CheckpointError, match="cut short"):
         charlm.load(write_pair(tmp_path, good[: len(good) // 2], card, "truncated"))
     with pytest.raises(CheckpointError, match="too short"):
         charlm.load(write_pair(tmp_path, b"abc", card, "tiny"))
@@ -208,3 +209,132 @@ def test_shipped_model_writes_a_play():
     words = text.split()
     assert sum(w.strip(".,;:!?'").isalpha() for w in words) / len(words) > 0.8  # mostly words, not symbols
     assert any(line.isupper() and line.endswith(":") for line in text.splitlines())  # another speaker appears
+
+
+# ---- ReLU RNNs, the start state, rnnviz.evaluate ------------------------------------------------------
+
+def _save_model(tmp_path, model, card, name="m"):
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp_path / f"{name}.safetensors"))
+    (tmp_path / f"{name}.json").write_text(json.dumps(card))
+    return tmp_path / f"{name}.safetensors"
+
+
+def test_relu_rnn_matches_torch_and_differs_from_tanh(tmp_path):
+    torch.manual_seed(0)
+    cfg = CharRNNConfig(5, "rnn", 4, 6, 2, nonlinearity="relu")
+    model = CharRNN(cfg).eval()
+    assert model.rnn.nonlinearity == "relu"
+    card = {"itos": list("abcde"), **cfg.card_fields()}
+    assert card["nonlinearity"] == "relu"
+    lm = charlm.load(_save_model(tmp_path, model, card))
+    ids = torch.tensor([lm.encode("abcdeedcbaab")])
+    with torch.no_grad():
+        logits, _, _ = model(ids)
+    want = torch.softmax(logits[0].double(), -1).numpy()
+    np.testing.assert_allclose(lm.run("abcdeedcbaab", start="").probs, want, atol=1e-6)
+    as_tanh = charlm.load(_save_model(tmp_path, model, dict(card, nonlinearity="tanh"), "t"))
+    assert np.abs(as_tanh.run("abcdeedcbaab", start="").probs - want).max() > 1e-2
+    # no nonlinearity in the card: tanh, as before
+    plain = dict(card)
+    del plain["nonlinearity"]
+    assert charlm.load(_save_model(tmp_path, model, plain, "p")).nonlinearity == "tanh"
+
+
+def test_run_loss_and_generate_share_one_documented_start_state(tiny):
+    card = json.loads(tiny.with_suffix(".json").read_text())
+    model = CharRNN(CharRNNConfig.from_card(card)).eval()
+    model.load_state_dict(load_file(str(tiny)))
+    assert charlm.load(tiny).warmup == ""  # its corpus has no line break: the default warm-up is what it knows
+    lm = charlm.CharLM(charlm.load(tiny).tensors, card, warmup=". ")  # as if the text began a new sentence
+    text = "the mat sat on the cat"
+
+    def torch_run(prefix):  # a plain torch model from zeros reading prefix + text
+        ids = torch.tensor([lm.encode(prefix + text)])
+        with torch.no_grad():
+            logits, _, _ = model(ids)
+        logits = logits[0, len(prefix):]
+        ce = torch.nn.functional.cross_entropy(logits[:-1], ids[0, len(prefix) + 1:]).item()
+        return torch.softmax(logits.double(), -1).numpy(), ce
+
+    warm_p, warm_ce = torch_run(". ")
+    zero_p, zero_ce = torch_run("")
+    np.testing.assert_allclose(lm.run(text).probs, warm_p, atol=1e-5)  # default: after the warm-up line break
+    assert lm.loss(text) == pytest.approx(warm_ce, abs=1e-5)  # the same start as run()
+    np.testing.assert_allclose(lm.run(text, start="").probs, zero_p, atol=1e-5)
+    assert lm.loss(text, start="") == pytest.approx(zero_ce, abs=1e-5)  # the card's val_loss convention
+    assert np.abs(warm_p - zero_p).max() > 1e-3  # the two starts really differ
+    # loss() is the mean surprisal of run()'s own probabilities
+    tr = lm.run(text, start="")
+    assert lm.loss(text, start="") == pytest.approx(float(-np.log(tr.p_char[1:]).mean()), abs=1e-5)
+    # generate() starts where run() does: the greedy continuation is the argmax of run()'s last distribution
+    for start in (None, "", "the "):
+        nxt = lm.generate(text, 1, top_k=1, start=start)
+        assert nxt == lm.itos[int(np.argmax(lm.run(text, start=start).probs[-1]))]
+
+
+def _evaluate(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "rnnviz.evaluate", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    """An untrained 1-layer GRU over 8 characters, with and without a corpus in its card."""
+    d = tmp_path_factory.mktemp("small")
+    torch.manual_seed(3)
+    cfg = CharRNNConfig(8, "gru", 4, 6, 1)
+    model = CharRNN(cfg).eval()
+    card = {"itos": list("\n abcdef"), **cfg.card_fields()}
+    _save_model(d, model, card, "nocorpus")
+    _save_model(d, model, dict(card, corpus="c.txt", corpus_sha256="0" * 64), "named")
+    return d, model
+
+
+def test_evaluate_reads_any_corpus_the_model_knows(small_model, tmp_path):
+    d, model = small_model
+    text = "fed a bead\ncab face " * 30  # every character known, but not all of them, and in another order
+    (tmp_path / "c.txt").write_text(text)
+    out = _evaluate(d / "nocorpus.safetensors", "--corpus", tmp_path / "c.txt")
+    assert out.returncode == 0, out.stderr
+    assert "not the one named" not in out.stderr  # the card names no corpus
+    got = json.loads(out.stdout)
+    # an independent loss: the last 10% of the text, as ids in the model's order, one stream from zeros
+    itos = list("\n abcdef")
+    ids = torch.tensor([itos.index(c) for c in text])
+    val = ids[int(len(ids) * 0.9):]
+    with torch.no_grad():
+        logits, _, _ = model(val[None, :-1])
+    want = torch.nn.functional.cross_entropy(logits[0], val[1:]).item()
+    assert got["val_loss"] == pytest.approx(want, abs=1e-4) and got["val_chars"] == len(val)
+    named = _evaluate(d / "named.safetensors", "--corpus", tmp_path / "c.txt")
+    assert named.returncode == 0 and "not the one named in the card (c.txt; sha256 differs)" in named.stderr
+
+
+def test_evaluate_names_the_characters_the_model_does_not_know(small_model, tmp_path):
+    d, _ = small_model
+    (tmp_path / "c.txt").write_text("a bad cafe\nZebra? Quite." * 5)
+    out = _evaluate(d / "nocorpus.safetensors", "--corpus", tmp_path / "c.txt")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "does not know 8 of the corpus's characters: '.', '?', 'Q', 'Z', 'i', 'r', 't', 'u'" in out.stderr
+
+
+def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path):
+    d, _ = small_model
+    (tmp_path / "c.txt").write_text("fed a bead\ncab face " * 30)
+    code = ("import sys; sys.modules['torch'] = None; from rnnviz.charlm.evaluate import main; "
+            f"raise SystemExit(main([{str(d / 'nocorpus.safetensors')!r}, '--corpus', {str(tmp_path / 'c.txt')!r}]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "scoring in NumPy" in out.stderr
+    assert json.loads(out.stdout)["val_loss"] == json.loads(_evaluate(d / "nocorpus.safetensors", "--corpus",
+                                                                      tmp_path / "c.txt").stdout)["val_loss"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="6 minutes of CPU: set RNNVIZ_LONG=1")
+def test_readme_evaluate_command_reproduces_the_cards_val_loss():
+    # 111,540 characters through a 2 x 512 LSTM one at a time: minutes of CPU
+    out = _evaluate("models/shakespeare.safetensors", "--corpus", "data/tinyshakespeare.txt", timeout=3600)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["val_loss"] == got["card_val_loss"] == 1.4475 and out.stderr == ""

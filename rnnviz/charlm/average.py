@@ -1,6 +1,6 @@
 """Average the weights of several checkpoints of one model (checkpoint averaging, as in Polyak averaging or SWA).
 
-    python -m rnnviz.average models/shakespeare a.safetensors b.safetensors --corpus tinyshakespeare.txt
+    python -m rnnviz.average models/shakespeare a.safetensors b.safetensors --corpus data/tinyshakespeare.txt
 
 Checkpoints from the same training run sit in one basin of the loss, and their mean often generalises better
 than any one of them. The card is the first checkpoint's, with `averaged_from` naming the sources and
@@ -18,7 +18,7 @@ import torch
 from safetensors.torch import load_file
 
 from rnnviz.charlm.checkpoint import CharRNNConfig, card_path
-from rnnviz.charlm.corpus import read_corpus, split_corpus
+from rnnviz.charlm.corpus import CorpusError, read_corpus, split_for_model
 from rnnviz.charlm.model import CharRNN, load_module, save_checkpoint, stream_loss
 
 
@@ -43,14 +43,15 @@ def main(argv=None) -> int:
     model = CharRNN(CharRNNConfig.from_card(card)).eval()
     model.load_state_dict(average(args.checkpoints))
     sources = [(Path(p).name, json.loads(card_path(p).read_text(encoding="utf-8"))) for p in args.checkpoints]
-    card["averaged_from"] = [{"file": name, "steps": c["steps"], "val_loss": c["val_loss"]} for name, c in sources]
+    card["averaged_from"] = [{"file": name, "steps": c.get("steps"), "val_loss": c.get("val_loss")} for name, c in sources]
     if args.note:
         card["note"] = args.note
     saved = save_checkpoint(model, card, args.out)
     if args.corpus:
-        split = split_corpus(read_corpus(args.corpus))
-        if split.itos != card["itos"]:
-            print("error: the corpus's vocabulary differs from the model's", file=sys.stderr)
+        try:
+            split = split_for_model(read_corpus(args.corpus), card["itos"])
+        except CorpusError as e:
+            print(f"error: {e}", file=sys.stderr)
             return 2
         stored = load_module(saved)  # what ships, float16
         card["val_loss"] = round(stream_loss(stored, torch.from_numpy(split.val), torch.device("cpu"), streams=1), 4)

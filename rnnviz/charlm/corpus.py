@@ -37,6 +37,30 @@ class Split:
     sha256: str
 
 
+def unknown_characters(text: str, itos: list[str]) -> list[str]:
+    """The characters of `text` that are not in the vocabulary `itos`, sorted."""
+    known = set(itos)
+    return sorted(set(text) - known)
+
+
+def describe_characters(chars: list[str], limit: int = 20) -> str:
+    """'a', '\\n', ... for a message (at most `limit` shown)."""
+    shown = ", ".join(repr(c) for c in chars[:limit])
+    return shown + (f" and {len(chars) - limit} more" if len(chars) > limit else "")
+
+
+def split_for_model(text: str, itos: list[str], val_fraction: float = 0.1) -> Split:
+    """Like `split_corpus`, but with a model's vocabulary (its ids, in its order): any text whose characters
+    the model knows. Characters it does not know raise CorpusError naming them."""
+    unknown = unknown_characters(text, itos)
+    if unknown:
+        raise CorpusError(f"the model does not know {len(unknown)} of the corpus's characters: {describe_characters(unknown)}")
+    stoi = {ch: i for i, ch in enumerate(itos)}
+    ids = np.array([stoi[ch] for ch in text], dtype=np.int64)
+    n = int(len(ids) * (1 - val_fraction))
+    return Split(list(itos), ids[:n], ids[n:], hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
 def split_corpus(text: str, val_fraction: float = 0.1) -> Split:
     """Vocabulary sorted by code point; first (1 - val_fraction) of characters train, the rest validate."""
     itos = sorted(set(text))

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from rnnviz.charlm.checkpoint import CharRNNConfig, card_path, validate_card
+from rnnviz.charlm.checkpoint import LOCAL_LIMITS, CharRNNConfig, card_path, parse_card
 
 CELLS = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}
 
@@ -25,11 +26,14 @@ class CharRNN(nn.Module):
         super().__init__()
         if cfg.cell not in CELLS:
             raise ValueError(f"cell must be one of {sorted(CELLS)}, not {cfg.cell!r}")
+        if cfg.cell == "rnn" and cfg.nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"nonlinearity must be tanh or relu, not {cfg.nonlinearity!r}")
         self.cfg = cfg
         self.embed = nn.Embedding(cfg.vocab_size, cfg.embed_size)
+        extra = {"nonlinearity": cfg.nonlinearity} if cfg.cell == "rnn" else {}
         self.rnn = CELLS[cfg.cell](
             cfg.embed_size, cfg.hidden_size, num_layers=cfg.num_layers, batch_first=True,
-            dropout=cfg.dropout if cfg.num_layers > 1 else 0.0,
+            dropout=cfg.dropout if cfg.num_layers > 1 else 0.0, **extra,
         )
         self.drop = nn.Dropout(cfg.dropout)
         self.head = nn.Linear(cfg.hidden_size, cfg.vocab_size)
@@ -61,12 +65,19 @@ def batch_streams(ids: torch.Tensor, batch_size: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def stream_loss(model: CharRNN, ids: torch.Tensor, device: torch.device, streams: int = 1, chunk: int = 4096) -> float:
-    """Mean cross-entropy (nats/char) of ids[1:] given the prefix, read as `streams` streams from zero state."""
+def stream_loss(model: CharRNN, ids: torch.Tensor, device: torch.device, streams: int = 1, chunk: int = 4096,
+                progress: bool = False) -> float:
+    """Mean cross-entropy (nats/char) of ids[1:] given the prefix, read as `streams` streams from zero state.
+    `progress` shows a bar on a terminal's stderr."""
     model.eval()
     data = batch_streams(ids, streams).to(device)
     state, total, count = None, 0.0, 0
-    for p in range(0, data.size(1) - 1, chunk):
+    starts = range(0, data.size(1) - 1, chunk)
+    if progress and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        starts = tqdm(starts, unit="chunk", desc=f"scoring {data.size(1):,} characters", file=sys.stderr, leave=False)
+    for p in starts:
         x = data[:, p:p + chunk]
         y = data[:, p + 1:p + 1 + chunk]
         x = x[:, : y.size(1)]
@@ -95,7 +106,7 @@ def load_module(path: str | os.PathLike) -> CharRNN:
     """The torch module a checkpoint's card describes, with its weights in float32, in eval mode."""
     from safetensors.torch import load_file
 
-    card = validate_card(json.loads(card_path(path).read_text(encoding="utf-8")))
+    card = parse_card(card_path(path).read_bytes(), LOCAL_LIMITS)
     model = CharRNN(CharRNNConfig.from_card(card))
     model.load_state_dict({k: v.float() for k, v in load_file(str(path)).items()})
     return model.eval()

@@ -5,39 +5,89 @@ layer's input projection per character (a table lookup) and, for deeper layers, 
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rnnviz.charlm.checkpoint import (MAX_FILE_BYTES, CheckpointError, card_path, check_tensors, read_tensors,
-                                      validate_card)
-from rnnviz.nn.cells import gru_cell, lstm_cell, rnn_cell
+from rnnviz.charlm.checkpoint import (LOCAL_LIMITS, UPLOAD_LIMITS, CheckpointError, Limits, card_path, check_tensors,
+                                      cost_per_char, param_count, parse_card, read_tensors, validate_card)
+from rnnviz.nn.cells import GATES, gru_cell, lstm_cell, rnn_cell
 from rnnviz.nn.sampling import filter_probs, softmax
 
+TABLE_MAX_FLOATS = 2**22  # the first layer's input table (V, G*H) is precomputed only up to this size (16 MB)...
+TABLE_MAX_MADDS = 2**28  # ...and this much work; otherwise that projection is done per step
 
-@dataclass
+
+@dataclass(eq=False)
 class Trace:
-    """What happened at each step of a run: the character read, the distribution, the states."""
+    """What happened at each step of a run: the characters read, the states, the probabilities.
 
-    text: str  # the characters read, in order (prime then generated)
-    probs: np.ndarray  # (T, V) model distribution for the next character after each step, temperature 1
-    h: np.ndarray  # (T, L, H) hidden state of every layer after each step
-    c: np.ndarray | None  # (T, L, H) cell state (LSTM only)
+    Step t reads text[t]. Distributions are not stored: `probs_at(t)` (the model's next-character
+    distribution after step t, temperature 1) and `sampled_at(k)` (what the k-th generated character was
+    drawn from) recompute them from the kept state in O(V H); `p_char` holds the one number per character a
+    shaded text needs. `probs` and `sampled_probs` build every distribution at once (float32), for callers
+    that want them all."""
+
+    text: str  # the characters read, in order (prime then generated); the start text is not included
+    h: np.ndarray  # (T, L, H) float32 hidden state of every layer after each step
+    c: np.ndarray | None  # (T, L, H) float32 cell state (LSTM only)
     generated_from: int = 0  # index in text where generation began (len(prime))
-    sampled_probs: list[np.ndarray] = field(default_factory=list)  # distribution actually sampled from
+    p_char: np.ndarray | None = None  # (T,) float32: p(text[i] | what precedes it) at temperature 1; NaN at i = 0
+    temperature: float = 1.0  # how the generated characters were drawn (for sampled_at)
+    top_k: int | None = None
+    top_p: float | None = None
+    head: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # the model's (W_y, b_y), shared
+
+    def logits_at(self, t: int) -> np.ndarray:
+        """The next-character scores after step t, (V,) float32."""
+        W_y, b_y = self.head
+        return W_y @ self.h[t, -1] + b_y
+
+    def probs_at(self, t: int) -> np.ndarray:
+        """The model's next-character distribution after step t, temperature 1: (V,) float32."""
+        return softmax(self.logits_at(t)).astype(np.float32)
+
+    def sampled_at(self, k: int) -> np.ndarray:
+        """The distribution the k-th generated character was drawn from (temperature, top-k, top-p applied)."""
+        p = softmax(self.logits_at(self.generated_from - 1 + k) / self.temperature)
+        if self.top_k or (self.top_p is not None and self.top_p < 1):
+            p = filter_probs(p, self.top_k, self.top_p)
+        return p.astype(np.float32)
+
+    @cached_property
+    def probs(self) -> np.ndarray:
+        """(T, V) float32: every step's next-character distribution, temperature 1 (built on first use)."""
+        W_y, b_y = self.head
+        out = np.empty((len(self.h), len(b_y)), dtype=np.float32)
+        for a in range(0, len(self.h), 256):
+            out[a:a + 256] = softmax(self.h[a:a + 256, -1] @ W_y.T + b_y)
+        return out
+
+    @cached_property
+    def sampled_probs(self) -> list[np.ndarray]:
+        """The distribution each generated character was drawn from (built on first use)."""
+        if len(self.h) == 0:
+            return []
+        return [self.sampled_at(k) for k in range(len(self.text) - self.generated_from)]
 
 
 class CharLM:
     """A loaded character model that runs in NumPy; read-only after construction.
 
-    Generation starts from the state after reading `warmup` (a line break by default), as if the prime opened
-    a new line of the text: a model trained with its state carried across chunks has rarely seen a cold zero
-    state, and from one it can babble. `loss` always starts from a zero state, like the card's val_loss."""
+    **Start state.** Every run (`generate`, `generate_trace`, `run`, `loss`) starts from zeros, reads a start
+    text, then reads its own text. The start text is `start` when given, else the model's `warmup` (a line
+    break: as if the text opened a new line; a model trained with its state carried across chunks has rarely
+    seen a cold zero state, and from one it can babble). `start=""` starts from the zero state itself, as the
+    card's `val_loss` is measured (`loss(val_text, start="")`, and `rnnviz.evaluate`). So `run(text).probs`,
+    `loss(text)` and a plain torch model that reads `warmup + text` from zeros agree.
+
+    `cost_per_char` is the multiply-adds of one step (see `checkpoint.cost_per_char`): the work of one sampled
+    character, for callers that scale a budget by the model's size."""
 
     def __init__(self, tensors: dict[str, np.ndarray], card: dict, warmup: str = "\n"):
         validate_card(card)
@@ -46,24 +96,38 @@ class CharLM:
         self.itos: list[str] = list(card["itos"])
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
         self.cell: str = card["cell"]
+        self.nonlinearity: str = card.get("nonlinearity", "tanh")
         self.num_layers: int = card["num_layers"]
         self.hidden_size: int = card["hidden_size"]
+        self.embed_size: int = card["embed_size"]
         self.vocab_size = len(self.itos)
+        sizes = dict(cell=self.cell, vocab_size=self.vocab_size, embed_size=self.embed_size,
+                     hidden_size=self.hidden_size, num_layers=self.num_layers)
+        self.cost_per_char: int = cost_per_char(**sizes)
+        self.param_count: int = param_count(**sizes)
         self.warmup = "".join(ch for ch in warmup if ch in self.stoi)
+        L, H, GH = self.num_layers, self.hidden_size, GATES[self.cell] * self.hidden_size
+        tensors = {k: np.asarray(v, dtype=np.float32) for k, v in tensors.items()}
+        # deeper layers read [input, h] through one stacked matrix: one mat-vec instead of two; W_ih and W_hh
+        # of those layers become views of it (no second copy)
+        self.W_stack = [None]
+        for k in range(1, L):
+            W = np.ascontiguousarray(np.concatenate([tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"]], axis=1))
+            self.W_stack.append(W)  # (G*H, 2H)
+            tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"] = W[:, :H], W[:, H:]
         self.tensors = tensors
-        L = self.num_layers
         self.W_ih = [tensors[f"rnn.weight_ih_l{k}"] for k in range(L)]
         self.W_hh = [tensors[f"rnn.weight_hh_l{k}"] for k in range(L)]
         self.b_ih = [tensors[f"rnn.bias_ih_l{k}"] for k in range(L)]
         self.b_hh = [tensors[f"rnn.bias_hh_l{k}"] for k in range(L)]
+        self.embed = tensors["embed.weight"]
         self.W_y, self.b_y = tensors["head.weight"], tensors["head.bias"]
-        # the first layer's input contribution depends only on the character: precompute it
-        self.table = tensors["embed.weight"] @ self.W_ih[0].T + self.b_ih[0]  # (V, G*H)
-        # deeper layers read [input, h] through one stacked matrix: one mat-vec instead of two
-        self.W_stack = [None] + [np.ascontiguousarray(np.concatenate([self.W_ih[k], self.W_hh[k]], axis=1))
-                                 for k in range(1, L)]  # (G*H, 2H)
         self.b_stack = [None] + [self.b_ih[k] + self.b_hh[k] for k in range(1, L)]  # (G*H,)
-        for a in (self.table, *self.W_stack[1:], *tensors.values()):
+        # the first layer's input contribution depends only on the character: precompute it when that is cheap
+        V, E = self.vocab_size, self.embed_size
+        self.table = (self.embed @ self.W_ih[0].T + self.b_ih[0]
+                      if V * GH <= TABLE_MAX_FLOATS and V * E * GH <= TABLE_MAX_MADDS else None)  # (V, G*H)
+        for a in (*tensors.values(), *self.W_stack[1:], *self.b_stack[1:], *([self.table] if self.table is not None else [])):
             a.setflags(write=False)  # shared across sessions: nothing may change it
 
     # ---- one step -------------------------------------------------------------------------
@@ -72,6 +136,10 @@ class CharLM:
         z = np.zeros((self.num_layers, self.hidden_size), dtype=np.float32)
         return z, z.copy()
 
+    def _input0(self, idx: int) -> np.ndarray:
+        """W_ih x + b_ih for the first layer, x the embedding of character `idx`."""
+        return self.table[idx] if self.table is not None else self.W_ih[0] @ self.embed[idx] + self.b_ih[0]
+
     def step(self, idx: int, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read one character id; return the next-character logits and the new (h, c)."""
         h, c = h.copy(), c.copy()
@@ -79,16 +147,19 @@ class CharLM:
         for k in range(self.num_layers):
             if self.cell == "lstm":
                 if k == 0:
-                    z = self.table[idx] + self.W_hh[0] @ h[0] + self.b_hh[0]  # (4H,)
+                    z = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (4H,)
                 else:
                     z = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]  # (4H,)
                 h[k], c[k], _ = lstm_cell(z, c[k])
             elif self.cell == "gru":
-                gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (3H,)
+                gi = self._input0(idx) if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (3H,)
                 h[k], _ = gru_cell(gi, self.W_hh[k] @ h[k] + self.b_hh[k], h[k])
             else:
-                gi = self.table[idx] if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (H,)
-                h[k] = rnn_cell(gi + self.W_hh[k] @ h[k] + self.b_hh[k])
+                if k == 0:
+                    pre = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (H,)
+                else:
+                    pre = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]
+                h[k] = rnn_cell(pre, self.nonlinearity)
             inp = h[k]
         return self.W_y @ inp + self.b_y, h, c
 
@@ -97,18 +168,28 @@ class CharLM:
         """Character ids; characters outside the vocabulary raise ValueError naming them."""
         unknown = sorted({ch for ch in text if ch not in self.stoi})
         if unknown:
-            raise ValueError(f"not in the model's vocabulary: {', '.join(repr(ch) for ch in unknown)}")
+            shown = ", ".join(repr(ch) for ch in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+            raise ValueError(f"not in the model's vocabulary: {shown}")
         return [self.stoi[ch] for ch in text]
 
+    def start_state(self, start: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(h, c) after reading `start` (default: `warmup`) from zeros; see the class docstring."""
+        h, c = self.zero_state()
+        with threadpool_limits(1):
+            for idx in self.encode(self.warmup if start is None else start):
+                _, h, c = self.step(idx, h, c)
+        return h, c
+
     def generate(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
-                 top_p: float | None = None, seed: int | None = None) -> str:
+                 top_p: float | None = None, seed: int | None = None, start: str | None = None) -> str:
         """Exactly `length` new characters after `prime`; the same seed gives the same text."""
-        trace = self.generate_trace(prime, length, temperature, top_k, top_p, seed, keep_states=False)
+        trace = self.generate_trace(prime, length, temperature, top_k, top_p, seed, keep_states=False, start=start)
         return trace.text[trace.generated_from:]
 
     def generate_trace(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
                        top_p: float | None = None, seed: int | None = None, keep_states: bool = True,
-                       forced: dict[int, str] | None = None, on_progress=None, progress_every: int = 50) -> Trace:
+                       forced: dict[int, str] | None = None, on_progress=None, progress_every: int = 50,
+                       start: str | None = None) -> Trace:
         """Sample like `generate`, recording each step; `forced` maps a generated position to a
         character that replaces the sample there (the run continues from the forced character).
         `on_progress(text_so_far)` is called every `progress_every` generated characters."""
@@ -121,17 +202,33 @@ class CharLM:
         ids = self.encode(prime)
         forced_ids = {pos: self.encode(ch)[0] for pos, ch in (forced or {}).items()}
         rng = np.random.default_rng(seed)
-        h, c = self.zero_state()
-        hs, cs, probs, sampled = [], [], [], []
+        h, c = self.start_state(start)
+        T, L, H = len(ids) + length, self.num_layers, self.hidden_size
+        n = T if keep_states else 0
+        hs = np.empty((n, L, H), dtype=np.float32)
+        cs = np.empty((n, L, H), dtype=np.float32) if self.cell == "lstm" else None
+        p_char = np.full(n, np.nan, dtype=np.float32)
         text = list(prime)
+        t = 0
+
+        def read(idx: int):
+            nonlocal h, c, t
+            logits, h, c = self.step(idx, h, c)
+            if keep_states:
+                if t > 0:  # the probability the previous step gave this character
+                    p_char[t] = math.exp(float(prev[idx]) - prev_lse)
+                hs[t] = h
+                if cs is not None:
+                    cs[t] = c
+            t += 1
+            return logits
+
+        prev, prev_lse = None, 0.0
         with threadpool_limits(1):  # small mat-vecs run fastest on one thread
-            for idx in self.encode(self.warmup):
-                _, h, c = self.step(idx, h, c)
-            logits = None
             for idx in ids:
-                logits, h, c = self.step(idx, h, c)
+                logits = read(idx)
                 if keep_states:
-                    hs.append(h), cs.append(c), probs.append(softmax(logits))
+                    prev, prev_lse = logits, _logsumexp(logits)
             for pos in range(length):
                 p = softmax(logits / temperature)
                 if top_k or (top_p is not None and top_p < 1):
@@ -145,52 +242,59 @@ class CharLM:
                 text.append(self.itos[idx])
                 if on_progress is not None and (pos + 1) % progress_every == 0:
                     on_progress("".join(text))
+                logits = read(idx)
                 if keep_states:
-                    sampled.append(p)
-                logits, h, c = self.step(idx, h, c)
-                if keep_states:
-                    hs.append(h), cs.append(c), probs.append(softmax(logits))
-        if not keep_states:
-            return Trace("".join(text), np.zeros((0, self.vocab_size)), np.zeros((0,)), None, len(prime))
-        return Trace(
-            text="".join(text), probs=np.array(probs), h=np.array(hs),
-            c=np.array(cs) if self.cell == "lstm" else None, generated_from=len(prime), sampled_probs=sampled,
-        )
+                    prev, prev_lse = logits, _logsumexp(logits)
+        return Trace("".join(text), hs, cs, len(prime), p_char, temperature, top_k, top_p, (self.W_y, self.b_y))
 
-    def run(self, text: str) -> Trace:
-        """Read `text` (teacher forcing), recording the distribution and states after each character."""
-        return self.generate_trace(text, 0)
+    def run(self, text: str, start: str | None = None) -> Trace:
+        """Read `text` (teacher forcing), recording the states after each character (from `start`'s state)."""
+        return self.generate_trace(text, 0, start=start)
 
-    def loss(self, text: str) -> float:
-        """Mean negative log-likelihood in nats/char of `text[1:]` given what precedes it, from a zero state."""
+    def loss(self, text: str, start: str | None = None) -> float:
+        """Mean negative log-likelihood in nats/char of `text[1:]`, each character given what precedes it, read
+        after `start` (default `warmup`). `loss(text, start="")` starts from zeros, like the card's val_loss."""
         ids = self.encode(text)
-        h, c = self.zero_state()
+        h, c = self.start_state(start)
         total = 0.0
         with threadpool_limits(1):
             for a, b in zip(ids[:-1], ids[1:]):
                 logits, h, c = self.step(a, h, c)
-                m = logits.max()
-                total += float(m + np.log(np.exp(logits - m).sum()) - logits[b])
+                total += _logsumexp(logits) - float(logits[b])
         return total / max(len(ids) - 1, 1)
 
 
-def load_bytes(weights: bytes, card_text: str | bytes) -> CharLM:
-    """Build a CharLM from the bytes of a weights file and its card, validating both."""
-    try:
-        card = json.loads(card_text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"the card is not valid JSON ({e})") from None
-    validate_card(card)
-    return CharLM(read_tensors(weights), card)
+def _logsumexp(x: np.ndarray) -> float:
+    m = float(x.max())
+    return m + math.log(float(np.exp(x - m, dtype=np.float64).sum()))
 
 
-def load(path: str | os.PathLike) -> CharLM:
-    """Load NAME.safetensors with the card NAME.json beside it; raise CheckpointError if either is wrong."""
+def check_upload(weights: bytes, card: str | bytes, limits: Limits = UPLOAD_LIMITS) -> CharLM:
+    """A visitor's model: the card and the safetensors header are checked within `limits` (sizes, nesting,
+    numbers, tensor count, dtypes, names and shapes) before any tensor is read; then the values (finite).
+    Anything wrong raises CheckpointError with a short message; a refusal costs milliseconds."""
+    if len(weights) > limits.max_file_bytes:  # before the card: the cheapest check first
+        raise CheckpointError(f"the model file is {len(weights) / 2**20:.1f} MiB; the limit is {limits.max_file_bytes / 2**20:g} MiB")
+    parsed = parse_card(card, limits)
+    return CharLM(read_tensors(weights, parsed, limits), parsed)
+
+
+def load_bytes(weights: bytes, card_text: str | bytes, limits: Limits = UPLOAD_LIMITS) -> CharLM:
+    """Build a CharLM from the bytes of a weights file and its card (`check_upload`, upload limits by default)."""
+    return check_upload(weights, card_text, limits)
+
+
+def load(path: str | os.PathLike, limits: Limits = LOCAL_LIMITS) -> CharLM:
+    """Load NAME.safetensors with the card NAME.json beside it; raise CheckpointError if either is wrong.
+    Files on disk get the same checks with loose size limits (`LOCAL_LIMITS`); pass UPLOAD_LIMITS to apply
+    the public server's."""
     path = Path(path)
     cpath = card_path(path)
     for p in (path, cpath):
         if not p.is_file():
             raise CheckpointError(f"no file at {p}")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise CheckpointError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MiB")
-    return load_bytes(path.read_bytes(), cpath.read_bytes())
+    if path.stat().st_size > limits.max_file_bytes:
+        raise CheckpointError(f"{path.name} is larger than {limits.max_file_bytes / 2**20:g} MiB")
+    if cpath.stat().st_size > limits.max_card_bytes:
+        raise CheckpointError(f"{cpath.name} is larger than {limits.max_card_bytes:,} bytes")
+    return check_upload(path.read_bytes(), cpath.read_bytes(), limits)

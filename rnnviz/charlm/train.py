@@ -89,6 +89,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--corpus", required=True, help="UTF-8 text file")
     ap.add_argument("--out", default="models/charlm", help="output path without extension")
     ap.add_argument("--cell", choices=["lstm", "gru", "rnn"], default="lstm")
+    ap.add_argument("--nonlinearity", choices=["tanh", "relu"], default="tanh", help="for --cell rnn")
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--embed", type=int, default=64)
@@ -139,7 +140,7 @@ def train(args: argparse.Namespace) -> dict:
     chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
     if args.steps is None:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
-    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout)
+    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout, args.nonlinearity)
     model = CharRNN(cfg).to(device)
     if args.cell == "lstm":  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
         with torch.no_grad():
