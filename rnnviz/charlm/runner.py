@@ -173,6 +173,19 @@ class CharLM:
                 total += float(m + np.log(np.exp(logits - m).sum()) - logits[b])
         return total / max(len(ids) - 1, 1)
 
+    # ---- looking inside (rnnviz.charlm.inspect) --------------------------------------------------------------------
+    def connectivity(self, text: str, t: int) -> np.ndarray:
+        """(t+1,): entry s = ‖∂ log p(text[t+1] | text[:t+1]) / ∂ e_s‖₂, e_s the embedding read at step s."""
+        from rnnviz.charlm.inspect import connectivity
+
+        return connectivity(self, text, t)
+
+    def gate_values(self, text: str) -> list[dict[str, np.ndarray]]:
+        """Per layer, each sigmoid gate's value (T, H) at every character of `text` (LSTM i, f, o; GRU r, z)."""
+        from rnnviz.charlm.inspect import gate_values
+
+        return gate_values(self, text)
+
 
 def load_bytes(weights: bytes, card_text: str | bytes) -> CharLM:
     """Build a CharLM from the bytes of a weights file and its card, validating both."""
