@@ -2,7 +2,6 @@
 each position's distributions and branching; hidden units and gate saturation; bring your own model."""
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from ui.loaders import force_character, shipped_model
@@ -57,14 +56,14 @@ def controls(lm: charlm.CharLM) -> tuple[L.Settings, list[str]]:
 def inspector(lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     ss[f"{P}.pos"] = i = min(max(1, ss[f"{P}.pos"]), len(smp.text) - 1)
-    left, right = st.columns([1.5, 1], gap="large")
-    shade = left.segmented_control("Shade by", L.SHADES, key=f"{P}.shade", help="What colours each character.") or "probability"
+    shade = st.segmented_control("Shade by", L.SHADES, key=f"{P}.shade", help="What colours each character.") or "probability"
     unit = (0, "h", 0)
     if shade == "hidden unit":
-        u1, u2, u3 = left.columns(3)
-        unit = (u1.number_input("Layer", 1, lm.num_layers, key=f"{P}.layer") - 1,
-                u2.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
-                u3.number_input("Unit", 0, lm.hidden_size - 1, key=f"{P}.unit"))
+        s2, s3, s4, _ = st.columns([1, 1, 1, 2.5], vertical_alignment="bottom")
+        unit = (s2.number_input("Layer", 1, lm.num_layers, key=f"{P}.layer") - 1,
+                s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
+                s4.number_input("Unit", 0, lm.hidden_size - 1, key=f"{P}.unit"))
+    left, right = st.columns([1.5, 1], gap="large")
     sh = L.shading(shade, lm, smp, i, unit)
     with left:
         markup = figures.text_markup(smp.text, sh.values, sh.lo, sh.hi, sh.signed, sh.titles, i, sh.unread_after, fs)
@@ -110,13 +109,14 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: L.Sample, fs: float, url:
         st.info("A vanilla RNN has no gates to saturate.")
     else:
         over = st.radio("Over", ["excerpt", "sample"], key=f"{P}.passage", horizontal=True, format_func=L.PASSAGES_SHOWN.get)
-        a = L.analysis_for(model_id, lm, smp, over, ss)
+        a = L.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
+        bar.empty()
         if view == "units":
-            st.dataframe(pd.DataFrame(L.unit_rows(a.hits)), hide_index=True, key=f"{P}.units", selection_mode="single-row",
-                         on_select=lambda: set_state(L.unit_state(a.hits, ss[f"{P}.units"].selection.rows)),
-                         column_config={"strength": st.column_config.ProgressColumn("strength |r|", min_value=0, max_value=1,
-                                                                                    format="%.3f")})
+            st.html(figures.units_markup(L.unit_rows(a.hits), fs))
             st.caption(L.ranking_caption(a))
+            st.selectbox("Shade the text by one of them", range(len(a.hits)), index=None, key=f"{P}.pick", placeholder="choose a unit",
+                         format_func=lambda r: L.unit_rows(a.hits[r:r + 1])[0]["unit"] + f" ({a.hits[r].feature})",
+                         on_change=lambda: set_state(L.unit_state(a.hits, [ss[f"{P}.pick"]])))
         else:
             ss[f"{P}.span"] = ss[f"{P}.span"] if ss[f"{P}.span"] in (spans := L.span_choices(a)) else 0
             n = st.select_slider("Over the first", spans, key=f"{P}.span", format_func=lambda v: f"{v or a.chars:,} characters",

@@ -211,5 +211,9 @@ def test_figures_build():
     for fig in (figures.saturation_figure(sat), figures.closed_share_figure([{"o": np.linspace(0, 1, 500)}], bins=50),
                 figures.state_grid(np.zeros((2, 8)))):
         assert fig.to_dict()["data"]
-    lines = figures.closed_share_figure([{"o": np.linspace(0, 1, 500)}], bins=50).to_dict()["data"]
-    assert len(lines[0]["x"]) == 50 and math.isclose(np.mean(lines[0]["y"]), 0.5, abs_tol=1e-9)
+    share = np.linspace(0, 1, 500)
+    line = figures.closed_share_figure([{"o": share}], bins=50).to_dict()["data"][0]
+    assert line["x"][:3] == [1, 2, 3] and line["y"][:3] == list(share[:3])  # the start, character by character
+    assert len(line["x"]) <= 50 and math.isclose(line["y"][-1], share[-len(share) // 10:].mean(), rel_tol=0.2)
+    assert "rises" in figures.units_markup([{"feature": "<f>", "unit": "u", "strength": 0.5, "r": "+0.500",
+                                             "direction": "rises with it", "what": "w"}]) 

@@ -120,13 +120,29 @@ def test_bad_prime_is_explained(open_page):
     assert not at.exception and any("empty" in e.value for e in at.error)
 
 
+def ranking(at) -> list[list[str]]:
+    table = next(h.proto.body for h in at.get("html") if "strength |r|" in h.proto.body)
+    rows = re.findall(r"<tr style.*?</tr>", table)
+    cells = [[html.unescape(re.sub("<[^>]+>", "", c)) for c in re.findall(r"<td.*?</td>", r)] for r in rows]
+    widths = [float(w) for w in re.findall(r"width:([\d.]+)%;background", table)]
+    return [c + [w] for c, w in zip(cells, widths)]
+
+
 def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
     at = open_page(P)
-    ranking = at.dataframe[0].value
-    assert {"position in line", "newline", "speaker name"} <= set(ranking["feature"])
-    neg = ranking[ranking["r"].str.startswith("−")]
-    assert len(neg) and (neg["strength"] > 0.8).any() and set(neg["direction"]) == {"falls with it"}
-    assert np.allclose(ranking["strength"], ranking["r"].str.replace("−", "-").astype(float).abs(), atol=5e-4)
+    rows = ranking(at)
+    assert {"position in line", "newline", "speaker name"} <= {r[0] for r in rows}
+    neg = [r for r in rows if r[3].startswith("−")]
+    assert neg and max(r[5] for r in neg) > 80 and {r[4] for r in neg} == {"falls with it"}  # r = −0.856: a long bar
+    assert all(abs(abs(float(r[3].replace("−", "-"))) * 100 - r[5]) < 0.06 for r in rows)
+    pick = at.selectbox(key=f"{P}.pick")
+    choice = next(k for k, r in enumerate(rows) if r[0] == "position in line")
+    pick.set_value(choice).run()
+    layer, kind, unit = re.match(r"layer (\d) (\w)\[(\d+)\]", rows[choice][1]).groups()
+    assert at.segmented_control(key=f"{P}.shade").value == "hidden unit"
+    assert (at.number_input(key=f"{P}.layer").value, at.radio(key=f"{P}.kind").value, at.number_input(key=f"{P}.unit").value) \
+        == (int(layer), kind, int(unit))
+    assert f"of unit {unit} in layer {layer}" in at.get("html")[0].proto.body
     at.radio(key=f"{P}.passage").set_value("sample").run()
     assert not at.exception and "Over 506 characters" in all_text(at)
 

@@ -26,7 +26,7 @@ export default function(component) {
 """
 _CSS = """
 .tv { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; line-height: 1.55; white-space: pre-wrap;
-      word-break: break-all; color: #111; }
+      overflow-wrap: anywhere; color: #111; }
 .tv span { cursor: pointer; border-radius: 2px; padding: 1px 0; }
 .tv span:hover { outline: 1px solid #555; }
 .tv .nl { color: #999; }

@@ -103,6 +103,21 @@ def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sa
             f'font-variant-numeric:tabular-nums">{head}{body}</table>')
 
 
+def units_markup(rows: list[dict], font_scale: float = 1.0) -> str:
+    """The unit ranking as a table: feature, unit, a bar for the size |r| of the correlation, r itself, and the
+    direction in words (rows from `lessons.sample.unit_rows`; all text escaped)."""
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    fs, pad = 14 * font_scale, "padding:2px 8px"
+    head = "".join(f'<th style="text-align:left;{pad}">{h}</th>' for h in ("feature", "unit", "strength |r|", "r", "direction"))
+    body = "".join(
+        f'<tr style="border-top:1px solid #eee"><td style="{pad}" title="{e(r["what"])}">{e(r["feature"])}</td>'
+        f'<td style="{pad};white-space:nowrap">{e(r["unit"])}</td><td style="{pad};width:30%"><div style="display:flex;'
+        f'align-items:center;gap:6px"><div style="height:{0.7 * fs:.0f}px;width:{r["strength"] * 100:.1f}%;'
+        f'background:{COLORS["state"]}"></div></div></td><td style="{pad};font-variant-numeric:tabular-nums">{e(r["r"])}</td>'
+        f'<td style="{pad}">{e(r["direction"])}</td></tr>' for r in rows)
+    return f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px"><tr>{head}</tr>{body}</table>'
+
+
 def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -> go.Figure:
     """Each layer's state (L, H) folded into a compact grid of cells, layers side by side: blue positive, purple
     negative (this page's signed scale)."""
@@ -131,7 +146,8 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
                       title: str = "") -> go.Figure:
     """One panel per layer, one dot per unit and gate at (fraction of steps below 0.1, fraction above 0.9)."""
     L = len(sat)
-    lay = _layout(title, 400 * font_scale, font_scale, margin=dict(l=70, r=20, t=90, b=60),
+    lay = _layout(title, 430 * font_scale, font_scale, margin=dict(l=70, r=20, t=70, b=110),
+                  legend=dict(orientation="h", x=0.5, xanchor="center", y=-0.3, yanchor="top"),
                   **_columns(L, 0.08, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
     data = []
     for k, layer in enumerate(sat):
@@ -152,8 +168,8 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
 
 def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, font_scale: float = 1.0,
                         title: str = "") -> go.Figure:
-    """Per layer, the share of units whose gate is closed (below 0.1) along the text, averaged over bins of
-    characters (a line per gate)."""
+    """Per layer, the share of units whose gate is closed (below 0.1) along the text (a line per gate), on a log
+    axis of position: the first characters one by one, later ones averaged over ever wider stretches."""
     L = len(closed)
     lay = _layout(title, (150 * L + 110) * font_scale, font_scale, margin=dict(l=70, r=20, t=80, b=50),
                   **_rows(L, 0.12, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
@@ -161,14 +177,16 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
     for k, layer in enumerate(closed):
         for g, share in layer.items():
             T = len(share)
-            edges = np.linspace(0, T, min(bins, T) + 1).astype(int)
-            ys = [float(share[a:b].mean()) for a, b in zip(edges[:-1], edges[1:]) if b > a]
-            xs = [(a + b - 1) / 2 for a, b in zip(edges[:-1], edges[1:]) if b > a]
+            edges = np.unique(np.r_[0, np.geomspace(1, T, bins).round().astype(int)])
+            ys = [float(share[a:b].mean()) for a, b in zip(edges[:-1], edges[1:])]
+            xs = [(a + b - 1) / 2 + 1 for a, b in zip(edges[:-1], edges[1:])]  # 1-based: the first character is 1
             colour, symbol = GATE_STYLE[g]
             data.append(_in(dict(type="scatter", x=xs, y=ys, mode="lines", name=GATE_NAMES[g], legendgroup=g,
                                  showlegend=k == 0, line=dict(color=colour, width=2, dash="dot" if g == "i" else None),
-                                 hovertemplate=f"{g}, layer {k + 1}: " + "%{y:.0%} closed near character %{x:.0f}"
+                                 hovertemplate=f"{g}, layer {k + 1}: " + "%{y:.0%} of units closed near character %{x:.0f}"
                                                "<extra></extra>"), k + 1))
         lay[_axis_name("y", k + 1)].update(range=[0, 1], tickformat=".0%", title=dict(text="closed"))
-    lay[_axis_name("x", L)].update(title=dict(text="character position"))
+    for k in range(1, L + 1):
+        lay[_axis_name("x", k)].update(type="log")
+    lay[_axis_name("x", L)].update(title=dict(text="character number (log scale: the start of the text spread out)"))
     return _fig(data, lay)

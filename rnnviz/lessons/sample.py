@@ -1,7 +1,6 @@
-"""What the sampling page shows about a run: a sample kept compactly (top-k distributions, states), one
-position's distributions, the shading of the text, the model's own description, link values, work limits
-scaled by the model's cost per character, a per-server cache, and hidden units that track features of the
-text (after Karpathy, Johnson and Fei-Fei, 'Visualizing and Understanding Recurrent Networks', 2015)."""
+"""What the sampling page shows: a sample kept compactly (top-k distributions, states) and cached per server, one
+position's distributions, the text's shading, the model's own description, link values, work limits scaled by the
+model's cost per character, and passages analysed for units and gates (rnnviz.charlm.inspect)."""
 from __future__ import annotations
 
 import math
@@ -12,7 +11,7 @@ import numpy as np
 
 from rnnviz.charlm import SHIPPED_MODEL, CharLM
 from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, UnitHit, connectivity, gate_values, rank_units,  # noqa: F401
-                                   run_states, saturation, step_cost, text_features)
+                                   run_states, saturation, step_cost)
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import entropy
 
@@ -26,7 +25,6 @@ MAX_BRANCHES = 50
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
 EXCERPT = SHIPPED_MODEL.parent / "shakespeare_excerpt.txt"  # validation text the passage analyses read
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 def label(ch: str) -> str:
@@ -81,10 +79,9 @@ def _show(v: object, limit: int = 80) -> str:
 
 
 def describe(card: dict, vocab_size: int) -> str:
-    """'A two-layer LSTM (512 units per layer) trained on tinyshakespeare.txt': from the card, whatever is loaded.
-    Card text is quoted as is: the page escapes the result."""
+    """'A two-layer LSTM (512 units per layer, 65 characters) trained on …', from the loaded model's card (unescaped)."""
     L, H = card["num_layers"], card["hidden_size"]
-    depth = NUMBER_WORDS[L] if L < len(NUMBER_WORDS) else str(L)
+    depth = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")[L] if L < 9 else str(L)
     corpus = card.get("corpus")
     return (f"A {depth}-layer {str(card['cell']).upper()} ({_count(H, 'unit')} per layer, {_count(vocab_size, 'character')})"
             + (f" trained on {_show(corpus)}" if isinstance(corpus, str) and corpus else ""))
@@ -170,10 +167,9 @@ def draw_sample(lm: CharLM, s: Settings, on_progress: Callable[[str], None] | No
     distribution as float32, entropies, and the states. `on_progress` every 50 generated characters."""
     tr = lm.generate_trace(s.prime, s.n, s.temperature, s.top_k, s.top_p, s.seed, forced=dict(s.forced),
                            on_progress=on_progress)
-    T, V, k = len(tr.text), lm.vocab_size, min(TOP, lm.vocab_size)
+    T, k = len(tr.text), min(TOP, lm.vocab_size)
     pad = lambda a, fill: np.concatenate([np.full((1,) + a.shape[1:], fill, a.dtype), a])  # noqa: E731 - row 0
-    mt, mp, me = _tops(tr.probs[:-1], k) if T > 1 else (np.zeros((0, k), np.int32), np.zeros((0, k), np.float32),
-                                                        np.zeros(0, np.float32))
+    mt, mp, me = _tops(tr.probs[:-1], k)
     ids = np.array([lm.stoi[ch] for ch in tr.text])
     p_char = pad(tr.probs[np.arange(T - 1), ids[1:]].astype(np.float32), np.nan)
     st, sp, se = np.zeros((T, k), np.int32), np.full((T, k), np.nan, np.float32), np.full(T, np.nan, np.float32)
@@ -215,6 +211,7 @@ def sample_for(model_id: str, lm: CharLM, s: Settings, session: dict,
 
 
 def summary(s: Sample) -> str:
+    """How much of the text was read and how much sampled, and how likely the sampled part was."""
     g = s.generated_from
     return (f"Prime (read, not sampled): {g} characters; then {len(s.text) - g} sampled. Mean probability of the "
             f"sampled characters {float(np.mean(s.p_char[g:])):.3f}." if len(s.text) > g else "")
@@ -266,11 +263,13 @@ def describe_position(info: Position) -> str:
 def entropy_sentence(info: Position) -> str:
     """The entropies of the position's distributions, in nats (natural log; e^H is about how many characters the
     model hesitates between)."""
-    m = f"**{info.model_entropy:.3f}** nats (about {math.exp(info.model_entropy):.1f} likely characters)"
+    m = f"**{info.model_entropy:.3f}** nats"
+    tail = (f" (entropy H, how unsure a distribution is, in nats: natural-log units; e^H ≈ "
+            f"{math.exp(info.model_entropy):.1f} is about how many characters the model hesitates between).")
     if info.sampled_entropy is None:
-        return f"Entropy of the model's distribution: {m}."
-    return (f"Entropy: {m} in the model's distribution; **{info.sampled_entropy:.3f}** nats in the one it was "
-            f"{'chosen against' if info.source == 'forced' else 'sampled from'}.")
+        return f"Entropy of the model's distribution: {m}" + tail
+    return (f"Entropy: {m} in the model's distribution, **{info.sampled_entropy:.3f}** nats in the one it was "
+            f"{'chosen against' if info.source == 'forced' else 'sampled from'}" + tail)
 
 
 # ---- shading --------------------------------------------------------------------------------------------------
@@ -353,22 +352,25 @@ def analyse(lm: CharLM, text: str, states=None, on_progress=None) -> PassageAnal
                            [{g: (v < 0.1).mean(axis=1) for g, v in layer.items()} for layer in gates])
 
 
-def analysis_for(model_id: str, lm: CharLM, smp: Sample, over: str, session: dict) -> PassageAnalysis:
+def analysis_for(model_id: str, lm: CharLM, smp: Sample, over: str, session: dict,
+                 progress: Callable[[float], None] | None = None) -> PassageAnalysis:
     """The sample (its own states: no rerun), or the excerpt analysed once per server for the shipped model (pinned:
-    visitors' uploads cannot evict it) and once per session for an upload (`session`, e.g. st.session_state)."""
+    visitors' uploads cannot evict it) and once per session for an upload (`session`, e.g. st.session_state).
+    `progress(fraction done)` while the excerpt is read: a point where a newer click can stop the work."""
     if over == "sample":
         return analyse(lm, smp.text, (smp.h, smp.c))
     passage = "".join(c for c in EXCERPT.read_text(encoding="utf-8") if c in lm.stoi)[:passage_limit(lm)]
+    work = lambda: analyse(lm, passage, on_progress=progress and (lambda done, total: progress(done / total)))  # noqa: E731
     if model_id == "shipped":
-        return PASSAGES.get((model_id, passage), lambda: analyse(lm, passage), pinned=True)
+        return PASSAGES.get((model_id, passage), work, pinned=True)
     if session.get("sample.analysis", (None,))[0] != (model_id, passage):
-        session["sample.analysis"] = ((model_id, passage), analyse(lm, passage))
+        session["sample.analysis"] = ((model_id, passage), work())
     return session["sample.analysis"][1]
 
 
-def unit_state(hits: list[UnitHit], rows: list[int]) -> dict:
+def unit_state(hits: list[UnitHit], rows: list[int | None]) -> dict:
     """The sampling page's state that shades the text by the unit in the chosen row (and asks for a full rerun)."""
-    return {f"sample.{k}": v for h in [hits[r] for r in rows[:1]] for k, v in
+    return {f"sample.{k}": v for h in [hits[r] for r in rows[:1] if r is not None] for k, v in
             (("shade", "hidden unit"), ("layer", h.layer + 1), ("kind", h.kind), ("unit", h.unit), ("_app", 1))}
 
 
@@ -379,7 +381,7 @@ def span_choices(a: PassageAnalysis) -> list[int]:
 
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is its "
-            "size |r|, its sign says whether the unit rises or falls with it. Choose a row to shade the text by that unit.")
+            "size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it means.")
 
 
 def saturation_caption(a: PassageAnalysis) -> str:
