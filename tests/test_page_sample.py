@@ -231,3 +231,35 @@ def test_a_small_uploaded_model_describes_itself_and_bounds_k(open_page, monkeyp
     assert "layer 1:" in all_text(at) and "of steps below 0.1" in all_text(at)
     at = open_page(P, k="12")
     assert any("`k`" in i.value for i in at.info)
+
+
+def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatch):
+    from rnnviz.lessons import sample as L
+
+    monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
+    calls = []
+    real = L.draw_sample
+    monkeypatch.setattr(L, "draw_sample", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
+    assert view(first)["text"] == view(second)["text"] and len(calls) == 1
+    second.slider(key=f"{P}.pos").set_value(40).run()  # moving the position draws nothing new
+    second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
+    assert len(calls) == 1
+    second.select_slider(key=f"{P}.temp").set_value(1.0).run()
+    second.select_slider(key=f"{P}.temp").set_value(0.8).run()  # a revisited setting costs nothing
+    assert [c.temperature for c in calls] == [0.8, 1.0]
+
+
+@pytest.mark.slow
+def test_a_costly_uploaded_model_gets_fewer_characters(open_page, monkeypatch):
+    from rnnviz.charlm.inspect import step_cost
+    from rnnviz.lessons import sample as L
+
+    w, c = tiny_checkpoint(cell="lstm", H=1024)
+    serve_files(monkeypatch, w, c)
+    at = open_page(P, n="2000", prime="ab")
+    cost = step_cost(json.loads(c))
+    most = L.SAMPLE_BUDGET // cost - 2
+    assert cost > L.SHIPPED_COST and most < 2000
+    assert at.slider(key=f"{P}.n").max == most and at.slider(key=f"{P}.n").value == most
+    assert len(view(at)["text"]) == most + 2 and not at.exception
