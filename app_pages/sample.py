@@ -15,7 +15,7 @@ from rnnviz.lessons import sample as L
 
 P = "sample"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"
-VIEWS = {"units": "Hidden units that track something", "gates": "Gate saturation", "card": "Model card"}
+VIEWS = {"units": "Hidden units that track something", "gates": "Gate saturation", "card": "Model card", "text": "Plain text"}
 ss = st.session_state
 
 
@@ -71,8 +71,7 @@ def inspector(lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> 
                  f"{P}.text", f"{P}.pos")
         st.html(figures.legend_markup(sh.caption, *sh.ends, sh.signed, fs, L.summary(smp)))
     with right:
-        if len(smp.text) > 2:
-            st.slider("Position", 1, len(smp.text) - 1, key=f"{P}.pos", help="Which character to inspect (0: the prime's first).")
+        st.slider("Position", 1, max(2, len(smp.text) - 1), key=f"{P}.pos", help="Which character to inspect (0: the prime's first).")
         info = L.position(lm, smp, i)
         st.markdown(f"Character **{i}**: {md(repr(L.label(info.char)))}, {L.describe_position(info)}")
         st.html(figures.dist_markup(L.top_rows(info), "model (T = 1)", "sampled from" if info.sampled_top else None, fs))
@@ -102,7 +101,9 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: L.Sample, fs: float, url:
     if ss.pop(f"{P}._app", 0):
         st.rerun(scope="app")
     view = st.segmented_control("Look inside", list(VIEWS), format_func=VIEWS.get, key=f"{P}.view") or "units"
-    if view == "card":
+    if view == "text":
+        st.code(smp.text, language=None, wrap_lines=True)
+    elif view == "card":
         st.markdown(" ".join(md(f) for f in L.card_facts(lm.card, lm.vocab_size)))
         st.json({k: v for k, v in lm.card.items() if k not in ("itos", "history")}, expanded=False)
     elif view == "gates" and not L.GATE_NAMES[lm.cell]:
@@ -112,8 +113,7 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: L.Sample, fs: float, url:
         a = L.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
         bar.empty()
         if view == "units":
-            st.html(figures.units_markup(L.unit_rows(a.hits), fs))
-            st.caption(L.ranking_caption(a))
+            st.html(figures.units_markup(L.unit_rows(a.hits), fs, L.ranking_caption(a)))
             st.selectbox("Shade the text by one of them", range(len(a.hits)), index=None, key=f"{P}.pick", placeholder="choose a unit",
                          format_func=lambda r: L.unit_rows(a.hits[r:r + 1])[0]["unit"] + f" ({a.hits[r].feature})",
                          on_change=lambda: set_state(L.unit_state(a.hits, [ss[f"{P}.pick"]])))

@@ -88,6 +88,11 @@ def test_inspect_branch_and_clear(open_page):
     assert view(at)["text"] == before and "branch" not in at.query_params
 
 
+def test_the_text_as_plain_text(open_page):
+    at = open_page(P, view="text")
+    assert at.code[0].value == view(at)["text"]  # what the shaded view shows, to copy
+
+
 def test_a_link_restores_position_shading_and_branches(open_page):
     at = open_page(P, pos="300", shade="connectivity", branch="14.120")
     assert not at.exception
@@ -144,7 +149,7 @@ def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
         == (int(layer), kind, int(unit))
     assert f"of unit {unit} in layer {layer}" in at.get("html")[0].proto.body
     at.radio(key=f"{P}.passage").set_value("sample").run()
-    assert not at.exception and "Over 506 characters" in all_text(at)
+    assert not at.exception and any("Over 506 characters" in h.proto.body for h in at.get("html"))
 
 
 def test_gate_saturation_and_model_card(open_page):

@@ -103,7 +103,7 @@ def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sa
             f'font-variant-numeric:tabular-nums">{head}{body}</table>')
 
 
-def units_markup(rows: list[dict], font_scale: float = 1.0) -> str:
+def units_markup(rows: list[dict], font_scale: float = 1.0, note: str = "") -> str:
     """The unit ranking as a table: feature, unit, a bar for the size |r| of the correlation, r itself, and the
     direction in words (rows from `lessons.sample.unit_rows`; all text escaped)."""
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
@@ -115,7 +115,8 @@ def units_markup(rows: list[dict], font_scale: float = 1.0) -> str:
         f'align-items:center;gap:6px"><div style="height:{0.7 * fs:.0f}px;width:{r["strength"] * 100:.1f}%;'
         f'background:{COLORS["state"]}"></div></div></td><td style="{pad};font-variant-numeric:tabular-nums">{e(r["r"])}</td>'
         f'<td style="{pad}">{e(r["direction"])}</td></tr>' for r in rows)
-    return f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px"><tr>{head}</tr>{body}</table>'
+    return (f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px"><tr>{head}</tr>{body}</table>'
+            + (f'<div style="font-size:{0.9 * fs:.1f}px;color:#666;margin-top:6px">{e(note)}</div>' if note else ""))
 
 
 def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -> go.Figure:
