@@ -24,12 +24,21 @@ GATE_NAMES = {"lstm": ("i", "f", "o"), "gru": ("r", "z"), "rnn": ()}  # the sigm
 
 
 def start_state(lm: "CharLM") -> tuple[np.ndarray, np.ndarray]:
-    """(h, c), each (L, H): the state `CharLM.run` and `generate_trace` read their first character from
-    (zeros, then the model's warm-up text). tests/test_inspect.py holds this to `run`'s first step."""
+    """(h, c), each (L, H): the state `CharLM.run` and `generate_trace` read their first character from (zeros,
+    then the model's warm-up text); the runner's own `start_state` where it has one. tests/test_inspect.py holds
+    this to `run`'s first step."""
+    if hasattr(lm, "start_state"):
+        return lm.start_state()
     h, c = lm.zero_state()
     for idx in lm.encode(lm.warmup):
         _, h, c = lm.step(idx, h, c)
     return h, c
+
+
+def _input0(lm: "CharLM", ids: list[int]) -> np.ndarray:
+    """The first layer's W_ih x + b_ih for each character id (the runner's table where it keeps one): (T, G*H)."""
+    table = getattr(lm, "table", None)
+    return table[ids] if table is not None else lm.tensors["embed.weight"][ids] @ lm.W_ih[0].T + lm.b_ih[0]
 
 
 def step_cost(card: dict) -> int:
@@ -70,7 +79,7 @@ def _forward(lm: "CharLM", ids: list[int], h: np.ndarray, c: np.ndarray | None):
     hp = _previous(h, h0)
     out = []
     for k in range(lm.num_layers):
-        gi = lm.table[ids] if k == 0 else h[:, k - 1] @ lm.W_ih[k].T + lm.b_ih[k]  # (T, G*H)
+        gi = _input0(lm, ids) if k == 0 else h[:, k - 1] @ lm.W_ih[k].T + lm.b_ih[k]  # (T, G*H)
         gh = hp[:, k] @ lm.W_hh[k].T + lm.b_hh[k]  # (T, G*H)
         if lm.cell == "lstm":
             out.append(_lstm_gates(gi + gh))
@@ -125,7 +134,7 @@ def connectivity(lm: "CharLM", text: str, t: int, states: tuple[np.ndarray, np.n
     dh = [np.zeros(H, np.float32) for _ in range(L)]
     dc = [np.zeros(H, np.float32) for _ in range(L)]
     dh[L - 1] = (lm.W_y.T @ dlogits).astype(np.float32)
-    d_in0 = np.empty((t + 1, lm.table.shape[1]), np.float32)  # gradient at layer 1's input pre-activations
+    d_in0 = np.empty((t + 1, lm.W_ih[0].shape[0]), np.float32)  # gradient at layer 1's input pre-activations
     cp = None if c is None else _previous(c, c0)
     with threadpool_limits(1):
         for s in range(t, -1, -1):
