@@ -1,200 +1,150 @@
-"""Sample a trained character model: streamed text shaded by probability, each position's distribution,
-branching, hidden units over text, the model card, and bring-your-own-model."""
-import functools
-import hashlib
-import math
+"""Sample a trained character model: the text shaded by probability, surprisal, a hidden unit or connectivity;
+each position's distributions and branching; hidden units and gate saturation; bring your own model."""
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from ui.loaders import force_character, pick_position, shipped_model, unit_ranking
-from ui.urlstate import dump_flag, flag, font_scale, integer, number, Param, publish, restore, set_state, text
-from ui.widgets import controls_box, error, intro, md, plot
+from ui.loaders import force_character, shipped_model
+from ui.textview import textview
+from ui.upload import model_upload
+from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore, set_state, text
+from ui.widgets import error, intro, md, plot
 from rnnviz import charlm
 from rnnviz.figures import sample as figures
-from rnnviz.lessons.sample import char_probs, label, position
-from rnnviz.lessons.sample import FEATURES
+from rnnviz.lessons import sample as L
 
 P = "sample"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"
-EXCERPT = MODEL.parent / "shakespeare_excerpt.txt"
-TEMPS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0]
-PARAMS = [
-    Param(f"{P}.prime", "prime", "ROMEO:", text(500)),
-    Param(f"{P}.n", "n", 500, integer(1, 2000)),
-    Param(f"{P}.temp", "temp", 0.8, number(0.1, 3.0)),
-    Param(f"{P}.top_k", "k", 0, integer(0, 10_000)),
-    Param(f"{P}.top_p", "p", 1.0, number(0.05, 1.0, 0.05)),
-    Param(f"{P}.greedy", "greedy", False, flag, dump_flag),
-    Param(f"{P}.seed", "seed", 1, integer(0, 1_000_000)),
-]
+VIEWS = {"units": "Hidden units that track something", "gates": "Gate saturation", "card": "Model card", "text": "Plain text"}
+ss = st.session_state
 
 
-def model_source() -> tuple[str, charlm.CharLM | None]:
-    """The shipped model, or this session's uploaded one."""
-    with st.expander("Bring your own model (this session only)"):
-        st.caption("A `.safetensors` file of `rnnviz.model.CharRNN` weights and its JSON card, as written by "
-                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never executed.")
-        wf = st.file_uploader("Weights (.safetensors)", type=["safetensors"], key=f"{P}.up_w")
-        cf = st.file_uploader("Card (.json)", type=["json"], key=f"{P}.up_c")
-        if wf is not None and cf is not None:
-            data = wf.getvalue()
-            key = hashlib.sha256(data + cf.getvalue()).hexdigest()[:16]
-            if st.session_state.get(f"{P}.upload_key") != key:
-                try:
-                    st.session_state[f"{P}.upload"] = charlm.load_bytes(data, cf.getvalue())
-                    st.session_state[f"{P}.upload_key"] = key
-                except charlm.CheckpointError as e:
-                    st.session_state.pop(f"{P}.upload", None)
-                    st.session_state.pop(f"{P}.upload_key", None)
-                    error(f"That model was refused: {e}.")
-            if st.session_state.get(f"{P}.upload_key") == key:
-                st.success("Using your model for this session.")
-                return f"upload:{key}", st.session_state[f"{P}.upload"]
-    try:
-        return "shipped", shipped_model(str(MODEL))
-    except charlm.CheckpointError as e:
-        error(f"The shipped model could not be loaded: {e}")
-        return "none", None
+def params(lm: charlm.CharLM) -> list[Param]:
+    spec = [("prime", "prime", "ROMEO:", text(500)), ("n", "n", 500, integer(1, 2000)), ("temp", "temp", 0.8, L.one_of(L.TEMPS)),
+            ("top_k", "k", 0, integer(0, lm.vocab_size)), ("top_p", "p", 1.0, number(0.05, 1.0, 0.05)),
+            ("greedy", "greedy", False, flag, dump_flag), ("seed", "seed", 1, integer(0, 1_000_000)),
+            ("forced", "branch", {}, L.parse_branches, L.dump_branches), ("pos", "pos", 6, integer(1, 2505)),
+            ("shade", "shade", "probability", choice(L.SHADES)), ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)),
+            ("kind", "kind", "h", choice(["h", "c"])), ("unit", "unit", 0, integer(0, lm.hidden_size - 1)),
+            ("view", "view", "units", choice(VIEWS)), ("passage", "over", "excerpt", choice(list(L.PASSAGES_SHOWN))),
+            ("span", "first", 0, L.one_of((0, *L.SPANS)))]
+    return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
+
+
+def controls(lm: charlm.CharLM) -> tuple[L.Settings, list[str]]:
+    """The sampling settings, and what is wrong with them (empty when nothing is)."""
+    c1, c2, c3, c4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
+    prime = c1.text_input("Prime text", key=f"{P}.prime", max_chars=500, help="What the model reads before it writes.")
+    most = L.most_chars(lm, prime)
+    n = c2.slider("Characters", 1, max(most, 2), key=f"{P}.n", help=f"How many new characters to sample: at most {most:,} "
+                  "after this prime for this model (the limit scales with its work per character).")
+    temp = c3.select_slider("Temperature", L.TEMPS, key=f"{P}.temp", help="Scores are divided by this before the softmax.")
+    c4.button("Sample again", key=f"{P}.again", on_click=set_state, args=({f"{P}.seed": ss[f"{P}.seed"] + 1},), type="primary",
+              width="stretch", help="A new seed, everything else unchanged.")
+    d1, d2, d3, d4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
+    top_k = d1.number_input("Top-k (0 = off)", 0, lm.vocab_size, key=f"{P}.top_k", help="Keep only the k most likely characters.")
+    top_p = d2.slider("Top-p (1 = off)", 0.05, 1.0, step=0.05, key=f"{P}.top_p", help="Keep the fewest most likely characters "
+                      "whose probabilities add up to p.")
+    greedy = d3.toggle("Greedy", key=f"{P}.greedy", help="Always the most likely character (the same as top-k = 1).")
+    seed = d4.number_input("Seed", 0, 1_000_000, key=f"{P}.seed", help="The same seed gives the same text.")
+    st.caption(L.temperature_sentence(temp))
+    forced, problems = L.check(lm, prime, n, ss[f"{P}.forced"])
+    return L.Settings(prime, n, temp, 1 if greedy else (top_k or None), top_p if top_p < 1 else None, int(seed), forced), problems
+
+
+@st.fragment
+def inspector(lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> None:
+    """The shaded text and one position up close: moving the position or the shading reruns only this."""
+    ss[f"{P}.pos"] = i = min(max(1, ss[f"{P}.pos"]), len(smp.text) - 1)
+    shade = st.segmented_control("Shade by", L.SHADES, key=f"{P}.shade", help="What colours each character.") or "probability"
+    unit = (0, "h", 0)
+    if shade == "hidden unit":
+        s2, s3, s4, _ = st.columns([1, 1, 1, 2.5], vertical_alignment="bottom")
+        unit = (s2.number_input("Layer", 1, lm.num_layers, key=f"{P}.layer") - 1,
+                s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
+                s4.number_input("Unit", 0, lm.hidden_size - 1, key=f"{P}.unit"))
+    left, right = st.columns([1.5, 1], gap="large")
+    sh = L.shading(shade, lm, smp, i, unit)
+    with left:
+        markup = figures.text_markup(smp.text, sh.values, sh.lo, sh.hi, sh.signed, sh.titles, i, sh.unread_after, fs)
+        textview(markup, f"The text, shaded by {shade}; character {i} outlined. Click a character to inspect it.",
+                 f"{P}.text", f"{P}.pos")
+        st.html(figures.legend_markup(sh.caption, *sh.ends, sh.signed, fs, L.summary(smp)))
+    with right:
+        st.slider("Position", 1, max(2, len(smp.text) - 1), key=f"{P}.pos", help="Which character to inspect (0: the prime's first).")
+        info = L.position(lm, smp, i)
+        st.markdown(f"Character **{i}**: {md(repr(L.label(info.char)))}, {L.describe_position(info)}")
+        st.html(figures.dist_markup(L.top_rows(info), "model (T = 1)", "sampled from" if info.sampled_top else None, fs))
+        st.markdown(L.entropy_sentence(info))
+        if info.source != "prime":
+            if ss.get(f"{P}._force_at") != (i, info.char):  # the box starts on the character that is there
+                ss[f"{P}._force_at"], ss[f"{P}.force_char"] = (i, info.char), info.char
+            st.selectbox("Force a character here", lm.itos, key=f"{P}.force_char", format_func=L.label,
+                         help="Put a different character here and let the model continue from it.")
+            if st.button("Branch from here", key=f"{P}.branch", on_click=force_character, width="stretch",
+                         args=(f"{P}.forced", f"{P}.force_char", i - smp.generated_from),
+                         help="Teacher-force this one character; everything after it is sampled again."):
+                st.rerun(scope="app")
+        if smp.forced:
+            st.caption(f"Forced by hand at position {', '.join(map(str, sorted(smp.forced)))}.")
+            if st.button("Clear forced characters", key=f"{P}.unforce", on_click=set_state, args=({f"{P}.forced": {}},)):
+                st.rerun(scope="app")
+    with st.expander(f"The hidden state after character {i}", key=f"{P}.state_open", on_change="rerun") as box:
+        if box.open:
+            plot(figures.state_grid(smp.h[i], font_scale=fs), f"{P}.state", alt=f"every layer's hidden state after character {i}")
+    publish(url)
+
+
+@st.fragment
+def look_inside(model_id: str, lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> None:
+    """Hidden units, gate saturation and the model card: its controls rerun only this."""
+    if ss.pop(f"{P}._app", 0):
+        st.rerun(scope="app")
+    view = st.segmented_control("Look inside", list(VIEWS), format_func=VIEWS.get, key=f"{P}.view") or "units"
+    if view == "text":
+        st.code(smp.text, language=None, wrap_lines=True)
+    elif view == "card":
+        st.markdown(" ".join(md(f) for f in L.card_facts(lm.card, lm.vocab_size)))
+        st.json({k: v for k, v in lm.card.items() if k not in ("itos", "history")}, expanded=False)
+    elif view == "gates" and not L.GATE_NAMES[lm.cell]:
+        st.info("A vanilla RNN has no gates to saturate.")
+    else:
+        over = st.radio("Over", ["excerpt", "sample"], key=f"{P}.passage", horizontal=True, format_func=L.PASSAGES_SHOWN.get)
+        a = L.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
+        bar.empty()
+        if view == "units":
+            st.html(figures.units_markup(L.unit_rows(a.hits), fs, L.ranking_caption(a)))
+            st.selectbox("Shade the text by one of them", range(len(a.hits)), index=None, key=f"{P}.pick", placeholder="choose a unit",
+                         format_func=lambda r: L.unit_rows(a.hits[r:r + 1])[0]["unit"] + f" ({a.hits[r].feature})",
+                         on_change=lambda: set_state(L.unit_state(a.hits, [ss[f"{P}.pick"]])))
+        else:
+            ss[f"{P}.span"] = ss[f"{P}.span"] if ss[f"{P}.span"] in (spans := L.span_choices(a)) else 0
+            n = st.select_slider("Over the first", spans, key=f"{P}.span", format_func=lambda v: f"{v or a.chars:,} characters",
+                                 help="Where in the text to count: the first characters after the start, or all.") or a.chars
+            plot(figures.saturation_figure(a.saturation[n], fs, f"Each unit's gates over the first {n:,} characters"), f"{P}.sat",
+                 alt="gate saturation: one dot per unit and gate, at the fraction of steps below 0.1 and above 0.9")
+            st.caption(L.saturation_caption(a))
+            plot(figures.closed_share_figure(a.closed, font_scale=fs, title="Share of units with the gate closed (< 0.1)"),
+                 f"{P}.closed", alt="share of units with a closed gate at each stretch of the text, per layer and gate")
+    publish(url)
 
 
 st.title("Sample a trained model")
-restore(P, PARAMS)
-intro("A two-layer LSTM that has read Tiny Shakespeare writes one character at a time. Each character is shaded "
-      "by the probability the model gave it; click any character to see the distribution it was drawn from, or "
-      "force a different one and watch the text branch.")
+model_id, lm = model_upload(P, lambda: shipped_model(str(MODEL)))
+restore(P, PARAMS := params(lm))
+for key, most in (("top_k", lm.vocab_size), ("layer", lm.num_layers), ("unit", lm.hidden_size - 1),
+                  ("n", max(2, L.most_chars(lm, ss[f"{P}.prime"])))):  # an uploaded model may be smaller or costlier
+    ss[f"{P}.{key}"] = min(ss[f"{P}.{key}"], most)
+intro(md(L.describe(lm.card, lm.vocab_size)) + " writes one character at a time. Each character is shaded by how unlikely "
+      "the model found it; click any character to see the distribution it was drawn from, or force a different one.")
 fs = font_scale()
-model_id, lm = model_source()
-if lm is None:
+settings, problems = controls(lm)
+if problems:
+    error(" ".join(problems))
     st.stop()
-left, right = st.columns([1, 2.6], gap="large")
-with left, controls_box():
-    prime = st.text_input("Prime text", key=f"{P}.prime", max_chars=500, help="What the model reads before it writes.")
-    n = st.slider("Characters to generate", 1, 2000, key=f"{P}.n", help="How many new characters to sample.")
-    temp = st.select_slider("Temperature", TEMPS, key=f"{P}.temp",
-                            help="Scores are divided by this before the softmax: below 1 sharper, above 1 flatter.")
-    st.caption(f"Temperature {temp:g}: " + ("sharper than the model, safer and more repetitive." if temp < 1 else
-                                            "the model's own distribution." if temp == 1 else "flatter: more surprises, more typos."))
-    top_k = st.number_input("Top-k (0 = off)", 0, lm.vocab_size, key=f"{P}.top_k",
-                            help="Keep only the k most likely characters at each step.")
-    top_p = st.slider("Top-p (1 = off)", 0.05, 1.0, step=0.05, key=f"{P}.top_p",
-                      help="Keep the smallest set of characters whose probabilities add up to p.")
-    greedy = st.toggle("Greedy (always the most likely)", key=f"{P}.greedy", help="Same as top-k = 1.")
-    seed = st.number_input("Seed", 0, 1_000_000, key=f"{P}.seed", help="The same seed gives the same text.")
-    st.button("Sample again", key=f"{P}.again", on_click=set_state, args=({f"{P}.seed": int(seed) + 1},), type="primary",
-              width="stretch", help="A new seed, everything else unchanged.")
-
-bad = sorted({c for c in prime if c not in lm.stoi})
-with right:
-    if not prime or bad:
-        error("The prime text is empty." if not prime else
-              "The model has never seen " + ", ".join(repr(c) for c in bad[:10]) + "; remove it from the prime.")
-        st.stop()
-    forced = st.session_state.get(f"{P}.forced", {})
-    run_key = (model_id, prime, n, temp, 1 if greedy else (top_k or None), top_p if top_p < 1 else None, int(seed),
-               tuple(sorted(forced.items())))
-    cached = st.session_state.get(f"{P}.run")
-    if cached is None or cached[0] != run_key:
-        box = st.empty()
-        trace = lm.generate_trace(prime, n, temp, run_key[4], run_key[5], int(seed), forced=forced,
-                                  on_progress=lambda s: box.code(s, language=None, wrap_lines=True))
-        box.empty()
-        st.session_state[f"{P}.run"] = cached = (run_key, trace)
-        st.session_state[f"{P}.pos"] = min(st.session_state.get(f"{P}.pos", len(prime)), len(trace.text) - 1)
-    trace = cached[1]
-    probs = char_probs(lm, trace)
-    shade = st.segmented_control("Shade by", ["probability", "surprisal", "hidden unit"], key=f"{P}.shade",
-                                 default="probability", help="What colours each character.") or "probability"
-    L, H = lm.num_layers, lm.hidden_size
-    if shade == "hidden unit":
-        u1, u2, u3 = st.columns(3)
-        layer = u1.number_input("Layer", 1, L, key=f"{P}.layer", value=L) - 1
-        kind = u2.radio("State", ["h", "c"] if trace.c is not None else ["h"], key=f"{P}.kind", horizontal=True)
-        unit = u3.number_input("Unit", 0, H - 1, key=f"{P}.unit", value=0)
-        acts = (trace.h if kind == "h" else trace.c)[:, layer, unit]
-        lim = max(1e-6, float(np.abs(acts).max()))
-        vals, scale, lo, hi, title = acts, figures.DIVERGING, -lim, lim, f"{kind}[{layer + 1}][{unit}]"
-        hover = [f"{label(ch)!r}: {v:+.3f}" for ch, v in zip(trace.text, acts)]
-    elif shade == "surprisal":
-        with np.errstate(divide="ignore"):
-            bits = -np.log2(probs)
-        vals, scale, lo, hi, title = np.nan_to_num(bits, nan=0.0), figures.SURPRISE_SCALE, 0.0, 8.0, "bits"
-        hover = [f"{label(ch)!r}: {b:.2f} bits" for ch, b in zip(trace.text, bits)]
-    else:
-        vals, scale, lo, hi, title = np.nan_to_num(probs, nan=1.0), figures.PROB_SCALE, 0.0, 1.0, "p"
-        hover = [f"{label(ch)!r}: p = {p:.3f}" for ch, p in zip(trace.text, probs)]
-    pos = int(st.session_state.get(f"{P}.pos", len(prime)))
-
-    st.plotly_chart(figures.text_grid(trace.text, vals, lo, hi, scale, hover, pos, font_scale=fs, colorbar_title=title),
-                    key=f"{P}.grid", on_select=functools.partial(pick_position, f"{P}.grid", f"{P}.pos"), selection_mode="points", config={"displayModeBar": False},
-                    width="content",
-                    alt="generated text, shaded by " + shade)
-    st.caption(f"Prime (read, not sampled): {len(prime)} characters; then {n} sampled. Mean probability of the sampled "
-               f"characters {np.nanmean(probs[len(prime):]):.3f}. Click a character, or use the slider below.")
-    with st.expander("The generated text as plain text"):
-        st.code(trace.text, language=None, wrap_lines=True)
-
-st.subheader("One position up close")
-i = st.slider("Position", 1, len(trace.text) - 1, key=f"{P}.pos",
-              help="Which character to inspect (0 is the first prime character).") if len(trace.text) > 2 else 1
-info = position(lm, trace, i)
-c1, c2, c3 = st.columns([1.5, 1.3, 0.8], gap="large")
-if info is not None:
-    with c1:
-        st.markdown(f"Character **{i}**: {md(repr(label(info.char)))}, {'sampled' if info.generated else 'read from the prime'}. "
-                    f"The model gave it p = **{info.p_char:.3f}** ({info.surprisal_bits:.2f} bits of surprise).")
-        labels = [label(c) for c, _ in info.model_top]
-        model_p = np.array([p for _, p in info.model_top])
-        if info.sampled_top is not None:
-            sp = dict(info.sampled_top)
-            samp = np.array([sp.get(c, 0.0) for c, _ in info.model_top])
-            plot(figures.prob_bars(labels, samp, model_p, "model (temperature 1)", "sampled from", fs,
-                                   title="Top 10: model vs what was sampled from"), f"{P}.dist",
-                 alt="top ten next-character probabilities")
-            st.markdown(f"Entropy: **{info.model_entropy:.3f}** nats before, **{info.sampled_entropy:.3f}** after.")
-        else:
-            plot(figures.prob_bars(labels, model_p, None, "", "model", fs, title="Top 10 (teacher forcing)"), f"{P}.dist",
-                 alt="top ten next-character probabilities")
-            st.markdown(f"Entropy: **{info.model_entropy:.3f}** nats.")
-    with c2:
-        plot(figures.state_grid(trace.h[i], title=f"Hidden state h after character {i}", font_scale=fs), f"{P}.state",
-             alt=f"hidden state at position {i}")
-    with c3:
-        if info.generated:
-            choices = lm.itos
-            st.selectbox("Force a different character here", choices, key=f"{P}.force_char", format_func=label,
-                         help="Replace the sampled character and let the model continue from it.")
-            st.button("Branch from here", key=f"{P}.branch", on_click=force_character, width="stretch",
-                      args=(f"{P}.forced", f"{P}.force_char", i - trace.generated_from),
-                      help="Teacher-force this one character; everything after it is sampled again.")
-        if st.session_state.get(f"{P}.forced"):
-            st.info(f"{len(st.session_state[f'{P}.forced'])} forced character(s) in this sample.")
-            st.button("Clear forced characters", key=f"{P}.unforce", on_click=set_state, args=({f"{P}.forced": {}},))
-
-st.subheader("Hidden units that track something")
-passage_choice = st.radio("Analyse", ["excerpt", "sample"], key=f"{P}.passage", horizontal=True,
-                          format_func={"excerpt": "a passage of the play (validation text)", "sample": "this sample"}.get,
-                          help="Each unit's activation is correlated with simple features of the text.")
-passage = EXCERPT.read_text(encoding="utf-8") if passage_choice == "excerpt" and EXCERPT.exists() else trace.text
-passage = "".join(c for c in passage if c in lm.stoi)
-hits = unit_ranking(model_id, lm, passage)
-rows = [{"feature": h.feature, "what": FEATURES[h.feature], "unit": f"layer {h.layer + 1} {h.kind}[{h.unit}]",
-         "r": h.r} for h in hits]
-st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True, height=min(420, 36 * len(rows) + 40),
-             column_config={"r": st.column_config.ProgressColumn("correlation r", min_value=-1, max_value=1, format="%+.3f")})
-st.caption("Pick one and shade the text by it: choose **Shade by → hidden unit** above, with its layer, state and unit.")
-
-with st.expander("Model card"):
-    card = lm.card
-    val = card.get("val_loss")
-    st.markdown(
-        f"**{md(card.get('cell', '?').upper())}**, {card.get('num_layers')} layers of {card.get('hidden_size')} units, "
-        f"embeddings of {card.get('embed_size')}, vocabulary of {lm.vocab_size} characters. "
-        + (f"Trained on {md(card.get('corpus', '?'))} for {md(card.get('steps', '?'))} steps ({md(card.get('minutes', '?'))} min) "
-           f"on **{md(card.get('device', '?'))}** with torch {md(card.get('torch_version', '?'))}. " if "steps" in card else "")
-        + (f"Validation loss **{val:.4f}** nats/char ({val / math.log(2):.3f} bits/char), perplexity "
-           f"**{math.exp(val):.2f}**, read as one stream from a zero state." if isinstance(val, (int, float)) else ""))
-    st.json({k: v for k, v in card.items() if k not in ("itos", "history")}, expanded=False)
+bar = st.empty()  # a long sample shows a light progress bar, where a newer click can stop it (no text streamed)
+smp = L.sample_for(model_id, lm, settings, ss, L.is_long(lm, settings) and (lambda done: bar.progress(done, text="Sampling…")))
+bar.empty()
+inspector(lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
+look_inside(model_id, lm, smp, fs, [p for p in PARAMS if p.url in ("view", "over", "first")])
 publish(PARAMS)

@@ -3,14 +3,14 @@ import pytest
 
 from tests.conftest import ROOT
 
-PAGES = ["scalar", "vector", "gates", "states", "gradients", "hello"]
+PAGES = [("scalar", {}), ("vector", {}), ("gates", {}), ("states", {}), ("gradients", {}), ("hello", {})]
 if (ROOT / "models" / "shakespeare.safetensors").exists():
-    PAGES.append("sample")
+    PAGES.append(("sample", {"view": "gates"}))  # its default view draws the text as markup, not a chart
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_every_chart_has_a_text_alternative(open_page, page):
-    at = open_page(page)
+@pytest.mark.parametrize("page,query", PAGES)
+def test_every_chart_has_a_text_alternative(open_page, page, query):
+    at = open_page(page, **query)
     charts = at.get("plotly_chart")
     assert charts, page
     for c in charts:
@@ -22,3 +22,13 @@ def test_stepping_buttons_have_keyboard_shortcuts(open_page, page):
     at = open_page(page)
     shortcuts = {b.proto.label: b.proto.shortcut for b in at.button if b.proto.shortcut}
     assert shortcuts.get("Next ▶") == "right" and shortcuts.get("◀ Back") == "left"
+
+
+@pytest.mark.skipif(not (ROOT / "models" / "shakespeare.safetensors").exists(), reason="the shipped model is missing")
+def test_the_sampled_text_has_a_text_alternative_and_hover_text(open_page):
+    import json
+
+    at = open_page("sample")
+    data = json.loads(next(e.proto for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview").json)
+    assert data["alt"].startswith("The text, shaded by probability; character 6 outlined")
+    assert data["html"].count(" title=") == 506  # every character says its value on hover (and to screen readers)

@@ -74,20 +74,27 @@ def test_gradients_page_responds_to_explode(server, page):
     assert "Clipped" in page.inner_text("body")
 
 
-def test_sample_page_shows_sampled_text(server, page):
-    open_page(page, server, "sample")
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg').length >= 2",
+def test_sample_page_text_is_clickable_and_resamples(server, page):
+    page.goto(f"{server.url}/sample")
+    wait_idle(page)
+    page.wait_for_selector('span[data-i="30"]', timeout=30_000)  # the text view's spans (inside a shadow root)
+    text = "".join(page.locator("span[data-i]").all_inner_texts()).replace("↵", "\n")
+    assert text.startswith("ROMEO:") and len(text) == 506
+    page.locator('span[data-i="30"]').click()  # a click inspects that character
+    page.wait_for_function("() => window.location.search.includes('pos=30')", timeout=30_000)
+    page.wait_for_function("() => document.body.innerText.includes('Character 30:')", timeout=30_000)
+    assert page.locator('span[data-i="30"].sel').count() == 1
+    page.locator(".st-key-sample-shade button", has_text="connectivity").click()  # shading follows the position
+    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
                            timeout=30_000)
-    page.get_by_text("The generated text as plain text").click()
-    code = page.locator('[data-testid="stCode"]').first.inner_text()
-    assert code.startswith("ROMEO:") and len(code) > 400
-    # the shaded grid draws the same characters as SVG text
-    grid = page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
-    assert "ROMEO:"[:5] in grid.replace("\n", "")
+    page.locator('span[data-i="350"]').click()
+    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 350')",
+                           timeout=30_000)
     page.get_by_role("button", name="Sample again").click()
     page.wait_for_function("() => window.location.search.includes('seed=2')", timeout=30_000)
     wait_idle(page)
-    assert page.locator('[data-testid="stCode"]').first.inner_text() != code
+    page.wait_for_selector('span[data-i="30"]', timeout=30_000)
+    assert "".join(page.locator("span[data-i]").all_inner_texts()).replace("↵", "\n") != text
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

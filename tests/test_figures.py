@@ -95,8 +95,9 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
             gradients.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),
             gradients.clip_figure(np.ones(4), np.ones(4)), hello.loss_curve([1.0, 0.5]),
-            sample.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
-            sample.text_grid("ab\nc", np.array([0.1, 0.5, 1.0, 0.2]), 0, 1, sample.PROB_SCALE),
+            base.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
+            sample.saturation_figure([{"f": (np.array([0.1, 0.2]), np.array([0.5, 0.3]))}]),
+            sample.closed_share_figure([{"o": np.linspace(0, 1, 40)}], bins=8),
             sample.state_grid(np.zeros((2, 8)))]
     for fig in figs:
         spec = fig.to_dict()

@@ -1,7 +1,11 @@
-"""The sampling page: text, inspection, branching, unit ranking, model card, uploads good and bad."""
+"""The sampling page: the shaded text, one position up close, branching, links, unit ranking, gate saturation,
+the model card, and uploads good and bad."""
+import html
 import json
 import pickle
+import re
 
+import numpy as np
 import pytest
 
 from tests.conftest import ROOT, all_text
@@ -11,54 +15,106 @@ MODEL = ROOT / "models" / "shakespeare.safetensors"
 pytestmark = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
 
 
-def shown_text(at):
-    return at.session_state[f"{P}.run"][1].text
+def view(at) -> dict:
+    """What the text view shows: the text, each character's colour and hover text, the outlined position."""
+    comp = next(e.proto for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview")
+    spans = re.findall(r'<span data-i="(\d+)"( class="[^"]*")?( style="([^"]*)")?( title="([^"]*)")?>(.*?)</span>',
+                       json.loads(comp.json)["html"])
+    text = "".join("\n" if body == "↵" else html.unescape(body) for *_, body in spans)
+    return {"text": text, "styles": [s[3] for s in spans], "titles": [html.unescape(s[5]) for s in spans],
+            "classes": [s[1][8:-1].split() for s in spans],
+            "selected": [int(s[0]) for s in spans if "sel" in s[1]], "html": json.loads(comp.json)["html"]}
 
 
-def test_defaults_sample_from_the_prime(open_page):
+def test_defaults_sample_from_the_prime_and_describe_the_loaded_model(open_page):
     at = open_page(P)
     assert not at.exception
-    text = shown_text(at)
+    text = view(at)["text"]
     assert text.startswith("ROMEO:") and len(text) == len("ROMEO:") + 500
-    assert "sampled" in all_text(at) and "Entropy" in all_text(at)
-    assert at.code[-1].value == text  # the plain-text view shows exactly what was sampled
+    assert view(at)["selected"] == [6]  # the first sampled character is the one inspected
+    shown = all_text(at)
+    assert "A two\\-layer LSTM \\(512 units per layer, 65 characters\\) trained on tinyshakespeare\\.txt" in shown
+    assert "sampled. The model gave it p =" in shown and "nats" in shown and "surprisal" in shown
+    assert "Mean probability of the sampled characters" in at.get("html")[0].proto.body
 
 
 def test_same_seed_same_text_and_sample_again_changes_it(open_page):
-    a = shown_text(open_page(P))
+    a = view(open_page(P))["text"]
     at = open_page(P)
-    assert shown_text(at) == a
+    assert view(at)["text"] == a
     at.button(key=f"{P}.again").click().run()
-    assert shown_text(at) != a and at.number_input(key=f"{P}.seed").value == 2
+    assert view(at)["text"] != a and at.number_input(key=f"{P}.seed").value == 2
+    assert at.query_params["seed"] == "2"
 
 
-def test_controls(open_page):
+def test_controls_and_shading(open_page):
     at = open_page(P)
     at.toggle(key=f"{P}.greedy").set_value(True).run()
-    g1 = shown_text(at)
+    g1 = view(at)["text"]
     at.number_input(key=f"{P}.seed").set_value(7).run()
-    assert shown_text(at) == g1  # greedy ignores the seed
+    assert view(at)["text"] == g1  # greedy ignores the seed
+    assert "**0.000** nats in the one it was sampled from" in all_text(at)  # not -0.000
     at.toggle(key=f"{P}.greedy").set_value(False)
     at.number_input(key=f"{P}.top_k").set_value(3)
     at.slider(key=f"{P}.top_p").set_value(0.5)
     at.select_slider(key=f"{P}.temp").set_value(1.5)
     at.slider(key=f"{P}.n").set_value(50).run()
-    assert not at.exception and len(shown_text(at)) == 56
-    for shade in ("surprisal", "hidden unit"):
+    assert not at.exception and len(view(at)["text"]) == 56
+    captions = {}
+    for shade in ("surprisal", "hidden unit", "connectivity", "probability"):
         at.segmented_control(key=f"{P}.shade").set_value(shade).run()
         assert not at.exception
+        captions[shade] = at.get("html")[0].proto.body
+    assert "bits" in captions["surprisal"] and "unit 0 in layer 2" in captions["hidden unit"]
+    assert "Connectivity of the prediction of character 6" in captions["connectivity"] and "1 − p" in captions["probability"]
+    assert "shade" not in at.query_params  # the default is left out of the link
 
 
-def test_inspect_and_branch(open_page):
+def test_inspect_branch_and_clear(open_page):
     at = open_page(P)
     at.slider(key=f"{P}.pos").set_value(20).run()
-    before = shown_text(at)
+    before = view(at)["text"]
+    assert view(at)["selected"] == [20] and at.query_params["pos"] == "20"
+    assert at.selectbox(key=f"{P}.force_char").value == before[20]  # the box starts on the character that is there
     other = next(c for c in "xyz" if c != before[20])
     at.selectbox(key=f"{P}.force_char").set_value(other).run()
     at.button(key=f"{P}.branch").click().run()
-    after = shown_text(at)
+    after = view(at)["text"]
     assert after[:20] == before[:20] and after[20] == other
-    assert any("forced" in i.value for i in at.info)
+    assert "forced by hand (a branch)" in all_text(at) and "Forced by hand at position 20" in all_text(at)
+    assert "chosen against" in all_text(at) and "sampled." not in all_text(at).split("Character **20**")[1][:40]
+    assert at.query_params["branch"] == f"14.{ord(other)}"
+    at.button(key=f"{P}.unforce").click().run()
+    assert view(at)["text"] == before and "branch" not in at.query_params
+
+
+def test_the_text_as_plain_text(open_page):
+    at = open_page(P, view="text")
+    assert at.code[0].value == view(at)["text"]  # what the shaded view shows, to copy
+
+
+def test_a_link_restores_position_shading_and_branches(open_page):
+    at = open_page(P, pos="300", shade="connectivity", branch="14.120")
+    assert not at.exception
+    v = view(at)
+    assert v["text"][20] == "x" and v["selected"] == [300]
+    assert "Connectivity of the prediction of character 300" in at.get("html")[0].proto.body
+    assert [j for j, c in enumerate(v["classes"]) if "na" in c] == list(range(301, 506))  # not read yet: faded
+    assert "‖∂ log p / ∂e‖" in v["titles"][299]
+
+
+@pytest.mark.parametrize("query,bad", [({"temp": "2.9"}, "temp"), ({"temp": "0.15"}, "temp"), ({"k": "100"}, "k"),
+                                       ({"branch": "3.55296"}, "branch"), ({"shade": "<b>"}, "shade")])
+def test_link_values_that_are_not_options_fall_back_with_a_notice(open_page, query, bad):
+    at = open_page(P, **query)
+    assert not at.exception
+    assert any(f"`{bad}`" in i.value for i in at.info)
+    assert at.select_slider(key=f"{P}.temp").value == 0.8 and at.number_input(key=f"{P}.top_k").value == 0
+
+
+def test_k_up_to_the_vocabulary_is_accepted(open_page):
+    at = open_page(P, k="65", temp="1.5")
+    assert not at.info and at.number_input(key=f"{P}.top_k").value == 65 and at.select_slider(key=f"{P}.temp").value == 1.5
 
 
 def test_bad_prime_is_explained(open_page):
@@ -69,47 +125,146 @@ def test_bad_prime_is_explained(open_page):
     assert not at.exception and any("empty" in e.value for e in at.error)
 
 
-def test_unit_ranking_and_card(open_page):
+def ranking(at) -> list[list[str]]:
+    table = next(h.proto.body for h in at.get("html") if "strength |r|" in h.proto.body)
+    rows = re.findall(r"<tr style.*?</tr>", table)
+    cells = [[html.unescape(re.sub("<[^>]+>", "", c)) for c in re.findall(r"<td.*?</td>", r)] for r in rows]
+    widths = [float(w) for w in re.findall(r"width:([\d.]+)%;background", table)]
+    return [c + [w] for c, w in zip(cells, widths)]
+
+
+def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
     at = open_page(P)
-    ranking = at.dataframe[0].value
-    assert {"position in line", "newline", "speaker name"} <= set(ranking["feature"])
-    assert ranking["r"].abs().max() > 0.5
+    rows = ranking(at)
+    assert {"position in line", "newline", "speaker name"} <= {r[0] for r in rows}
+    neg = [r for r in rows if r[3].startswith("−")]
+    assert neg and max(r[5] for r in neg) > 80 and {r[4] for r in neg} == {"falls with it"}  # r = −0.856: a long bar
+    assert all(abs(abs(float(r[3].replace("−", "-"))) * 100 - r[5]) < 0.06 for r in rows)
+    pick = at.selectbox(key=f"{P}.pick")
+    choice = next(k for k, r in enumerate(rows) if r[0] == "position in line")
+    pick.set_value(choice).run()
+    layer, kind, unit = re.match(r"layer (\d) (\w)\[(\d+)\]", rows[choice][1]).groups()
+    assert at.segmented_control(key=f"{P}.shade").value == "hidden unit"
+    assert (at.number_input(key=f"{P}.layer").value, at.radio(key=f"{P}.kind").value, at.number_input(key=f"{P}.unit").value) \
+        == (int(layer), kind, int(unit))
+    assert f"of unit {unit} in layer {layer}" in at.get("html")[0].proto.body
+    at.radio(key=f"{P}.passage").set_value("sample").run()
+    assert not at.exception and any("Over 506 characters" in h.proto.body for h in at.get("html"))
+
+
+def test_gate_saturation_and_model_card(open_page):
+    at = open_page(P, view="gates")
+    assert "layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; layer 2: 0.130 of steps below 0.1, 0.647 above 0.9" \
+        in all_text(at)
+    assert len(at.get("plotly_chart")) == 2
+    at.select_slider(key=f"{P}.span").set_value(50).run()
+    assert not at.exception and at.query_params["first"] == "50"
+    at.segmented_control(key=f"{P}.view").set_value("card").run()
     card = json.loads((ROOT / "models" / "shakespeare.json").read_text())
-    assert f"{card['val_loss']:.4f}" in all_text(at)
+    shown = all_text(at).replace("\\", "")  # markdown escapes
+    assert f"{card['val_loss']:.4f} nats per character" in shown and "2 layers of 512 units" in shown
 
 
-class Upload:
-    def __init__(self, name, data):
-        self.name, self.data = name, data
-
-
-def upload(at, weights: bytes, card: bytes):
-    """AppTest has no file-upload driver: put the uploaded files where st.file_uploader returns them."""
+def uploaded(name, data, file_id=None):
+    """AppTest has no file-upload driver: what st.file_uploader returns for an uploaded file."""
     from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
 
-    def uf(name, data):
-        return UploadedFile(UploadedFileRec(file_id=name, name=name, type="application/octet-stream", data=data), None)
-    return uf("m.safetensors", weights), uf("m.json", card)
+    return UploadedFile(UploadedFileRec(file_id=file_id or name, name=name, type="application/octet-stream", data=data), None)
+
+
+def serve_files(monkeypatch, weights: bytes, card: bytes, tag: str = ""):
+    import streamlit as st
+
+    files = uploaded("m.safetensors", weights, "w" + tag), uploaded("m.json", card, "c" + tag)
+    monkeypatch.setattr(st, "file_uploader", lambda label, *a, **k: files[0] if "Weights" in label else files[1])
+
+
+def tiny_checkpoint(cell="gru", V="abcdefgh :\n", H=8, layers=1):
+    from safetensors.numpy import save
+
+    from rnnviz import charlm
+    card = {"itos": list(V), "cell": cell, "embed_size": 4, "hidden_size": H, "num_layers": layers}
+    rng = np.random.default_rng(0)
+    return save({k: rng.normal(0, 0.5, s).astype(np.float16) for k, s in charlm.expected_shapes(card).items()}), \
+        json.dumps(card).encode()
 
 
 @pytest.mark.slow
 def test_uploads_are_validated(open_page, monkeypatch):
-    import streamlit as st
-
     good_w = MODEL.read_bytes()
     good_c = MODEL.with_suffix(".json").read_bytes()
     cases = [(pickle.dumps({"a": 1}), good_c, "not a safetensors file"),
-             (good_w[:1000], good_c, "safetensors"),
+             (good_w[:1000], good_c, "safetensors|cut short"),
              (good_w, json.dumps({"itos": ["a"], "cell": "lstm", "embed_size": 64, "hidden_size": 512,
                                   "num_layers": 2}).encode(), "shape"),
              (good_w, b"not json", "JSON")]
     for w, c, words in cases:
-        files = upload(None, w, c)
-        monkeypatch.setattr(st, "file_uploader", lambda label, *a, _f=files, **k: _f[0] if "Weights" in label else _f[1])
+        serve_files(monkeypatch, w, c)
         at = open_page(P)
         assert not at.exception
-        assert any("refused" in e.value and words in e.value for e in at.error), words
-    files = upload(None, good_w, good_c)
-    monkeypatch.setattr(st, "file_uploader", lambda label, *a, _f=files, **k: _f[0] if "Weights" in label else _f[1])
+        assert any("refused" in e.value and re.search(words, e.value) for e in at.error), words
+    serve_files(monkeypatch, good_w, good_c, "ok")
     at = open_page(P)
     assert any("Using your model" in s.value for s in at.success)
+
+
+def test_a_refused_upload_is_not_parsed_again(open_page, monkeypatch):
+    from rnnviz import charlm
+
+    calls = []
+    real = charlm.load_bytes
+    monkeypatch.setattr(charlm, "load_bytes", lambda *a: calls.append(1) or real(*a))
+    serve_files(monkeypatch, b"\x00" * 64, b"{}")
+    at = open_page(P)
+    assert any("refused" in e.value for e in at.error) and len(calls) == 1
+    at.slider(key=f"{P}.pos").set_value(9).run()
+    at.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
+    assert any("refused" in e.value for e in at.error) and len(calls) == 1  # remembered, not parsed per rerun
+
+
+def test_a_small_uploaded_model_describes_itself_and_bounds_k(open_page, monkeypatch):
+    w, c = tiny_checkpoint()
+    serve_files(monkeypatch, w, c)
+    at = open_page(P, k="11")
+    assert any("Using your model" in s.value for s in at.success) and not at.info
+    at.text_input(key=f"{P}.prime").input("bad :").run()
+    assert not at.exception
+    assert "A one\\-layer GRU \\(8 units per layer, 11 characters\\)" in all_text(at)
+    assert at.number_input(key=f"{P}.top_k").max_value == 11 and at.number_input(key=f"{P}.layer").value == 1 \
+        if at.get("number_input") and any(n.key == f"{P}.layer" for n in at.number_input) else True
+    at.segmented_control(key=f"{P}.view").set_value("gates").run()
+    assert "layer 1:" in all_text(at) and "of steps below 0.1" in all_text(at)
+    at = open_page(P, k="12")
+    assert any("`k`" in i.value for i in at.info)
+
+
+def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatch):
+    from rnnviz.lessons import sample as L
+
+    monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
+    calls = []
+    real = L.draw_sample
+    monkeypatch.setattr(L, "draw_sample", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
+    assert view(first)["text"] == view(second)["text"] and len(calls) == 1
+    second.slider(key=f"{P}.pos").set_value(40).run()  # moving the position draws nothing new
+    second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
+    assert len(calls) == 1
+    second.select_slider(key=f"{P}.temp").set_value(1.0).run()
+    second.select_slider(key=f"{P}.temp").set_value(0.8).run()  # a revisited setting costs nothing
+    assert [c.temperature for c in calls] == [0.8, 1.0]
+
+
+@pytest.mark.slow
+def test_a_costly_uploaded_model_gets_fewer_characters(open_page, monkeypatch):
+    from rnnviz.charlm.inspect import step_cost
+    from rnnviz.lessons import sample as L
+
+    w, c = tiny_checkpoint(cell="lstm", H=1024)
+    serve_files(monkeypatch, w, c)
+    at = open_page(P, n="2000", prime="ab")
+    cost = step_cost(json.loads(c))
+    most = L.SAMPLE_BUDGET // cost - 2
+    assert cost > L.SHIPPED_COST and most < 2000
+    assert at.slider(key=f"{P}.n").max == most and at.slider(key=f"{P}.n").value == most
+    assert len(view(at)["text"]) == most + 2 and not at.exception

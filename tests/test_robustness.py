@@ -54,7 +54,9 @@ def test_hostile_links(open_page, query):
 
 @pytest.mark.parametrize("page,query", [("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),
                                         ("gates", {"cell": "transformer", "bf": "inf"}), ("hello", {"text": "", "H": "-1"}),
-                                        ("states", {"L": "99", "d": "-3"})])
+                                        ("states", {"L": "99", "d": "-3"}),
+                                        ("sample", {"temp": "2.9", "k": "100", "branch": "1.2,x", "pos": "-4", "shade": "<b>",
+                                                    "layer": "9", "unit": "99999", "first": "7", "n": "1e9"})])
 def test_hostile_links_everywhere(open_page, page, query):
     at = open_page(page, **query)
     assert not at.exception

@@ -263,6 +263,19 @@ class CharLM:
                 total += _logsumexp(logits) - float(logits[b])
         return total / max(len(ids) - 1, 1)
 
+    # ---- looking inside (rnnviz.charlm.inspect) --------------------------------------------------------------------
+    def connectivity(self, text: str, t: int) -> np.ndarray:
+        """(t+1,): entry s = ‖∂ log p(text[t+1] | text[:t+1]) / ∂ e_s‖₂, e_s the embedding read at step s."""
+        from rnnviz.charlm.inspect import connectivity
+
+        return connectivity(self, text, t)
+
+    def gate_values(self, text: str) -> list[dict[str, np.ndarray]]:
+        """Per layer, each sigmoid gate's value (T, H) at every character of `text` (LSTM i, f, o; GRU r, z)."""
+        from rnnviz.charlm.inspect import gate_values
+
+        return gate_values(self, text)
+
 
 def _logsumexp(x: np.ndarray) -> float:
     m = float(x.max())

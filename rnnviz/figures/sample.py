@@ -1,55 +1,133 @@
-"""Figures for the sampling page: the text shaded by probability or surprisal, and the states grid."""
+"""Figures for the sampling page: the text as light markup shaded per character, a distribution as bars in
+markup, the state grid, and gate saturation (after Karpathy, Johnson and Fei-Fei 2015).
+
+The text and bars are HTML built only from `html.escape`d characters and numbers, never raw visitor text.
+Their colours are this page's own scales, not the four role colours: purple for "how much" (improbable,
+surprising, or moving the prediction), and blue (positive) against purple (negative) for a hidden unit.
+"""
 from __future__ import annotations
+
+import html
 
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import DIVERGING, _layout, _fig, _axis_name, _columns, _in
-from rnnviz.figures.base import PROB_SCALE, SURPRISE_SCALE, prob_bars  # noqa: F401 - drawn by the page too
+from rnnviz.figures.base import COLORS, _axis_name, _columns, _fig, _in, _layout, _rows
+
+SEQUENTIAL = [(0.0, "#ffffff"), (0.4, "#f3d3e7"), (1.0, "#b8569a")]  # white to purple, light enough to read on
+SIGNED = [(0.0, "#9c3f80"), (0.5, "#ffffff"), (1.0, "#3d8fd1")]  # purple negative, white 0, blue positive
+GATE_STYLE = {"i": ("#CC79A7", "circle"), "f": (COLORS["gate"], "square"), "o": ("#222222", "diamond"),
+              "r": ("#CC79A7", "circle"), "z": (COLORS["gate"], "square")}
+GATE_NAMES = {"i": "input gate i", "f": "forget gate f", "o": "output gate o", "r": "reset gate r", "z": "update gate z"}
+MODEL_BAR, SAMPLED_BAR = "#9e9e9e", COLORS["output"]
 
 
-def text_grid(text: str, values: np.ndarray, zmin: float, zmax: float, colorscale, hover: list[str] | None = None,
-              selected: int | None = None, width: int = 52, font_scale: float = 1.0, colorbar_title: str = "") -> go.Figure:
-    """Text laid out as a grid of characters, each cell shaded by its value; newline shows as ↵.
+def _rgb(hex_colour: str) -> np.ndarray:
+    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], float)
 
-    Characters are plain text in an SVG (Plotly's markup characters are escaped), never HTML. Each point's
-    customdata is its index in `text`, so a click can select a position."""
-    xs, ys, shown = [], [], []
-    row = col = 0
-    for ch in text:
-        xs.append(col)
-        ys.append(row)
-        shown.append("↵" if ch == "\n" else "·" if ch == " " else ch)
-        if ch == "\n" or col == width - 1:
-            row, col = row + 1, 0
-        else:
-            col += 1
-    esc = [s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for s in shown]
-    rows = row + 1
-    data = [dict(type="scatter", x=xs, y=ys, mode="markers+text", text=esc, customdata=np.arange(len(text)),
-                 textfont=dict(family="DejaVu Sans Mono, Menlo, Consolas, monospace", size=12 * font_scale, color="#111"),
-                 marker=dict(symbol="square", size=15 * font_scale, color=values, colorscale=colorscale, cmin=zmin,
-                             cmax=zmax, line=dict(width=0),
-                             colorbar=dict(title=dict(text=colorbar_title), thickness=10, len=0.9)),
-                 hovertext=hover, hoverinfo="text" if hover else "none", selected=dict(marker=dict(opacity=1)),
-                 unselected=dict(marker=dict(opacity=1)))]
-    if selected is not None and 0 <= selected < len(text):
-        data.append(dict(type="scatter", x=[xs[selected]], y=[ys[selected]], mode="markers", hoverinfo="skip",
-                         marker=dict(symbol="square-open", size=18 * font_scale, color="#111", line=dict(width=2.5))))
-    cell = 15.5 * font_scale  # pixels per character cell, so squares tile without overlapping
-    return _fig(data, _layout("", int(rows * cell * 1.2 + 12), font_scale, width=int(width * cell + 95),
-                              margin=dict(l=5, r=5, t=5, b=5), showlegend=False, clickmode="event+select",
-                              dragmode=False, xaxis=dict(visible=False, range=[-0.7, width - 0.3], fixedrange=True),
-                              yaxis=dict(visible=False, range=[rows - 0.4, -0.6], fixedrange=True)))
+
+def colours(values: np.ndarray, lo: float, hi: float, scale=SEQUENTIAL) -> list[str | None]:
+    """Each value's colour on `scale` between lo and hi (clipped); None for NaN."""
+    v = np.asarray(values, float)
+    x = np.clip((v - lo) / (hi - lo if hi > lo else 1.0), 0, 1)
+    stops = np.array([s for s, _ in scale])
+    rgb = np.stack([_rgb(c) for _, c in scale])  # (S, 3)
+    out = np.stack([np.interp(np.nan_to_num(x), stops, rgb[:, k]) for k in range(3)], axis=1).round().astype(int)
+    return [None if np.isnan(a) else "#%02x%02x%02x" % tuple(c) for a, c in zip(v, out)]
+
+
+def _luminance(hex_colour: str) -> float:
+    c = _rgb(hex_colour) / 255
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(c @ [0.2126, 0.7152, 0.0722])
+
+
+def _ink(bg: str | None) -> str:
+    """Dark text (#111) unless white reads better on this background (WCAG contrast)."""
+    if bg is None:
+        return ""
+    lum = _luminance(bg)
+    return ";color:#fff" if 1.05 / (lum + 0.05) > (lum + 0.05) / (_luminance("#111111") + 0.05) else ""
+
+
+def text_markup(text: str, values: np.ndarray, lo: float, hi: float, signed: bool = False,
+                titles: list[str] | None = None, selected: int | None = None, unread_after: int | None = None,
+                font_scale: float = 1.0) -> str:
+    """The text as spans, one per character, each with its colour and a title (hover text); a line break shows
+    as ↵ and breaks the line. `selected` is outlined; characters after `unread_after` are faded.
+    Built only from escaped characters and numbers: safe for any text."""
+    bgs = colours(values, lo, hi, SIGNED if signed else SEQUENTIAL)
+    parts = [f'<div class="tv" style="font-size:{15 * font_scale:.0f}px">']
+    for i, ch in enumerate(text):
+        cls = " ".join(c for c, on in (("sel", i == selected), ("nl", ch == "\n"),
+                                       ("na", unread_after is not None and i > unread_after)) if on)
+        style = f' style="background:{bgs[i]}{_ink(bgs[i])}"' if bgs[i] else ""
+        title = f' title="{html.escape(titles[i], quote=True)}"' if titles else ""
+        shown = "↵" if ch == "\n" else "→" if ch == "\t" else html.escape(ch, quote=True)
+        parts.append(f'<span data-i="{i}"' + (f' class="{cls}"' if cls else "") + f"{style}{title}>{shown}</span>"
+                     + ("<br>" if ch == "\n" else ""))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def legend_markup(caption: str, lo_label: str, hi_label: str, signed: bool = False, font_scale: float = 1.0,
+                  note: str = "") -> str:
+    """A small colour ramp with its two ends named, then what the colours mean, and a note below (all escaped)."""
+    scale = SIGNED if signed else SEQUENTIAL
+    ramp = ", ".join(f"{c} {s * 100:.0f}%" for s, c in scale)
+    e = lambda s: html.escape(s, quote=True)  # noqa: E731
+    return (f'<div style="font-size:{13.5 * font_scale:.1f}px;line-height:1.4;color:#444;margin-top:4px">'
+            f'<span style="white-space:nowrap">{e(lo_label)} <span style="display:inline-block;width:90px;height:0.8em;'
+            f'vertical-align:middle;border:1px solid #bbb;background:linear-gradient(90deg,{ramp})"></span> '
+            f'{e(hi_label)}</span> &nbsp;{e(caption)}'
+            + (f'<div style="color:#666;margin-top:6px">{e(note)}</div>' if note else "") + "</div>")
+
+
+def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sampled_name: str | None,
+                font_scale: float = 1.0) -> str:
+    """A distribution's most likely characters as a table of bars: the model's (grey) and, if given, the one
+    actually sampled from (red, an output). Rows: (character label, model p, sampled p or None)."""
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    fs = 14 * font_scale
+    bar = lambda p, colour: (f'<td style="padding:1px 6px;width:42%"><div style="display:flex;align-items:center;gap:6px">'  # noqa: E731
+                             f'<div style="height:{0.75 * fs:.0f}px;width:{max(p, 0) * 100:.1f}%;background:{colour};'
+                             f'min-width:1px"></div><span>{p:.3f}</span></div></td>')
+    head = (f'<tr><th style="text-align:left;padding:1px 6px">next</th><th style="text-align:left;padding:1px 6px">'
+            f'<span style="color:{MODEL_BAR}">■</span> {e(model_name)}</th>'
+            + (f'<th style="text-align:left;padding:1px 6px"><span style="color:{SAMPLED_BAR}">■</span> '
+               f'{e(sampled_name)}</th>' if sampled_name else "") + "</tr>")
+    body = "".join(f'<tr><td style="padding:1px 6px;font-family:monospace;font-size:{fs * 1.1:.0f}px">{e(lab)}</td>'
+                   + bar(pm, MODEL_BAR) + (bar(ps or 0.0, SAMPLED_BAR) if sampled_name else "") + "</tr>"
+                   for lab, pm, ps in rows)
+    return (f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px;'
+            f'font-variant-numeric:tabular-nums">{head}{body}</table>')
+
+
+def units_markup(rows: list[dict], font_scale: float = 1.0, note: str = "") -> str:
+    """The unit ranking as a table: feature, unit, a bar for the size |r| of the correlation, r itself, and the
+    direction in words (rows from `lessons.sample.unit_rows`; all text escaped)."""
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    fs, pad = 14 * font_scale, "padding:2px 8px"
+    head = "".join(f'<th style="text-align:left;{pad}">{h}</th>' for h in ("feature", "unit", "strength |r|", "r", "direction"))
+    body = "".join(
+        f'<tr style="border-top:1px solid #eee"><td style="{pad}" title="{e(r["what"])}">{e(r["feature"])}</td>'
+        f'<td style="{pad};white-space:nowrap">{e(r["unit"])}</td><td style="{pad};width:30%"><div style="display:flex;'
+        f'align-items:center;gap:6px"><div style="height:{0.7 * fs:.0f}px;width:{r["strength"] * 100:.1f}%;'
+        f'background:{COLORS["state"]}"></div></div></td><td style="{pad};font-variant-numeric:tabular-nums">{e(r["r"])}</td>'
+        f'<td style="{pad}">{e(r["direction"])}</td></tr>' for r in rows)
+    return (f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px"><tr>{head}</tr>{body}</table>'
+            + (f'<div style="font-size:{0.9 * fs:.1f}px;color:#666;margin-top:6px">{e(note)}</div>' if note else ""))
 
 
 def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -> go.Figure:
-    """Each layer's state (L, H) folded into a compact grid of cells, layers side by side."""
+    """Each layer's state (L, H) folded into a compact grid of cells, layers side by side: blue positive, purple
+    negative (this page's signed scale)."""
     L, H = h_layers.shape
     cols = int(np.ceil(np.sqrt(H * 2)))
     rows = int(np.ceil(H / cols))
-    lay = _layout(title, 300, font_scale, margin=dict(l=10, r=10, t=60 if title else 30, b=10),
+    lay = _layout(title, 300 * font_scale, font_scale, margin=dict(l=10, r=10, t=60 if title else 30, b=10),
                   **_columns(L, 0.04, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
+    scale = [[s, c] for s, c in SIGNED]
     data = []
     for k in range(L):
         z = np.full(rows * cols, np.nan)
@@ -57,9 +135,59 @@ def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -
         idx = np.full(rows * cols, -1)
         idx[:H] = np.arange(H)
         data.append(_in(dict(type="heatmap", z=z.reshape(rows, cols), customdata=idx.reshape(rows, cols), zmin=-1,
-                             zmax=1, colorscale=DIVERGING, showscale=k == L - 1, xgap=1, ygap=1,
+                             zmax=1, colorscale=scale, showscale=k == L - 1, xgap=1, ygap=1,
                              colorbar=dict(thickness=10, len=0.9),
                              hovertemplate="unit %{customdata}: %{z:.3f}<extra>layer " + str(k + 1) + "</extra>"), k + 1))
         lay[_axis_name("x", k + 1)].update(visible=False)
         lay[_axis_name("y", k + 1)].update(visible=False, autorange="reversed")
+    return _fig(data, lay)
+
+
+def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_scale: float = 1.0,
+                      title: str = "") -> go.Figure:
+    """One panel per layer, one dot per unit and gate at (fraction of steps below 0.1, fraction above 0.9)."""
+    L = len(sat)
+    lay = _layout(title, 430 * font_scale, font_scale, margin=dict(l=70, r=20, t=70, b=110),
+                  legend=dict(orientation="h", x=0.5, xanchor="center", y=-0.3, yanchor="top"),
+                  **_columns(L, 0.08, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
+    data = []
+    for k, layer in enumerate(sat):
+        for g, (below, above) in layer.items():
+            colour, symbol = GATE_STYLE[g]
+            data.append(_in(dict(type="scattergl", x=below, y=above, mode="markers", name=GATE_NAMES[g],
+                                 legendgroup=g, showlegend=k == 0, customdata=np.arange(len(below)),
+                                 marker=dict(color=colour, symbol=symbol, size=5 * font_scale, opacity=0.55),
+                                 hovertemplate=f"{g}[{k + 1}]" + "[%{customdata}]: below 0.1 %{x:.2f}, above 0.9 "
+                                               "%{y:.2f}<extra></extra>"), k + 1))
+            data.append(_in(dict(type="scatter", x=[0, 1], y=[1, 0], mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=COLORS["grid"], width=1)), k + 1))
+        lay[_axis_name("x", k + 1)].update(range=[-0.03, 1.03], title=dict(text="fraction of steps below 0.1"))
+        lay[_axis_name("y", k + 1)].update(range=[-0.03, 1.03], title=dict(text="above 0.9") if k else
+                                           dict(text="fraction of steps above 0.9"))
+    return _fig(data, lay)
+
+
+def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, font_scale: float = 1.0,
+                        title: str = "") -> go.Figure:
+    """Per layer, the share of units whose gate is closed (below 0.1) along the text (a line per gate), on a log
+    axis of position: the first characters one by one, later ones averaged over ever wider stretches."""
+    L = len(closed)
+    lay = _layout(title, (150 * L + 110) * font_scale, font_scale, margin=dict(l=70, r=20, t=80, b=50),
+                  **_rows(L, 0.12, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
+    data = []
+    for k, layer in enumerate(closed):
+        for g, share in layer.items():
+            T = len(share)
+            edges = np.unique(np.r_[0, np.geomspace(1, T, bins).round().astype(int)])
+            ys = [float(share[a:b].mean()) for a, b in zip(edges[:-1], edges[1:])]
+            xs = [(a + b - 1) / 2 + 1 for a, b in zip(edges[:-1], edges[1:])]  # 1-based: the first character is 1
+            colour, symbol = GATE_STYLE[g]
+            data.append(_in(dict(type="scatter", x=xs, y=ys, mode="lines", name=GATE_NAMES[g], legendgroup=g,
+                                 showlegend=k == 0, line=dict(color=colour, width=2, dash="dot" if g == "i" else None),
+                                 hovertemplate=f"{g}, layer {k + 1}: " + "%{y:.0%} of units closed near character %{x:.0f}"
+                                               "<extra></extra>"), k + 1))
+        lay[_axis_name("y", k + 1)].update(range=[0, 1], tickformat=".0%", title=dict(text="closed"))
+    for k in range(1, L + 1):
+        lay[_axis_name("x", k)].update(type="log")
+    lay[_axis_name("x", L)].update(title=dict(text="character number (log scale: the start of the text spread out)"))
     return _fig(data, lay)

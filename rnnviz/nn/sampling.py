@@ -28,7 +28,7 @@ def filter_probs(p: np.ndarray, top_k: int | None = None, top_p: float | None = 
 
 
 def entropy(p: np.ndarray) -> float:
-    """Shannon entropy in nats."""
+    """Shannon entropy in nats (0.0, not -0.0, for a certain outcome)."""
     p = np.asarray(p, dtype=np.float64)
     nz = p[p > 0]
-    return float(-(nz * np.log(nz)).sum())
+    return float(-(nz * np.log(nz)).sum()) + 0.0

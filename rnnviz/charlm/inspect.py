@@ -1,0 +1,237 @@
+"""Looking inside a character model's run: the state it starts from, every step's gates, gate saturation and
+units that track features of the text (after Karpathy, Johnson and Fei-Fei, 'Visualizing and Understanding
+Recurrent Networks', 2015), and
+connectivity: how much each character read moved one prediction, ‖∂ log p(x_{t+1} | x_{0..t}) / ∂ e_s‖₂ for the
+embedding e_s read at step s, by a backward pass written out in NumPy (checked against torch.autograd in
+tests/test_inspect.py). Everything starts from the same state as `CharLM.run` / `generate_trace`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from rnnviz.nn.cells import GATES, gru_cell, lstm_cell
+from rnnviz.nn.sampling import softmax
+
+if TYPE_CHECKING:
+    from rnnviz.charlm.runner import CharLM
+
+GATE_NAMES = {"lstm": ("i", "f", "o"), "gru": ("r", "z"), "rnn": ()}  # the sigmoid gates, which can saturate
+
+
+def start_state(lm: "CharLM") -> tuple[np.ndarray, np.ndarray]:
+    """(h, c), each (L, H): the state `CharLM.run` and `generate_trace` read their first character from (zeros,
+    then the model's warm-up text); the runner's own `start_state` where it has one. tests/test_inspect.py holds
+    this to `run`'s first step."""
+    if hasattr(lm, "start_state"):
+        return lm.start_state()
+    h, c = lm.zero_state()
+    for idx in lm.encode(lm.warmup):
+        _, h, c = lm.step(idx, h, c)
+    return h, c
+
+
+def _input0(lm: "CharLM", ids: list[int]) -> np.ndarray:
+    """The first layer's W_ih x + b_ih for each character id (the runner's table where it keeps one): (T, G*H)."""
+    table = getattr(lm, "table", None)
+    return table[ids] if table is not None else lm.tensors["embed.weight"][ids] @ lm.W_ih[0].T + lm.b_ih[0]
+
+
+def step_cost(card: dict) -> int:
+    """Multiply-adds to read one character: the matrices one step touches (layer 1's input part is a table
+    lookup), plus the output head. The shipped model (2-layer LSTM, 512 units, 65 characters): 3,179,008."""
+    G, H, L, V = GATES[card["cell"]], int(card["hidden_size"]), int(card["num_layers"]), len(card["itos"])
+    return G * H * H + (L - 1) * G * H * 2 * H + V * H
+
+
+def run_states(lm: "CharLM", text: str, on_progress: Callable[[int, int], None] | None = None,
+               every: int = 250) -> tuple[np.ndarray, np.ndarray | None]:
+    """h and c (T, L, H) after each character of `text`, as `CharLM.run` gives them but without a distribution
+    per step; `on_progress(done, total)` every `every` characters (a page can stop the work there)."""
+    ids = lm.encode(text)
+    h, c = start_state(lm)
+    hs = np.empty((len(ids), lm.num_layers, lm.hidden_size), np.float32)
+    cs = np.empty_like(hs) if lm.cell == "lstm" else None
+    with threadpool_limits(1):  # small mat-vecs run fastest on one thread
+        for s, idx in enumerate(ids):
+            _, h, c = lm.step(idx, h, c)
+            hs[s] = h
+            if cs is not None:
+                cs[s] = c
+            if on_progress is not None and (s + 1) % every == 0:
+                on_progress(s + 1, len(ids))
+    return hs, cs
+
+
+def _previous(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
+    """States entering each step: (T, L, H) from the start state and the states after each step."""
+    return np.concatenate([h0[None], h[:-1]], axis=0)
+
+
+def _forward(lm: "CharLM", ids: list[int], h: np.ndarray, c: np.ndarray | None):
+    """Each layer's gates and pre-activations at every step, recomputed in one batch from the states of a run.
+    Per layer: LSTM (i, f, g, o), GRU (r, z, n, W_hn h_{t-1} + b_hn), RNN (pre-activation,)."""
+    h0, c0 = start_state(lm)
+    hp = _previous(h, h0)
+    out = []
+    for k in range(lm.num_layers):
+        gi = _input0(lm, ids) if k == 0 else h[:, k - 1] @ lm.W_ih[k].T + lm.b_ih[k]  # (T, G*H)
+        gh = hp[:, k] @ lm.W_hh[k].T + lm.b_hh[k]  # (T, G*H)
+        if lm.cell == "lstm":
+            out.append(_lstm_gates(gi + gh))
+        elif lm.cell == "gru":
+            _, (r, z, n) = gru_cell(gi, gh, hp[:, k])
+            out.append((r, z, n, gh[:, 2 * lm.hidden_size:]))
+        else:
+            out.append((gi + gh,))
+    return out
+
+
+def _lstm_gates(z: np.ndarray) -> tuple:
+    """(i, f, g, o) from the pre-activations, through the one LSTM step function (the cell state is not needed)."""
+    return lstm_cell(z, np.zeros(z.shape[:-1] + (z.shape[-1] // 4,), z.dtype))[2]
+
+
+def gate_values(lm: "CharLM", text: str, states: tuple[np.ndarray, np.ndarray | None] | None = None
+                ) -> list[dict[str, np.ndarray]]:
+    """For each layer, each sigmoid gate's value (T, H) at every character of `text` (LSTM: i, f, o;
+    GRU: r, z; a vanilla RNN has none). `states` = run_states(lm, text) if already at hand."""
+    h, c = states if states is not None else run_states(lm, text)
+    layers = _forward(lm, lm.encode(text), h, c)
+    names = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n", "hn"), "rnn": ("pre",)}[lm.cell]
+    return [{g: v for g, v in zip(names, gates) if g in GATE_NAMES[lm.cell]} for gates in layers]
+
+
+def saturation(gates: list[dict[str, np.ndarray]], low: float = 0.1, high: float = 0.9
+               ) -> list[dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """Per layer and gate: each unit's fraction of steps below `low` and above `high`, each (H,)."""
+    return [{g: ((v < low).mean(axis=0), (v > high).mean(axis=0)) for g, v in layer.items()} for layer in gates]
+
+
+def connectivity(lm: "CharLM", text: str, t: int, states: tuple[np.ndarray, np.ndarray | None] | None = None
+                 ) -> np.ndarray:
+    """(t+1,): entry s = ‖∂ log p(text[t+1] | text[:t+1]) / ∂ e_s‖₂, e_s the embedding read at step s, from the
+    start state of `CharLM.run`. `states` = the run's (h, c) for at least text[:t+1], if already at hand."""
+    if not 0 <= t < len(text) - 1:
+        raise ValueError(f"t must be from 0 to {len(text) - 2} (the prediction of text[t+1]), not {t}")
+    if lm.cell == "rnn" and lm.card.get("nonlinearity", "tanh") not in ("tanh", "relu"):
+        raise ValueError(f"connectivity knows tanh and relu RNNs, not {lm.card['nonlinearity']!r}")
+    ids = lm.encode(text[:t + 2])
+    if states is None:
+        states = run_states(lm, text[:t + 1])
+    h, c = states[0][:t + 1], None if states[1] is None else states[1][:t + 1]
+    fwd = _forward(lm, ids[:t + 1], h, c)
+    h0, c0 = start_state(lm)
+    hp = _previous(h, h0)
+    L, H = lm.num_layers, lm.hidden_size
+    p = softmax(lm.W_y @ h[t, L - 1] + lm.b_y)
+    dlogits = -p
+    dlogits[ids[t + 1]] += 1.0  # ∂ log p_y / ∂ logits
+    dh = [np.zeros(H, np.float32) for _ in range(L)]
+    dc = [np.zeros(H, np.float32) for _ in range(L)]
+    dh[L - 1] = (lm.W_y.T @ dlogits).astype(np.float32)
+    d_in0 = np.empty((t + 1, lm.W_ih[0].shape[0]), np.float32)  # gradient at layer 1's input pre-activations
+    cp = None if c is None else _previous(c, c0)
+    with threadpool_limits(1):
+        for s in range(t, -1, -1):
+            for k in range(L - 1, -1, -1):
+                g = fwd[k]
+                if lm.cell == "lstm":
+                    i, f, gg, o = g[0][s], g[1][s], g[2][s], g[3][s]
+                    tc = np.tanh(c[s, k])
+                    dcs = dc[k] + dh[k] * o * (1 - tc * tc)
+                    d_x = d_h = np.concatenate([dcs * gg * i * (1 - i), dcs * cp[s, k] * f * (1 - f),
+                                                dcs * i * (1 - gg * gg), dh[k] * tc * o * (1 - o)])
+                    dc[k] = dcs * f
+                    carry = 0
+                elif lm.cell == "gru":
+                    r, z, n, hn = g[0][s], g[1][s], g[2][s], g[3][s]
+                    dan = dh[k] * (1 - z) * (1 - n * n)
+                    dar = dan * hn * r * (1 - r)
+                    daz = dh[k] * (hp[s, k] - n) * z * (1 - z)
+                    d_x, d_h = np.concatenate([dar, daz, dan]), np.concatenate([dar, daz, dan * r])
+                    carry = dh[k] * z
+                else:
+                    pre = g[0][s]
+                    d_x = d_h = dh[k] * ((1 - h[s, k] ** 2) if lm.card.get("nonlinearity", "tanh") == "tanh"
+                                         else (pre > 0))
+                    carry = 0
+                dh[k] = carry + d_h @ lm.W_hh[k]  # (H,): into the state this layer read at step s
+                if k == 0:
+                    d_in0[s] = d_x
+                else:
+                    dh[k - 1] = dh[k - 1] + d_x @ lm.W_ih[k]  # into the layer below's output at step s
+    return np.linalg.norm(d_in0 @ lm.W_ih[0], axis=1)  # (t+1,): ∂/∂e_s = W_ih0ᵀ ∂/∂(W_ih0 e_s)
+
+
+# ---- hidden units that track features of the text (Karpathy, Johnson and Fei-Fei 2015, section 4) ----------------
+FEATURES = {
+    "newline": "the character is a line break",
+    "position in line": "characters since the last line break",
+    "speaker name": "inside a speaker's name (a line like 'ROMEO:' up to the colon)",
+    "start of line": "the first character of a line",
+    "inside quotes": "between an opening and a closing double quote",
+    "space": "the character is a space",
+    "vowel": "the character is a vowel",
+    "uppercase": "the character is an uppercase letter",
+}
+
+
+def text_features(text: str) -> dict[str, np.ndarray]:
+    """One value per character for each feature in FEATURES."""
+    T = len(text)
+    f = {k: np.zeros(T) for k in FEATURES}
+    col, quoted = 0, False
+    speaker = np.zeros(T)
+    for m in re.finditer(r"(?m)^([A-Z][A-Za-z' ]*[A-Za-z]):$", text):
+        speaker[m.start(1):m.end(1)] = 1
+    for t, ch in enumerate(text):
+        f["position in line"][t] = col
+        f["start of line"][t] = float(col == 0)
+        if ch == '"':
+            quoted = not quoted
+        f["inside quotes"][t] = float(quoted and ch != '"')
+        f["newline"][t] = float(ch == "\n")
+        f["space"][t] = float(ch == " ")
+        f["vowel"][t] = float(ch.lower() in "aeiou")
+        f["uppercase"][t] = float(ch.isupper())
+        col = 0 if ch == "\n" else col + 1
+    f["speaker name"] = speaker
+    return f
+
+
+@dataclass
+class UnitHit:
+    feature: str
+    layer: int
+    kind: str  # "h" or "c"
+    unit: int
+    r: float  # Pearson correlation between the unit's activation and the feature
+
+
+def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> list[UnitHit]:
+    """The `top` units most correlated (by |r|) with each feature; h and c are (T, L, H) states after each char."""
+    feats = text_features(text)
+    T, L, H = h.shape
+    acts = [("h", h)] + ([("c", c)] if c is not None else [])
+    A = np.concatenate([a.reshape(T, L * H) for _, a in acts], axis=1).astype(np.float64)  # (T, K*L*H)
+    A = A - A.mean(axis=0)
+    a_norm = np.sqrt((A ** 2).sum(axis=0))
+    hits = []
+    for name, v in feats.items():
+        v = v - v.mean()
+        vn = np.sqrt((v ** 2).sum())
+        if vn == 0:
+            continue  # the feature never varies in this text (e.g. no quotes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = (v @ A) / (vn * a_norm)
+        r = np.nan_to_num(r)
+        for j in np.argsort(-np.abs(r), kind="stable")[:top]:
+            kind_idx, rest = divmod(int(j), L * H)
+            layer, unit = divmod(rest, H)
+            hits.append(UnitHit(name, layer, acts[kind_idx][0], unit, float(r[j])))
+    return hits

@@ -1,0 +1,46 @@
+"""Results computed once per server and shared by every visitor: bounded in bytes, least recently used out
+first, one computation per key at a time (a class opening the same link computes it once), and pinned entries
+that no visitor can evict."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable
+
+
+class SharedCache:
+    """Results every visitor shares (the shipped model's): at most `max_bytes`, least recently used out first;
+    one computation per key at a time, so a class opening the same link computes it once. `pinned` entries stay."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes, self._items, self._lock = max_bytes, OrderedDict(), threading.Lock()
+        self._busy: dict = {}
+
+    def get(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0,
+            pinned: bool = False):
+        while True:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key][0]
+                gate = self._busy.get(key)
+                if gate is None:
+                    gate = self._busy[key] = threading.Lock()
+                    gate.acquire()
+                    break
+            with gate:  # someone else is computing it: wait, then look again (they may have been interrupted)
+                pass
+        try:
+            value = compute()
+            with self._lock:
+                self._items[key] = (value, 0 if pinned else size(value))
+                while sum(b for _, b in self._items.values()) > self.max_bytes:
+                    old = next((k for k, (_, b) in self._items.items() if b), None)
+                    if old is None or old == key:
+                        break
+                    del self._items[old]
+            return value
+        finally:
+            with self._lock:
+                del self._busy[key]
+            gate.release()

@@ -1,0 +1,219 @@
+"""The sampling page's computations: compact samples, positions, shading, descriptions, limits, link values,
+unit ranking, the shared cache, and the escaped markup the text is drawn with."""
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from rnnviz import charlm
+from rnnviz.charlm import inspect as ins
+from rnnviz.figures import sample as figures
+from rnnviz.lessons import sample as L
+from tests.conftest import ROOT
+from tests.test_inspect import tiny
+
+MODEL = ROOT / "models" / "shakespeare.safetensors"
+needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return charlm.load(MODEL)
+
+
+def test_link_values_must_be_slider_options():
+    parse = L.one_of(L.TEMPS)
+    assert parse("0.8") == 0.8 and parse("3") == 3.0
+    for bad in ("2.9", "0.15", "nan", "inf", "x"):
+        with pytest.raises(ValueError):
+            parse(bad)
+
+
+def test_branches_round_trip_through_a_link():
+    forced = {20: "x", 3: "\n", 45: ":"}
+    s = L.dump_branches(forced)
+    assert s == "3.10,20.120,45.58" and L.parse_branches(s) == forced and L.parse_branches("") == {}
+    for bad in ("3", "3.x", "-1.65", "5000.65", "3.55296", "3.1114112", ",".join(f"{k}.65" for k in range(51))):
+        with pytest.raises(ValueError):
+            L.parse_branches(bad)
+
+
+def card(**kw):
+    return {"itos": list("ab\n"), "cell": "gru", "embed_size": 4, "hidden_size": 1, "num_layers": 1, **kw}
+
+
+def test_the_model_describes_itself_with_plurals_right():
+    shipped = json.loads((ROOT / "models" / "shakespeare.json").read_text())
+    assert L.describe(shipped, 65) == "A two-layer LSTM (512 units per layer, 65 characters) trained on tinyshakespeare.txt"
+    assert L.describe(card(), 3) == "A one-layer GRU (1 unit per layer, 3 characters)"
+    facts = L.card_facts(card(hidden_size=64), 3)
+    assert facts == ["GRU, 1 layer of 64 units, embeddings of 4, a vocabulary of 3 characters."]
+    full = L.card_facts(shipped, 65)
+    assert "2 layers of 512 units" in full[0] and "Validation loss 1.4475 nats per character (2.088 bits)" in full[2]
+
+
+def test_card_display_survives_hostile_values():
+    big = 10 ** 5000
+    facts = L.card_facts(card(steps=big, corpus="x" * 500, val_loss=1e400, minutes=float("nan")), 3)
+    assert len(facts) == 2 and "?" in facts[1] and "…" in facts[1]  # no val_loss sentence for infinity
+    assert len(L.card_facts(card(val_loss=True), 3)) == 1
+    assert L.describe(card(corpus=big), 3).endswith("characters)")
+
+
+@needs_model
+def test_limits_scale_with_the_cost_per_character(lm):
+    assert L.max_chars(lm) == 2506 and L.passage_limit(lm) == 3970 + 30
+    heavy = tiny("lstm")
+    heavy.card = dict(lm.card, hidden_size=1024)  # 4x the recurrent work of the shipped model, and then some
+    assert L.max_chars(heavy) == L.SAMPLE_BUDGET // ins.step_cost(heavy.card) < 700
+    wide = tiny("rnn", layers=1)
+    wide.vocab_size = 8000
+    assert L.max_chars(wide) == L.PROB_BUDGET // 8000 == 500
+
+
+@needs_model
+def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
+    s = L.Settings("ROMEO:", 60, 0.8, None, 0.9, 5)
+    smp = L.draw_sample(lm, s)
+    tr = lm.generate_trace("ROMEO:", 60, 0.8, None, 0.9, 5)
+    assert smp.text == tr.text == "ROMEO:" + lm.generate("ROMEO:", 60, 0.8, None, 0.9, 5)
+    ids = [lm.stoi[c] for c in tr.text]
+    np.testing.assert_allclose(smp.p_char[1:], [tr.probs[i - 1][ids[i]] for i in range(1, len(ids))], rtol=1e-6)
+    assert np.isnan(smp.p_char[0])
+    i = 30
+    info = L.position(lm, smp, i)
+    order = np.argsort(-tr.probs[i - 1], kind="stable")[:10]
+    assert [c for c, _ in info.model_top] == [lm.itos[j] for j in order]
+    assert info.model_entropy == pytest.approx(float(-(tr.probs[i - 1] * np.log(tr.probs[i - 1])).sum()), rel=1e-5)
+    sampled = tr.sampled_probs[i - 6]
+    assert info.sampled_top[0][1] == pytest.approx(sampled.max(), rel=1e-6) and info.source == "sampled"
+    assert sum(p for _, p in info.sampled_top) <= 1 + 1e-6
+    assert smp.h.dtype == np.float32 and smp.model_top_p.dtype == np.float32  # nothing of size V kept
+    assert smp.nbytes < 66 * (4 * 2 * 2 * 512 + 200)
+
+
+@needs_model
+def test_greedy_entropy_is_zero_and_forced_characters_are_called_forced(lm):
+    smp = L.draw_sample(lm, L.Settings("ROMEO:", 20, 0.8, 1, None, 1, ((3, "x"),)))
+    assert smp.text[9] == "x" and smp.forced == frozenset({9})
+    info = L.position(lm, smp, 9)
+    assert info.source == "forced" and "forced by hand" in L.describe_position(info)
+    assert "chosen against" in L.entropy_sentence(info) and "sampled from" not in L.entropy_sentence(info)
+    other = L.position(lm, smp, 12)
+    assert other.source == "sampled" and other.sampled_entropy == 0.0 and "**0.000** nats in" in L.entropy_sentence(other)
+    assert "-0.000" not in L.entropy_sentence(other)
+    assert L.position(lm, smp, 3).source == "prime" and L.position(lm, smp, 3).sampled_top is None
+    assert L.position(lm, smp, 0) is None
+
+
+@needs_model
+def test_shading_values(lm):
+    smp = L.draw_sample(lm, L.Settings("ROMEO:", 40, 1.0, None, None, 2))
+    p = L.shading("probability", lm, smp, 10)
+    np.testing.assert_allclose(p.values[1:], 1 - smp.p_char[1:], rtol=1e-6)
+    assert len(p.titles) == 46 and p.titles[7].endswith(f"p = {smp.p_char[7]:.3f}")
+    s = L.shading("surprisal", lm, smp, 10)
+    np.testing.assert_allclose(s.values[1:], -np.log2(smp.p_char[1:].astype(float)))
+    u = L.shading("hidden unit", lm, smp, 10, (1, "c", 7))
+    np.testing.assert_array_equal(u.values, smp.c[:, 1, 7])
+    assert u.signed and u.lo == -u.hi == -np.abs(smp.c[:, 1, 7]).max()
+    c = L.shading("connectivity", lm, smp, 10)
+    np.testing.assert_allclose(c.values[:10], lm.connectivity(smp.text, 9), rtol=1e-6)
+    assert np.isnan(c.values[10:]).all() and "character 10" in c.caption and c.hi == np.nanmax(c.values)
+
+
+def test_unit_ranking_finds_planted_units():
+    text = "ab\ncd\n" * 20
+    T = len(text)
+    rng = np.random.default_rng(0)
+    h = rng.normal(0, 0.1, (T, 2, 8))
+    nl = np.array([c == "\n" for c in text], float)
+    h[:, 1, 5] = nl  # tracks line breaks exactly
+    h[:, 0, 2] = -nl * 3 + 1  # the same, upside down
+    hits = [x for x in L.rank_units(h, None, text) if x.feature == "newline"]
+    assert {(x.layer, x.unit, round(x.r, 6)) for x in hits[:2]} == {(1, 5, 1.0), (0, 2, -1.0)}
+    rows = L.unit_rows(hits)
+    neg = next(r for r in rows if r["unit"] == "layer 1 h[2]")
+    assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"
+    assert "inside quotes" not in {x.feature for x in L.rank_units(h, None, text)}  # never varies here
+
+
+def test_analysis_of_a_tiny_model():
+    m = tiny("lstm", layers=2)
+    text = "abc de\n" * 40
+    a = L.analyse(m, text)
+    assert a.chars == 280 and sorted(a.saturation) == [50, 100, 200, 280]
+    below, above = a.saturation[280][1]["f"]
+    assert below.shape == (6,) and ((below + above) <= 1).all()
+    assert a.closed[0]["o"].shape == (280,) and "layer 2:" in L.forget_means(a)
+    assert L.analyse(tiny("rnn"), text).saturation[280] == [{}, {}]
+
+
+def test_shared_cache_computes_once_and_evicts_the_oldest():
+    cache = L.SharedCache(max_bytes=100)
+    calls = []
+
+    def slow(v):
+        def work():
+            calls.append(v)
+            time.sleep(0.2)
+            return v
+        return work
+
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(cache.get("k", slow("K"), lambda v: 10))) for _ in range(5)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert out == ["K"] * 5 and calls == ["K"]  # five visitors, one computation
+    cache.get("pin", lambda: "P", pinned=True)
+    for k in range(12):
+        cache.get(k, lambda k=k: k, lambda v: 10)
+    assert cache.get("pin", slow("again")) == "P"  # pinned: never evicted
+    assert cache.get("k", slow("K2")) == "K2"  # the oldest sized entry went first
+    assert cache.get(11, slow("x")) == 11
+
+    def boom():
+        raise KeyboardInterrupt  # e.g. the visitor's rerun interrupting the work
+
+    with pytest.raises(KeyboardInterrupt):
+        cache.get("b", boom)
+    assert cache.get("b", lambda: "ok") == "ok"  # the next visitor computes it
+
+
+def test_text_markup_is_escaped_and_one_span_per_character():
+    text = 'a<script>&"\'\nb'
+    html = figures.text_markup(text, np.linspace(0, 1, len(text)), 0, 1, titles=[f'<{c}>"' for c in text], selected=2)
+    tags = {t.split(" ")[0].split(">")[0] for t in html.split("<")[1:]}
+    assert tags == {"div", "/div", "span", "/span", "br"}  # no tag from the text or the titles
+    assert ">&lt;</span>" in html and ">&amp;</span>" in html and ">&quot;</span>" in html and ">&#x27;</span>" in html
+    assert html.count("<span ") == len(text) and html.count("<br>") == 1 and "↵" in html
+    assert 'class="sel"' in html and 'title="&lt;&amp;&gt;&quot;"' in html
+    assert html.count('data-i="') == len(text) and 'data-i="13"' in html
+    faded = figures.text_markup("abcd", np.array([np.nan, 1, 0, np.nan]), 0, 1, unread_after=1)
+    assert faded.count('class="na"') == 2 and faded.count("background:") == 2
+
+
+def test_colours_and_bars():
+    c = figures.colours(np.array([0.0, 1.0, np.nan, 5.0]), 0, 1)
+    assert c == ["#ffffff", figures.SEQUENTIAL[-1][1], None, figures.SEQUENTIAL[-1][1]]
+    assert figures.colours(np.array([-1.0, 0, 1]), -1, 1, figures.SIGNED) == ["#9c3f80", "#ffffff", "#3d8fd1"]
+    bars = figures.dist_markup([("<", 0.5, 0.7), ("&", 0.25, None)], "model <b>", "sampled")
+    assert "<b>" not in bars and "&lt;" in bars and "&amp;" in bars and "0.700" in bars and "0.000" in bars
+    assert "width:50.0%" in bars
+    assert "legend" not in figures.legend_markup("<i>x</i>", "a", "b") and "&lt;i&gt;" in figures.legend_markup("<i>x</i>", "a", "b")
+
+
+def test_figures_build():
+    sat = [{"i": (np.array([0.1, 0.2]), np.array([0.5, 0.1])), "f": (np.zeros(2), np.ones(2))}]
+    for fig in (figures.saturation_figure(sat), figures.closed_share_figure([{"o": np.linspace(0, 1, 500)}], bins=50),
+                figures.state_grid(np.zeros((2, 8)))):
+        assert fig.to_dict()["data"]
+    share = np.linspace(0, 1, 500)
+    line = figures.closed_share_figure([{"o": share}], bins=50).to_dict()["data"][0]
+    assert line["x"][:3] == [1, 2, 3] and line["y"][:3] == list(share[:3])  # the start, character by character
+    assert len(line["x"]) <= 50 and math.isclose(line["y"][-1], share[-len(share) // 10:].mean(), rel_tol=0.2)
+    assert "rises" in figures.units_markup([{"feature": "<f>", "unit": "u", "strength": 0.5, "r": "+0.500",
+                                             "direction": "rises with it", "what": "w"}]) 

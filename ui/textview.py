@@ -1,0 +1,45 @@
+"""A clickable text: markup from `rnnviz.figures.sample.text_markup` (escaped characters and numbers only) shown
+without an iframe; a click on a character reports its index. Registered once, here, not in a page script."""
+from __future__ import annotations
+
+import functools
+
+import streamlit as st
+
+_JS = """
+export default function(component) {
+  const { data, setTriggerValue, parentElement } = component;
+  let root = parentElement.querySelector('div.tv-root');
+  if (!root) {
+    root = document.createElement('div');
+    root.className = 'tv-root';
+    root.setAttribute('role', 'group');
+    parentElement.appendChild(root);
+    root.addEventListener('click', e => {
+      const s = e.target.closest('span[data-i]');
+      if (s) setTriggerValue('clicked', Number(s.dataset.i));
+    });
+  }
+  root.setAttribute('aria-label', data.alt);
+  if (root._html !== data.html) { root.innerHTML = data.html; root._html = data.html; }
+}
+"""
+_CSS = """
+.tv { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; line-height: 1.55; white-space: pre-wrap;
+      overflow-wrap: anywhere; color: #111; }
+.tv span { cursor: pointer; border-radius: 2px; padding: 1px 0; }
+.tv span:hover { outline: 1px solid #555; }
+.tv .nl { color: #999; }
+.tv .na { opacity: 0.35; }
+.tv .sel { outline: 2.5px solid #111; outline-offset: 0; }
+"""
+_view = st.components.v2.component("rnnviz_textview", js=_JS, css=_CSS)
+
+
+def _clicked(key: str, target: str) -> None:
+    st.session_state[target] = int(st.session_state[key]["clicked"])
+
+
+def textview(markup: str, alt: str, key: str, target: str) -> None:
+    """Show the markup; a click on a character puts its index into st.session_state[target] (before the rerun)."""
+    _view(data={"html": markup, "alt": alt}, key=key, on_clicked_change=functools.partial(_clicked, key, target))
