@@ -1,106 +1,144 @@
-"""Gates: LSTM and GRU cells stepped like the vanilla cell, gate heatmaps, the forget bias, the valve."""
-import numpy as np
-import pandas as pd
+"""Gates: LSTM and GRU stepped like the vanilla cell, three cells in lockstep, the forget bias, the valve."""
 import streamlit as st
 
-from ui.urlstate import choice, font_scale, integer, number, Param, publish, restore
-from ui.widgets import controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls
+from ui.urlstate import choice, classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore
+from ui.widgets import (controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
+                        torch_check)
 from rnnviz.figures import gates as figures
+from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
 from rnnviz.nn.cells import sigmoid
-from rnnviz.lessons.gates import generate, run, shape_summary, step_values, valve_experiment
 
 P = "gates"
-PARAMS = sequence_params(P) + [
+VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
+VIEW = Param(f"{P}.view", "view", "cell", choice(list(VIEWS)))
+SETTINGS = sequence_params(P) + [
     Param(f"{P}.cell", "cell", "lstm", choice(["lstm", "gru"])),
     Param(f"{P}.H", "H", 3, integer(1, 64)),
     Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
     Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
     Param(f"{P}.bf", "bf", 1.0, number(-5.0, 5.0, 0.1)),
-    Param(f"{P}.t", "t", 1, integer(1, 200)),
-    Param(f"{P}.T", "valveT", 400, integer(10, 2000)),
+    Param(f"{P}.torch", "torch", False, flag, dump_flag),
 ]
-EQUATIONS = {
-    "lstm": r"""\begin{aligned}
-f_t &= \sigma(W_f[h_{t-1}, x_t] + b_f) & i_t &= \sigma(W_i[h_{t-1}, x_t] + b_i) \\
-g_t &= \tanh(W_g[h_{t-1}, x_t] + b_g) & o_t &= \sigma(W_o[h_{t-1}, x_t] + b_o) \\
-c_t &= f_t \odot c_{t-1} + i_t \odot g_t & h_t &= o_t \odot \tanh(c_t)
-\end{aligned}""",
-    "gru": r"""\begin{aligned}
-r_t &= \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) & z_t &= \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
-n_t &= \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})) & h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
-\end{aligned}""",
-}
+STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
+VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
+PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
 
-st.title("Gates: LSTM and GRU")
-restore(P, PARAMS)
-intro("Gated cells decide, unit by unit, what to keep, what to write and what to show. Step through a word and "
-      "watch the forget gate: slide its bias up and the cell state starts to hold on to the past. At the bottom, "
-      "a one-unit LSTM keeps its first input for hundreds of steps.")
-fs = font_scale()
-left, right = st.columns([1, 2.3], gap="large")
-with left, controls_box():
-    cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", format_func={"lstm": "LSTM", "gru": "GRU"}.get,
-                                help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.")
-    cell = cell or "lstm"
-    x, chars, vocab = sequence_inputs(P)
-    T, d = x.shape
-    H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="Units per state vector.")
+
+def controls(view: str) -> dict:
+    """The view's settings, read from its widgets, as plain values."""
+    cell = "lstm"
+    if view == "cell":
+        cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", required=True,
+                                    format_func={"lstm": "LSTM", "gru": "GRU"}.get,
+                                    help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.")
+    x, chars, _ = sequence_inputs(P)
+    H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
+                  key=f"{P}.H", help="Units per state vector." if view == "cell" else
+                  "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the LSTM's.")
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of each W_h block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Each gate's recurrent block is rescaled to this spectral radius.")
-    bf = st.slider("Forget-gate bias b_f", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=cell != "lstm",
+    radius = st.slider("Spectral radius of each W_hh block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
+    bf = st.slider("Forget-gate bias b_f (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=cell != "lstm",
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if cell == "lstm":
         st.caption(f"With nothing else feeding it, σ(b_f) = σ({bf:g}) = **{sigmoid(bf):.3f}**: that is where each "
-                   "forget gate starts.")
-    shp = shape_summary(cell, d, H)
-    st.markdown(f"**Shapes.** {shp['G']} gate blocks stacked: one matrix of "
-                f"{shp['G']}H × (H + d) = **{shp['stacked'][0]} × {shp['stacked'][1]}** "
-                f"(torch keeps it as W_ih {shp['W_ih'][0]}×{shp['W_ih'][1]} and W_hh {shp['W_hh'][0]}×{shp['W_hh'][1]}); "
-                f"**{shp['params']:,}** parameters with both bias vectors.")
+                   "forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if cell == "lstm" else 0.0)
 
-w = generate(cell, d, H, int(seed), radius, bf if cell == "lstm" else 0.0)
-trace = run(cell, x, w)
-with right:
-    st.latex(EQUATIONS[cell])
+
+@st.fragment
+def stepper(view: str, c: dict, model, fs: float) -> None:
+    """Back / Next / the time slider, and everything that changes with the step; reruns on its own."""
+    T, H = len(c["x"]), c["H"]
     t = step_controls(P, T)
-    vals = step_values(cell, trace, t)
-    what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x_{t}"
+    publish([STEP])
+    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector $x_{{{t}}}$"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    names = ["f", "i", "g", "o", "c", "h"] if cell == "lstm" else ["r", "z", "n", "h"]
-    plot(figures.gate_step_bars(vals, names, fs), f"{P}.bars",
-         alt=f"step {t} gates: " + "; ".join(f"{n} = " + ", ".join(f"{v:.2f}" for v in vals[n]) for n in names))
+    if view == "lockstep":
+        plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
+                                       t - 1, fs), f"{P}.lockstep",
+             alt=f"step {t}: " + "; ".join(f"{lesson.CELL_NAMES[k]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1])
+                                           for k, tr in model.traces.items()))
+        st.table(lesson.lockstep_table(model, t))
+        st.markdown(lesson.LOCKSTEP_KEY)
+        return
+    cell, names = c["cell"], lesson.PANELS[c["cell"]]
+    vals = lesson.step_values(cell, model, t)
+    plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
+         alt=f"gates and states over time for {', '.join(names)}; at step {t}: " + "; ".join(
+             f"{n} = " + ", ".join(f"{v:.2f}" for v in vals[n]) for n in names))
+    st.markdown(lesson.step_sentence(cell, vals))
     with st.expander("This step's numbers", expanded=H <= 4):
-        st.dataframe(pd.DataFrame(vals, index=[f"u{k + 1}" for k in range(H)]).round(4), width="stretch")
-    if cell == "lstm":
-        kept = np.mean(vals["f"])
-        st.markdown(f"On average the forget gates keep **{kept:.0%}** of $c_{{t-1}}$ at this step; the input gates "
-                    f"let in **{np.mean(vals['i']):.0%}** of the candidate.")
-    plot(figures.gate_heatmaps(trace, names, chars, current=t - 1, font_scale=fs), f"{P}.heat",
-         alt="gate heatmaps over time for " + ", ".join(names))
+        st.table(lesson.step_table(vals))
 
-export_panel(gated_script(cell, x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=f"rnnviz_{cell}.py",
-                          what=f"an {cell.upper()} cell, d={d}, H={H}"), f"rnnviz_{cell}.py")
+
+@st.fragment
+def view_body(view: str) -> None:
+    """A view's controls and results: a settings change reruns this, not the valve below."""
+    fs = font_scale()
+    left, right = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+    with left, controls_box():
+        c = controls(view)
+        if view == "cell":
+            st.markdown(lesson.shape_text(c["cell"], c["x"].shape[1], c["H"]))
+    with right:
+        st.markdown(f"*Untrained:* the weights are random (seed {c['seed']}), so the gates show what a cell does before "
+                   "it learns, not what it has learned.")
+        if view == "lockstep":
+            model = lesson.lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"])
+            st.markdown(lesson.lockstep_text(model))
+            if st.toggle("Check with PyTorch", key=f"{P}.torch",
+                         help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
+                res = torch_check(lambda: lesson.lockstep_torch(model))
+                if res:
+                    st.caption("PyTorch on the same weights: " + "; ".join(
+                        f"{lesson.CELL_NAMES[k]} agrees to {d:.1e}, {n:,} parameters "
+                        f"({'equal to' if n == model.params[k] else 'NOT equal to'} ours)" for k, (d, n) in res.items()) + ".")
+        else:
+            st.latex(lesson.EQUATIONS[c["cell"]])
+            st.markdown(lesson.SYMBOLS[c["cell"]])
+            w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])
+            stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+    if view == "lockstep":  # full width: three columns of heatmaps
+        stepper(view, c, model, fs)
+    else:
+        cell, d = c["cell"], c["x"].shape[1]
+        export_panel(gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=f"rnnviz_{cell}.py",
+                                  what=f"an {cell.upper()} cell, d={d}, H={c['H']}"), f"rnnviz_{cell}.py")
+    publish(SETTINGS)
+
+
+@st.fragment
+def valve() -> None:
+    """The one-unit LSTM that keeps its first input; its slider reruns only this."""
+    fs = font_scale()
+    st.subheader("The valve: a one-unit LSTM that remembers")
+    v1, v2 = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+    with v1:
+        T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10, help="How long the silence after the first input lasts.")
+        publish([VALVE])
+        res = lesson.valve_experiment(T_valve)
+        st.markdown(lesson.valve_text(res))
+        st.table(lesson.valve_table(res))
+    with v2:
+        plot(figures.valve_figure(res, fs), f"{P}.valve",
+             alt=f"LSTM cell state stays at {res.lstm.c[-1, 0]:.4f} after {T_valve} steps; vanilla state falls to "
+                 f"{res.rnn.h[-1, 0]:.1e}")
+
+
+st.title("Gates: LSTM and GRU")
+restore(P, PARAMS)
+for p in PARAMS:  # keep settings of widgets the other view hides (Streamlit drops unrendered widgets' state)
+    st.session_state[p.key] = st.session_state[p.key]
+intro("Gated cells decide, unit by unit, what to keep, what to write and what to show. Step through a word and "
+      "watch the forget gate: slide its bias up and the cell state starts to hold on to the past. **Three cells side "
+      "by side** runs a vanilla RNN, an LSTM and a GRU with the same number of parameters on the same input. At the "
+      "bottom, a one-unit LSTM keeps its first input for hundreds of steps.")
+view = st.segmented_control("View", list(VIEWS), key=f"{P}.view", required=True, format_func=VIEWS.get,
+                            help="One gated cell in detail, or three cells of equal size stepped together.")
+view_body(view)
 st.divider()
-st.subheader("The valve: a one-unit LSTM that remembers")
-v1, v2 = st.columns([1, 2.3], gap="large")
-with v1:
-    T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10, help="How long the silence after the first input lasts.")
-    valve = valve_experiment(T_valve)
-    vw = valve.weights
-    st.markdown(
-        f"Input: a single 1, then {T_valve - 1} zeros. The LSTM's forget gate is σ({vw['b_f']:g}) = "
-        f"{vw['f']:.10f}, its input gate is open only while x = 1 (i = {vw['i (x=1)']:.6f}, then {vw['i (x=0)']:.1e}), "
-        f"so $c_t = c_{{t-1}} + 0$ copies. The vanilla unit multiplies by 0.5 and squashes at every step."
-    )
-    st.table({"": ["LSTM cell state c_t", "vanilla h_t"],
-              "t = 1": [f"{valve.lstm.c[0, 0]:.4f}", f"{valve.rnn.h[0, 0]:.4f}"],
-              "t = 10": [f"{valve.lstm.c[min(9, T_valve - 1), 0]:.4f}", f"{valve.rnn.h[min(9, T_valve - 1), 0]:.2e}"],
-              f"t = {T_valve}": [f"{valve.lstm.c[-1, 0]:.4f}", f"{valve.rnn.h[-1, 0]:.2e}"]})
-with v2:
-    plot(figures.valve_figure(valve, fs), f"{P}.valve",
-         alt=f"LSTM cell state stays at {valve.lstm.c[-1, 0]:.4f} after {T_valve} steps; vanilla state falls to "
-             f"{valve.rnn.h[-1, 0]:.1e}")
+valve()
 publish(PARAMS)

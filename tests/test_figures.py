@@ -72,7 +72,7 @@ def _walk(obj, path=""):
 def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
     from rnnviz.lessons.gradients import compare
-    from rnnviz.lessons.gates import run, step_values, valve_experiment
+    from rnnviz.lessons.gates import LOCKSTEP_PANELS, lockstep, run, valve_experiment
     from rnnviz.lessons.gates import generate as ggen
     from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves
     from rnnviz.lessons.vector import run as vrun
@@ -84,13 +84,14 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     tr = vrun(setup)
     lw = ggen("lstm", 4, 3, 0, 0.9, 1.0)
     ltr = run("lstm", x, lw)
+    ls = lockstep(x, 3)
     cmp = compare(4, 10, 0.9, 1.0, 0.5, 0)
     R = cmp.reports
     figs = [scalar.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
             scalar.states_over_time(tr.h[:, 0], x[:, 0], 1), scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
             vector.six_moves(moves(setup, tr, 2), list("helo")), vector.state_heatmap(tr.h, list("hello"), current=1),
             vector.matrix_heatmap(w["W_h"], "W_h"), vector.singular_value_bars(np.array([1.2, 0.5]), 0.9),
-            gates.gate_step_bars(step_values("lstm", ltr, 1), ["f", "i", "g", "o", "c", "h"]),
+            gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 1),
             gates.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), gates.valve_figure(valve_experiment(20)),
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
             gradients.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),

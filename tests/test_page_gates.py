@@ -1,7 +1,25 @@
-"""The gates page: LSTM and GRU stepping, the forget-bias trick, shapes, the valve experiment."""
+"""The gates page: LSTM and GRU stepping, the forget-bias trick, shapes, three cells in lockstep, the valve."""
+import json
+import sys
+
+import numpy as np
+
 from tests.conftest import all_text
 
 P = "gates"
+
+
+def table_with(at, header: str):
+    return next(t.value for t in at.table if header in list(t.value.columns))
+
+
+def url(at) -> dict:
+    return {k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
+            for k in at.query_params}
+
+
+def chart_specs(at) -> dict:
+    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 def test_defaults_lstm(open_page):
@@ -10,25 +28,92 @@ def test_defaults_lstm(open_page):
     text = all_text(at)
     assert "σ(1) = **0.731**" in text  # the notes' forget-bias number
     assert "**12 × 7**" in text and "**108**" in text  # 4H x (H + d) for H = 3, d = 4; torch's parameter count
-    assert list(at.dataframe[0].value.columns[:4]) == ["f", "i", "g", "o"]
+    assert "*Untrained:* the weights are random (seed 0)" in text
+    assert "$\\odot$ multiplies entry by entry" in text and "$f$ forget" in text  # every symbol explained
+    step = table_with(at, "$f_t$")
+    assert list(step.columns[:4]) == ["$f_t$", "$i_t$", "$g_t$", "$o_t$"]  # real subscripts, not f_t
+    assert "**Step 1 of 5**, reading the character 'h'" in text
+
+
+def test_next_moves_the_step_and_the_link(open_page):
+    from rnnviz.lessons.gates import generate, run
+    from rnnviz.lessons.vector import encode_word
+
+    at = open_page(P)
+    at.button(key=f"{P}.next").click().run()
+    assert not at.exception and "**Step 2 of 5**, reading the character 'e'" in all_text(at)
+    tr = run("lstm", encode_word("hello", list("helo")), generate("lstm", 4, 3, 0, 0.9, 1.0))
+    assert list(table_with(at, "$h_t$")["$h_t$"]) == list(np.round(tr.h[1], 4))  # the table is step 2's
+    assert url(at).get("t") == "2"
 
 
 def test_valve_keeps_first_input_for_400_steps(open_page):
     at = open_page(P)
-    tab = at.table[0].value
-    assert list(tab.iloc[0][1:]) == ["0.7616", "0.7616", "0.7616"]  # LSTM cell state at t = 1, 10, 400
-    assert float(tab.iloc[1, 3]) < 1e-100  # the vanilla unit has lost it
+    tab = table_with(at, "LSTM $c_t$")
+    assert list(tab.index) == [1, 10, 400]  # one row per time: the t = 400 row cannot be squeezed out
+    assert list(tab["LSTM $c_t$"]) == ["0.7616", "0.7616", "0.7616"]
+    assert float(tab["vanilla $h_t$"].iloc[-1]) < 1e-100  # the vanilla unit has lost it
+    at.slider(key=f"{P}.T").set_value(1000).run()
+    assert list(table_with(at, "LSTM $c_t$").index) == [1, 10, 1000] and url(at).get("valveT") == "1000"
 
 
 def test_gru_and_forget_bias(open_page):
     at = open_page(P)
     at.segmented_control(key=f"{P}.cell").set_value("gru").run()
     assert not at.exception
-    assert list(at.dataframe[0].value.columns[:3]) == ["r", "z", "n"]
+    assert list(table_with(at, "$r_t$").columns[:3]) == ["$r_t$", "$z_t$", "$n_t$"]
     assert "**9 × 7**" in all_text(at)
+    eq = next(l.value for l in at.latex if "r_t" in l.value)
+    lines = eq.split("\\\\")
+    assert len(lines) == 4 and max(len(s.strip()) for s in lines) < 90  # one equation a line: nothing cut at 1400 px
+    assert "update gates keep" in all_text(at)
     at.segmented_control(key=f"{P}.cell").set_value("lstm").run()
     at.slider(key=f"{P}.bf").set_value(2.0).run()
     assert "σ(2) = **0.881**" in all_text(at)
+
+
+def test_lockstep_three_cells_with_matched_parameters(open_page):
+    at = open_page(P, view="lockstep")
+    assert not at.exception
+    text = all_text(at)
+    assert "**108** parameters" in text and "$H$ = 4 (**120**)" in text and "$H$ = 8 (**112**)" in text
+    tab = table_with(at, "gate means")
+    assert list(tab["$H$"]) == [8, 3, 4] and list(tab["parameters"]) == ["112", "108", "120"]
+    before = list(tab["$\\lVert h_t \\rVert$"])
+    at.button(key=f"{P}.next").click().run()  # one Next moves all three
+    after = table_with(at, "gate means")["$\\lVert h_t \\rVert$"]
+    assert all(a != b for a, b in zip(before, after)) and "**Step 2 of 5**" in all_text(at)
+    assert any("lockstep" in c.proto.id for c in at.get("plotly_chart"))
+    assert url(at).get("view") == "lockstep"
+
+
+def test_lockstep_agrees_with_torch(open_page):
+    at = open_page(P, view="lockstep", H="5")
+    at.toggle(key=f"{P}.torch").set_value(True).run()
+    cap = next(c.value for c in at.caption if "PyTorch on the same weights" in c.value)
+    assert cap.count("(equal to ours)") == 3 and "NOT" not in cap
+    assert all(float(part.split("agrees to ")[1].split(",")[0]) < 1e-12 for part in cap.split(";"))
+
+
+def test_torch_check_without_torch(open_page, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails, as on a server without it
+    at = open_page(P, view="lockstep", torch="1")
+    assert not at.exception
+    assert any("pip install torch" in i.value for i in at.info)
+    assert "**108** parameters" in all_text(at)  # the page itself still works
+
+
+def test_classroom_chart_numbers_are_projector_sized(open_page):
+    for query in ({}, {"view": "lockstep"}):
+        at = open_page(P, classroom="1", **query)
+        for spec in chart_specs(at).values():
+            spec = spec.get("figure", spec)
+            for tr in spec["data"]:
+                if "textfont" in tr:
+                    assert tr["textfont"]["size"] >= 14
+            for k, ax in spec["layout"].items():
+                if k.startswith(("xaxis", "yaxis")):
+                    assert ax["tickfont"]["size"] >= 14, k
 
 
 def test_extremes(open_page):
@@ -38,6 +123,8 @@ def test_extremes(open_page):
     at.slider(key=f"{P}.bf").set_value(-5.0)
     at.slider(key=f"{P}.T").set_value(2000)
     at.text_input(key=f"{P}.word").input("hello" * 40).run()
+    assert not at.exception and "nan" not in all_text(at).lower()
+    at.segmented_control(key=f"{P}.view").set_value("lockstep").run()
     assert not at.exception and "nan" not in all_text(at).lower()
     at.text_input(key=f"{P}.vocab").input("").run()
     assert not at.exception and any("empty" in e.value for e in at.error)

@@ -1,4 +1,9 @@
-"""The using-the-states page: shapes, the padding trap, bidirectional, the parameter calculator."""
+"""The using-the-states page: shapes, the padding trap, bidirectional, the parameter calculator; each view
+has its own link."""
+import sys
+
+import numpy as np
+
 from tests.conftest import all_text
 
 P = "states"
@@ -8,16 +13,66 @@ def metrics(at):
     return {m.label: (m.value, m.delta) for m in at.metric}
 
 
+def url(at) -> dict:
+    return {k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
+            for k in at.query_params}
+
+
 def test_defaults_and_shapes(open_page):
     at = open_page(P)
     assert not at.exception
     text = all_text(at)
     assert "[B, T, d] = [2, 5, 4]" in text and "[B, T, H] = [2, 5, 3]" in text and "[B, T, |V|] = [2, 5, 6]" in text
-    assert metrics(at)["Total"][0] == "29,293,260"
+    assert "**C = 3** classes" in text and "**|V| = 6** tokens" in text  # every symbol of the shapes line named
+    assert "*Untrained:*" in text
+    probs = at.table[0].value.to_numpy(dtype=float)
+    assert probs.shape == (2, 3) and np.allclose(probs.sum(axis=1), 1, atol=2e-3)
+
+
+def test_each_view_has_its_own_link(open_page):
+    at = open_page(P, view="padding")  # a teacher shares the padding view
+    assert at.segmented_control(key=f"{P}.view").value == "padding"
+    assert "the state at index T − 1 is the state after the padding" in all_text(at)
+    at.segmented_control(key=f"{P}.view").set_value("params").run()
+    assert url(at).get("view") == "params" and metrics(at)["Total"][0] == "29,293,260"
+    at.segmented_control(key=f"{P}.view").set_value("heads").run()
+    assert "view" not in url(at)  # the default view needs no parameter
+
+
+def test_padding_text_matches_its_numbers(open_page):
+    at = open_page(P, view="padding")
+    text = all_text(at)
+    assert "Three fixes agree" not in text  # padding first is not exact, so the page must not say so
+    df = at.table[0].value
+    left = float(np.abs(df["padding first"] - df["$h_{\\mathrm{length}-1}$"]).max())
+    assert left > 0.01 and "only comes close (within **0.066**)" in text
+    assert "here off by up to **0.752**" in text
+
+
+def test_padding_trap_numbers(open_page):
+    at = open_page(P, view="padding")
+    at.toggle(key=f"{P}.torch_pad").set_value(True).run()
+    df = at.table[0].value
+    worst = "largest $\\lvert h_{T-1} - h_{\\mathrm{length}-1} \\rvert$"
+    assert df.loc["example 1", worst] == 0  # the longest sequence has no padding
+    assert (df[worst].iloc[1:] > 0.01).all()  # padded ones are read wrongly
+    assert ((df["packed (PyTorch)"] - df["$h_{\\mathrm{length}-1}$"]).abs() < 1e-12).all()
+    assert url(at).get("torch") == "1"
+    at.text_input(key=f"{P}.lengths").input("4, x").run()
+    assert not at.exception and any("whole numbers" in e.value for e in at.error)
+    at.text_input(key=f"{P}.lengths").input("4, 4").run()
+    assert "nothing is padded" in all_text(at)
+
+
+def test_padding_check_without_torch(open_page, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    at = open_page(P, view="padding", torch="1")
+    assert not at.exception and any("pip install torch" in i.value for i in at.info)
+    assert "packed (PyTorch)" not in at.table[0].value.columns and "off by up to **0.752**" in all_text(at)
 
 
 def test_notes_presets(open_page):
-    at = open_page(P)
+    at = open_page(P, view="params")
     at.button(key=f"{P}.preset.gru").click().run()
     assert metrics(at)["Total"][0] == "88,836"
     at.button(key=f"{P}.preset.lm").click().run()
@@ -26,28 +81,30 @@ def test_notes_presets(open_page):
     assert m["Output layer"] == ("19,278,540", "19.3 M") and m["Total"] == ("29,293,260", "29.3 M")
 
 
-def test_padding_trap_numbers(open_page):
-    at = open_page(P)
-    at.toggle(key=f"{P}.torch_pad").set_value(True).run()
-    df = at.dataframe[-1].value
-    assert df.loc[1, "max |difference|"] == 0  # the longest sequence has no padding
-    assert (df["max |difference|"].iloc[1:] > 0.01).all()  # padded ones are read wrongly
-    assert ((df["packed (torch), unit 1"] - df["h[length-1], unit 1"]).abs() < 1e-12).all()
-    at.text_input(key=f"{P}.lengths").input("4, x").run()
-    assert not at.exception and any("whole numbers" in e.value for e in at.error)
+def test_each_head_keeps_its_own_output_size(open_page):
+    at = open_page(P, view="params")
+    at.radio(key=f"{P}.task").set_value("classifier").run()
+    assert at.number_input(key=f"{P}.K").value == 4  # not the language model's 37,580 tokens
+    assert metrics(at)["Output layer"][0] == f"{512 * 4 + 4:,}" and metrics(at)["Embedding"][0] == "0"
+    at.number_input(key=f"{P}.K").set_value(10).run()
+    at.radio(key=f"{P}.task").set_value("lm").run()
+    assert at.number_input(key=f"{P}.V").value == 37_580 and metrics(at)["Total"][0] == "29,293,260"
+    at.radio(key=f"{P}.task").set_value("classifier").run()
+    assert at.number_input(key=f"{P}.K").value == 10 and url(at).get("K") == "10"
 
 
 def test_calculator_controls(open_page):
-    at = open_page(P)
+    at = open_page(P, view="params")
     at.radio(key=f"{P}.cell").set_value("lstm").run()
     assert metrics(at)["Recurrent cell"][0] == f"{4 * (512 * 256 + 512 * 512 + 2 * 512):,}"
+    assert "LSTM cell holds 4 × (H·d + H·H + 2H)" in all_text(at)
     at.radio(key=f"{P}.task").set_value("classifier").run()
     at.toggle(key=f"{P}.bi").set_value(True).run()
-    assert not at.exception
+    assert metrics(at)["Recurrent cell"][0] == f"{2 * 4 * (512 * 256 + 512 * 512 + 2 * 512):,}"
 
 
 def test_bidirectional_agrees_with_torch(open_page):
-    at = open_page(P)
+    at = open_page(P, view="bi")
     at.toggle(key=f"{P}.torch_bi").set_value(True).run()
     cap = next(c.value for c in at.caption if "PyTorch on the same weights" in c.value)
     assert float(cap.split("to ")[-1].rstrip(".")) < 1e-12

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from rnnviz.nn.cells import gru_forward, lstm_forward, rnn_forward
+from rnnviz.nn.cells import GATES, gru_forward, lstm_forward, rnn_forward
 
 HEADER = '''"""Exported from rnnviz: {what}. Run with `python {name}` (needs torch)."""
 import torch
@@ -58,8 +58,7 @@ print("matches rnnviz to 1e-9")
 def gated_script(cell: str, x, W_ih, W_hh, b_ih, b_hh, what: str = "", name: str = "rnnviz_gates.py") -> str:
     """Script for an LSTM or GRU cell from zero state; asserts every hidden state (and the LSTM's last c)."""
     W_ih, W_hh = np.asarray(W_ih, float), np.asarray(W_hh, float)
-    G = 4 if cell == "lstm" else 3
-    H, d = W_ih.shape[0] // G, W_ih.shape[1]
+    H, d = W_ih.shape[0] // GATES[cell], W_ih.shape[1]
     x = np.asarray(x, float).reshape(-1, d)
     tr = (lstm_forward if cell == "lstm" else gru_forward)(x, W_ih, W_hh, b_ih, b_hh)
     check_c = (f'''expected_c = torch.tensor({_arr(tr.c[-1])})

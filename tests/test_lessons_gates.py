@@ -1,0 +1,107 @@
+"""Gated-cell lessons: three cells in lockstep against torch, matched parameter counts, the step table, the
+valve, and the figures' projector sizes."""
+import numpy as np
+import pytest
+
+from rnnviz.figures import gates as figures
+from rnnviz.lessons import gates as lesson
+from rnnviz.lessons.vector import encode_word
+from rnnviz.nn.cells import GATES
+from rnnviz.nn.params import cell_params
+
+X = encode_word("hello", list("helo"))  # (5, 4)
+
+
+def test_matched_size_is_the_closest_count():
+    for cell in ("rnn", "gru", "lstm"):
+        for d, budget in ((4, 108), (4, 1_000), (50, 12_345), (1, 3)):
+            H = lesson.matched_size(cell, d, budget)
+            best = min(abs(cell_params(cell, d, h) - budget) for h in range(1, 400))
+            assert abs(cell_params(cell, d, H) - budget) == best
+            assert all(abs(cell_params(cell, d, h) - budget) > best for h in range(1, H))  # the smaller on a tie
+
+
+def test_lockstep_sizes_and_counts():
+    ls = lesson.lockstep(X, 3)
+    assert ls.sizes == {"rnn": 8, "lstm": 3, "gru": 4}
+    assert ls.params == {"rnn": 112, "lstm": 108, "gru": 120} and ls.budget == 108
+    assert all(tr.h.shape == (5, ls.sizes[c]) for c, tr in ls.traces.items())
+
+
+@pytest.mark.parametrize("H,radius,bf", [(3, 0.9, 1.0), (7, 1.5, -2.0), (1, None, 0.0)])
+def test_each_lockstep_cell_equals_torch(H, radius, bf):
+    torch = pytest.importorskip("torch")
+    modules = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}
+    ls = lesson.lockstep(X, H, seed=3, radius=radius, forget_bias=bf)
+    for cell, tr in ls.traces.items():
+        w = ls.weights[cell]
+        m = modules[cell](4, ls.sizes[cell], batch_first=True).double()
+        with torch.no_grad():  # copied by hand here, not through torch_cell, so the helper is checked too
+            for name, key in (("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")):
+                getattr(m, name).copy_(torch.from_numpy(w[key]))
+            out, last = m(torch.from_numpy(X)[None])
+        np.testing.assert_allclose(tr.h, out[0].numpy(), atol=1e-12)
+        if cell == "lstm":
+            np.testing.assert_allclose(tr.c[-1], last[1][0, 0].numpy(), atol=1e-12)
+        assert ls.params[cell] == sum(p.numel() for p in m.parameters())
+    res = lesson.lockstep_torch(ls)
+    assert all(d < 1e-12 and n == ls.params[c] for c, (d, n) in res.items())
+
+
+def test_lockstep_table_reads_step_t():
+    ls = lesson.lockstep(X, 3)
+    tab = lesson.lockstep_table(ls, 2)
+    assert list(tab.index) == ["Vanilla RNN", "LSTM", "GRU"]
+    assert tab.loc["GRU", "$\\lVert h_t \\rVert$"] == f"{np.linalg.norm(ls.traces['gru'].h[1]):.3f}"
+    assert tab.loc["LSTM", "gate means"].startswith(f"$f_t$ {ls.traces['lstm'].f[1].mean():.2f}")
+    assert tab.loc["Vanilla RNN", "gate means"] == "no gates"
+
+
+def test_one_gate_table():
+    assert lesson.shape_summary("gru", 4, 3)["G"] == GATES["gru"] == 3
+    assert lesson.shape_summary("lstm", 4, 3)["stacked"] == (12, 7)
+    assert "**12 × 7**" in lesson.shape_text("lstm", 4, 3) and "**108**" in lesson.shape_text("lstm", 4, 3)
+
+
+def test_step_table_has_real_subscripts():
+    tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
+    tab = lesson.step_table(lesson.step_values("lstm", tr, 2))
+    assert "$c_{t-1}$" in tab.columns and "$f_t \\odot c_{t-1}$" in tab.columns
+    np.testing.assert_allclose(tab["$c_{t-1}$"], np.round(tr.c[0], 4))
+    assert not any("_" in c and "$" not in c for c in tab.columns)
+
+
+def test_gru_equations_one_per_line():
+    lines = lesson.EQUATIONS["gru"].split("\\\\")
+    assert len(lines) == 4 and max(len(s.strip()) for s in lines) < 90
+
+
+def test_valve_table_rows():
+    v = lesson.valve_experiment(400)
+    tab = lesson.valve_table(v)
+    assert list(tab.index) == [1, 10, 400] and list(tab["LSTM $c_t$"]) == ["0.7616"] * 3
+    assert tab["vanilla $h_t$"].iloc[1] == "1.40e-03"
+    assert "0.9999999979" in lesson.valve_text(v)
+
+
+def test_valve_figure_thins_points_but_keeps_exact_values():
+    v = lesson.valve_experiment(2000)
+    fig = figures.valve_figure(v)
+    c, h = fig.data[0], fig.data[2]
+    assert len(c.x) <= 200 and c.x[-1] == 2000 and list(c.x[:30]) == list(range(1, 31))
+    np.testing.assert_array_equal(h.y, v.rnn.h[np.asarray(h.x) - 1, 0])
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+def test_heatmaps_one_panel_and_numbers_scale(fs):
+    tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
+    fig = figures.gate_heatmaps(tr, lesson.PANELS["lstm"], list("hello"), 1, fs)
+    axes = [k for k in fig.to_plotly_json()["layout"] if k.startswith(("xaxis", "yaxis"))]
+    assert sorted(axes) == ["xaxis", "yaxis"]  # one panel: a step redraws one set of axes, not six
+    assert all(t.textfont.size == 12 * fs for t in fig.data) and fig.layout.xaxis.tickfont.size == 12 * fs
+    assert len(fig.layout.shapes) == 1  # the current step, outlined once
+    ls = lesson.lockstep(X, 3)
+    lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
+    assert len(lf.data) == 1 + 5 + 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)
+    rnn_rect = lf.layout.shapes[0]
+    assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows
