@@ -191,8 +191,7 @@ def act(page: Page, sc: Scenario, n: int) -> float | str | None:
     elif sc.kind == "keys":
         page.evaluate("() => document.activeElement && document.activeElement.blur()")  # shortcuts skip inputs
     elif sc.kind == "click":
-        box = page.locator(css_key(sc.keys[n % len(sc.keys)]))
-        target = box.locator("button").first if box.locator("button").count() else box.locator("label").first
+        target = page.locator(css_key(sc.keys[n % len(sc.keys)])).locator("button, label").first  # button or toggle
     else:  # option
         label = sc.arg[n % len(sc.arg)]
         box = page.locator(css_key(sc.keys[0]))
