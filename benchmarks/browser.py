@@ -45,7 +45,7 @@ class Scenario(NamedTuple):
 
 # Keep in step with the widget keys in the pages. Presses alternate through `arg` (or `keys`), so the state oscillates.
 SCENARIOS = [
-    Scenario("scalar", "→/← step keys", "keys", ("scalar.next",), ("ArrowLeft", "ArrowRight")),  # opens on the last step
+    Scenario("scalar", "→/← step keys", "keys", ("scalar.next",), ("ArrowLeft", "ArrowRight")),  # opens at the end
     Scenario("scalar", "w_h slider", "slider", ("scalar.w_h",)),
     Scenario("vector", "spectral radius slider", "slider", ("vector.radius",)),
     Scenario("vector", "→/← step keys", "keys", ("vector.next",)),
@@ -78,7 +78,11 @@ INIT = """(() => {
   const state = () => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
   const field = (u, f) => {  // a top-level protobuf field: its varint value or length; undefined if absent
     let i = 0;
-    const varint = () => { let v = 0, s = 1, x; do { x = u[i++]; v += (x & 127) * s; s *= 128; } while (x & 128); return v; };
+    const varint = () => {
+      let v = 0, s = 1, x;
+      do { x = u[i++]; v += (x & 127) * s; s *= 128; } while (x & 128);
+      return v;
+    };
     while (i < u.length) {
       const tag = varint(), w = tag & 7;
       const n = w === 0 || w === 2 ? varint() : w === 1 ? 8 : w === 5 ? 4 : -1;
