@@ -45,7 +45,7 @@ class Scenario(NamedTuple):
 
 # Keep in step with the widget keys in the pages. Presses alternate through `arg` (or `keys`), so the state oscillates.
 SCENARIOS = [
-    Scenario("scalar", "→/← step keys", "keys", ("scalar.next",), ("ArrowLeft", "ArrowRight")),  # opens on the last step
+    Scenario("scalar", "→/← step keys", "keys", ("scalar.next",), ("ArrowLeft", "ArrowRight")),  # opens at the end
     Scenario("scalar", "w_h slider", "slider", ("scalar.w_h",)),
     Scenario("vector", "spectral radius slider", "slider", ("vector.radius",)),
     Scenario("vector", "→/← step keys", "keys", ("vector.next",)),
@@ -64,7 +64,7 @@ SCENARIOS = [
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
 FLOOR_VARIANTS = {"one": "1 chart, full rerun", "full": "4 charts + table, full rerun",
-                  "fragment": "4 charts + table, fragment"}
+                  "changing": "same, all 4 charts change", "fragment": "4 charts + table, fragment"}
 WARMUP = 2
 TIMEOUT_MS = 60_000
 LOST_MS = 10_000
@@ -78,7 +78,11 @@ INIT = """(() => {
   const state = () => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
   const field = (u, f) => {  // a top-level protobuf field: its varint value or length; undefined if absent
     let i = 0;
-    const varint = () => { let v = 0, s = 1, x; do { x = u[i++]; v += (x & 127) * s; s *= 128; } while (x & 128); return v; };
+    const varint = () => {
+      let v = 0, s = 1, x;
+      do { x = u[i++]; v += (x & 127) * s; s *= 128; } while (x & 128);
+      return v;
+    };
     while (i < u.length) {
       const tag = varint(), w = tag & 7;
       const n = w === 0 || w === 2 ? varint() : w === 1 ? 8 : w === 5 ? 4 : -1;
@@ -191,8 +195,7 @@ def act(page: Page, sc: Scenario, n: int) -> float | str | None:
     elif sc.kind == "keys":
         page.evaluate("() => document.activeElement && document.activeElement.blur()")  # shortcuts skip inputs
     elif sc.kind == "click":
-        box = page.locator(css_key(sc.keys[n % len(sc.keys)]))
-        target = box.locator("button").first if box.locator("button").count() else box.locator("label").first
+        target = page.locator(css_key(sc.keys[n % len(sc.keys)])).locator("button, label").first  # button or toggle
     else:  # option
         label = sc.arg[n % len(sc.arg)]
         box = page.locator(css_key(sc.keys[0]))
@@ -248,7 +251,7 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=1400, help="browser window width")
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--floor-variants", action="store_true",
-                    help="also time floor_app.py with 4 charts + a table, with and without a fragment")
+                    help="also time floor_app.py's 4-chart variants (full rerun, charts changing, fragment)")
     args = ap.parse_args()
     rows = [s for s in SCENARIOS if not args.only or s.page in args.only]
     results, variants, floor_samples = [], {}, []
@@ -288,7 +291,7 @@ def main() -> None:
             r = results[-1]
             print(f"  {sc.page} / {sc.label}: " + (f"{r['ms']:.0f} ms" if "ms" in r else "SKIP " + r["skip"]),
                   file=sys.stderr, flush=True)
-        try:  # three pages, one per variant, inputs round robin
+        try:  # one page per variant, inputs round robin
             chosen = FLOOR_VARIANTS if args.floor_variants else ()
             pages = [(new_page(f"{floor_url}/?variant={v}"), FLOOR) for v in chosen]
             variants = dict(zip(FLOOR_VARIANTS, interleaved(pages, args.repeat)))
@@ -304,7 +307,7 @@ def main() -> None:
               (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
     if variants:
         one = statistics.median(variants["one"])
-        print("floor experiment, round robin over three pages (x: against the first):")
+        print("floor experiment, round robin over one page per variant (x: against the first):")
         for v, label in FLOOR_VARIANTS.items():
             ms = statistics.median(variants[v])
             print(f"{'floor':<10} {label:<34} {ms:>7.0f} {ms / one:>7.2f}   (min {min(variants[v]):.0f})")

@@ -1,17 +1,17 @@
 """The floor for benchmarks/browser.py: the cheapest Streamlit page that redraws a chart from a slider.
 
-    streamlit run benchmarks/floor_app.py            # ?variant=one (default), full or fragment
+    streamlit run benchmarks/floor_app.py            # ?variant=one (default), full, changing or fragment
 
 one: a keyed slider redraws ONE Plotly chart of three 50-point traces (the floor).
-full: the same plus three more charts and a table, the whole page rerun on every move.
-fragment: as `full`, but the slider and its chart are an `st.fragment`; the rest stays put.
+full: the same plus three more charts and a table, the whole page rerun on every move (those three unchanged).
+changing: as `full`, but the three other charts also move with the slider.
+fragment: as `full`, but the slider and its chart are an `st.fragment`; the rest is not rerun.
 """
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-VARIANTS = ("one", "full", "fragment")
 x = np.arange(50)
 
 
@@ -23,26 +23,23 @@ def chart(phase: float, key: str) -> None:
     st.plotly_chart(fig, key=key)
 
 
-def controlled_chart() -> None:
+def controlled_chart() -> float:
     phase = st.slider("Phase", 0.0, 10.0, 1.0, step=0.1, key="floor.phase")
     chart(phase, "floor.chart")
+    return phase
 
 
-def rest_of_page() -> None:
-    """What the slider does not change: three more charts and a table."""
-    cols = st.columns(3)
-    for k, col in enumerate(cols):
+def rest_of_page(phase: float) -> None:
+    """Three more charts and a table."""
+    for k, col in enumerate(st.columns(3)):
         with col:
-            chart(2.0 * k, f"floor.other{k}")
+            chart(2.0 * k + phase, f"floor.other{k}")
     st.table(pd.DataFrame(np.round(np.sin(np.outer(np.arange(12), np.arange(6)) / 7), 4),
                           columns=[f"c{k}" for k in range(6)]))
 
 
 variant = st.query_params.get("variant", "one")
 st.title(f"Floor: {variant}")
-if variant == "fragment":
-    st.fragment(controlled_chart)()
-else:
-    controlled_chart()
-if variant in ("full", "fragment"):
-    rest_of_page()
+phase = st.fragment(controlled_chart)() if variant == "fragment" else controlled_chart()
+if variant != "one":
+    rest_of_page(phase if variant == "changing" else 0.0)
