@@ -218,18 +218,18 @@ def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> 
     feats = text_features(text)
     T, L, H = h.shape
     acts = [("h", h)] + ([("c", c)] if c is not None else [])
-    A = np.concatenate([a.reshape(T, L * H) for _, a in acts], axis=1).astype(np.float64)  # (T, K*L*H)
-    A = A - A.mean(axis=0)
-    a_norm = np.sqrt((A ** 2).sum(axis=0))
+    A = np.concatenate([a.reshape(T, L * H) for _, a in acts], axis=1).astype(np.float32)  # (T, K*L*H)
+    A -= A.mean(axis=0)
+    a_norm = np.sqrt(np.einsum("tj,tj->j", A, A, dtype=np.float64))  # (K*L*H,)
+    F = np.stack(list(feats.values())).astype(np.float64)  # (features, T)
+    F -= F.mean(axis=1, keepdims=True)
+    f_norm = np.sqrt((F ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):  # all features at once, float32 products, float64 norms
+        R = np.nan_to_num((F.astype(np.float32) @ A) / (f_norm[:, None] * a_norm))
     hits = []
-    for name, v in feats.items():
-        v = v - v.mean()
-        vn = np.sqrt((v ** 2).sum())
+    for name, r, vn in zip(feats, R, f_norm):
         if vn == 0:
             continue  # the feature never varies in this text (e.g. no quotes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = (v @ A) / (vn * a_norm)
-        r = np.nan_to_num(r)
         for j in np.argsort(-np.abs(r), kind="stable")[:top]:
             kind_idx, rest = divmod(int(j), L * H)
             layer, unit = divmod(rest, H)
