@@ -23,6 +23,7 @@ PASSAGE_BUDGET = 4_000 * SHIPPED_COST  # one passage analysis (the whole excerpt
 PROB_BUDGET = 4_000_000  # characters x vocabulary held while a sample is drawn (float64: 32 MB per copy)
 MAX_BRANCHES = 50
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
+SPANS = (50, 100, 200, 500, 1000, 2000)  # "over the first N characters" choices of the saturation view
 EXCERPT = SHIPPED_MODEL.parent / "shakespeare_excerpt.txt"  # validation text the passage analyses read
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
 
@@ -330,9 +331,6 @@ def unit_rows(hits: list[UnitHit]) -> list[dict]:
 
 
 # ---- a passage analysed: unit ranking and gate saturation -----------------------------------------------------------
-SPANS = (50, 100, 200, 500, 1000, 2000)  # "over the first N characters" choices of the saturation view
-
-
 @dataclass
 class PassageAnalysis:
     chars: int  # how many characters were read
@@ -357,8 +355,10 @@ def analysis_for(model_id: str, lm: CharLM, smp: Sample, over: str, session: dic
     """The sample (its own states: no rerun), or the excerpt analysed once per server for the shipped model (pinned:
     visitors' uploads cannot evict it) and once per session for an upload (`session`, e.g. st.session_state).
     `progress(fraction done)` while the excerpt is read: a point where a newer click can stop the work."""
-    if over == "sample":
-        return analyse(lm, smp.text, (smp.h, smp.c))
+    if over == "sample":  # kept for the session while the sample is the same object
+        if session.get("sample.own", (None,))[0] is not smp:
+            session["sample.own"] = (smp, analyse(lm, smp.text, (smp.h, smp.c)))
+        return session["sample.own"][1]
     passage = "".join(c for c in EXCERPT.read_text(encoding="utf-8") if c in lm.stoi)[:passage_limit(lm)]
     work = lambda: analyse(lm, passage, on_progress=progress and (lambda done, total: progress(done / total)))  # noqa: E731
     if model_id == "shipped":
@@ -385,8 +385,8 @@ def ranking_caption(a: PassageAnalysis) -> str:
 
 
 def saturation_caption(a: PassageAnalysis) -> str:
-    return (f"Mean over units, over all {a.chars:,} characters: forget gates {forget_means(a)}. A dot at the right is a "
-            "gate almost always closed (below 0.1), at the top one almost always open (above 0.9).")
+    return (f"Mean over units, over all {a.chars:,} characters, forget gates (update gates of a GRU): {forget_means(a)}. "
+            "A dot at the right is a gate almost always closed (below 0.1), at the top one almost always open (above 0.9).")
 
 
 def forget_means(a: PassageAnalysis) -> str:
