@@ -20,6 +20,7 @@ from rnnviz.nn.sampling import softmax
 if TYPE_CHECKING:
     from rnnviz.charlm.runner import CharLM
 
+SPANS = (50, 100, 200, 500, 1000, 2000)  # saturation is also measured over the first N characters
 GATE_NAMES = {"lstm": ("i", "f", "o"), "gru": ("r", "z"), "rnn": ()}  # the sigmoid gates, which can saturate
 
 
@@ -235,3 +236,30 @@ def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> 
             layer, unit = divmod(rest, H)
             hits.append(UnitHit(name, layer, acts[kind_idx][0], unit, float(r[j])))
     return hits
+
+
+# ---- a passage analysed: unit ranking and gate saturation ------------------------------------------------------
+@dataclass
+class PassageAnalysis:
+    chars: int  # how many characters were read
+    hits: list[UnitHit]
+    saturation: dict[int, list[dict[str, tuple[np.ndarray, np.ndarray]]]]  # first N characters -> per layer, gate:
+    # (fraction of steps below 0.1, above 0.9) per unit; N in SPANS (below `chars`) and `chars` itself
+    closed: list[dict[str, np.ndarray]]  # per layer, gate: share of units below 0.1 at each character (T,)
+
+
+def analyse(lm: "CharLM", text: str, states=None, on_progress=None) -> PassageAnalysis:
+    """Rank units and measure gate saturation over `text` (states from one run; computed here if not given)."""
+    h, c = states if states is not None else run_states(lm, text, on_progress)
+    gates = gate_values(lm, text, (h, c)) if GATE_NAMES[lm.cell] else [{} for _ in range(lm.num_layers)]
+    spans = [n for n in SPANS if n < len(text)] + [len(text)]
+    return PassageAnalysis(len(text), rank_units(h, c, text),
+                           {n: saturation([{g: v[:n] for g, v in layer.items()} for layer in gates]) for n in spans},
+                           [{g: (v < 0.1).mean(axis=1) for g, v in layer.items()} for layer in gates])
+
+
+def forget_means(a: PassageAnalysis) -> str:
+    """'layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; ...' for the forget (LSTM) or update (GRU) gate."""
+    sat = a.saturation[a.chars]
+    return "; ".join(f"layer {k + 1}: {lo.mean():.3f} of steps below 0.1, {hi.mean():.3f} above 0.9"
+                     for k, layer in enumerate(sat) for g, (lo, hi) in layer.items() if g in ("f", "z"))
