@@ -74,7 +74,7 @@ def inspector(lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> 
         st.slider("Position", 1, max(2, len(smp.text) - 1), key=f"{P}.pos", help="Which character to inspect (0: the prime's first).")
         info = L.position(lm, smp, i)
         st.markdown(f"Character **{i}**: {md(repr(L.label(info.char)))}, {L.describe_position(info)}")
-        st.html(figures.dist_markup(L.top_rows(info), "model (T = 1)", "sampled from" if info.sampled_top else None, fs))
+        st.html(figures.dist_markup(L.top_rows(info), "model (T = 1)", L.sampled_name(info), fs))
         st.markdown(L.entropy_sentence(info))
         if info.source != "prime":
             if ss.get(f"{P}._force_at") != (i, info.char):  # the box starts on the character that is there

@@ -114,10 +114,12 @@ def test_gates_rebuild_the_cell_state_and_saturation_matches_our_measurement(lm,
     short = lm.gate_values(EXCERPT[:50])  # the CharLM method runs the text itself
     np.testing.assert_allclose(short[1]["o"], gates[1]["o"][:50], rtol=1e-6)
     # the gates recomputed in one batch give back the run's cell states: c_t = f c_{t-1} + i g
-    full = ins._forward(lm, lm.encode(EXCERPT), *states)
-    c_prev = np.concatenate([ins.start_state(lm)[1][None], states[1][:-1]])
+    n = 400
+    full = ins._forward(lm, lm.encode(EXCERPT[:n]), states[0][:n], states[1][:n])
+    c_prev = np.concatenate([ins.start_state(lm)[1][None], states[1][:n - 1]])
     for k, (i, f, g, o) in enumerate(full):
-        np.testing.assert_allclose(f * c_prev[:, k] + i * g, states[1][:, k], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(f * c_prev[:, k] + i * g, states[1][:n, k], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(o, gates[k]["o"][:n], rtol=1e-6)
     assert [sorted(layer) for layer in gates] == [["f", "i", "o"]] * 2
     sat = ins.saturation(gates)
     means = [(round(float(sat[k]["f"][0].mean()), 3), round(float(sat[k]["f"][1].mean()), 3)) for k in range(2)]

@@ -134,7 +134,7 @@ def test_unit_ranking_finds_planted_units():
     h[:, 1, 5] = nl  # tracks line breaks exactly
     h[:, 0, 2] = -nl * 3 + 1  # the same, upside down
     hits = [x for x in L.rank_units(h, None, text) if x.feature == "newline"]
-    assert {(x.layer, x.unit, round(x.r, 6)) for x in hits[:2]} == {(1, 5, 1.0), (0, 2, -1.0)}
+    assert {(x.layer, x.unit, round(x.r, 4)) for x in hits[:2]} == {(1, 5, 1.0), (0, 2, -1.0)}  # shown to 3 places
     rows = L.unit_rows(hits)
     neg = next(r for r in rows if r["unit"] == "layer 1 h[2]")
     assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"

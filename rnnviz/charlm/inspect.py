@@ -20,6 +20,7 @@ from rnnviz.nn.sampling import softmax
 if TYPE_CHECKING:
     from rnnviz.charlm.runner import CharLM
 
+SPANS = (50, 100, 200, 500, 1000, 2000)  # saturation is also measured over the first N characters
 GATE_NAMES = {"lstm": ("i", "f", "o"), "gru": ("r", "z"), "rnn": ()}  # the sigmoid gates, which can saturate
 
 
@@ -218,20 +219,47 @@ def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> 
     feats = text_features(text)
     T, L, H = h.shape
     acts = [("h", h)] + ([("c", c)] if c is not None else [])
-    A = np.concatenate([a.reshape(T, L * H) for _, a in acts], axis=1).astype(np.float64)  # (T, K*L*H)
-    A = A - A.mean(axis=0)
-    a_norm = np.sqrt((A ** 2).sum(axis=0))
+    A = np.concatenate([a.reshape(T, L * H) for _, a in acts], axis=1).astype(np.float32)  # (T, K*L*H)
+    A -= A.mean(axis=0)
+    a_norm = np.sqrt(np.einsum("tj,tj->j", A, A, dtype=np.float64))  # (K*L*H,)
+    F = np.stack(list(feats.values())).astype(np.float64)  # (features, T)
+    F -= F.mean(axis=1, keepdims=True)
+    f_norm = np.sqrt((F ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):  # all features at once, float32 products, float64 norms
+        R = np.nan_to_num((F.astype(np.float32) @ A) / (f_norm[:, None] * a_norm))
     hits = []
-    for name, v in feats.items():
-        v = v - v.mean()
-        vn = np.sqrt((v ** 2).sum())
+    for name, r, vn in zip(feats, R, f_norm):
         if vn == 0:
             continue  # the feature never varies in this text (e.g. no quotes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = (v @ A) / (vn * a_norm)
-        r = np.nan_to_num(r)
         for j in np.argsort(-np.abs(r), kind="stable")[:top]:
             kind_idx, rest = divmod(int(j), L * H)
             layer, unit = divmod(rest, H)
             hits.append(UnitHit(name, layer, acts[kind_idx][0], unit, float(r[j])))
     return hits
+
+
+# ---- a passage analysed: unit ranking and gate saturation ------------------------------------------------------
+@dataclass
+class PassageAnalysis:
+    chars: int  # how many characters were read
+    hits: list[UnitHit]
+    saturation: dict[int, list[dict[str, tuple[np.ndarray, np.ndarray]]]]  # first N characters -> per layer, gate:
+    # (fraction of steps below 0.1, above 0.9) per unit; N in SPANS (below `chars`) and `chars` itself
+    closed: list[dict[str, np.ndarray]]  # per layer, gate: share of units below 0.1 at each character (T,)
+
+
+def analyse(lm: "CharLM", text: str, states=None, on_progress=None) -> PassageAnalysis:
+    """Rank units and measure gate saturation over `text` (states from one run; computed here if not given)."""
+    h, c = states if states is not None else run_states(lm, text, on_progress)
+    gates = gate_values(lm, text, (h, c)) if GATE_NAMES[lm.cell] else [{} for _ in range(lm.num_layers)]
+    spans = [n for n in SPANS if n < len(text)] + [len(text)]
+    return PassageAnalysis(len(text), rank_units(h, c, text),
+                           {n: saturation([{g: v[:n] for g, v in layer.items()} for layer in gates]) for n in spans},
+                           [{g: (v < 0.1).mean(axis=1) for g, v in layer.items()} for layer in gates])
+
+
+def forget_means(a: PassageAnalysis) -> str:
+    """'layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; ...' for the forget (LSTM) or update (GRU) gate."""
+    sat = a.saturation[a.chars]
+    return "; ".join(f"layer {k + 1}: {lo.mean():.3f} of steps below 0.1, {hi.mean():.3f} above 0.9"
+                     for k, layer in enumerate(sat) for g, (lo, hi) in layer.items() if g in ("f", "z"))

@@ -10,8 +10,8 @@ from typing import Callable
 import numpy as np
 
 from rnnviz.charlm import SHIPPED_MODEL, CharLM
-from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, UnitHit, connectivity, gate_values, rank_units,  # noqa: F401
-                                   run_states, saturation, step_cost)
+from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, SPANS, PassageAnalysis, UnitHit, analyse, connectivity,  # noqa: F401
+                                   forget_means, rank_units, step_cost)
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import entropy
 
@@ -246,6 +246,10 @@ def position(lm: CharLM, s: Sample, i: int) -> Position | None:
                     float(s.sampled_entropy[i]) if gen else None, pc, -math.log2(pc) if pc > 0 else math.inf)
 
 
+def sampled_name(info: Position) -> str | None:
+    return None if info.sampled_top is None else "overruled by hand" if info.source == "forced" else "sampled from"
+
+
 def top_rows(info: Position) -> list[tuple[str, float, float | None]]:
     """(character label, model p, sampled p or None) for the model's most likely characters."""
     sampled = dict(info.sampled_top or [])
@@ -330,35 +334,15 @@ def unit_rows(hits: list[UnitHit]) -> list[dict]:
 
 
 # ---- a passage analysed: unit ranking and gate saturation -----------------------------------------------------------
-SPANS = (50, 100, 200, 500, 1000, 2000)  # "over the first N characters" choices of the saturation view
-
-
-@dataclass
-class PassageAnalysis:
-    chars: int  # how many characters were read
-    hits: list[UnitHit]
-    saturation: dict[int, list[dict[str, tuple[np.ndarray, np.ndarray]]]]  # first N characters -> per layer, gate:
-    # (fraction of steps below 0.1, above 0.9) per unit; N in SPANS (below `chars`) and `chars` itself
-    closed: list[dict[str, np.ndarray]]  # per layer, gate: share of units below 0.1 at each character (T,)
-
-
-def analyse(lm: CharLM, text: str, states=None, on_progress=None) -> PassageAnalysis:
-    """Rank units and measure gate saturation over `text` (states from one run; computed here if not given)."""
-    h, c = states if states is not None else run_states(lm, text, on_progress)
-    gates = gate_values(lm, text, (h, c)) if GATE_NAMES[lm.cell] else [{} for _ in range(lm.num_layers)]
-    spans = [n for n in SPANS if n < len(text)] + [len(text)]
-    return PassageAnalysis(len(text), rank_units(h, c, text),
-                           {n: saturation([{g: v[:n] for g, v in layer.items()} for layer in gates]) for n in spans},
-                           [{g: (v < 0.1).mean(axis=1) for g, v in layer.items()} for layer in gates])
-
-
 def analysis_for(model_id: str, lm: CharLM, smp: Sample, over: str, session: dict,
                  progress: Callable[[float], None] | None = None) -> PassageAnalysis:
     """The sample (its own states: no rerun), or the excerpt analysed once per server for the shipped model (pinned:
     visitors' uploads cannot evict it) and once per session for an upload (`session`, e.g. st.session_state).
     `progress(fraction done)` while the excerpt is read: a point where a newer click can stop the work."""
-    if over == "sample":
-        return analyse(lm, smp.text, (smp.h, smp.c))
+    if over == "sample":  # kept for the session while the sample is the same object
+        if session.get("sample.own", (None,))[0] is not smp:
+            session["sample.own"] = (smp, analyse(lm, smp.text, (smp.h, smp.c)))
+        return session["sample.own"][1]
     passage = "".join(c for c in EXCERPT.read_text(encoding="utf-8") if c in lm.stoi)[:passage_limit(lm)]
     work = lambda: analyse(lm, passage, on_progress=progress and (lambda done, total: progress(done / total)))  # noqa: E731
     if model_id == "shipped":
@@ -385,15 +369,8 @@ def ranking_caption(a: PassageAnalysis) -> str:
 
 
 def saturation_caption(a: PassageAnalysis) -> str:
-    return (f"Mean over units, over all {a.chars:,} characters: forget gates {forget_means(a)}. A dot at the right is a "
-            "gate almost always closed (below 0.1), at the top one almost always open (above 0.9).")
-
-
-def forget_means(a: PassageAnalysis) -> str:
-    """'layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; ...' for the forget (LSTM) or update (GRU) gate."""
-    sat = a.saturation[a.chars]
-    return "; ".join(f"layer {k + 1}: {lo.mean():.3f} of steps below 0.1, {hi.mean():.3f} above 0.9"
-                     for k, layer in enumerate(sat) for g, (lo, hi) in layer.items() if g in ("f", "z"))
+    return (f"Mean over units, over all {a.chars:,} characters, forget gates (update gates of a GRU): {forget_means(a)}. "
+            "A dot at the right is a gate almost always closed (below 0.1), at the top one almost always open (above 0.9).")
 
 
 SAMPLES = SharedCache(160 * 2 ** 20)  # the shipped model's samples (states included: ~8 MB per 500 characters)
