@@ -124,12 +124,3 @@ def test_gates_rebuild_the_cell_state_and_saturation_matches_our_measurement(lm,
     sat = ins.saturation(gates)
     means = [(round(float(sat[k]["f"][0].mean()), 3), round(float(sat[k]["f"][1].mean()), 3)) for k in range(2)]
     assert means == [(0.166, 0.542), (0.13, 0.647)]
-
-
-def test_step_cost_counts_the_matrices_one_character_touches():
-    card = {"itos": list("ab"), "cell": "lstm", "hidden_size": 4, "num_layers": 2, "embed_size": 3}
-    assert ins.step_cost(card) == 4 * 4 * 4 + 4 * 4 * 8 + 2 * 4
-    assert ins.step_cost(dict(card, cell="rnn", num_layers=1)) == 16 + 8
-    if MODEL.exists():
-        from rnnviz.lessons.sample import SHIPPED_COST
-        assert ins.step_cost(charlm.load(MODEL).card) == SHIPPED_COST

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from rnnviz import charlm
-from rnnviz.charlm import inspect as ins
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
 from tests.conftest import ROOT
@@ -67,8 +66,8 @@ def test_card_display_survives_hostile_values():
 def test_limits_scale_with_the_cost_per_character(lm):
     assert L.max_chars(lm) == 2506 and L.passage_limit(lm) == 3970 + 30
     heavy = tiny("lstm")
-    heavy.card = dict(lm.card, hidden_size=1024)  # 4x the recurrent work of the shipped model, and then some
-    assert L.max_chars(heavy) == L.SAMPLE_BUDGET // ins.step_cost(heavy.card) < 700
+    heavy.cost_per_char = 5 * lm.cost_per_char  # five times the work of the shipped model per character
+    assert L.max_chars(heavy) == L.SAMPLE_BUDGET // heavy.cost_per_char < 700
     wide = tiny("rnn", layers=1)
     wide.vocab_size = 8000
     assert L.max_chars(wide) == L.PROB_BUDGET // 8000 == 500

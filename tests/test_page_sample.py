@@ -257,13 +257,14 @@ def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatc
 
 @pytest.mark.slow
 def test_a_costly_uploaded_model_gets_fewer_characters(open_page, monkeypatch):
-    from rnnviz.charlm.inspect import step_cost
+    from rnnviz.charlm.checkpoint import cost_per_char
     from rnnviz.lessons import sample as L
 
     w, c = tiny_checkpoint(cell="lstm", H=1024)
     serve_files(monkeypatch, w, c)
     at = open_page(P, n="2000", prime="ab")
-    cost = step_cost(json.loads(c))
+    cd = json.loads(c)
+    cost = cost_per_char(cd["cell"], len(cd["itos"]), cd["embed_size"], cd["hidden_size"], cd["num_layers"])
     most = L.SAMPLE_BUDGET // cost - 2
     assert cost > L.SHIPPED_COST and most < 2000
     assert at.slider(key=f"{P}.n").max == most and at.slider(key=f"{P}.n").value == most

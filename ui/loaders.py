@@ -27,22 +27,6 @@ def shipped_model(path: str):
     return charlm.load(path)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def unit_ranking(model_id: str, _lm, passage: str):
-    """Units most correlated with simple text features; only the ranking is kept, not the states."""
-    from rnnviz.lessons.sample import rank_units
-
-    tr = _lm.run(passage)
-    return rank_units(tr.h, tr.c, passage, top=3)
-
-
-def pick_position(chart_key: str, state_key: str) -> None:
-    """on_select for a text grid: the clicked character's index becomes the inspected position."""
-    pts = st.session_state[chart_key].selection.get("points", [])
-    if pts and "customdata" in pts[0]:
-        st.session_state[state_key] = int(pts[0]["customdata"])
-
-
 def force_character(forced_key: str, char_key: str, position: int) -> None:
     """Teacher-force one generated position; forced characters after it are dropped (they belong to another branch)."""
     forced = {k: v for k, v in st.session_state.get(forced_key, {}).items() if k < position}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rnnviz.nn.cells import GATES, gru_cell, lstm_cell
+from rnnviz.nn.cells import gru_cell, lstm_cell
 from rnnviz.nn.sampling import softmax
 
 if TYPE_CHECKING:
@@ -40,13 +40,6 @@ def _input0(lm: "CharLM", ids: list[int]) -> np.ndarray:
     """The first layer's W_ih x + b_ih for each character id (the runner's table where it keeps one): (T, G*H)."""
     table = getattr(lm, "table", None)
     return table[ids] if table is not None else lm.tensors["embed.weight"][ids] @ lm.W_ih[0].T + lm.b_ih[0]
-
-
-def step_cost(card: dict) -> int:
-    """Multiply-adds to read one character: the matrices one step touches (layer 1's input part is a table
-    lookup), plus the output head. The shipped model (2-layer LSTM, 512 units, 65 characters): 3,179,008."""
-    G, H, L, V = GATES[card["cell"]], int(card["hidden_size"]), int(card["num_layers"]), len(card["itos"])
-    return G * H * H + (L - 1) * G * H * 2 * H + V * H
 
 
 def run_states(lm: "CharLM", text: str, on_progress: Callable[[int, int], None] | None = None,

@@ -233,12 +233,13 @@ class CharLM:
                 p = softmax(logits / temperature)
                 if top_k or (top_p is not None and top_p < 1):
                     p = filter_probs(p, top_k, top_p)
+                u = rng.random()  # drawn at forced positions too, so a branch leaves the later draws as they were
                 if pos in forced_ids:
                     idx = forced_ids[pos]
                 elif top_k == 1:
                     idx = int(np.argmax(p))
                 else:  # inverse-CDF draw: one uniform number per character
-                    idx = min(int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right")), len(p) - 1)
+                    idx = min(int(np.searchsorted(np.cumsum(p), u * p.sum(), side="right")), len(p) - 1)
                 text.append(self.itos[idx])
                 if on_progress is not None and (pos + 1) % progress_every == 0:
                     on_progress("".join(text))

@@ -36,8 +36,6 @@ DIVERGING = [[0.0, "#762A83"], [0.5, "#F7F7F7"], [1.0, "#3F3F3F"]]
 AMBER = [[0, "#fff7e6"], [1, COLORS["gate"]]]
 GREEN = [[0, "#f4fbf8"], [1, COLORS["input"]]]
 REDS = [[0, "#fff5f0"], [1, COLORS["output"]]]
-PROB_SCALE = [[0.0, "#D55E00"], [0.5, "#FBE3D2"], [1.0, "#FFFFFF"]]  # low probability stands out in red
-SURPRISE_SCALE = [[0.0, "#FFFFFF"], [0.5, "#FBE3D2"], [1.0, "#D55E00"]]
 
 
 def use_house_template() -> None:

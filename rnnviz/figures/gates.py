@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, AMBER, _layout, _fig, _axis_name, _ref, _columns, _rows, _in, _unit_labels, _vrect
+from rnnviz.figures.base import COLORS, DIVERGING, AMBER, _layout, _fig, _axis_name, _ref, _columns, _in, _vrect
 
 
 GATE_INFO = {  # name: (title, colour key, value range)

@@ -10,14 +10,15 @@ from typing import Callable
 import numpy as np
 
 from rnnviz.charlm import SHIPPED_MODEL, CharLM
+from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
 from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, SPANS, PassageAnalysis, UnitHit, analyse, connectivity,  # noqa: F401
-                                   forget_means, rank_units, step_cost)
+                                   forget_means, rank_units)
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import entropy
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
 TOP = 10  # how many of each distribution are kept and shown
-SHIPPED_COST = 3_179_008  # step_cost of the shipped model (2-layer LSTM, 512 units, 65 characters)
+SHIPPED_COST = SHIPPED_COST_PER_CHAR  # multiply-adds per character of the shipped model (2 x 512 LSTM, 65 chars)
 SAMPLE_BUDGET = 2_506 * SHIPPED_COST  # multiply-adds one sample may cost: the shipped model's 500 + 2,000 characters
 PASSAGE_BUDGET = 4_000 * SHIPPED_COST  # one passage analysis (the whole excerpt, for the shipped model)
 PROB_BUDGET = 4_000_000  # characters x vocabulary held while a sample is drawn (float64: 32 MB per copy)
@@ -106,7 +107,7 @@ def card_facts(card: dict, vocab_size: int) -> list[str]:
 def max_chars(lm: CharLM) -> int:
     """The most characters (prime + sampled) one sample may hold for this model: the shipped model's 2,506, fewer
     for a model that costs more per character or has a larger vocabulary."""
-    return int(min(2_506, SAMPLE_BUDGET // step_cost(lm.card), PROB_BUDGET // lm.vocab_size))
+    return int(min(2_506, SAMPLE_BUDGET // lm.cost_per_char, PROB_BUDGET // lm.vocab_size))
 
 
 def most_chars(lm: CharLM, prime: str) -> int:
@@ -116,7 +117,7 @@ def most_chars(lm: CharLM, prime: str) -> int:
 
 def passage_limit(lm: CharLM) -> int:
     """The most characters a passage analysis (unit ranking, gate saturation) reads for this model."""
-    return int(min(4_000, PASSAGE_BUDGET // step_cost(lm.card)))
+    return int(min(4_000, PASSAGE_BUDGET // lm.cost_per_char))
 
 
 # ---- a sample, kept compactly ---------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def check(lm: CharLM, prime: str, n: int, forced: dict[int, str]) -> tuple[tuple
 
 def is_long(lm: CharLM, s: Settings) -> bool:
     """Worth a progress bar (and a point where a newer click can stop it): over a quarter of the work budget."""
-    return (len(s.prime) + s.n) * step_cost(lm.card) > SAMPLE_BUDGET / 4
+    return (len(s.prime) + s.n) * lm.cost_per_char > SAMPLE_BUDGET / 4
 
 
 def sample_for(model_id: str, lm: CharLM, s: Settings, session: dict,
