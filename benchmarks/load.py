@@ -91,8 +91,9 @@ class Session:
         await asyncio.to_thread(self.http, f"/{self.page}")  # the page first, as a browser loads it
         ws_url = "ws" + self.url.removeprefix("http") + "/_stcore/stream"
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        # no client pings: a browser sends none (the server pings it), and on a busy machine a late pong is no error
         self.ws = await connect(ws_url, subprotocols=["streamlit"], max_size=None, origin=self.url,
-                                additional_headers=headers, proxy=None)
+                                additional_headers=headers, proxy=None, ping_interval=None)
         await self.rerun(None)
 
     async def rerun(self, state) -> float:
