@@ -1,6 +1,9 @@
 """rnnviz: step recurrent networks by hand, in the browser. Run with `streamlit run app.py`."""
 import time
 
+# pandas whole before any session builds a figure: plotly peeks at sys.modules["pandas"] and, when a class arrives
+# at once on a fresh server, can catch it half-imported by another session's thread (AttributeError: no 'Series').
+import pandas  # noqa: F401
 import streamlit as st
 from threadpoolctl import threadpool_limits
 

@@ -10,9 +10,10 @@ pages, "Sample again" on the sampling page), waiting for each rerun to finish, p
 0.5-1.5x) before each move. Reported per N: rerun latency p50/p95 per page and for the stepping pages together
 (from sending the widget change to the server's script-finished message), reruns per second, errors (exception
 elements, dropped connections), isolation failures (a session whose URL state shows another session's value), and
-the resident memory and CPU seconds per rerun of the server (or of the --pid processes; CPU per rerun holds even
-on a busy machine, where latencies do not). The run ends with one line per N:
-`N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions x moves reruns, a --cap per N.
+the resident memory of the server (or of the --pid processes) and their CPU time over the run divided by the
+reruns (each session's first page load included): a cost that holds on a busy machine, where latencies do not.
+The run ends with one line per N: `N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions
+x moves reruns, a --cap per N.
 Without --url it starts its own server on loopback; with --url it must be a loopback address.
 """
 from __future__ import annotations
@@ -91,8 +92,9 @@ class Session:
         await asyncio.to_thread(self.http, f"/{self.page}")  # the page first, as a browser loads it
         ws_url = "ws" + self.url.removeprefix("http") + "/_stcore/stream"
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        # no client pings: a browser sends none (the server pings it), and on a busy machine a late pong is no error
         self.ws = await connect(ws_url, subprotocols=["streamlit"], max_size=None, origin=self.url,
-                                additional_headers=headers, proxy=None)
+                                additional_headers=headers, proxy=None, ping_interval=None)
         await self.rerun(None)
 
     async def rerun(self, state) -> float:

@@ -105,6 +105,8 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
     if nginx is None:
         sys.exit("nginx not found: install Debian's nginx (apt-get install -y nginx)")
+    if free_ports("127.0.0.1" if host == "0.0.0.0" else host, port, 1) != [port]:
+        raise RuntimeError(f"port {port} is already in use")  # else the health check below could ask its owner
     ports = free_ports("127.0.0.1", port + 1, replicas)
     logs = [workdir / f"replica-{i}.log" for i in range(1, replicas + 1)]
     procs: list[subprocess.Popen] = []  # the replicas, then nginx
