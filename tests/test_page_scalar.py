@@ -7,7 +7,7 @@ P = "scalar"
 
 
 def h_column(at):
-    return list(at.table[0].value["h_t = tanh(·)"])
+    return list(at.table[0].value["hₜ = tanh(·)"])
 
 
 def test_defaults_show_the_worked_example(open_page):
@@ -87,7 +87,7 @@ def test_extreme_weights_stay_finite(open_page):
 
 def test_predict_then_reveal_from_a_shared_link(open_page):
     at = open_page(P, predict="1", t="2")
-    assert list(at.table[0].value["h_t = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
+    assert list(at.table[0].value["hₜ = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
     at.number_input(key=f"{P}.guess").set_value(-0.5)
     at.button(key=f"{P}.check").click().run()
     assert h_column(at) == ["0.762", "0.363"]
