@@ -143,3 +143,12 @@ def test_unparseable_editor_states_fail_inside_streamlit(open_page, state):
     at = open_page(P, w="edit")
     send_editor_state(at, "W_x", state)
     assert not at.exception
+
+
+def test_random_weights_are_called_untrained(open_page):
+    at = open_page(P, seed="7")
+    assert any(m.value.startswith("**Untrained**: the weights are random (seed 7)") for m in at.markdown)
+    at = open_page(P, w="edit")
+    assert any("typed by hand (untrained)" in m.value for m in at.markdown)
+    assert [m.value for m in at.markdown if m.value.startswith("**W")][:2] == [
+        "**Wₓ**, input weights (row: unit, column: input)", "**Wₕ**, memory weights (row: unit, column: previous unit)"]
