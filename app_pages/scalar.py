@@ -71,13 +71,8 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     if predict:
         st.caption(lesson.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
     shown = view.shown
-    g1, g2 = st.columns(2)
-    with g1:
-        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
-             alt=f"tanh curve with steps 1 to {shown} marked")
-    with g2:
-        plot(figures.states_over_time(trace.h[:shown, 0], x[:shown], shown - 1 if shown else None, fs), f"{P}.states",
-             alt="h_t over time: " + ", ".join(lesson.fmt(v) for v in trace.h[:shown, 0]))
+    plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
+         alt=f"tanh curve with steps 1 to {shown} marked")
     st.markdown("**The worked example** (rows up to the current step)")
     st.table(lesson.worked_table(trace, b, t, view.asking))
     if shown >= 2 and (note := lesson.rounding_note(trace, w_x, w_h, b, h0)):
@@ -129,6 +124,11 @@ with right:
         st.session_state.pop(f"{P}.frontier", None)
     st.session_state[f"{P}._predicting"] = predict
     steps_view(trace, x, w_x, w_h, b, h0, predict, fs)
+    if predict:  # the whole sequence's states would give the answers away
+        st.caption("Predict mode hides the chart of hₜ over time: the table above holds the states revealed so far.")
+    else:  # all steps, drawn once per setup: stepping does not redraw it
+        plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
+             alt="h_t over time: " + ", ".join(lesson.fmt(v) for v in trace.h[:, 0]))
     st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
     fps = lesson.fixed_points(w_h, b)
     f1, f2 = st.columns([1.4, 1])

@@ -94,8 +94,6 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     st.markdown(f"⑥ **Pass it on**: h{lesson.sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}")
     with st.expander("The numbers of this step", expanded=H <= 8):
         st.dataframe(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), width="stretch")
-    plot(figures.state_heatmap(trace.h, chars, current=t - 1, font_scale=fs), f"{P}.heat",
-         alt=f"heatmap of {T} states of {H} units")
     publish(PARAMS)
 
 
@@ -117,6 +115,7 @@ T = x.shape[0]
 with right:
     st.markdown(lesson.untrained_note(seed, hand))
     step_view(setup, trace, vocab, fs)
+    plot(figures.state_heatmap(trace.h, chars, font_scale=fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
     rho, sv = lesson.spectrum(setup.W_h)
     g1, g2 = st.columns(2)
     with g1:

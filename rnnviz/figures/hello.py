@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in
 from rnnviz.figures.base import prob_bars  # noqa: F401 - drawn by the page too
-from rnnviz.figures.scalar import text_sizes
+from rnnviz.figures.fonts import text_sizes
 
 
 def softmax_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",

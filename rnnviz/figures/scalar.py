@@ -5,24 +5,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _layout, _fig
-
-
-def text_sizes(lay: dict, font_scale: float = 1.0, axes: tuple[str, ...] = ("xaxis", "yaxis")) -> dict:
-    """Tick labels, axis titles and the legend sized with the page's font scale. Streamlit's chart theme fixes them
-    at 12-14 px otherwise, whatever the figure's base font, which is too small on a projector."""
-    for name in set(axes) | {k for k in lay if k.startswith(("xaxis", "yaxis"))}:
-        ax = lay.setdefault(name, {})
-        ax.setdefault("tickfont", {})["size"] = 12 * font_scale
-        title = ax.setdefault("title", {})
-        title.setdefault("font", {})["size"] = 14 * font_scale
-    lay.setdefault("legend", {}).setdefault("font", {})["size"] = 13 * font_scale
-    return lay
+from rnnviz.figures.fonts import text_sizes
 
 
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
     """Play/pause buttons (top right) that animate the figure's frames in the browser."""
     return [dict(
-        type="buttons", direction="left", x=0.0, y=-0.27, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
+        type="buttons", direction="left", x=0.0, y=-0.27 * font_scale, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
         showactive=False, bgcolor="white", font=dict(size=12 * font_scale),
         buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
                      frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
@@ -61,8 +50,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
         ]
 
-    layout = _layout("Where each step lands on tanh", 430, font_scale, showlegend=False, shapes=shapes,
-                     margin=dict(b=110),
+    layout = _layout("Where each step lands on tanh", int(430 + 100 * (font_scale - 1)), font_scale, showlegend=False,
+                     shapes=shapes, margin=dict(b=int(110 * font_scale)),
                      annotations=[dict(x=-lim * 0.97, y=0.92, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
                                        showarrow=False, xanchor="left", font=dict(color="#555", size=12 * font_scale))],
                      xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),

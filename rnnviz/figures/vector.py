@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels
 from rnnviz.figures.base import state_heatmap  # noqa: F401 - drawn by the page too
-from rnnviz.figures.scalar import text_sizes
+from rnnviz.figures.fonts import text_sizes
 
 
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
@@ -25,9 +25,12 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
                   bargap=0.25, showlegend=False,
                   **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
-    def bars(k, vals, labels, color, name, fmt=".2f"):
+    def bars(k, vals, labels, color, name, fmt=".2f", labelled=False):
+        # values are written on the prediction only: moves 1-4 are in the page's table of numbers, and each text
+        # label outside a bar costs the browser a measurement on every redraw
         return _in(dict(type="bar", x=vals, y=labels, orientation="h", marker=dict(color=color), name=name,
-                        text=[f"{v:{fmt}}" for v in vals] if len(vals) <= 16 else None, textposition="outside",
+                        text=[f"{v:{fmt}}" for v in vals] if labelled and len(vals) <= 16 else None,
+                        textposition="outside",
                         textfont=dict(size=11 * font_scale), cliponaxis=False,
                         hovertemplate="%{y}: %{x:.4f}<extra>" + name + "</extra>"), k)
 
@@ -38,7 +41,7 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
                      marker=dict(symbol="diamond", size=10, color=COLORS["weight"]),
                      hovertemplate="%{y}: b = %{x:.4f}<extra></extra>"), 3),
             bars(4, m.h, units, COLORS["state"], "h<sub>t</sub>"),
-            bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f")]
+            bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f", labelled=True)]
     lim = max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
     for k in (1, 2, 3):
         lay[_axis_name("x", k)].update(range=[-1.8 * lim, 1.8 * lim], nticks=5)
