@@ -71,12 +71,15 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     if predict:
         st.caption(lesson.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
     shown = view.shown
-    plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
-         alt=f"tanh curve with steps 1 to {shown} marked")
-    st.markdown("**The worked example** (rows up to the current step)")
-    st.table(lesson.worked_table(trace, b, t, view.asking))
-    if shown >= 2 and (note := lesson.rounding_note(trace, w_x, w_h, b, h0)):
-        st.caption(note)
+    c1, c2 = st.columns([1.15, 1])
+    with c1:
+        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
+             alt=f"tanh curve with steps 1 to {shown} marked")
+    with c2:
+        st.markdown("**The worked example** (rows up to the current step)")
+        st.table(lesson.worked_table(trace, b, t, view.asking))
+        if shown >= 2 and (note := lesson.rounding_note(trace, w_x, w_h, b, h0)):
+            st.caption(note)
     backprop_section(trace, w_h, shown)
     publish(PARAMS)
 
@@ -138,10 +141,7 @@ with right:
              alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(f"{h:.3f}" for h, _ in fps))
     with f2:
         st.markdown(lesson.FIXED_POINT_INTRO)
-        st.markdown("\n".join(lesson.fixed_point_lines(fps, w_h)))
-        if len(fps) >= 3:
-            st.markdown("Two stable states: the unit can hold a bit of memory forever, "
-                        "and the sign of h₁ decides which one it keeps.")
+        st.markdown(lesson.fixed_point_text(fps, w_h))
         if predict:
             st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
 if not predict:  # the script asserts every h_t: it would give the answers away

@@ -115,7 +115,7 @@ T = x.shape[0]
 with right:
     st.markdown(lesson.untrained_note(seed, hand))
     step_view(setup, trace, vocab, fs)
-    plot(figures.state_heatmap(trace.h, chars, font_scale=fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
+    plot(figures.states_heatmap(trace.h, chars, fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
     rho, sv = lesson.spectrum(setup.W_h)
     g1, g2 = st.columns(2)
     with g1:

@@ -89,7 +89,7 @@ def test_visible_characters_and_the_vocabulary_display():
 
     assert vocab_display(vocabulary("hello")) == ("{h, e, l, o}", None)
     text, note = vocab_display(vocabulary("the cat\n"))
-    assert text == "{t, h, e, ␠, c, a, ↵}" and "␠ is the space" in note and "↵ a line break" in note
+    assert text == "{t, h, e, ␣, c, a, ↵}" and "␣ is the space" in note and "↵ a line break" in note
     assert visible("\t") == "⇥" and vocab_display([chr(65 + k) for k in range(30)])[0] == "30 characters"
 
 

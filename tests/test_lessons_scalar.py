@@ -93,6 +93,8 @@ def test_fixed_points_and_their_stability():
     assert fps[2][0] == pytest.approx(0.957504, abs=1e-6) and fps[0][0] == pytest.approx(-fps[2][0])
     lines = lesson.fixed_point_lines(fps, 2.0)
     assert "slope wₕ(1 − h*²) = 2.000; unstable" in lines[1] and "stable: nearby states fall in" in lines[0]
+    assert "Two stable states" in lesson.fixed_point_text(fps, 2.0)
+    assert "Two stable states" not in lesson.fixed_point_text(lesson.fixed_points(0.5), 0.5)
     assert lesson.fixed_points(1.5, 0.8)[0][1]  # a bias leaves one stable point
     np.testing.assert_allclose(lesson.iterate_silence(0.5, 0.5, 0.0, 2), [0.5, math.tanh(0.25), math.tanh(0.5 * math.tanh(0.25))])
 

@@ -81,10 +81,10 @@ def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
 def test_a_space_is_shown_as_a_visible_character(open_page):
     at = open_page(P)
     at.text_area(key=f"{P}.text").input("the cat").run()
-    assert metrics(at)["Vocabulary"] == "{t, h, e, ␠, c, a}"
-    assert any("␠ is the space" in c.value for c in at.caption)
+    assert metrics(at)["Vocabulary"] == "{t, h, e, ␣, c, a}"
+    assert any("␣ is the space" in c.value for c in at.caption)
     table = at.dataframe[0].value
-    assert list(table["input"]) == ["t", "h", "e", "␠", "c", "a"] and list(table["target"])[2] == "␠"
+    assert list(table["input"]) == ["t", "h", "e", "␣", "c", "a"] and list(table["target"])[2] == "␣"
 
 
 def test_heavy_training_is_capped_with_a_message(open_page):

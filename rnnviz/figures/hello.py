@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in
 from rnnviz.figures.base import prob_bars  # noqa: F401 - drawn by the page too
 from rnnviz.figures.fonts import text_sizes
+from rnnviz.lessons.hello import VISIBLE  # how a space or a line break is drawn
 
 
 def softmax_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",
@@ -37,7 +38,7 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
     figure about `width` px wide."""
     T, V = steps.x.shape
     H = steps.h.shape[1]
-    glyph = {" ": "␠", "\n": "↵", "\t": "⇥"}
+    glyph = VISIBLE
     labels = [glyph.get(c, c) for c in vocab]
     rows = [f"{t + 1}: {glyph.get(a, a)}→{glyph.get(b, b)}" for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
     lay = _layout("", max(260, 50 * font_scale * T + 150), font_scale, margin=dict(t=110, l=90, r=10, b=20),
@@ -61,6 +62,7 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k == 1, type="category")
     tgt = [vocab.index(c) for c in steps.targets]
     data.append(_in(dict(type="scatter", x=[labels[i] for i in tgt], y=rows, mode="markers",
-                         marker=dict(symbol="square-open", size=26 * font_scale, color="#222", line=dict(width=2)),
+                         marker=dict(symbol="square-open", size=min(26 * font_scale, 0.9 * cell), color="#222",
+                                     line=dict(width=2)),
                          hovertemplate="target %{x}<extra></extra>"), 4))
     return _fig(data, text_sizes(lay, font_scale))

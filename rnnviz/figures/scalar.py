@@ -52,8 +52,9 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
 
     layout = _layout("Where each step lands on tanh", int(430 + 100 * (font_scale - 1)), font_scale, showlegend=False,
                      shapes=shapes, margin=dict(b=int(110 * font_scale)),
-                     annotations=[dict(x=-lim * 0.97, y=0.92, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
-                                       showarrow=False, xanchor="left", font=dict(color="#555", size=12 * font_scale))],
+                     annotations=[dict(x=lim * 0.97, y=-0.55, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
+                                       showarrow=False, xanchor="right", align="right",
+                                       font=dict(color="#555", size=12 * font_scale))],
                      xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
                                 range=[-lim, lim], zeroline=True),
                      yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))

@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels
-from rnnviz.figures.base import state_heatmap  # noqa: F401 - drawn by the page too
+from rnnviz.figures.base import state_heatmap
 from rnnviz.figures.fonts import text_sizes
 
 
@@ -50,6 +50,17 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     for k in range(1, 6):
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k in (1, 5), type="category")
     return _fig(data, text_sizes(lay, font_scale))
+
+
+def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0) -> go.Figure:
+    """The shared [T, H] state heatmap, with three colour-bar labels (five pile up on a short bar) and text sized
+    for the page's font scale."""
+    spec = state_heatmap(h, chars, font_scale=font_scale).to_dict()
+    spec["data"][0]["colorbar"].update(tickvals=[-1, 0, 1], tickfont=dict(size=12 * font_scale))
+    spec["layout"]["height"] = int(max(220 * font_scale, 26 * font_scale * h.shape[1] + 130))  # rows for the type
+    if len(h) * 36 * font_scale <= 700:  # cells wide enough for "-0.14" at this size; else plotly fits the text
+        spec["data"][0]["textfont"] = dict(size=12 * font_scale)
+    return _fig(spec["data"], text_sizes(spec["layout"], font_scale))
 
 
 def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, font_scale: float = 1.0) -> go.Figure:

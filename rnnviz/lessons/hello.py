@@ -22,7 +22,7 @@ CHUNK = 32  # longer texts are cut into chunks of this many targets, trained as 
 WORK_BUDGET = 500_000_000
 MIN_COUNTED = 16
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
-VISIBLE = {" ": "␠", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing
+VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing
 
 
 @dataclass
@@ -219,7 +219,7 @@ def sample(w: CharRNNWeights, start: str, length: int, temperature: float = 1.0,
 
 
 def visible(c: str) -> str:
-    """A character as it can be seen: a space as ␠, a line break as ↵, a tab as ⇥."""
+    """A character as it can be seen: a space as ␣, a line break as ↵, a tab as ⇥."""
     return VISIBLE.get(c, c)
 
 
@@ -229,7 +229,7 @@ def vocab_display(vocab: list[str], limit: int = 24) -> tuple[str, str | None]:
         text = f"{len(vocab)} characters"
     else:
         text = "{" + ", ".join(visible(c) for c in vocab[:12]) + ("…" if len(vocab) > 12 else "") + "}"
-    names = {" ": "␠ is the space", "\n": "↵ a line break", "\t": "⇥ a tab"}
+    names = {" ": "␣ is the space", "\n": "↵ a line break", "\t": "⇥ a tab"}
     shown = [names[c] for c in names if c in vocab]
     return text, ("In the vocabulary, " + ", ".join(shown) + ".") if shown else None
 

@@ -201,6 +201,15 @@ def fixed_point_lines(fps: list[tuple[float, bool]], w_h: float) -> list[str]:
     return out
 
 
+def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
+    """The fixed points as a markdown list; with two stable ones, what that means for memory."""
+    text = "\n".join(fixed_point_lines(fps, w_h))
+    if sum(stable for _, stable in fps) >= 2:
+        text += ("\n\nTwo stable states: the unit can hold a bit of memory forever, and the sign of h₁ decides "
+                 "which one it keeps.")
+    return text
+
+
 FIXED_POINT_INTRO = (
     "With no input the cell repeats h → tanh(wₕ·h + b). A **fixed point** h* is a state that maps to itself: "
     "where the curve crosses the dashed diagonal. It is **stable** when the curve's slope there, wₕ(1 − h*²), "
