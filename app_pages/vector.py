@@ -3,11 +3,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls
+from ui.urlstate import choice, classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore
+from ui.widgets import (controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
+                        torch_check)
 from rnnviz.figures import vector as figures
+from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
-from rnnviz.lessons.vector import VectorSetup, generate, moves, run, spectrum, torch_agreement
 
 P = "vector"
 PARAMS = sequence_params(P) + [
@@ -19,29 +20,30 @@ PARAMS = sequence_params(P) + [
     Param(f"{P}.t", "t", 1, integer(1, 200)),
     Param(f"{P}.torch", "torch", False, flag, dump_flag),
 ]
-EDIT_LIMIT = 16
 
 
-def edited(name: str, default: np.ndarray, rows: list[str], cols: list[str]) -> np.ndarray:
-    """An editable grid seeded from `default`; cells left empty count as 0, values are kept within ±10."""
-    df = pd.DataFrame(np.atleast_2d(default), index=rows, columns=cols)
-    out = st.data_editor(df, key=f"{P}.grid.{name}.{df.shape}", width="stretch",
+def edited(name: str, default: np.ndarray, rows: list[str], cols: list[str], title: str) -> np.ndarray:
+    """An editable grid seeded from `default`, holding exactly the numbers used (3 decimals, within ±10). A widget
+    state that does anything but edit these cells with numbers is dropped whole, with a notice."""
+    base = f"{P}.grid.{name}.{len(rows)}x{len(cols)}"
+    version = st.session_state.get(f"{base}.version", 0)
+    try:
+        state = st.session_state.get(f"{base}.{version}")
+    except Exception:  # a widget state that does not even parse
+        state = {"unreadable": True}
+    if state is not None and not lesson.editor_state_ok(state, len(rows), cols):
+        st.session_state[f"{base}.version"] = version = version + 1
+        st.warning(f"An edit of {name} did not fit its grid (only its cells take numbers), so it was ignored.")
+    st.markdown(title)
+    df = pd.DataFrame(lesson.grid_values(np.atleast_2d(default)), index=rows, columns=cols)
+    out = st.data_editor(df, key=f"{base}.{version}", width="stretch", num_rows="fixed",
                          column_config={c: st.column_config.NumberColumn(c, min_value=-10.0, max_value=10.0,
-                                                                         step=0.01, format="%.3f") for c in cols})
-    a = out.to_numpy(dtype=float, na_value=0.0)
-    return np.clip(np.nan_to_num(a), -10, 10)
+                                                                         step=0.001, format="%.3f") for c in cols})
+    return lesson.grid_values(out.to_numpy(dtype=float, na_value=0.0))
 
 
-st.title("The cell, step by step")
-restore(P, PARAMS)
-intro("Now the state is a vector of H numbers and the weights are matrices. Pick a step and follow its six moves "
-      "from the input to the prediction. Then raise the spectral radius of W_h past 1 and watch the heatmap of "
-      "states fill with ±1.")
-fs = font_scale()
-left, right = st.columns([1, 2.3], gap="large")
-with left, controls_box():
+def controls():
     x, chars, vocab = sequence_inputs(P)
-    T, d = x.shape
     H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="How many numbers the state holds.")
     if vocab is None:
         K = st.slider("K, output size", 1, 64, key=f"{P}.K", help="How many scores the output layer produces.")
@@ -52,60 +54,86 @@ with left, controls_box():
                      format_func={"generate": "Generate", "edit": "Edit by hand"}.get,
                      help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.")
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of W_h", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="W_h is rescaled so its largest |eigenvalue| is this. Below 1 the past fades; above 1 "
-                            "the state can keep or amplify it.")
-    w = generate(d, H, K, int(seed), radius)
-    if wmode == "edit":
-        if max(H, d, K) > EDIT_LIMIT:
-            st.warning(f"Editing by hand is offered up to size {EDIT_LIMIT}; using generated weights.")
-        else:
-            units = [f"h{k + 1}" for k in range(H)]
-            st.caption("Cells accept −10 … 10; start from the generated values. Hand-edited weights are not "
-                       "carried by the page link.")
-            w["W_x"] = edited("W_x", w["W_x"], units, [f"x{k + 1}" for k in range(d)] if vocab is None else vocab)
-            w["W_h"] = edited("W_h", w["W_h"], units, units)
-            w["b"] = edited("b", w["b"][:, None], units, ["b"])[:, 0]
-            w["W_y"] = edited("W_y", w["W_y"], vocab or [f"y{k + 1}" for k in range(K)], units)
-            w["b_y"] = edited("b_y", w["b_y"][:, None], vocab or [f"y{k + 1}" for k in range(K)], ["b_y"])[:, 0]
+    radius = st.slider("Spectral radius of Wₕ", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+                       help="Wₕ is rescaled so that its largest |eigenvalue| (its spectral radius) is this. Below 1 "
+                            "the past fades; above 1 the state can keep or amplify it.")
+    return x, chars, vocab, H, K, wmode, int(seed), radius
 
-setup = VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
-trace = run(setup)
-with right:
+
+def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
+    """Replace the generated weights by hand-edited grids (in place); False where the sizes are too large."""
+    if max(H, x.shape[1], K) > lesson.EDIT_LIMIT:
+        st.warning(f"Editing by hand is offered up to size {lesson.EDIT_LIMIT}; using generated weights.")
+        return False
+    units, outs = [f"h{k + 1}" for k in range(H)], vocab or [f"y{k + 1}" for k in range(K)]
+    st.caption(f"Cells accept −10 … 10 and keep {lesson.EDIT_DECIMALS} decimals: the grids show exactly the "
+               "numbers used. Hand-edited weights are not carried by the page link.")
+    ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else vocab
+    w["W_x"] = edited("W_x", w["W_x"], units, ins, "**Wₓ**, input weights (row: unit, column: input)")
+    w["W_h"] = edited("W_h", w["W_h"], units, units, "**Wₕ**, memory weights (row: unit, column: previous unit)")
+    w["b"] = edited("b", w["b"][:, None], units, ["b"], "**b**, bias of each unit")[:, 0]
+    w["W_y"] = edited("W_y", w["W_y"], outs, units, "**W_y**, output weights (row: score, column: unit)")
+    w["b_y"] = edited("b_y", w["b_y"][:, None], outs, ["b_y"], "**b_y**, output bias")[:, 0]
+    return True
+
+
+@st.fragment
+def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
+    """What follows the current step; stepping reruns only this part of the page."""
+    T, H = setup.x.shape[0], setup.W_h.shape[0]
+    chars = setup.labels
     t = step_controls(P, T)
-    m = moves(setup, trace, t)
-    what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x_{t}"
+    m = lesson.moves(setup, trace, t)
+    what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{lesson.sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    plot(figures.six_moves(m, vocab, fs), f"{P}.moves",
-         alt=f"Step {t}: h_t = " + ", ".join(f"{v:.3f}" for v in m.h))
+    plot(figures.six_moves(m, vocab, fs), f"{P}.moves", alt=f"Step {t}: h_t = " + ", ".join(f"{v:.3f}" for v in m.h))
     nxt = f"step {t + 1}" if t < T else "the next step, if there were one"
     best = int(np.argmax(m.probs))
     guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {m.probs[best]:.3f})."
              if vocab else "")
-    st.markdown(f"⑥ **Pass it on**: $h_{{{t}}}$ becomes the memory $h_{{t-1}}$ that {nxt} reads.{guess}")
+    st.markdown(f"⑥ **Pass it on**: h{lesson.sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}")
     with st.expander("The numbers of this step", expanded=H <= 8):
-        st.dataframe(pd.DataFrame({"W_x x_t": m.read_input, "W_h h_{t-1}": m.read_memory,
-                                   "b": m.bias, "z": m.z, "h_t = tanh(z)": m.h},
-                                  index=[f"h{k + 1}" for k in range(H)]).round(4),
-                     width="stretch")
-    plot(figures.state_heatmap(trace.h, chars, current=t - 1, font_scale=fs), f"{P}.heat",
-         alt=f"heatmap of {T} states of {H} units")
-    rho, sv = spectrum(setup.W_h)
+        st.dataframe(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), width="stretch")
+    publish(PARAMS)
+
+
+st.title("The cell, step by step")
+restore(P, PARAMS)
+intro("Now the state is a vector of H numbers and the weights are matrices. Pick a step and follow its six moves "
+      "from the input to the prediction. Then raise the spectral radius of Wₕ past 1 and watch the heatmap of "
+      "states fill with ±1.")
+fs = font_scale()
+left, right = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+with left, controls_box():
+    x, chars, vocab, H, K, wmode, seed, radius = controls()
+    w = lesson.generate(x.shape[1], H, K, seed, radius)
+    hand = wmode == "edit" and edit_weights(w, x, vocab, H, K)
+
+setup = lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
+trace = lesson.run(setup)
+T = x.shape[0]
+with right:
+    st.markdown(lesson.untrained_note(seed, hand))
+    step_view(setup, trace, vocab, fs)
+    plot(figures.states_heatmap(trace.h, chars, fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
+    rho, sv = lesson.spectrum(setup.W_h)
     g1, g2 = st.columns(2)
     with g1:
         plot(figures.singular_value_bars(sv[:32], rho, fs), f"{P}.sv", alt=f"singular values of W_h, largest {sv[0]:.3f}")
     with g2:
         if H * H <= 256:
-            plot(figures.matrix_heatmap(setup.W_h, "W_h (memory weights)", font_scale=fs), f"{P}.Wh", alt="W_h values")
+            plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh", alt="W_h values")
         else:
-            st.caption(f"W_h is {H}×{H}; its heatmap is shown up to 16×16.")
+            st.caption(f"Wₕ is {H}×{H}; its heatmap is shown up to 16×16.")
+    st.caption(lesson.SPECTRUM_NOTE)
     if st.toggle("Check against torch.nn.RNN", key=f"{P}.torch",
-                 help="Run the same weights through PyTorch's own RNN and compare every state."):
-        h_torch, diff = torch_agreement(setup, trace)
+                 help="Run the same weights through PyTorch's own RNN and compare every state.") and (
+            res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
+        h_torch, diff = res
         st.success(f"torch.nn.RNN on the same weights: largest difference over all {T}×{H} states = {diff:.1e}.")
         st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
                                   index=[f"t={k + 1}" for k in range(T)]).round(6),
                      width="stretch", height=min(400, 36 * T + 40))
 export_panel(rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
-                        what=f"a vector RNN, d={d}, H={H}"), "rnnviz_cell.py")
+                        what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py")
 publish(PARAMS)

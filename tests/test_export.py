@@ -22,7 +22,7 @@ def code_of(at):
 @pytest.mark.slow
 def test_scalar_export_reproduces_the_table(open_page, tmp_path):
     at = open_page("scalar", wh="2")
-    table = list(at.table[0].value["h_t = tanh(·)"])
+    table = list(at.table[0].value["hₜ = tanh(·)"])
     out = run_script(code_of(at), tmp_path)
     printed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if line.startswith("h_")]
     assert [f"{float(v):.3f}" for v in printed] == table == ["0.762", "0.909", "0.949"]

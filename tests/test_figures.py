@@ -37,8 +37,8 @@ def test_series_wear_their_role_colours():
     """Inputs are drawn green and states blue, as the legend says."""
     fig = scalar.states_over_time(np.array([0.1, 0.2]), np.array([1.0, 0.0]), 1)
     by_name = {tr.name: tr for tr in fig.data}
-    assert by_name["state h_t"].line.color == base.COLORS["state"] == "#0072B2"
-    assert by_name["input x_t"].marker.color == base.COLORS["input"] == "#009E73"
+    assert by_name["state h<sub>t</sub>"].line.color == base.COLORS["state"] == "#0072B2"
+    assert by_name["input x<sub>t</sub>"].marker.color == base.COLORS["input"] == "#009E73"
 
 
 def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
@@ -49,7 +49,7 @@ def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
     assert isinstance(fig, base.SpecFigure) and isinstance(fig, go.Figure)
     spec = fig.to_dict()
     assert spec["layout"]["height"] == 330 and len(spec["data"]) == 3  # handed to st.plotly_chart as built
-    assert fig.data[1].name == "state h_t"  # reading it builds and validates the full figure
+    assert fig.data[1].name == "state h<sub>t</sub>"  # reading it builds and validates the full figure
     bad = base._fig([dict(type="scatter", x=[1], bogus=1)], {})
     try:
         bad.data

@@ -12,9 +12,12 @@ def test_untrained_then_trained(open_page):
     at = open_page(P)
     assert not at.exception
     assert metrics(at)["Vocabulary"] == "{h, e, l, o}"
+    assert any(m.value.startswith("**Untrained**: random weights (seed 0") for m in at.markdown)
     before = float(metrics(at)["Loss"])
     at.button(key=f"{P}.train").click().run()
     assert not at.exception
+    assert "**Trained** on “hello” (5 characters, 4 distinct): 300 steps" in all_text(at)
+    assert at.query_params["trained"] in ("1", ["1"])
     m = metrics(at)
     assert float(m["Loss"]) < 0.05 < before
     assert abs(float(m["Perplexity = exp(loss)"]) - 2.718281828 ** float(m["Loss"])) < 2e-3
@@ -25,13 +28,25 @@ def test_untrained_then_trained(open_page):
 
 def test_softmax_example_and_temperature(open_page):
     at = open_page(P)
+    # the notes' scores (1.0, 2.2, -3.0, 4.1); reference values worked out by hand: e^s / sum e^s
     assert "(0.038, 0.125, 0.001, 0.837)" in all_text(at)
+    assert any("The notes print these as (0.03, 0.13, 0.00, 0.84)" in c.value for c in at.caption)
     at.select_slider(key=f"{P}.temp").set_value(0.5).run()
-    import numpy as np
-    from rnnviz.nn.sampling import softmax
-    p = softmax(np.array([1.0, 2.2, -3.0, 4.1]), 0.5)
-    assert "At 0.5: **(" + ", ".join(f"{v:.3f}" for v in p) + ")**" in all_text(at)
-    assert p[3] > 0.95  # sharper than at temperature 1
+    # at temperature 0.5 the scores double: e^(2, 4.4, -6, 8.2) / 3729.9 = (0.0020, 0.0218, 0.0000007, 0.9762)
+    assert "At 0.5: **(0.002, 0.022, 0.000, 0.976)**" in all_text(at)
+    assert at.query_params["temp"] in ("0.5", ["0.5"])
+    at.text_input(key=f"{P}.scores").input("0, 0").run()
+    assert "At 0.5: **(0.500, 0.500)**" in all_text(at) and not any("notes print" in c.value for c in at.caption)
+
+
+def test_a_temperature_off_the_slider_falls_back_with_a_notice(open_page):
+    at = open_page(P, temp="4.9", steps="15")
+    assert not at.exception
+    assert at.select_slider(key=f"{P}.temp").value == 1.0 and at.slider(key=f"{P}.steps").value == 300
+    assert any("`temp`" in i.value and "`steps`" in i.value and "not valid here" in i.value for i in at.info)
+    assert "At temperature 1: **(0.038, 0.125, 0.001, 0.837)**." in all_text(at)
+    at = open_page(P, temp="5")
+    assert at.select_slider(key=f"{P}.temp").value == 5.0 and not at.info
 
 
 def test_own_text_and_bad_text(open_page):
@@ -52,3 +67,30 @@ def test_sample_is_shown_as_text_not_markup(open_page):
     assert not at.exception
     assert "<" in at.code[0].value  # shown as text in a code block
     assert not any("<b>" in m.value for m in at.markdown)  # the user's markup never reaches markdown
+
+
+def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
+    at = open_page(P, trained="1", H="4", seed="2")
+    assert not at.exception
+    assert "**Trained** on “hello”" in all_text(at) and float(metrics(at)["Loss"]) < 0.05
+    assert any("retrains on open" in c.value for c in at.caption)
+    at.slider(key=f"{P}.H").set_value(5).run()  # another model: untrained until Train is pressed
+    assert "**Untrained**" in all_text(at) and "trained" not in at.query_params
+
+
+def test_a_space_is_shown_as_a_visible_character(open_page):
+    at = open_page(P)
+    at.text_area(key=f"{P}.text").input("the cat").run()
+    assert metrics(at)["Vocabulary"] == "{t, h, e, ␣, c, a}"
+    assert any("␣ is the space" in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert list(table["input"]) == ["t", "h", "e", "␣", "c", "a"] and list(table["target"])[2] == "␣"
+
+
+def test_heavy_training_is_capped_with_a_message(open_page):
+    at = open_page(P)
+    at.text_area(key=f"{P}.text").input("".join(chr(0x4E00 + k) for k in range(2000))).run()
+    at.slider(key=f"{P}.H").set_value(32).run()
+    assert any(w.value.startswith("Training is capped at 3 of the 300 steps asked") for w in at.warning)
+    at.button(key=f"{P}.train").click().run()
+    assert not at.exception and "3 steps (capped from 300)" in all_text(at)

@@ -7,7 +7,7 @@ P = "scalar"
 
 
 def h_column(at):
-    return list(at.table[0].value["h_t = tanh(·)"])
+    return list(at.table[0].value["hₜ = tanh(·)"])
 
 
 def test_defaults_show_the_worked_example(open_page):
@@ -87,7 +87,7 @@ def test_extreme_weights_stay_finite(open_page):
 
 def test_predict_then_reveal_from_a_shared_link(open_page):
     at = open_page(P, predict="1", t="2")
-    assert list(at.table[0].value["h_t = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
+    assert list(at.table[0].value["hₜ = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
     at.number_input(key=f"{P}.guess").set_value(-0.5)
     at.button(key=f"{P}.check").click().run()
     assert h_column(at) == ["0.762", "0.363"]
@@ -106,3 +106,101 @@ def test_classroom_mode_hides_the_sidebar_and_intro(open_page):
     assert not any("Colours" in m.value for m in at.sidebar.markdown)
     assert not any("One hidden unit, one number of memory" in m.value for m in at.markdown)
     assert h_column(at) == ["0.762", "0.363", "0.180"]
+
+
+def charts(at) -> dict:
+    """The page's Plotly figures as the browser receives them, by chart key."""
+    import json
+
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def values(a) -> list:
+    """A trace's array as sent: a list, or Plotly's typed array {"dtype", "bdata"}."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(a, dict):
+        return np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"]).tolist()
+    return list(a or [])
+
+
+def shown_states(at) -> list[float]:
+    """Every h_t value the charts carry: the states chart's line and the tanh chart's marked steps."""
+    figs = [f for k, f in charts(at).items() if k in ("scalar.states", "scalar.tanh")]
+    return [round(v, 3) for f in figs for tr in f["data"] if tr.get("name", "").startswith(("state", "earlier", "step"))
+            for v in values(tr.get("y")) if v is not None]
+
+
+def test_predict_mode_opens_on_step_1_and_reveals_nothing(open_page):
+    at = open_page(P, predict="1")
+    assert not at.exception
+    assert at.slider(key=f"{P}.t").value == 1
+    assert h_column(at) == ["?"]
+    text = all_text(at)
+    assert "What will h₁ be?" in text and "h₀ = 0.000" in text
+    for h in ("0.762", "0.363", "0.180"):  # no state of the sequence anywhere: text, tables, charts, alt texts
+        assert h not in text, h
+        assert all(h not in c.proto.alt for c in at.get("plotly_chart"))
+    assert shown_states(at) == []
+    cobweb = charts(at)["scalar.cobweb"]
+    assert not any("cobweb" in tr.get("name", "") for tr in cobweb["data"])  # no staircase from h_1
+    assert not any(c.value.startswith('"""Exported') for c in at.code)  # the script would assert every h_t
+
+
+def test_predict_mode_asks_each_step_once_and_never_shows_the_next(open_page):
+    at = open_page(P, predict="1")
+    at.number_input(key=f"{P}.guess").set_value(0.75)
+    at.button(key=f"{P}.check").click().run()
+    assert h_column(at) == ["0.762"] and any("Spot on" in i.value for i in at.info)
+    at.button(key=f"{P}.next").click().run()
+    assert h_column(at) == ["0.762", "?"] and "What will h₂ be?" in all_text(at)
+    assert "0.363" not in all_text(at) and "0.180" not in all_text(at)
+    assert 0.762 in shown_states(at) and not {0.363, 0.18} & set(shown_states(at))  # the charts: h_1, nothing after
+    at.button(key=f"{P}.back").click().run()  # back to an answered step: shown, not asked again
+    assert h_column(at) == ["0.762"] and not [b for b in at.button if b.key == f"{P}.check"]
+    assert any("Spot on" in i.value for i in at.info)
+    at.button(key=f"{P}.next").click().run()  # step 2 is still the open question
+    assert h_column(at) == ["0.762", "?"]
+    assert any("2 points from 1 guess" in c.value for c in at.caption)
+
+
+def test_turning_predict_on_starts_over_at_step_1(open_page):
+    at = open_page(P)
+    assert at.slider(key=f"{P}.t").value == 3
+    at.toggle(key=f"{P}.predict").set_value(True).run()
+    assert at.slider(key=f"{P}.t").value == 1 and h_column(at) == ["?"]
+    assert at.query_params["predict"] in ("1", ["1"]) and at.query_params["t"] in ("1", ["1"])
+    at.toggle(key=f"{P}.predict").set_value(False).run()
+    assert h_column(at) == ["0.762"]  # off again: step 1's numbers, nothing hidden
+
+
+def test_backprop_by_hand_shows_each_factor(open_page):
+    at = open_page(P)
+    latex = at.latex[0].value
+    assert r"w_h^{2}(1-h_{2}^2)(1-h_{3}^2)" in latex and r"0.5\,(1-0.363^2) \cdot 0.5\,(1-0.180^2)" in latex
+    assert latex.strip("$\n").endswith(r"&= 0.2100\end{aligned}")
+    factors = at.table[1].value
+    assert list(factors["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"]) == ["0.4340", "0.4838"]
+    link = at.get("page_link")[0].proto
+    assert link.page.endswith("gradients") and "Gradients through time" in link.label
+    at.slider(key=f"{P}.w_h").set_value(2.0).run()  # the numbers follow the weights
+    assert r"2\,(1-0.909^2) \cdot 2\,(1-0.949^2)" in at.latex[0].value
+    at.button(key=f"{P}.reset").click().run()
+    assert not at.latex and any("Step to t = 2" in c.value for c in at.caption)
+
+
+def test_rounding_note_only_for_the_notes_example(open_page):
+    at = open_page(P)
+    assert any("0.3636 ≈ 0.364" in c.value and "0.3634 ≈ 0.363" in c.value for c in at.caption)
+    at.button(key=f"{P}.preset.flood").click().run()
+    assert not any("Rounding" in c.value for c in at.caption)
+
+
+def test_fixed_points_are_explained_where_they_are_drawn(open_page):
+    at = open_page(P, wh="2")
+    text = all_text(at)
+    assert "**fixed point**" in text and "**stable**" in text and "**cobweb**" in text
+    assert "h* = **0.9575**, slope wₕ(1 − h*²) = 0.166; stable" in text
+    assert "h* = **0.0000**, slope wₕ(1 − h*²) = 2.000; unstable" in text

@@ -50,7 +50,7 @@ def test_vectors_box_hostile(open_page):
 def test_hostile_links(open_page, query):
     at = open_page("scalar", **query)
     assert not at.exception
-    assert list(at.table[0].value["h_t = tanh(·)"])  # the page still shows its numbers
+    assert list(at.table[0].value["hₜ = tanh(·)"])  # the page still shows its numbers
 
 
 @pytest.mark.parametrize("page,query", [("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),

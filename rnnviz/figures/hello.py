@@ -6,6 +6,17 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in
 from rnnviz.figures.base import prob_bars  # noqa: F401 - drawn by the page too
+from rnnviz.figures.fonts import text_sizes
+from rnnviz.lessons.hello import VISIBLE  # how a space or a line break is drawn
+
+
+def softmax_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",
+                 name: str = "p", font_scale: float = 1.0, title: str = "") -> go.Figure:
+    """The shared probability bars, with ticks, legend and the numbers on the bars sized for the page's font scale."""
+    spec = prob_bars(labels, probs, compare, compare_name, name, font_scale, title).to_dict()
+    for tr in spec["data"]:
+        tr["textfont"] = dict(size=12 * font_scale)
+    return _fig(spec["data"], text_sizes(spec["layout"], font_scale))
 
 
 def loss_curve(losses: list[float], font_scale: float = 1.0) -> go.Figure:
@@ -14,32 +25,44 @@ def loss_curve(losses: list[float], font_scale: float = 1.0) -> go.Figure:
     data = [dict(type="scatter", x=k, y=losses, mode="lines", line=dict(color=COLORS["output"], width=2.5),
                  customdata=np.exp(losses), name="loss",
                  hovertemplate="step %{x}<br>loss %{y:.4f}<br>perplexity %{customdata:.3f}<extra></extra>")]
-    return _fig(data, _layout("Loss while training", 300, font_scale, xaxis=dict(title=dict(text="training step")),
-                              yaxis=dict(title=dict(text="cross-entropy (nats/char)"), rangemode="tozero")))
+    return _fig(data, text_sizes(_layout("Loss while training", 300, font_scale,
+                                         xaxis=dict(title=dict(text="training step")),
+                                         yaxis=dict(title=dict(text="loss (nats/char)"), rangemode="tozero")),
+                                 font_scale))
 
 
-def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0) -> go.Figure:
-    """Per step of a word: one-hot input, hidden state, scores, softmax; the target ringed in the softmax."""
+def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: int = 900) -> go.Figure:
+    """Per step of a word: one-hot input, hidden state, scores, softmax; the target ringed in the softmax.
+
+    The numbers in the cells are drawn at 11 px × font_scale, only when the cells are wide enough for them in a
+    figure about `width` px wide."""
     T, V = steps.x.shape
     H = steps.h.shape[1]
-    rows = [f"{t + 1}: {a!r}→{b!r}" for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
-    lay = _layout("", max(260, 50 * T + 130), font_scale, margin=dict(t=95, l=90, r=10, b=20), showlegend=False,
-                  **_columns(4, 0.06, widths=[V, H, V, V], font_scale=font_scale, title_shift=28,
-                             titles=["one-hot input x_t", "hidden state h_t", "scores W_y h_t + b_y", "softmax p"]))
+    glyph = VISIBLE
+    labels = [glyph.get(c, c) for c in vocab]
+    rows = [f"{t + 1}: {glyph.get(a, a)}→{glyph.get(b, b)}" for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
+    lay = _layout("", max(260, 50 * font_scale * T + 150), font_scale, margin=dict(t=110, l=90, r=10, b=20),
+                  showlegend=False,
+                  **_columns(4, 0.05, widths=[V, H, V, V], font_scale=font_scale, title_shift=34 * font_scale,
+                             titles=["one-hot<br>input x<sub>t</sub>", "hidden<br>state h<sub>t</sub>",
+                                     "scores<br>W<sub>y</sub>h<sub>t</sub> + b<sub>y</sub>", "softmax<br>p"]))
     slim = float(np.abs(steps.scores).max()) or 1.0
-    show = T * max(V, H) <= 400
+    size = 11 * font_scale
+    cell = (width - 100) * 0.85 / (3 * V + H)  # px per cell
+    show = cell >= 2.9 * size and T * max(V, H) <= 400  # "-0.14" is about 2.7 em wide
     data = []
-    for k, (z, xs, scale, lim) in enumerate([(steps.x, vocab, GREEN, (0, 1)),
-                                             (steps.h, [f"h{j + 1}" for j in range(H)], DIVERGING, (-1, 1)),
-                                             (steps.scores, vocab, DIVERGING, (-slim, slim)),
-                                             (steps.probs, vocab, REDS, (0, 1))], 1):
+    for k, (z, xs, scale, lim, fmt) in enumerate([(steps.x, labels, GREEN, (0, 1), "%{z:.0f}"),
+                                                  (steps.h, [f"h{j + 1}" for j in range(H)], DIVERGING, (-1, 1), None),
+                                                  (steps.scores, labels, DIVERGING, (-slim, slim), None),
+                                                  (steps.probs, labels, REDS, (0, 1), None)], 1):
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1],
-                             showscale=False, texttemplate="%{z:.2f}" if show else None, xgap=1, ygap=1,
-                             hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
+                             showscale=False, texttemplate=(fmt or "%{z:.2f}") if show else None, xgap=1, ygap=1,
+                             textfont=dict(size=size), hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
         lay[_axis_name("x", k)].update(type="category", side="top")
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k == 1, type="category")
     tgt = [vocab.index(c) for c in steps.targets]
-    data.append(_in(dict(type="scatter", x=[vocab[i] for i in tgt], y=rows, mode="markers",
-                         marker=dict(symbol="square-open", size=26, color="#222", line=dict(width=2)),
+    data.append(_in(dict(type="scatter", x=[labels[i] for i in tgt], y=rows, mode="markers",
+                         marker=dict(symbol="square-open", size=min(26 * font_scale, 0.9 * cell), color="#222",
+                                     line=dict(width=2)),
                          hovertemplate="target %{x}<extra></extra>"), 4))
-    return _fig(data, lay)
+    return _fig(data, text_sizes(lay, font_scale))

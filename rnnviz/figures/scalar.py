@@ -5,13 +5,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _layout, _fig
+from rnnviz.figures.fonts import text_sizes
 
 
-def _play_controls(labels: list[str], duration: int = 700) -> list[dict]:
+def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
     """Play/pause buttons (top right) that animate the figure's frames in the browser."""
     return [dict(
-        type="buttons", direction="left", x=0.0, y=-0.27, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
-        showactive=False, bgcolor="white", font=dict(size=12),
+        type="buttons", direction="left", x=0.0, y=-0.27 * font_scale, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
+        showactive=False, bgcolor="white", font=dict(size=12 * font_scale),
         buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
                      frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
                      mode="immediate")]),
@@ -26,7 +27,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
     lim = max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0)
     lim = min(lim, 25.0)
-    z = np.linspace(-lim, lim, 400)
+    z = np.linspace(-lim, lim, 201)  # a smooth curve; more points only cost repaint time
     sat = float(np.arctanh(np.sqrt(0.9)))  # |z| where tanh'(z) = 0.1
     shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
                    opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-lim, -sat), (sat, lim))]
@@ -37,7 +38,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         zc = np.clip(pre[: k + 1], -lim, lim)
         return [
             dict(type="scatter", x=zc[:k], y=h[:k], mode="markers+text", name="earlier steps",
-                 text=[f"t={j + 1}" for j in range(k)], textposition="top left",
+                 text=[f"t={j + 1}" for j in range(k)], textposition="top left", textfont=dict(size=12 * font_scale),
                  marker=dict(color="white", size=10, symbol="circle", line=dict(color=COLORS["state"], width=2)),
                  hovertemplate="%{text}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
@@ -49,57 +50,66 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
         ]
 
-    layout = _layout("Where each step lands on tanh", 430, font_scale, showlegend=False, shapes=shapes,
-                     margin=dict(b=110),
-                     annotations=[dict(x=lim * 0.97, y=-0.9, text="saturated: tanh′ < 0.1", showarrow=False,
-                                       xanchor="right", font=dict(color="#555", size=12 * font_scale))],
-                     xaxis=dict(title=dict(text="z = w_x·x_t + w_h·h_{t−1} + b"), range=[-lim, lim], zeroline=True),
-                     yaxis=dict(title=dict(text="h_t"), range=[-1.1, 1.1], zeroline=True))
+    layout = _layout("Where each step lands on tanh", int(430 + 100 * (font_scale - 1)), font_scale, showlegend=False,
+                     shapes=shapes, margin=dict(b=int(110 * font_scale)),
+                     annotations=[dict(x=lim * 0.97, y=-0.55, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
+                                       showarrow=False, xanchor="right", align="right",
+                                       font=dict(color="#555", size=12 * font_scale))],
+                     xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
+                                range=[-lim, lim], zeroline=True),
+                     yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
     frames = []
     if len(pre):
         cur = int(np.clip(current, 0, len(pre) - 1))
         data += step_traces(cur)
         labels = [str(k + 1) for k in range(len(pre))]
         frames = [dict(data=step_traces(k), traces=[1, 2, 3], name=labels[k]) for k in range(len(pre))]
-        layout["updatemenus"] = _play_controls(labels)
-    return _fig(data, layout, frames)
+        layout["updatemenus"] = _play_controls(labels, font_scale=font_scale)
+    return _fig(data, text_sizes(layout, font_scale), frames)
 
 
 def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | None = None,
                      font_scale: float = 1.0) -> go.Figure:
-    """h_t against t (blue), with the inputs x_t as green bars; the current step ringed."""
+    """h_t against t (blue), with the inputs x_t as green bars; the current step ringed. With no steps yet (predict
+    mode before the first answer) the axes still show the range tanh can take."""
     h = np.asarray(h, float).ravel()
     t = np.arange(1, len(h) + 1)
     data = []
     if x is not None:
-        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x_t", marker=dict(color=COLORS["input"]),
+        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x<sub>t</sub>", marker=dict(color=COLORS["input"]),
                          opacity=0.45, hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"))
-    data.append(dict(type="scatter", x=t, y=h, mode="lines+markers", name="state h_t",
+    data.append(dict(type="scatter", x=t, y=h, mode="lines+markers", name="state h<sub>t</sub>",
                      line=dict(color=COLORS["state"], width=3), marker=dict(size=8, symbol="circle"),
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"))
     if current is not None and len(h):
         c = int(np.clip(current, 0, len(h) - 1))
         data.append(dict(type="scatter", x=[c + 1], y=[h[c]], mode="markers", name="current step",
                          marker=dict(size=20, symbol="circle-open", color=COLORS["output"], line=dict(width=3))))
-    return _fig(data, _layout("h_t over time", 330, font_scale,
-                              xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None),
-                              yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999")))
+    return _fig(data, text_sizes(_layout("h<sub>t</sub> over time", 330, font_scale,
+                                         xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None,
+                                                    range=None if len(h) else [0.5, 3.5]),
+                                         yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999",
+                                                    range=None if len(h) else [-1.1, 1.1])),
+                                 font_scale))
 
 
-def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool]], font_scale: float = 1.0) -> go.Figure:
-    """The map h -> tanh(w_h h + b) against the diagonal, the staircase of `path`, and the fixed points."""
-    hh = np.linspace(-1.05, 1.05, 300)
-    data = [dict(type="scatter", x=hh, y=hh, mode="lines", name="h_next = h", line=dict(color=COLORS["muted"], dash="dash")),
-            dict(type="scatter", x=hh, y=np.tanh(w_h * hh + b), mode="lines", name="h_next = tanh(w_h h + b)",
-                 line=dict(color=COLORS["state"], width=3))]
-    if len(path) > 1:
+def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[float, bool]],
+           font_scale: float = 1.0) -> go.Figure:
+    """The map h -> tanh(w_h h + b) against the diagonal, the staircase of `path` (None: no staircase), and the
+    fixed points."""
+    hh = np.linspace(-1.05, 1.05, 141)
+    data = [dict(type="scatter", x=[-1.05, 1.05], y=[-1.05, 1.05], mode="lines", name="diagonal: next h = h",
+                 line=dict(color=COLORS["muted"], dash="dash")),
+            dict(type="scatter", x=hh, y=np.tanh(w_h * hh + b), mode="lines",
+                 name="next h = tanh(w<sub>h</sub>h + b)", line=dict(color=COLORS["state"], width=3))]
+    if path is not None and len(path) > 1:
         xs, ys = [path[0]], [path[0]]
         for a, c in zip(path[:-1], path[1:]):
             xs += [a, c]
             ys += [c, c]
-        data += [dict(type="scatter", x=xs, y=ys, mode="lines", name="iterates (no input)",
+        data += [dict(type="scatter", x=xs, y=ys, mode="lines", name="cobweb: silent steps from h<sub>1</sub>",
                       line=dict(color=COLORS["output"], width=1.5)),
-                 dict(type="scatter", x=[path[0]], y=[path[0]], mode="markers", name="start",
+                 dict(type="scatter", x=[path[0]], y=[path[0]], mode="markers", name="start: h<sub>1</sub>",
                       marker=dict(color=COLORS["output"], size=11, symbol="triangle-up"))]
     for h_star, stable in fixed:
         data.append(dict(type="scatter", x=[h_star], y=[h_star], mode="markers", showlegend=False,
@@ -110,8 +120,9 @@ def cobweb(w_h: float, b: float, path: np.ndarray, fixed: list[tuple[float, bool
                   marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
-    return _fig(data, _layout("Fixed points of the silent cell", 430, font_scale,
-                              xaxis=dict(title=dict(text="h"), range=[-1.05, 1.05]),
-                              yaxis=dict(title=dict(text="next h"), range=[-1.05, 1.05], scaleanchor="x", scaleratio=1),
-                              legend=dict(orientation="v", y=0.02, x=0.98, xanchor="right", yanchor="bottom",
-                                          bgcolor="rgba(255,255,255,0.8)")))
+    return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale, margin=dict(b=150),
+                                         xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
+                                         yaxis=dict(title=dict(text="next h, with no input"), range=[-1.05, 1.05],
+                                                    scaleanchor="x", scaleratio=1),
+                                         legend=dict(orientation="h", y=-0.2, x=0, xanchor="left", yanchor="top")),
+                                 font_scale))

@@ -5,7 +5,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels
-from rnnviz.figures.base import state_heatmap  # noqa: F401 - drawn by the page too
+from rnnviz.figures.base import state_heatmap
+from rnnviz.figures.fonts import text_sizes
 
 
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
@@ -16,25 +17,31 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     H, K = len(m.h), len(m.probs)
     units = _unit_labels(H, "h")
     outs = out_labels or [f"y{k + 1}" for k in range(K)]
-    titles = ["① read the input<br>W_x x_t", "② read the memory<br>W_h h_{t−1}", "③ add<br>z = ① + ② + b",
-              "④ squash<br>h_t = tanh(z)", "⑤ predict<br>softmax(W_y h_t + b_y)"]
-    lay = _layout("", max(260, 38 * max(H, K) + 130), font_scale, margin=dict(t=70, l=50, r=20, b=30), bargap=0.25,
-                  showlegend=False, **_columns(5, 0.05, titles=titles, font_scale=font_scale))
+    # short lines: five panels share the width, and at projector size longer titles would run into each other
+    titles = ["① read input<br>W<sub>x</sub>x<sub>t</sub>", "② read memory<br>W<sub>h</sub>h<sub>t−1</sub>",
+              "③ add<br>z = ①+②+b", "④ squash<br>h<sub>t</sub> = tanh(z)",
+              "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
+    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale, margin=dict(t=80, l=50, r=20, b=30),
+                  bargap=0.25, showlegend=False,
+                  **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
-    def bars(k, vals, labels, color, name, fmt=".2f"):
+    def bars(k, vals, labels, color, name, fmt=".2f", labelled=False):
+        # values are written on the prediction only: moves 1-4 are in the page's table of numbers, and each text
+        # label outside a bar costs the browser a measurement on every redraw
         return _in(dict(type="bar", x=vals, y=labels, orientation="h", marker=dict(color=color), name=name,
-                        text=[f"{v:{fmt}}" for v in vals] if len(vals) <= 16 else None, textposition="outside",
+                        text=[f"{v:{fmt}}" for v in vals] if labelled and len(vals) <= 16 else None,
+                        textposition="outside",
                         textfont=dict(size=11 * font_scale), cliponaxis=False,
                         hovertemplate="%{y}: %{x:.4f}<extra>" + name + "</extra>"), k)
 
-    data = [bars(1, m.read_input, units, COLORS["input"], "W_x x_t"),
-            bars(2, m.read_memory, units, COLORS["state"], "W_h h_{t−1}"),
+    data = [bars(1, m.read_input, units, COLORS["input"], "W<sub>x</sub>x<sub>t</sub>"),
+            bars(2, m.read_memory, units, COLORS["state"], "W<sub>h</sub>h<sub>t−1</sub>"),
             bars(3, m.z, units, COLORS["muted"], "z"),
             _in(dict(type="scatter", x=m.bias, y=units, mode="markers", name="bias b",
                      marker=dict(symbol="diamond", size=10, color=COLORS["weight"]),
                      hovertemplate="%{y}: b = %{x:.4f}<extra></extra>"), 3),
-            bars(4, m.h, units, COLORS["state"], "h_t"),
-            bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f")]
+            bars(4, m.h, units, COLORS["state"], "h<sub>t</sub>"),
+            bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f", labelled=True)]
     lim = max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
     for k in (1, 2, 3):
         lay[_axis_name("x", k)].update(range=[-1.8 * lim, 1.8 * lim], nticks=5)
@@ -42,7 +49,18 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     lay["xaxis5"].update(range=[0, 1.5], tickvals=[0, 0.5, 1])
     for k in range(1, 6):
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k in (1, 5), type="category")
-    return _fig(data, lay)
+    return _fig(data, text_sizes(lay, font_scale))
+
+
+def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0) -> go.Figure:
+    """The shared [T, H] state heatmap, with three colour-bar labels (five pile up on a short bar) and text sized
+    for the page's font scale."""
+    spec = state_heatmap(h, chars, font_scale=font_scale).to_dict()
+    spec["data"][0]["colorbar"].update(tickvals=[-1, 0, 1], tickfont=dict(size=12 * font_scale))
+    spec["layout"]["height"] = int(max(220 * font_scale, 26 * font_scale * h.shape[1] + 130))  # rows for the type
+    if len(h) * 36 * font_scale <= 700:  # cells wide enough for "-0.14" at this size; else plotly fits the text
+        spec["data"][0]["textfont"] = dict(size=12 * font_scale)
+    return _fig(spec["data"], text_sizes(spec["layout"], font_scale))
 
 
 def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, font_scale: float = 1.0) -> go.Figure:
@@ -52,20 +70,26 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
     data = [dict(type="heatmap", z=W, x=col_labels or [str(k + 1) for k in range(W.shape[1])],
                  y=row_labels or [str(k + 1) for k in range(W.shape[0])], zmin=-lim, zmax=lim, colorscale=DIVERGING,
                  showscale=False, xgap=1, ygap=1, texttemplate="%{z:.2f}" if W.size <= 144 else None,
+                 textfont=dict(size=12 * font_scale),
                  hovertemplate="row %{y}, col %{x}: %{z:.4f}<extra></extra>")]
-    lay = _layout(title, max(180, 26 * W.shape[0] + 110), font_scale, margin=dict(t=80),
-                  xaxis=dict(type="category", side="top"), yaxis=dict(autorange="reversed", type="category"))
+    lay = _layout(title, max(180, 26 * font_scale * W.shape[0] + 110), font_scale, margin=dict(t=80),
+                  xaxis=dict(type="category", side="top", dtick=1), yaxis=dict(autorange="reversed", type="category",
+                                                                              dtick=1))
     lay["title"]["font"]["color"] = COLORS["weight"]
-    return _fig(data, lay)
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) -> go.Figure:
     """Singular values of W_h with the line at 1 that separates shrinking from growing directions."""
     data = [dict(type="bar", x=[f"σ{k + 1}" for k in range(len(sv))], y=sv, marker=dict(color=COLORS["weight"]),
-                 text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="outside",
+                 text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="outside", cliponaxis=False,
+                 textfont=dict(size=12 * font_scale),
                  hovertemplate="%{x} = %{y:.4f}<extra></extra>", name="singular values")]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color=COLORS["output"], dash="dash"))]
     ann = [dict(x=1, xref="x domain", y=1, text="1: shrink below, grow above", showarrow=False, xanchor="right",
-                yanchor="bottom")]
-    return _fig(data, _layout(f"W_h: spectral radius {radius:.3f}, largest σ {sv[0]:.3f}", 260, font_scale,
-                              shapes=shapes, annotations=ann, yaxis=dict(title=dict(text="σ"), rangemode="tozero")))
+                yanchor="top", yshift=-2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
+    top = max(1.0, float(sv[0])) * 1.3 if len(sv) else 1.3
+    return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
+                                         font_scale, shapes=shapes, annotations=ann,
+                                         yaxis=dict(title=dict(text="singular value σ"), range=[0, top])),
+                                 font_scale))

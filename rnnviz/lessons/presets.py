@@ -24,15 +24,17 @@ SCALAR_PRESETS: dict[str, ScalarPreset] = {
                           "w_h = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
     "rewrite": ScalarPreset("Rewrite", 1.0, 0.5, 0.0, 0.0, (1, 0, 1),
                             "x = 1, 0, 1. The middle zero only fades the state; the third input writes over what remains."),
-    "silence": ScalarPreset("Long silence", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
+    "silence": ScalarPreset("Silence", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
                             "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
 }
 
 DEFAULT_SCALAR = "fade"
 
-# The sampling example: scores over {h, e, l, o} and the probabilities they give at temperature 1.
+# The sampling example: scores over the vocabulary of "hello" (h, e, l, o), and the probabilities the notes print
+# for them (quoted from the notes, two decimals; the page computes its own).
+SOFTMAX_WORD = "hello"
 SOFTMAX_SCORES = (1.0, 2.2, -3.0, 4.1)
-HELLO_VOCAB = ("h", "e", "l", "o")
+NOTES_SOFTMAX_PRINTED = (0.03, 0.13, 0.00, 0.84)
 
 # Parameter-count examples: a GRU classifier on 100-d word vectors, and a BPE-vocabulary RNN LM.
 GRU_CLASSIFIER = {"cell": "gru", "input_size": 100, "hidden_size": 128, "num_classes": 4}

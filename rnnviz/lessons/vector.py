@@ -14,9 +14,12 @@ import numpy as np
 from rnnviz.nn.cells import RNNTrace, init_weights, one_hot, output_layer, rnn_forward, singular_values, spectral_radius
 from rnnviz.nn.sampling import softmax
 from rnnviz.nn.torch_ref import import_torch, torch_cell
-from rnnviz.lessons.scalar import InputError
+from rnnviz.lessons.scalar import InputError, sub  # noqa: F401 - sub is used by the page
 
 MAX_T, MAX_DIM = 200, 64
+EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
+EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits the grid shows, so what is shown is what is used
+EDIT_MAX_ABS = 10.0
 
 
 @dataclass
@@ -134,3 +137,60 @@ def torch_agreement(setup: VectorSetup, trace: RNNTrace) -> tuple[np.ndarray, fl
 def spectrum(W_h: np.ndarray) -> tuple[float, np.ndarray]:
     """Spectral radius and singular values of W_h."""
     return spectral_radius(W_h), singular_values(W_h)
+
+
+def grid_values(a: np.ndarray) -> np.ndarray:
+    """A weight grid as the editor shows and the page uses it: finite (empty cells count as 0), within ±10, rounded
+    to EDIT_DECIMALS."""
+    a = np.nan_to_num(np.asarray(a, dtype=float), nan=0.0, posinf=EDIT_MAX_ABS, neginf=-EDIT_MAX_ABS)
+    return np.round(np.clip(a, -EDIT_MAX_ABS, EDIT_MAX_ABS), EDIT_DECIMALS)
+
+
+def editor_state_ok(state, n_rows: int, columns: list[str]) -> bool:
+    """True when a data editor's widget state only edits cells of a fixed grid (rows 0..n_rows-1, the given column
+    names) with numbers or empties. Anything else (added or deleted rows, unknown rows or columns, text, booleans,
+    nested values) is refused as a whole, before Streamlit applies any of it."""
+    try:
+        if set(state.keys()) - {"edited_rows", "added_rows", "deleted_rows"}:
+            return False
+        if state.get("added_rows") or state.get("deleted_rows"):
+            return False
+        edited = state.get("edited_rows") or {}
+        if len(edited) > n_rows:
+            return False
+        cols = set(columns)
+        for row, cells in edited.items():
+            if isinstance(row, bool) or not isinstance(row, int) or not 0 <= row < n_rows:
+                return False
+            if not hasattr(cells, "items") or len(cells) > len(cols):
+                return False
+            for col, v in cells.items():
+                if col not in cols:
+                    return False
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                                      or abs(v) > 1e6):
+                    return False
+        return True
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        return False
+
+
+def step_table(m: StepMoves) -> dict[str, np.ndarray]:
+    """The numbers of one step, one column per move, headers with real subscripts; rounded to 4 decimals."""
+    return {"Wₓxₜ": np.round(m.read_input, 4), "Wₕhₜ₋₁": np.round(m.read_memory, 4), "b": np.round(m.bias, 4),
+            "z = sum": np.round(m.z, 4), "hₜ = tanh(z)": np.round(m.h, 4)}
+
+
+def untrained_note(seed: int, edited: bool) -> str:
+    """What the weights are: random and untrained (so move ⑤ predicts by chance), or typed by hand."""
+    if edited:
+        return "Weights typed by hand (untrained): move ⑤'s prediction is whatever these numbers give."
+    return (f"**Untrained**: the weights are random (seed {seed}), so move ⑤'s prediction is a guess by chance; "
+            "the *Train \"hello\"* page trains a cell like this one.")
+
+
+SPECTRUM_NOTE = (
+    "Spectral radius: the largest |eigenvalue| of Wₕ, which decides what many multiplications by Wₕ do in the long "
+    "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σ_max = σ₁, "
+    "is never below the spectral radius; when σ_max < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
+    "the state, so gradients through many steps are guaranteed to vanish.")

@@ -1,0 +1,69 @@
+"""In a real browser: stepping reruns only the part of a page that follows the step, and leaves the other charts
+as they were drawn (Plotly does not redraw them), for the one-unit, cell and hello pages."""
+import pytest
+
+from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
+
+pytestmark = pytest.mark.slow
+
+MARK = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+  if (!gd || !gd._fullData) return null; if (!gd.__mark) gd.__mark = Math.random(); gd.__data = gd.__data || gd._fullData;
+  return gd.__mark; })"""
+SAME = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+  return !!gd && gd._fullData === gd.__data; })"""
+
+
+@pytest.fixture(scope="module")
+def page():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    server = Server()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        pg = b.new_page(viewport={"width": 1400, "height": 1000})
+        pg.server = server
+        yield pg
+        b.close()
+    server.close()
+
+
+def charts_ready(page, keys):
+    """The charts are drawn, the page's fonts are loaded (a late font relayouts every chart) and two frames painted."""
+    page.wait_for_function(f"() => {list(keys)!r}.every(k => document.querySelector(`.st-key-${{k}} .js-plotly-plot`)"
+                           "?._fullData)", timeout=60_000)
+    page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r))))")
+
+
+@pytest.mark.parametrize("path,step_key,changed,kept,text", [
+    ("scalar", "ArrowLeft", ["scalar-tanh"], ["scalar-states", "scalar-cobweb"], "Step 2."),
+    ("vector", "ArrowRight", ["vector-moves"], ["vector-heat", "vector-sv", "vector-Wh"], "Step 2 of 5"),
+])
+def test_a_step_redraws_only_what_follows_it(page, path, step_key, changed, kept, text):
+    page.goto(f"{page.server.url}/{path}")
+    wait_idle(page)
+    charts_ready(page, changed + kept)
+    assert None not in page.evaluate(MARK, changed + kept)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(step_key)
+    page.wait_for_function(f"() => document.body.innerText.includes({text!r})", timeout=30_000)
+    wait_idle(page)
+    charts_ready(page, changed)
+    assert page.evaluate(SAME, kept) == [True] * len(kept)  # not redrawn
+    assert page.evaluate(SAME, changed) == [False] * len(changed)  # redrawn with the new step
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_hello_temperature_redraws_only_the_sampling_part(page):
+    page.goto(f"{page.server.url}/hello")
+    wait_idle(page)
+    slider = page.locator(".st-key-hello-temp").get_by_role("slider").first
+    slider.focus()
+    charts_ready(page, ["hello-steps_fig", "hello-softmax"])
+    page.evaluate(MARK, ["hello-steps_fig", "hello-softmax"])
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.location.search.includes('temp=0.7')", timeout=30_000)
+    wait_idle(page)
+    assert page.evaluate(SAME, ["hello-steps_fig", "hello-softmax"]) == [True, False]
+    assert "At 0.7" in page.inner_text("body")
