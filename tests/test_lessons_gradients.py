@@ -134,4 +134,6 @@ def test_scale_note_reports_both_sizes():
     cmp = lesson.compare(32, 10, 0.9, 1.0, 0.5, 0)
     note = lesson.scale_note(cmp, "sigma", 0.9)
     assert f"{cmp.sigma_max:.3f}" in note and f"{cmp.rho:.3f}" in note and cmp.rho < cmp.sigma_max
-    assert "L = u \\cdot h_T" in lesson.loss_note(32) and "sqrt{32}" in lesson.loss_note(32)  # what L is
+    assert "σₘₐₓ = 0.9)" in note and "ρ = 1.5)" in lesson.scale_note(cmp, "rho", 1.5)
+    assert "guarantees vanishing" in lesson.SCALE_NOTE and "ρ ≤ σₘₐₓ" in lesson.SCALE_NOTE
+    assert "L = u \\cdot h_T" in lesson.LOSS_NOTE and "sqrt{H}" in lesson.LOSS_NOTE  # what L is

@@ -53,8 +53,26 @@ def test_notes_table_and_explosion(open_page):
     assert metric(at, "Scalar w = 2") == "1.1e+15"
 
 
-def test_clipping_before_and_after_in_one_format(open_page):
+def show(at, view):
+    at.segmented_control(key="grad.view").set_value(view).run()
+    return at
+
+
+def test_one_chart_at_a_time(open_page):
+    """The explorer draws one chart beside its controls (a move redraws only it); the view is in the link."""
     at = open_page(P)
+    keys = lambda: {c.proto.alt.split(":")[0] for c in at.get("plotly_chart")}  # noqa: E731
+    assert any(k.startswith("log plot of gradient norms") for k in keys())
+    show(at, "factors")
+    assert any(k.startswith("per-step factors") for k in keys())
+    assert not any(k.startswith("log plot") for k in keys()) and at.query_params["view"] in ("factors", ["factors"])
+    text = all_text(at)
+    assert "**Vanilla:**" in text and "**LSTM:**" in text and "**GRU:**" in text and "0.500" in text
+    assert as_float(metric(at, "vanilla")) < 1e-10  # the numbers stay whatever the view
+
+
+def test_clipping_before_and_after_in_one_format(open_page):
+    at = show(open_page(P), "clip")
     assert any("cannot" in i.value for i in at.info)  # vanished: nothing to clip
     before, after = clip_numbers(at)
     assert before == after and re.match(r"^\d\.\d\de-\d\d$", before)
@@ -62,7 +80,7 @@ def test_clipping_before_and_after_in_one_format(open_page):
     assert any("Clipped" in s.value for s in at.success)
     before, after = clip_numbers(at)
     assert re.match(r"^\d\.\d\de\+\d\d$", before) and after == "1.00"
-    at.slider(key="grad.clip").set_value(2.5).run()
+    at.slider(key="grad.clip").set_value(2.5).run()  # the clip threshold reruns only its own fragment
     assert clip_numbers(at)[1] == "2.50" and at.query_params["clip"] in ("2.5", ["2.5"])
 
 
@@ -77,8 +95,9 @@ def test_training_comparison_and_its_presets(open_page):
     assert any(c.proto.alt.startswith("loss and log10 gradient norm") for c in at.get("plotly_chart"))
 
 
-def test_training_settings_come_back_from_a_link(open_page):
-    at = open_page(P, trho="1.0", lr="0.02", tclip="5.0", tseed="2")
+def test_settings_come_back_from_a_link(open_page):
+    at = open_page(P, trho="1.0", lr="0.02", tclip="5.0", tseed="2", view="clip", w="1.5", by="rho", xs="0.0")
+    assert any("Clipped" in s.value for s in at.success) and as_float(metric(at, "vanilla")) > 1e8
     assert at.slider(key="grad.rho").value == 1.0 and at.select_slider(key="grad.lr").value == 0.02
     assert at.slider(key="grad.tclip").value == 5.0 and at.number_input(key="grad.tseed").value == 2
     assert "diverged" not in all_text(at)
@@ -88,7 +107,7 @@ def test_lag_results_drawn_with_their_provenance(open_page):
     at = open_page(P)
     charts = {c.proto.alt[:30] for c in at.get("plotly_chart")}
     if (ROOT / "models" / "lag_results.json").exists():
-        assert any(a.startswith("accuracy against lag") for a in charts)
+        assert any(a.startswith("accuracy by lag") for a in charts)
         assert "python -m rnnviz.lag" in all_text(at)
     else:
         assert "No results shipped yet" in all_text(at)

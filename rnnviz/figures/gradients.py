@@ -15,7 +15,7 @@ CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also t
     "lstm_c": ("LSTM c, all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖", "#56B4E9", "hexagon", "solid"),
     "gru": (f"GRU ‖{DIFF}‖", "#CC79A7", "diamond", "solid"),
 }
-MARKERS_UP_TO = 60  # points per curve; longer curves are drawn as lines (markers beyond this are a blur)
+MARKERS = 12  # markers drawn per curve (marker.maxdisplayed): enough to tell the shapes apart, cheap to redraw
 RUN_STYLE = {"unclipped": ("#D55E00", "solid"), "clipped": (COLORS["state"], "solid")}
 LAG_STYLE = {"rnn": ("vanilla RNN", "#D55E00", "circle"), "lstm": ("LSTM", "#0072B2", "square"),
              "gru": ("GRU", "#CC79A7", "diamond")}
@@ -55,9 +55,8 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
         e = edge_points(logv)
         inside = ~(e["under"] | e["over"])
         data.append(dict(type="scatter", x=k[inside], y=e["y"][inside], name=name,
-                         mode="lines+markers" if len(k) <= MARKERS_UP_TO else "lines",
-                         line=dict(color=color, width=4 if dash == "dot" else 2.5, dash=dash),
-                         marker=dict(symbol=symbol, size=8, color=color),
+                         mode="lines+markers", line=dict(color=color, width=4 if dash == "dot" else 2.5, dash=dash),
+                         marker=dict(symbol=symbol, size=9, color=color, maxdisplayed=MARKERS),
                          hovertemplate="k=%{x} steps back<br>norm %{y:.3e}<extra>" + name + "</extra>"))
         for mask, edge, sym, label in ((e["under"], lo, "triangle-down-open", "vanished"),
                                        (e["over"], hi, "triangle-up-open", "exploded")):
@@ -69,9 +68,11 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
                                  showlegend=False, marker=dict(symbol=sym, size=11, color=color, line=dict(width=2)),
                                  customdata=true,
                                  hovertemplate="k=%{x}: " + label + ", true value %{customdata}<extra>" + name + "</extra>"))
-    for (name, vals), dash in zip((references or {}).items(), ("dash", "dashdot", "longdash")):
+    refs = references or {}
+    for n, ((name, vals), dash) in enumerate(zip(refs.items(), ("dash", "dashdot", "longdash"))):
         ends = np.array([0, len(vals) - 1])  # each is a straight line on the log axis: two points draw it
-        data.append(dict(type="scatter", x=ends, y=np.asarray(vals)[ends], mode="lines", name=f"notes: {name}",
+        data.append(dict(type="scatter", x=ends, y=np.asarray(vals)[ends], mode="lines", legendgroup="notes",
+                         name="notes, grey dashes: " + ", ".join(refs), showlegend=n == 0,  # one legend entry
                          line=dict(color=COLORS["muted"], width=1.5, dash=dash), hoverinfo="skip"))
     if any_under:
         ann.append(dict(x=0.99, xref="paper", y=lo, yref="y", yanchor="bottom", xanchor="right", showarrow=False,
@@ -93,21 +94,22 @@ def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, upd
     T = len(tanh_prime)
     s = np.arange(1, T + 1)
     tp = tanh_prime.mean(axis=1)
-    marks = "lines+markers" if T <= MARKERS_UP_TO else "lines"
     data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {w_norm:.3f}",
                  mode="lines", line=dict(color=COLORS["weight"], width=3, dash="dash")),
-            dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode=marks,
-                 line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=5)),
+            dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode="lines+markers",
+                 line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
             dict(type="scatter", x=s, y=tp * w_norm, name="their product: the vanilla factor's bound", mode="lines",
                  line=dict(color="#D55E00", width=1.5, dash="dot")),
             dict(type="scatter", x=np.r_[s, s[::-1]], y=np.r_[forget.max(axis=1), forget.min(axis=1)[::-1]],
                  fill="toself", fillcolor="rgba(86,180,233,0.25)", line=dict(width=0), hoverinfo="skip",
                  name="LSTM forget gates, min to max"),
-            dict(type="scatter", x=s, y=forget.mean(axis=1), name="mean forget gate f<sub>s</sub>, LSTM", mode=marks,
-                 line=dict(color="#56B4E9", width=3), marker=dict(symbol="hexagon", size=5))]
+            dict(type="scatter", x=s, y=forget.mean(axis=1), name="mean forget gate f<sub>s</sub>, LSTM",
+                 mode="lines+markers", line=dict(color="#56B4E9", width=3),
+                 marker=dict(symbol="hexagon", size=7, maxdisplayed=MARKERS))]
     if update is not None:
         data.append(dict(type="scatter", x=s, y=update.mean(axis=1), name="mean update gate z<sub>s</sub>, GRU",
-                         mode=marks, line=dict(color="#CC79A7", width=2.5), marker=dict(symbol="diamond", size=5)))
+                         mode="lines+markers", line=dict(color="#CC79A7", width=2.5),
+                         marker=dict(symbol="diamond", size=7, maxdisplayed=MARKERS)))
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color="#999", width=1))]
     return _readable(data, _layout("What each step multiplies the gradient by", 440 + 60 * (font_scale > 1), font_scale,
                               shapes=shapes, xaxis=dict(title=dict(text="step s")),

@@ -150,6 +150,11 @@ def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> 
     return runs
 
 
+def done_text(seen: bool, seconds: float) -> str:
+    """The progress bar's last words."""
+    return "Both runs: this setting was trained before, results kept." if seen else f"Both runs trained in {seconds:.1f} s."
+
+
 def summary(runs: dict[str, dict]) -> dict[str, dict]:
     """Per run: the first loss, how many steps sit above twice it, the largest ||g|| (log10), the mean loss of the last
     20 steps, and whether the weights overflowed."""

@@ -17,14 +17,15 @@ from rnnviz.nn.gradients import GradientReport, clip_by_norm, decay_table, gru_g
 
 INPUT_SIZE = 4
 FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits drawn on the plot; beyond them values sit at the edge
-SCALE_BY = {"sigma": r"$\sigma_{\max}$ = scale", "rho": r"$\rho$ = scale"}  # what the W_hh scale slider sets
+SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
 PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
-    "vanish": {"label": r"Vanish: $\sigma_{\max}$ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
+    "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
                "help": "Largest singular value 0.9 < 1: with tanh′ ≤ 1 every step shrinks the gradient, for any seed."},
-    "explode": {"label": r"Explode: $\rho$ = 1.5, no input", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
+    "explode": {"label": "Explode: ρ = 1.5, no input", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
                 "help": "Spectral radius 1.5, inputs off: every state stays at 0 (tanh′ = 1), so the product is "
                         "W_hh^k, at least 1.5^k long, for any seed."},
 }
+VIEWS = {"decay": "Steps back", "factors": "Per-step factors", "clip": "Clipping"}  # the chart beside the controls
 CURVES = {  # series key: (metric label, what it measures)
     "rnn": ("vanilla h", "Vanilla RNN: the spectral norm of ∂h_T/∂h_t."),
     "lstm": ("LSTM h", "LSTM: the spectral norm of ∂h_T/∂h_t."),
@@ -95,8 +96,7 @@ def factor_inputs(cmp: Comparison) -> dict[str, np.ndarray | float]:
 def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
     """The notes' idealised decay: vanilla (0.5 * 0.9)^t, LSTM with f = 0.9, LSTM with f = 1."""
     tab = decay_table(steps)
-    return {"vanilla (0.5·0.9)<sup>t</sup>": tab["vanilla"], "LSTM f = 0.9: 0.9<sup>t</sup>": tab["lstm"],
-            "LSTM f = 1: 1": tab["lstm_f1"]}
+    return {"vanilla (0.5·0.9)<sup>t</sup>": tab["vanilla"], "LSTM 0.9<sup>t</sup>": tab["lstm"], "LSTM 1": tab["lstm_f1"]}
 
 
 def notes_table() -> dict[str, list[str]]:
@@ -173,22 +173,25 @@ INTRO = ("The gradient that reaches a state k steps back is a product of k step 
          "flatten towards 1.")
 
 
+LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$, $L = u \\cdot h_T$ with "
+             "$u = (1, \\dots, 1)/\\sqrt{H}$, so $\\partial L/\\partial h_T = u$ has length 1 and "
+             "$\\partial L/\\partial h_t = u^\\top\\, \\partial h_T/\\partial h_t$. The curves and the numbers below are "
+             "spectral norms $\\lVert \\partial h_T/\\partial h_t \\rVert_2$ (for the LSTM's cell, "
+             "$\\lVert \\partial c_T/\\partial c_t \\rVert_2$): the most any loss whose gradient at $h_T$ has length 1 "
+             "can receive at step $t$.")
+
+
+SCALE_NOTE = ("σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
+              "radius (largest |eigenvalue|), is how fast Wₕₕᵏ grows in the long run, and ρ ≤ σₘₐₓ. As tanh′ ≤ 1, "
+              "σₘₐₓ < 1 guarantees vanishing; σₘₐₓ > 1 allows explosion but does not cause it: saturated units "
+              "(tanh′ ≈ 0) pull the product down.")
+
+
 def scale_note(cmp: Comparison, by: str, scale: float) -> str:
-    """What the W_hh scale set, both sizes of the vanilla W_hh, and which of them guarantees what."""
-    return (f"Vanilla $W_{{hh}}$: largest singular value $\\sigma_{{\\max}}$ = **{cmp.sigma_max:.3f}**, spectral radius "
-            f"$\\rho$ = **{cmp.rho:.3f}** (the slider set {SCALE_BY[by].replace('scale', f'{scale:g}')}). $\\sigma_{{\\max}}$ is the most one "
-            "multiplication can stretch a vector; $\\rho$, the largest |eigenvalue|, is how fast $W_{hh}^k$ grows in the "
-            "long run, and $\\rho \\le \\sigma_{\\max}$. As $\\tanh' \\le 1$, $\\sigma_{\\max} < 1$ guarantees vanishing; "
-            "$\\sigma_{\\max} > 1$ allows explosion but does not cause it: saturated units ($\\tanh' \\approx 0$) pull the "
-            "product down.")
-
-
-def loss_note(H: int) -> str:
-    """What L is, and what the curves measure."""
-    return (f"$L$ is a loss read at the last step $T$: $L = u \\cdot h_T$ with $u = (1, \\dots, 1)/\\sqrt{{{H}}}$, so "
-            "$\\partial L/\\partial h_T = u$ has length 1 and $\\partial L/\\partial h_t = u^\\top\\, \\partial h_T/\\partial h_t$. "
-            "The curves and the numbers above are spectral norms $\\lVert \\partial h_T/\\partial h_t \\rVert_2$: the most "
-            "any loss whose gradient at $h_T$ has length 1 can receive at step $t$.")
+    """Both sizes of the vanilla W_hh and which one the slider set (plain Unicode: this line is redrawn on every move,
+    and typeset maths costs more to draw than the chart)."""
+    return (f"Vanilla Wₕₕ: σₘₐₓ = **{cmp.sigma_max:.3f}**, ρ = **{cmp.rho:.3f}** "
+            f"(the slider set {'σₘₐₓ' if by == 'sigma' else 'ρ'} = {scale:g}).")
 
 
 def ends(series: dict[str, np.ndarray]) -> str:
@@ -209,21 +212,19 @@ def factor_notes(cmp: Comparison, T: int) -> list[str]:
     f, z = R["lstm"].factors["forget"], R["gru"].factors["update"]
     gru_last = slowest(cmp) == "gru"
     return [
-        f"**Vanilla:** each step multiplies by $\\mathrm{{diag}}(\\tanh'(z_s))\\,W_{{hh}}$. Here $\\tanh'$ averages "
-        f"**{tp.mean():.3f}** and **{(tp < 0.1).mean():.0%}** of unit-steps are saturated ($\\tanh' < 0.1$): those pass "
-        "almost nothing back.",
-        f"**LSTM:** along the cell state alone each step multiplies by its forget gates, here **{f.mean():.3f}** on "
+        f"**Vanilla:** each step multiplies by diag(tanh′(zₛ))·Wₕₕ. Here tanh′ averages **{tp.mean():.3f}** and "
+        f"**{(tp < 0.1).mean():.0%}** of unit-steps are saturated (tanh′ < 0.1): those pass almost nothing back.",
+        f"**LSTM:** along the cell state alone each step multiplies by its forget gates f, here **{f.mean():.3f}** on "
         f"average; over {T} steps the best-kept unit keeps **{format_norm(k['lstm_f'][T])}** (the forget-gate path). "
-        f"All paths into $c$ together give **{format_norm(k['lstm_c'][T])}**: they add detours that leave $c$ through "
-        "$h = o \\odot \\tanh(c)$, pass $W_{hh}$ into the gates and the candidate, and come back into $c$. Those detours "
-        "are products of $W_{hh}$ like the vanilla RNN's, so they can vanish or explode whatever $f$ does; with "
-        "$f \\approx 1$ nothing shrinks them either.",
-        f"**GRU:** $h_t = (1 - z_t) \\odot n_t + z_t \\odot h_{{t-1}}$, so its copy path is the update gate $z$, here "
-        f"**{z.mean():.3f}** on average; the path through $W_{{hh}}$ is scaled down by $(1 - z)$ and the reset gate. A copy "
-        "path with $z \\approx 0.5$ halves the gradient at every step"
-        + (", which is why the GRU vanishes fastest here" if gru_last else "")
-        + ": gates fix vanishing only when they are open. Raise $b_z$ (as $b_f$ for the LSTM) and the GRU's curve "
-        "flattens.",
+        f"All paths into c together give **{format_norm(k['lstm_c'][T])}**: they add detours that leave c through "
+        "h = o ⊙ tanh(c), pass Wₕₕ into the gates and the candidate, and come back into c. Those detours are products of "
+        "Wₕₕ like the vanilla RNN's, so they can vanish or explode whatever f does; with f ≈ 1 nothing shrinks them "
+        "either.",
+        f"**GRU:** hₜ = (1 − zₜ) ⊙ nₜ + zₜ ⊙ hₜ₋₁, so its copy path is the update gate z, here **{z.mean():.3f}** on "
+        "average; the path through Wₕₕ is scaled down by (1 − z) and the reset gate. A copy path with z ≈ 0.5 halves the "
+        "gradient at every step" + (", which is why the GRU vanishes fastest here" if gru_last else "")
+        + ": gates fix vanishing only when they are open. Raise the update-gate bias (as the forget-gate bias for the "
+        "LSTM) and the GRU's curve flattens.",
     ]
 
 
@@ -236,7 +237,6 @@ CLIP_VERDICT = {
 
 def clip_note(demo: dict, metric_log10: float, T: int) -> str:
     """The clipping sentence, naming how its number differs from the 'vanilla h' metric."""
-    return (f"The vanilla $\\partial L/\\partial h_0$, {T} steps back: norm **{demo['before']}** before clipping, "
-            f"**{demo['after']}** after. The metric *vanilla h* above ({format_norm(metric_log10)}) is "
-            "$\\sigma_{\\max}$ of $\\partial h_T/\\partial h_0$, the most any such loss could receive; "
-            "$\\lVert\\partial L/\\partial h_0\\rVert$ for our one $L$ is at most that.")
+    return (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** after. "
+            f"The metric *vanilla h* above ({format_norm(metric_log10)}) is the largest singular value of the whole "
+            "Jacobian back to h₀, the most any such loss could receive; ‖∂L/∂h₀‖ for our one L is at most that.")
