@@ -54,7 +54,7 @@ def presets(table: dict, prefix: str, cols: list | None = None) -> None:
 
 @st.fragment
 def explorer() -> None:
-    b1, b2, b3 = st.columns([1, 1, 2.2], vertical_alignment="bottom")
+    b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
     presets(lesson.PRESETS, "", [b1, b2])
     view = b3.segmented_control("Show", list(lesson.VIEWS), key=f"{P}.view", format_func=lesson.VIEWS.get,
                                 help="One chart at a time, so a move redraws only what you look at.") or "decay"
@@ -130,7 +130,7 @@ explorer()
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
 t1.table(pd.DataFrame(lesson.notes_table()).set_index("t"))
-t1.caption(lesson.NOTES_CAPTION)
+(t1.markdown if classroom() else t1.caption)(lesson.NOTES_CAPTION)
 t2.metric("Scalar w = 2, fifty steps", f"{lesson.explode(2.0, 50):.1e}", "2⁵⁰ ≈ 1.1e15",
           delta_color="off", delta_arrow="off", help=lesson.EXPLODE_HELP)
 

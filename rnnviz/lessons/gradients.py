@@ -21,9 +21,9 @@ SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_h
 PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
     "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
                "help": "Largest singular value 0.9 < 1: with tanh′ ≤ 1 every step shrinks the gradient, for any seed."},
-    "explode": {"label": "Explode: ρ = 1.5, no input", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
-                "help": "Spectral radius 1.5, inputs off: every state stays at 0 (tanh′ = 1), so the product is "
-                        "W_hh^k, at least 1.5^k long, for any seed."},
+    "explode": {"label": "Explode: ρ = 1.5, x = 0", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
+                "help": "Spectral radius 1.5 and the input switched off (x = 0): every state stays at 0 (tanh′ = 1), so "
+                        "the product is W_hh^k, at least 1.5^k long, for any seed."},
 }
 VIEWS = {"decay": "Steps back", "factors": "Per-step factors", "clip": "Clipping"}  # the chart beside the controls
 CURVES = {  # series key: (metric label, what it measures)
