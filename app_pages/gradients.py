@@ -1,111 +1,150 @@
-"""Gradients through time: vanilla vs LSTM vs GRU, computed from the weights set here, on a log plot."""
-import numpy as np
+"""Gradients through time: the cells' Jacobians, clipping, explosion vs clipping trained live, learning the lag."""
+import time
+
 import pandas as pd
 import streamlit as st
 
-from ui.urlstate import font_scale, integer, number, Param, publish, restore, set_state
+from ui.urlstate import choice, classroom, font_scale, integer, number, Param, publish, restore, set_state
 from ui.widgets import controls_box, intro, plot
 from rnnviz.figures import gradients as figures
-from rnnviz.lessons.gradients import clip_demo, compare, explode, reference_curves
-from rnnviz.nn.gradients import decay_table
+from rnnviz.lessons import clipping, gradients as lesson, lag
 
 P = "grad"
-PARAMS = [
-    Param(f"{P}.H", "H", 32, integer(1, 64)),
-    Param(f"{P}.T", "T", 50, integer(2, 200)),
-    Param(f"{P}.scale", "w", 0.9, number(0.0, 3.0, 0.05)),
-    Param(f"{P}.bf", "bf", 1.0, number(-5.0, 10.0, 0.5)),
-    Param(f"{P}.xs", "xs", 0.5, number(0.0, 5.0, 0.1)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.clip", "clip", 1.0, number(0.1, 10.0, 0.1)),
-]
+PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
+    ("H", "H", 32, integer(1, 64)), ("T", "T", 50, integer(2, 200)), ("scale", "w", 0.9, number(0.0, 3.0, 0.05)),
+    ("by", "by", "sigma", choice(list(lesson.SCALE_BY))), ("bf", "bf", 1.0, number(-5.0, 10.0, 0.5)),
+    ("bz", "bz", 0.0, number(-5.0, 10.0, 0.5)), ("xs", "xs", 0.5, number(0.0, 5.0, 0.1)),
+    ("seed", "seed", 0, integer(0, 10_000)), ("clip", "clip", 1.0, number(0.1, 10.0, 0.1)),
+    ("rho", "trho", 2.0, number(0.5, 3.0, 0.1)), ("lr", "lr", 0.3, clipping.parse_rate),
+    ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
+    ("view", "view", "decay", choice(lesson.VIEWS))]]
+fs = font_scale()
+note = st.markdown if classroom() else st.caption  # explanations a projector must show at reading size
+
+
+def split(*widths: float) -> list:
+    """Side-by-side columns; stacked full width in classroom mode, where a narrow column is unreadable."""
+    return [st.container() for _ in widths] if classroom() else st.columns(list(widths), gap="large")
+
+
+def controls() -> dict:
+    """The explorer's settings other than the W_hh scale, read from their widgets (three columns)."""
+    a, b, c = st.columns(3)
+    return dict(
+        by=a.radio("Scale Wₕₕ so that", list(lesson.SCALE_BY), key=f"{P}.by", horizontal=True,
+                   format_func=lesson.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step can "
+                   "stretch). ρ: the spectral radius (largest |eigenvalue|). Every recurrent block is rescaled."),
+        xs=a.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
+                    help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
+        bf=b.slider("LSTM forget-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bf",
+                    help="Its bias b_f: σ(b_f) is about the fraction of the cell state each step keeps."),
+        bz=b.slider("GRU update-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bz",
+                    help="Its bias b_z: σ(b_z) is about the fraction of h the GRU copies from one step to the next."),
+        H=c.slider("Hidden size H", 1, 64, key=f"{P}.H", help="Units per state."),
+        T=c.slider("Sequence length T", 2, 200, key=f"{P}.T", help="How many steps the gradient travels back."),
+        seed=int(a.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")))
+
+
+def presets(table: dict, prefix: str, cols: list | None = None) -> None:
+    """One button per preset (in `cols`, or columns of their own); each sets the widget states it names."""
+    for col, (name, pr) in zip(cols or st.columns(len(table)), table.items()):
+        col.button(pr["label"], key=f"{P}.{prefix}{name}", width="stretch", help=pr["help"], on_click=set_state,
+                   args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
+
+
+@st.fragment
+def explorer() -> None:
+    b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
+    presets(lesson.PRESETS, "", [b1, b2])
+    view = b3.segmented_control("Show", list(lesson.VIEWS), key=f"{P}.view", format_func=lesson.VIEWS.get,
+                                help="One chart at a time, so a move redraws only what you look at.") or "decay"
+    with controls_box():
+        c = controls()
+    note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + lesson.SCALE_NOTE)
+    weights_view(c, view)
+
+
+@st.fragment
+def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns only what it changes
+    top = st.container()
+    left, right = split(1, 2.8)
+    scale = left.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
+    cmp = lesson.compare(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
+    curves, T = lesson.curves(cmp), c["T"]
+    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), lesson.CURVES.items()):
+        col.metric(label, lesson.format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")
+    with left:
+        note(lesson.scale_note(cmp, c["by"], scale))
+    with right:
+        if view == "decay":
+            plot(figures.gradient_decay(curves, lesson.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
+                 alt=f"log plot of gradient norms over {T} steps back: " + lesson.ends(curves))
+        elif view == "factors":
+            plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
+                 alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
+            st.markdown("\n\n".join(lesson.factor_notes(cmp, T)))
+        else:
+            clip_section(cmp.reports["rnn"], T, curves["rnn"][T])
+    publish(PARAMS)
+
+
+@st.fragment
+def clip_section(report, T: int, metric_log10: float) -> None:
+    demo = lesson.clip_demo(report, T, st.slider("Clip threshold", 0.1, 10.0, step=0.1, key=f"{P}.clip",
+                                                 help="A gradient longer than this is rescaled to this length."))
+    st.markdown(lesson.clip_note(demo, metric_log10, T))
+    (st.success if demo["clipped"] else st.info)(lesson.CLIP_VERDICT[demo["clipped"]])
+    plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
+         alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")
+    publish(PARAMS)
+
+
+@st.fragment
+def training() -> None:
+    c1, c2 = split(1, 2.6)
+    with c1:
+        presets(clipping.PRESETS, "t")
+        s = clipping.Settings(
+            st.slider("Spectral radius ρ of Wₕₕ at the start", 0.5, 3.0, step=0.1, key=f"{P}.rho"),
+            st.select_slider("Learning rate", clipping.RATES, key=f"{P}.lr", help="Plain SGD: w ← w − rate · g."),
+            st.slider("Clip threshold (clipped run)", 0.1, 20.0, step=0.1, key=f"{P}.tclip",
+                      help="The clipped run rescales g to this length whenever ‖g‖ is longer."),
+            seed=int(st.number_input("Seed", 0, 1000, key=f"{P}.tseed", help="Initial weights and batches.")))
+    with c2:
+        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), clipping.cached(s)
+        runs = clipping.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
+        bar.progress(1.0, text=clipping.done_text(seen, time.perf_counter() - t0))
+        verdict = clipping.verdict(clipping.summary(runs))
+        plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
+             alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
+        st.markdown(verdict)
+    publish(PARAMS)
+
 
 st.title("Gradients through time")
 restore(P, PARAMS)
-intro("The gradient that reaches a state k steps back is a product of k step Jacobians. Every curve below is "
-      "computed from the weights set here. Move **W_hh scale** from 0.9 to 1.5 and watch the vanilla curve turn "
-      "from vanishing to exploding; raise the **forget-gate bias** and watch the LSTM's cell path flatten.")
-fs = font_scale()
-left, right = st.columns([1, 2.6], gap="large")
-with left, controls_box():
-    b1, b2 = st.columns(2)
-    b1.button("Vanish (0.9)", key=f"{P}.vanish", width="stretch", on_click=set_state, args=({f"{P}.scale": 0.9},),
-              help="W_hh with spectral radius 0.9")
-    b2.button("Explode (1.5)", key=f"{P}.explode", width="stretch", on_click=set_state, args=({f"{P}.scale": 1.5},),
-              help="W_hh with spectral radius 1.5")
-    scale = st.slider("W_hh scale (spectral radius)", 0.0, 3.0, step=0.05, key=f"{P}.scale",
-                      help="Every recurrent weight block is rescaled so its largest |eigenvalue| is this.")
-    bf = st.slider("LSTM forget-gate bias b_f", -5.0, 10.0, step=0.5, key=f"{P}.bf",
-                   help="σ(b_f) is roughly the fraction of the cell state each step keeps; the cell path's factor.")
-    H = st.slider("Hidden size H", 1, 64, key=f"{P}.H", help="Units per state.")
-    T = st.slider("Sequence length T", 2, 200, key=f"{P}.T", help="How many steps the gradient travels back.")
-    xs = st.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
-                   help="Inputs are random normal times this. Larger inputs push tanh into saturation.")
-    seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")
-
-cmp = compare(H, T, scale, bf, xs, int(seed))
-R = cmp.reports
-series = {"rnn": R["rnn"].log10_spectral, "lstm": R["lstm"].log10_spectral, "lstm_c": R["lstm"].log10_cell_spectral,
-          "gru": R["gru"].log10_spectral}
-refs = reference_curves(np.arange(T + 1))
-
-with right:
-    last = {k: v[-1] for k, v in series.items()}
-    m = st.columns(4)
-    for col, (key, label) in zip(m, [("rnn", "vanilla"), ("lstm", "LSTM h"), ("lstm_c", "LSTM cell path"), ("gru", "GRU")]):
-        v = last[key]
-        col.metric(f"{label}, {T} back", "0 (exactly)" if not np.isfinite(v) else f"1e{v:+.0f}" if abs(v) > 300
-                   else f"{10 ** v:.2e}" if abs(v) >= 3 else f"{10 ** v:.3g}",
-                   help="The spectral norm of the product of Jacobians over the whole sequence.")
-    st.caption(f"Vanilla W_hh: spectral radius {cmp.radius['rnn']:.3f}, largest singular value σ_max = {cmp.sigma_max:.3f}. "
-               "With σ_max below 1 the product must shrink; above 1 it can grow (it need not).")
-    plot(figures.gradient_decay(series, refs, font_scale=fs), f"{P}.decay",
-         alt=f"log plot of gradient norms over {T} steps back: vanilla ends at 10^{last['rnn']:.0f}, "
-             f"LSTM cell path at 10^{last['lstm_c']:.0f}")
-
-st.subheader("Per-step factors")
-f1, f2 = st.columns([2.6, 1], gap="large")
-with f1:
-    plot(figures.factor_figure(R["rnn"].factors["tanh_prime"], float(R["rnn"].factors["w_norm"][0]),
-                               R["lstm"].factors["forget"], fs), f"{P}.factors",
-         alt="per-step factors: tanh prime and forget gates")
-with f2:
-    tp = R["rnn"].factors["tanh_prime"]
-    st.markdown(f"Vanilla: each step multiplies by diag(tanh′(z_s))·W_hh. Here tanh′ averages **{tp.mean():.3f}**, and "
-                f"**{(tp < 0.1).mean():.0%}** of unit-steps are saturated (tanh′ < 0.1): those pass almost nothing back.")
-    f = R["lstm"].factors["forget"]
-    st.markdown(f"LSTM: along the cell path each step multiplies by its forget gates, here **{f.mean():.3f}** on "
-                f"average; {T} of them give about **{np.exp(np.log(f).sum(axis=0).mean()):.2e}**.")
+intro(lesson.INTRO)
+note(lesson.LOSS_NOTE)
+explorer()
 
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
-with t1:
-    tab = decay_table()
-    st.table(pd.DataFrame({"t": tab["t"].astype(int), "vanilla (0.5×0.9)^t": [f"{v:.1e}" for v in tab["vanilla"]],
-                           "LSTM f = 0.9: 0.9^t": [f"{v:.2g}" for v in tab["lstm"]],
-                           "LSTM f = 1": [f"{v:g}" for v in tab["lstm_f1"]]}).set_index("t"))
-    st.caption("Idealised: tanh′ ≈ 0.5 on average and a recurrent weight of about 0.9. The dashed grey curves on the "
-               "plot are these formulas.")
-with t2:
-    big = explode(2.0, 50)
-    st.metric("Scalar w = 2, fifty steps in tanh's linear part", f"{big:.1e}", "2^50 ≈ 1.1e15", delta_color="off", delta_arrow="off",
-              help="A one-unit cell held at h = 0, where tanh′ = 1: every step multiplies the gradient by exactly 2.")
+t1.table(pd.DataFrame(lesson.notes_table()).set_index("t"))
+(t1.markdown if classroom() else t1.caption)(lesson.NOTES_CAPTION)
+t2.metric("Scalar w = 2, fifty steps", f"{lesson.explode(2.0, 50):.1e}", "2⁵⁰ ≈ 1.1e15",
+          delta_color="off", delta_arrow="off", help=lesson.EXPLODE_HELP)
 
-st.subheader("Clipping")
-c1, c2 = st.columns([1, 2.6], gap="large")
-with c1:
-    thr = st.slider("Clip threshold", 0.1, 10.0, step=0.1, key=f"{P}.clip",
-                    help="If the gradient vector is longer than this, it is rescaled to this length.")
-    demo = clip_demo(R["rnn"], T, thr)
-    lb = demo["log10_before"]
-    before = "exactly 0" if not np.isfinite(lb) else f"{10 ** lb:.3g}" if abs(lb) < 4 else f"1e{lb:+.0f}"
-    st.markdown(f"The vanilla gradient dL/dh at the first step, {T} steps back: norm **{before}**, after clipping "
-                f"**{demo['norm_after']:.3g}**.")
-    if demo["clipped"]:
-        st.success("Clipped: the direction is kept and the length is cut to the threshold. Explosion tamed.")
-    else:
-        st.info("Not clipped: the norm is under the threshold. Clipping only shortens; it cannot lengthen a vanished "
-                "gradient back to life.")
-with c2:
-    plot(figures.clip_figure(demo["before"], demo["after"], fs), f"{P}.clip_fig", alt="gradient before and after clipping")
+st.subheader("Explosion vs clipping, trained live")
+st.markdown(clipping.ABOUT)
+training()
+
+st.subheader("Learning the lag")
+results = lag.load_results()
+if results is None:
+    st.info("No results shipped yet: `python -m rnnviz.lag` makes models/lag_results.json.")
+else:
+    st.markdown(lag.ABOUT)
+    plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, RNN, LSTM, GRU. " + lag.summary(results))
+    st.markdown(lag.summary(results))
+    note(lag.provenance(results))
 publish(PARAMS)

@@ -20,6 +20,26 @@ def test_gradient_plot_keeps_values_beyond_float_range_at_the_edges():
     assert "below 1e-300" in texts and "above 1e300" in texts
 
 
+def test_gradient_plot_names_both_lstm_cell_curves_with_real_subscripts():
+    fig = gradients.gradient_decay({k: np.zeros(5) for k in gradients.CELL_STYLE})
+    names = [tr.name for tr in fig.data]
+    assert any("forget-gate path" in n for n in names) and any("all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖" in n
+                                                                for n in names)
+    assert "_" not in fig.layout.xaxis.title.text + "".join(names)
+    long = gradients.gradient_decay({"rnn": np.zeros(201)})
+    assert long.data[0].marker.maxdisplayed == gradients.MARKERS  # 201 markers are a blur: a few tell the shape
+
+
+def test_clip_figure_shows_the_same_shape_at_both_lengths():
+    d = np.array([0.6, -0.8])
+    fig = gradients.clip_figure({"direction": d, "log10_before": 8.5, "log10_after": 0.0, "before": "3.16e+08",
+                                 "after": "1.00"})
+    before, after = fig.data
+    np.testing.assert_allclose(np.array(before.y) / np.array(after.y), 10 ** 0.5)  # mantissa of 10^8.5, times 10^8
+    assert "10<sup>8</sup>" in fig.layout.yaxis.title.text and fig.layout.yaxis2.title.text == "component"
+    assert "3.16e+08" in fig.layout.annotations[0].text
+
+
 def test_reference_curves_are_the_notes_formulas():
     refs = reference_curves(np.arange(41))
     v = list(refs.values())
@@ -85,6 +105,8 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     lw = ggen("lstm", 4, 3, 0, 0.9, 1.0)
     ltr = run("lstm", x, lw)
     ls = lockstep(x, 3)
+    from rnnviz.lessons.gradients import factor_inputs as lesson_inputs
+
     cmp = compare(4, 10, 0.9, 1.0, 0.5, 0)
     R = cmp.reports
     figs = [scalar.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
@@ -94,8 +116,13 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
             gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 1),
             gates.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), gates.valve_figure(valve_experiment(20)),
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
-            gradients.factor_figure(R["rnn"].factors["tanh_prime"], 1.0, R["lstm"].factors["forget"]),
-            gradients.clip_figure(np.ones(4), np.ones(4)), hello.loss_curve([1.0, 0.5]),
+            gradients.factor_figure(**lesson_inputs(cmp)),
+            gradients.clip_figure({"direction": np.ones(4) / 2, "log10_before": 8.5, "log10_after": 0.0,
+                                   "before": "3.16e+08", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
+            gradients.training_figure({"unclipped": {"loss": np.array([4.0, 9.0]), "log10_norm": np.array([1.0, 3.0])},
+                                       "clipped": {"loss": np.array([4.0, 3.0]), "log10_norm": np.array([1.0, 0.9])}}, 2.0),
+            gradients.lag_figure({"lags": [1, 2], "task": {"symbols": 8}, "cells": {
+                c: {"hidden_size": 3, "params": 99, "accuracy": [[1.0, 0.5], [0.9, 0.4]]} for c in ("rnn", "lstm", "gru")}}),
             base.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
             sample.saturation_figure([{"f": (np.array([0.1, 0.2]), np.array([0.5, 0.3]))}]),
             sample.closed_share_figure([{"o": np.linspace(0, 1, 40)}], bins=8),

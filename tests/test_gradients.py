@@ -119,10 +119,25 @@ def test_zero_recurrent_weight_gives_exact_zero():
 
 
 def test_lstm_forget_path_is_product_of_forget_gates():
-    w = init_weights("lstm", 1, 1, seed=0)
+    w = init_weights("lstm", 1, 2, seed=0)
     tr = lstm_forward(np.ones((5, 1)), **w)
     rep = lstm_gradients(tr, w["W_hh"])
-    assert rep.forget_path[5, 0] == pytest.approx(np.prod(tr.f[:, 0]))
+    for k in range(6):  # k steps back: the last k forget gates
+        np.testing.assert_allclose(10 ** rep.log10_forget_path[k], np.prod(tr.f[5 - k:], axis=0), rtol=1e-12)
+
+
+def test_forget_path_stays_exact_where_the_product_underflows():
+    w = init_weights("lstm", 1, 2, seed=0, forget_bias=-30.0)  # f ~ 1e-13 per step: 200 steps leave float64
+    tr = lstm_forward(np.zeros((200, 1)), **w)
+    rep = lstm_gradients(tr, w["W_hh"])
+    np.testing.assert_allclose(rep.log10_forget_path[200], np.log10(tr.f).sum(axis=0), rtol=1e-12)
+    assert np.all(rep.log10_forget_path[200] < -2000)
+
+
+def test_loss_gradient_direction_is_kept_beyond_float_range():
+    tr = rnn_forward(np.zeros(1200), 1.0, 2.0)
+    rep = rnn_gradients(tr, 2.0)
+    assert np.isinf(rep.loss_grads[1200]).all() and rep.loss_grad_dirs[1200] == pytest.approx([1.0])
 
 
 def test_clip_matches_torch():

@@ -1,7 +1,11 @@
-"""The gradients page: vanishing vs exploding from the user's weights, reference table, clipping, extremes."""
+"""The gradients page: presets, the two LSTM cell curves, clipping in one format, the live training comparison, the
+lag results, URL state, and extremes that never break it."""
+import ast
+import re
+
 import pytest
 
-from tests.conftest import all_text
+from tests.conftest import ROOT, all_text
 
 P = "gradients"
 
@@ -11,32 +15,102 @@ def metric(at, prefix):
 
 
 def as_float(s):
-    return 0.0 if s.startswith("0 (") else float(s)
+    return float(s)
+
+
+def clip_numbers(at):
+    note = next(m.value for m in at.markdown if "before clipping" in m.value)
+    return re.search(r"norm \*\*(\S+)\*\* before clipping, \*\*(\S+)\*\* after", note).groups()
 
 
 def test_vanish_then_explode(open_page):
     at = open_page(P)
     assert not at.exception
-    assert as_float(metric(at, "vanilla")) < 1e-2
+    assert as_float(metric(at, "vanilla")) < 1e-10
     at.button(key="grad.explode").click().run()
-    assert as_float(metric(at, "vanilla")) > 10
+    assert as_float(metric(at, "vanilla")) > 1e8
     assert at.query_params["w"] in ("1.5", ["1.5"])
+    assert at.query_params["by"] in ("rho", ["rho"]) and at.query_params["xs"] in ("0.0", ["0.0"])
+    at.button(key="grad.vanish").click().run()
+    assert as_float(metric(at, "vanilla")) < 1e-2 and at.slider(key="grad.scale").value == 0.9
+
+
+def test_two_named_lstm_cell_curves_and_the_instruction_holds(open_page):
+    at = open_page(P)
+    labels = [m.label for m in at.metric]
+    assert "LSTM c, f path" in labels and "LSTM c, all paths" in labels
+    low = as_float(metric(at, "LSTM c, f path"))
+    at.slider(key="grad.bf").set_value(10.0).run()
+    assert as_float(metric(at, "LSTM c, f path")) > 0.9 > low  # 'raise b_f and watch the forget-gate path flatten'
+    assert at.query_params["bf"] in ("10.0", ["10.0"])
 
 
 def test_notes_table_and_explosion(open_page):
     at = open_page(P)
     tab = at.table[0].value
-    assert list(tab["vanilla (0.5×0.9)^t"]) == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
-    assert list(tab["LSTM f = 0.9: 0.9^t"]) == ["1", "0.59", "0.35", "0.12", "0.015"]
+    assert list(tab["vanilla (0.5×0.9)ᵗ"]) == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
+    assert list(tab["LSTM f = 0.9: 0.9ᵗ"]) == ["1", "0.59", "0.35", "0.12", "0.015"]
     assert metric(at, "Scalar w = 2") == "1.1e+15"
 
 
-def test_clipping_message(open_page):
+def show(at, view):
+    at.segmented_control(key="grad.view").set_value(view).run()
+    return at
+
+
+def test_one_chart_at_a_time(open_page):
+    """The explorer draws one chart beside its controls (a move redraws only it); the view is in the link."""
     at = open_page(P)
+    keys = lambda: {c.proto.alt.split(":")[0] for c in at.get("plotly_chart")}  # noqa: E731
+    assert any(k.startswith("log plot of gradient norms") for k in keys())
+    show(at, "factors")
+    assert any(k.startswith("per-step factors") for k in keys())
+    assert not any(k.startswith("log plot") for k in keys()) and at.query_params["view"] in ("factors", ["factors"])
+    text = all_text(at)
+    assert "**Vanilla:**" in text and "**LSTM:**" in text and "**GRU:**" in text and "0.500" in text
+    assert as_float(metric(at, "vanilla")) < 1e-10  # the numbers stay whatever the view
+
+
+def test_clipping_before_and_after_in_one_format(open_page):
+    at = show(open_page(P), "clip")
     assert any("cannot" in i.value for i in at.info)  # vanished: nothing to clip
+    before, after = clip_numbers(at)
+    assert before == after and re.match(r"^\d\.\d\de-\d\d$", before)
     at.button(key="grad.explode").click().run()
     assert any("Clipped" in s.value for s in at.success)
-    assert "after clipping **1**" in all_text(at)
+    before, after = clip_numbers(at)
+    assert re.match(r"^\d\.\d\de\+\d\d$", before) and after == "1.00"
+    at.slider(key="grad.clip").set_value(2.5).run()  # the clip threshold reruns only its own fragment
+    assert clip_numbers(at)[1] == "2.50" and at.query_params["clip"] in ("2.5", ["2.5"])
+
+
+def test_training_comparison_and_its_presets(open_page):
+    at = open_page(P)
+    text = all_text(at)
+    assert "Unclipped: diverged" in text and "Clipped: learned" in text
+    at.button(key="grad.tcalm").click().run()
+    text = all_text(at)
+    assert "diverged" not in text and at.query_params["trho"] in ("1.0", ["1.0"])
+    assert at.query_params["lr"] in ("0.02", ["0.02"])
+    assert any(c.proto.alt.startswith("loss and log10 gradient norm") for c in at.get("plotly_chart"))
+
+
+def test_settings_come_back_from_a_link(open_page):
+    at = open_page(P, trho="1.0", lr="0.02", tclip="5.0", tseed="2", view="clip", w="1.5", by="rho", xs="0.0")
+    assert any("Clipped" in s.value for s in at.success) and as_float(metric(at, "vanilla")) > 1e8
+    assert at.slider(key="grad.rho").value == 1.0 and at.select_slider(key="grad.lr").value == 0.02
+    assert at.slider(key="grad.tclip").value == 5.0 and at.number_input(key="grad.tseed").value == 2
+    assert "diverged" not in all_text(at)
+
+
+def test_lag_results_drawn_with_their_provenance(open_page):
+    at = open_page(P)
+    charts = {c.proto.alt[:30] for c in at.get("plotly_chart")}
+    if (ROOT / "models" / "lag_results.json").exists():
+        assert any(a.startswith("accuracy by lag") for a in charts)
+        assert "python -m rnnviz.lag" in all_text(at)
+    else:
+        assert "No results shipped yet" in all_text(at)
 
 
 @pytest.mark.parametrize("setting", [{"grad.scale": 3.0, "grad.xs": 0.0}, {"grad.scale": 0.0},
@@ -47,3 +121,9 @@ def test_extremes_never_break(open_page, setting):
         at.slider(key=k).set_value(v)
     at.run()
     assert not at.exception and "nan" not in all_text(at).lower()
+
+
+def test_page_stays_thin():
+    src = (ROOT / "app_pages" / "gradients.py").read_text()
+    assert len(src.splitlines()) <= 150
+    assert "controls" in {n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)}

@@ -1,18 +1,39 @@
-"""Figures for the gradients page: Jacobian norms through time, per-step factors, clipping."""
+"""Figures for the gradients page: Jacobian norms through time, per-step factors, clipping one gradient, explosion vs
+clipping in training, and accuracy against lag."""
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _layout, _fig, _unit_labels
+from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels
 
-
-CELL_STYLE = {  # name, colour, marker; Okabe-Ito hues distinct from one another and named in the legend
-    "rnn": ("vanilla RNN ‖∂h_T/∂h_t‖", "#D55E00", "circle"),
-    "lstm": ("LSTM ‖∂h_T/∂h_t‖", "#0072B2", "square"),
-    "lstm_c": ("LSTM cell path ‖∂c_T/∂c_t‖", "#56B4E9", "hexagon"),
-    "gru": ("GRU ‖∂h_T/∂h_t‖", "#CC79A7", "diamond"),
+DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
+CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
+    "rnn": (f"vanilla RNN ‖{DIFF}‖", "#D55E00", "circle", "solid"),
+    "lstm": (f"LSTM ‖{DIFF}‖", "#0072B2", "square", "solid"),
+    "lstm_f": ("LSTM c, forget-gate path ‖f<sub>T</sub>⊙…⊙f<sub>t+1</sub>‖", "#56B4E9", "hexagon-open", "dot"),
+    "lstm_c": ("LSTM c, all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖", "#56B4E9", "hexagon", "solid"),
+    "gru": (f"GRU ‖{DIFF}‖", "#CC79A7", "diamond", "solid"),
 }
+MARKERS = 12  # markers drawn per curve (marker.maxdisplayed): enough to tell the shapes apart, cheap to redraw
+RUN_STYLE = {"unclipped": ("#D55E00", "solid"), "clipped": (COLORS["state"], "solid")}
+LAG_STYLE = {"rnn": ("vanilla RNN", "#D55E00", "circle"), "lstm": ("LSTM", "#0072B2", "square"),
+             "gru": ("GRU", "#CC79A7", "diamond")}
+
+
+def _legend_below(y: float = -0.22) -> dict:
+    return dict(orientation="h", x=0, xanchor="left", y=y, yanchor="top")
+
+
+def _readable(data: list[dict], layout: dict, font_scale: float) -> go.Figure:
+    """The figure, with explicit sizes for ticks, axis titles and the legend that grow with the page's type: Streamlit's
+    chart theme sets 12 px ones, which a layout-wide font does not override."""
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis.setdefault("tickfont", {})["size"] = 13 * font_scale
+            axis.setdefault("title", {}).setdefault("font", {})["size"] = 14 * font_scale
+    layout.setdefault("legend", {}).setdefault("font", {})["size"] = 13 * font_scale
+    return _fig(data, layout)
 
 
 def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarray] | None = None,
@@ -29,13 +50,13 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
     data, ann = [], []
     any_under = any_over = False
     for key, logv in series.items():
-        name, color, symbol = CELL_STYLE[key]
+        name, color, symbol, dash = CELL_STYLE[key]
         k = np.arange(len(logv))
         e = edge_points(logv)
         inside = ~(e["under"] | e["over"])
-        data.append(dict(type="scatter", x=k[inside], y=e["y"][inside], mode="lines+markers", name=name,
-                         line=dict(color=color, width=4 if key == "lstm_c" else 2.5, dash="dot" if key == "lstm_c" else "solid"),
-                         marker=dict(symbol=symbol, size=6 if len(k) > 60 else 8, color=color),
+        data.append(dict(type="scatter", x=k[inside], y=e["y"][inside], name=name,
+                         mode="lines+markers", line=dict(color=color, width=4 if dash == "dot" else 2.5, dash=dash),
+                         marker=dict(symbol=symbol, size=9, color=color, maxdisplayed=MARKERS),
                          hovertemplate="k=%{x} steps back<br>norm %{y:.3e}<extra>" + name + "</extra>"))
         for mask, edge, sym, label in ((e["under"], lo, "triangle-down-open", "vanished"),
                                        (e["over"], hi, "triangle-up-open", "exploded")):
@@ -47,49 +68,146 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
                                  showlegend=False, marker=dict(symbol=sym, size=11, color=color, line=dict(width=2)),
                                  customdata=true,
                                  hovertemplate="k=%{x}: " + label + ", true value %{customdata}<extra>" + name + "</extra>"))
-    for (name, vals), dash in zip((references or {}).items(), ("dash", "dashdot", "longdash")):
-        data.append(dict(type="scatter", x=np.arange(len(vals)), y=vals, mode="lines", name=f"notes: {name}",
-                         line=dict(color=COLORS["muted"], width=1.5, dash=dash),
-                         hovertemplate="k=%{x}: %{y:.2e}<extra>" + name + "</extra>"))
+    refs = references or {}
+    for n, ((name, vals), dash) in enumerate(zip(refs.items(), ("dash", "dashdot", "longdash"))):
+        ends = np.array([0, len(vals) - 1])  # each is a straight line on the log axis: two points draw it
+        data.append(dict(type="scatter", x=ends, y=np.asarray(vals)[ends], mode="lines", legendgroup="notes",
+                         name="notes, grey dashes: " + ", ".join(refs), showlegend=n == 0,  # one legend entry
+                         line=dict(color=COLORS["muted"], width=1.5, dash=dash), hoverinfo="skip"))
     if any_under:
         ann.append(dict(x=0.99, xref="paper", y=lo, yref="y", yanchor="bottom", xanchor="right", showarrow=False,
                         text="▽ below 1e-300 or exactly 0: drawn at this edge", font=dict(size=12 * font_scale)))
     if any_over:
         ann.append(dict(x=0.99, xref="paper", y=hi, yref="y", yanchor="top", xanchor="right", showarrow=False,
                         text="△ above 1e300: drawn at this edge", font=dict(size=12 * font_scale)))
-    return _fig(data, _layout(title, 480, font_scale, annotations=ann, margin=dict(r=10),
-                              yaxis=dict(type="log", range=[lo, hi], title=dict(text="norm (log scale)"), exponentformat="power"),
+    return _readable(data, _layout(title, 520 + 60 * (font_scale > 1), font_scale, annotations=ann, margin=dict(r=10, b=40),
+                              yaxis=dict(type="log", range=[lo, hi], title=dict(text="norm (log scale)"),
+                                         exponentformat="power"),
                               xaxis=dict(title=dict(text="steps back k = T − t"), rangemode="tozero"),
-                              legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top")))
+                              legend=_legend_below(-0.2 - 0.05 * (font_scale > 1))), font_scale)
 
 
-def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, font_scale: float = 1.0) -> go.Figure:
-    """Per step s: the vanilla factor's two parts, tanh'(z_s) (mean over units) and ‖W_hh‖, and the LSTM's forget gates."""
+def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, update: np.ndarray | None = None,
+                  font_scale: float = 1.0) -> go.Figure:
+    """Per step s: the vanilla factor's two parts, tanh'(z_s) (mean over units) and ‖W_hh‖, the LSTM's forget gates and
+    the GRU's update gates (means)."""
     T = len(tanh_prime)
     s = np.arange(1, T + 1)
     tp = tanh_prime.mean(axis=1)
-    data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W_hh‖₂ = {w_norm:.3f}", mode="lines",
-                 line=dict(color=COLORS["weight"], width=3, dash="dash")),
-            dict(type="scatter", x=s, y=tp, name="mean tanh′(z_s) (vanilla)", mode="lines+markers",
-                 line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=5)),
-            dict(type="scatter", x=s, y=tp * w_norm, name="their product: the vanilla factor bound", mode="lines",
+    data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {w_norm:.3f}",
+                 mode="lines", line=dict(color=COLORS["weight"], width=3, dash="dash")),
+            dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode="lines+markers",
+                 line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
+            dict(type="scatter", x=s, y=tp * w_norm, name="their product: the vanilla factor's bound", mode="lines",
                  line=dict(color="#D55E00", width=1.5, dash="dot")),
             dict(type="scatter", x=np.r_[s, s[::-1]], y=np.r_[forget.max(axis=1), forget.min(axis=1)[::-1]],
                  fill="toself", fillcolor="rgba(86,180,233,0.25)", line=dict(width=0), hoverinfo="skip",
-                 name="LSTM forget gates (min to max)"),
-            dict(type="scatter", x=s, y=forget.mean(axis=1), name="mean forget gate f_s (LSTM)", mode="lines+markers",
-                 line=dict(color="#56B4E9", width=3), marker=dict(symbol="hexagon", size=5))]
+                 name="LSTM forget gates, min to max"),
+            dict(type="scatter", x=s, y=forget.mean(axis=1), name="mean forget gate f<sub>s</sub>, LSTM",
+                 mode="lines+markers", line=dict(color="#56B4E9", width=3),
+                 marker=dict(symbol="hexagon", size=7, maxdisplayed=MARKERS))]
+    if update is not None:
+        data.append(dict(type="scatter", x=s, y=update.mean(axis=1), name="mean update gate z<sub>s</sub>, GRU",
+                         mode="lines+markers", line=dict(color="#CC79A7", width=2.5),
+                         marker=dict(symbol="diamond", size=7, maxdisplayed=MARKERS)))
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color="#999", width=1))]
-    return _fig(data, _layout("What each step multiplies the gradient by", 380, font_scale, shapes=shapes,
-                              xaxis=dict(title=dict(text="step s")), yaxis=dict(title=dict(text="factor per step"), rangemode="tozero"),
-                              legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top")))
+    return _readable(data, _layout("What each step multiplies the gradient by", 440 + 60 * (font_scale > 1), font_scale,
+                              shapes=shapes, xaxis=dict(title=dict(text="step s")),
+                              yaxis=dict(title=dict(text="factor per step"), rangemode="tozero"),
+                              legend=_legend_below()), font_scale)
 
 
-def clip_figure(before: np.ndarray, after: np.ndarray, font_scale: float = 1.0) -> go.Figure:
-    """The gradient vector's components before and after clipping (first 32 units)."""
-    n = min(len(before), 32)
+def _scaled(values: np.ndarray, log10_norm: float) -> tuple[np.ndarray, str]:
+    """Components of a vector given as a unit direction times 10^log10_norm, in units that stay in float range."""
+    if not np.isfinite(log10_norm):
+        return np.zeros_like(values), ""
+    e = int(np.floor(log10_norm))
+    if -3 <= e <= 3:
+        return values * 10 ** log10_norm, ""
+    return values * 10 ** (log10_norm - e), f" (× 10<sup>{e}</sup>)"
+
+
+def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
+    """The gradient's components (first 32 units) before and after clipping (`lessons.gradients.clip_demo`), each panel
+    on its own scale: the same shape at a different length."""
+    direction, before, after = demo["direction"], demo["before"], demo["after"]
+    log10_before, log10_after = demo["log10_before"], demo["log10_after"]
+    n = min(len(direction), 32)
     units = _unit_labels(n, "u")
-    data = [dict(type="bar", x=units, y=before[:n], name="before clipping", marker=dict(color="#D55E00")),
-            dict(type="bar", x=units, y=after[:n], name="after clipping", marker=dict(color=COLORS["state"]))]
-    return _fig(data, _layout("", 300, font_scale, barmode="group",
-                              yaxis=dict(title=dict(text="dL/dh component"), exponentformat="power")))
+    data, axes = [], {}
+    for k, (lg, label, color) in enumerate(((log10_before, f"before: ‖g‖ = {before}", "#D55E00"),
+                                            (log10_after, f"after: ‖g‖ = {after}", COLORS["state"])), start=1):
+        y, unit = _scaled(direction[:n], lg)
+        data.append(_in(dict(type="bar", x=units, y=y, name=label, marker=dict(color=color), showlegend=False,
+                             hovertemplate="%{x}: %{y:.3g}" + unit.replace("<sup>", "^").replace("</sup>", "")
+                             + "<extra></extra>"), k))
+        axes[f"yaxis{'' if k == 1 else k}"] = dict(title=dict(text="component" + unit), exponentformat="power")
+    lay = _columns(2, 0.16 + 0.06 * (font_scale > 1), titles=[f"before: ‖g‖ = {before}", f"after: ‖g‖ = {after}"],
+                   font_scale=font_scale)
+    for key, extra in axes.items():
+        lay[key].update(extra)
+    lay["xaxis"]["tickangle"] = lay["xaxis2"]["tickangle"] = -90
+    return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=dict(t=50), **lay), font_scale)
+
+
+def training_figure(runs: dict[str, dict], threshold: float, font_scale: float = 1.0) -> go.Figure:
+    """Loss per character (top) and log10 of the gradient norm before clipping (bottom), per SGD step, for each run."""
+    data = []
+    for name, run in runs.items():
+        color, dash = RUN_STYLE[name]
+        step = np.arange(1, len(run["loss"]) + 1)
+        label = f"clipped at ‖g‖ = {threshold:g}" if name == "clipped" else "unclipped"
+        data.append(_in(dict(type="scatter", x=step, y=run["loss"], name=label, mode="lines", legendgroup=name,
+                             line=dict(color=color, width=2.5, dash=dash),
+                             hovertemplate="step %{x}: loss %{y:.3f}<extra>" + label + "</extra>"), 1))
+        data.append(_in(dict(type="scatter", x=step, y=run["log10_norm"], name=label, mode="lines", legendgroup=name,
+                             showlegend=False, line=dict(color=color, width=2, dash=dash),
+                             hovertemplate="step %{x}: log<sub>10</sub> ‖g‖ = %{y:.2f}<extra>" + label + "</extra>"), 2))
+    first = next(iter(runs.values()))["loss"]
+    twice = np.log10(2 * float(first[0])) if len(first) else 0.0  # a log axis places notes by log10, shapes by value
+    lay = _rows(2, 0.12, titles=["loss per character (nats, log scale)", "log<sub>10</sub> ‖g‖, the gradient before "
+                                 "clipping"], font_scale=font_scale)
+    shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=10 ** twice, y1=10 ** twice, yref="y",
+                   line=dict(color=COLORS["muted"], width=1.5, dash="dot")),
+              dict(type="line", x0=0, x1=1, xref="x2 domain", y0=np.log10(threshold), y1=np.log10(threshold), yref="y2",
+                   line=dict(color=COLORS["state"], width=1.5, dash="dash"))]
+    ann = lay.pop("annotations") + [
+        dict(x=1, xref="x domain", y=twice, yref="y", xanchor="right", yanchor="bottom", showarrow=False,
+             text=f"twice the start ({10 ** twice:.2f})", font=dict(size=12 * font_scale, color=COLORS["muted"])),
+        dict(x=1, xref="x2 domain", y=np.log10(threshold), yref="y2", xanchor="right", yanchor="bottom", showarrow=False,
+             text=f"threshold {threshold:g}", font=dict(size=12 * font_scale, color=COLORS["state"]))]
+    lay["xaxis2"]["title"] = dict(text="SGD step")
+    lay["yaxis"].update(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500])
+    return _readable(data, _layout("", 540 + 60 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
+                              margin=dict(t=40), legend=dict(orientation="h", x=0, xanchor="left", y=1.08,
+                                                             yanchor="bottom"), **lay), font_scale)
+
+
+def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
+    """Held-out accuracy of recalling the symbol `lag` steps back, by lag, one line per cell; chance as a dashed line."""
+    lags = results["lags"]
+    data = []
+    for cell, (name, color, symbol) in LAG_STYLE.items():
+        r = results["cells"].get(cell)
+        if r is None:
+            continue
+        acc = np.asarray(r["accuracy"], float)  # (seeds, lags)
+        label = f"{name} (H = {r['hidden_size']}, {r['params']:,} parameters)"
+        data.append(dict(type="scatter", x=lags, y=acc.mean(axis=0), name=label, mode="lines+markers", legendgroup=cell,
+                         line=dict(color=color, width=2.5), marker=dict(symbol=symbol, size=10, color=color),
+                         hovertemplate="lag %{x}: mean accuracy %{y:.1%}<extra>" + name + "</extra>"))
+        if len(acc) > 1:  # each seed's own result, faint
+            data.append(dict(type="scatter", x=np.tile(lags, len(acc)), y=acc.ravel(), mode="markers", legendgroup=cell,
+                             showlegend=False, marker=dict(symbol=symbol + "-open", size=7, color=color, opacity=0.6),
+                             hovertemplate="lag %{x}: one seed, %{y:.1%}<extra>" + name + "</extra>"))
+    chance = 1 / results["task"]["symbols"]
+    shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance, line=dict(color=COLORS["muted"],
+                                                                                            width=1.5, dash="dash"))]
+    ann = [dict(x=0, xref="x domain", y=chance, yref="y", xanchor="left", yanchor="bottom", showarrow=False,
+                text=f"chance ({chance:.1%})", font=dict(size=12 * font_scale, color=COLORS["muted"]))]
+    return _readable(data, _layout("Recall the symbol k steps back: accuracy after training", 420 + 60 * (font_scale > 1),
+                              font_scale, shapes=shapes, annotations=ann, legend=_legend_below(),
+                              xaxis=dict(type="log", title=dict(text="lag k (steps back)"), tickvals=lags,
+                                         ticktext=[str(v) for v in lags]),
+                              yaxis=dict(title=dict(text="accuracy on held-out streams"), range=[0, 1.05],
+                                         tickformat=".0%")), font_scale)

@@ -23,12 +23,12 @@ class GradientReport:
     steps_back: np.ndarray  # (T+1,) k = 0..T
     jacobians: np.ndarray  # (T+1, H, H) dh_T/dh_{T-k}; may hold 0 or inf where float64 runs out
     log10_spectral: np.ndarray  # (T+1,) log10 of the largest singular value of each Jacobian, exact
-    log10_loss_grad: np.ndarray  # (T+1,) log10 ||dL/dh_{T-k}|| for the loss gradient g at step T
+    log10_loss_grad: np.ndarray  # (T+1,) log10 ||dL/dh_{T-k}||, L a loss at step T with dL/dh_T = g
+    loss_grad_dirs: np.ndarray  # (T+1, H) dL/dh_{T-k} / ||dL/dh_{T-k}||: the direction, exact at any size (0 if zero)
     cell_jacobians: np.ndarray | None = None  # (T+1, H, H) LSTM dc_T/dc_{T-k}, all paths
     log10_cell_spectral: np.ndarray | None = None  # (T+1,)
-    forget_path: np.ndarray | None = None  # (T+1, H) LSTM prod of f along the additive path alone
+    log10_forget_path: np.ndarray | None = None  # (T+1, H) LSTM log10 prod of f along the additive path alone
     factors: dict[str, np.ndarray] = field(default_factory=dict)  # per-step parts of each factor, (T, H)
-    loss_grads: np.ndarray | None = None  # (T+1, H) dL/dh_{T-k} itself (0 or inf where float64 runs out)
 
     @property
     def spectral(self) -> np.ndarray:
@@ -37,9 +37,10 @@ class GradientReport:
             return 10.0 ** self.log10_spectral
 
     @property
-    def loss_grad_norm(self) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return 10.0 ** self.log10_loss_grad
+    def loss_grads(self) -> np.ndarray:
+        """dL/dh_{T-k} itself, (T+1, H) (0 or inf where float64 runs out)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.nan_to_num(self.loss_grad_dirs * 10.0 ** self.log10_loss_grad[:, None], nan=0.0, posinf=np.inf, neginf=-np.inf)
 
 
 def _log10(x: float) -> float:
@@ -72,15 +73,15 @@ def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
         mult = np.where(np.isfinite(scales), 10.0 ** np.where(np.isfinite(scales), scales, 0), 0.0)
         J = blocks[:, :H, :H] * mult[:, None, None]
         spec = np.log10(np.linalg.svd(blocks[:, :H, :H], compute_uv=False)[:, 0]) + scales
-        vmult = np.where(np.isfinite(vscales), 10.0 ** np.where(np.isfinite(vscales), vscales, 0), 0.0)
-        grads = vs * vmult[:, None]
-        lg = np.log10(np.linalg.norm(vs, axis=1)) + vscales
+        vn = np.linalg.norm(vs, axis=1)
+        dirs = np.where((vn > 0)[:, None], vs / np.where(vn > 0, vn, 1.0)[:, None], 0.0)
+        lg = np.log10(vn) + vscales
         Jc = cspec = None
         if n == 2 * H:
             Jc = blocks[:, H:, H:] * mult[:, None, None]
             cspec = np.log10(np.linalg.svd(blocks[:, H:, H:], compute_uv=False)[:, 0]) + scales
     fix = lambda a: np.where(np.isnan(a), NEG_INF, a)  # noqa: E731  (0 * -inf where a product hit zero)
-    return J, fix(spec), fix(lg), Jc, (fix(cspec) if cspec is not None else None), grads
+    return J, fix(spec), fix(lg), Jc, (fix(cspec) if cspec is not None else None), dirs
 
 
 def _default_g(H: int, g) -> np.ndarray:
@@ -132,29 +133,27 @@ def gru_step_jacobians(trace: GRUTrace, W_hh) -> list[np.ndarray]:
 def rnn_gradients(trace: RNNTrace, W_hh, g=None) -> GradientReport:
     """Jacobians and norms for a vanilla RNN run; factors split into tanh'(z_s) and |W_hh|."""
     H = trace.h.shape[1]
-    J, spec, lg, _, _, grads = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    J, spec, lg, _, _, dirs = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
     W = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
     factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
-    return GradientReport(np.arange(len(J)), J, spec, lg, factors=factors, loss_grads=grads)
+    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, factors=factors)
 
 
 def lstm_gradients(trace: LSTMTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t and dc_T/dc_t (all paths), and the forget-gate-only path prod f_s."""
     H = trace.h.shape[1]
-    J, spec, lg, Jc, cspec, grads = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    J, spec, lg, Jc, cspec, dirs = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
     T = len(trace.h)
-    path = np.ones((T + 1, H))
-    for k in range(1, T + 1):
-        path[k] = path[k - 1] * trace.f[T - k]
-    return GradientReport(np.arange(T + 1), J, spec, lg, Jc, cspec, path, factors={"forget": trace.f.copy()},
-                          loss_grads=grads)
+    with np.errstate(divide="ignore"):  # a forget gate of exactly 0 cuts its unit's path: log10 = -inf
+        path = np.vstack([np.zeros((1, H)), np.cumsum(np.log10(trace.f[::-1]), axis=0)])  # (T+1, H)
+    return GradientReport(np.arange(T + 1), J, spec, lg, dirs, Jc, cspec, path, factors={"forget": trace.f.copy()})
 
 
 def gru_gradients(trace: GRUTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t for a GRU run; the update gate z is the GRU's copy path."""
     H = trace.h.shape[1]
-    J, spec, lg, _, _, grads = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
-    return GradientReport(np.arange(len(J)), J, spec, lg, factors={"update": trace.z.copy()}, loss_grads=grads)
+    J, spec, lg, _, _, dirs = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, factors={"update": trace.z.copy()})
 
 
 def clip_by_norm(grad, max_norm: float) -> tuple[np.ndarray, float, float]:

@@ -1,0 +1,187 @@
+"""Explosion vs clipping, trained live: a vanilla character RNN on the first 400 characters of the shipped excerpt,
+plain SGD, run twice from the same initial weights on the same batches, once unclipped and once with the whole
+gradient clipped by norm (as torch.nn.utils.clip_grad_norm_ does).
+
+The loss is summed over each 25-character window and averaged over the batch, as in Karpathy's min-char-rnn (which the
+notes point to); the chart shows it per character. Backpropagation is `rnnviz.lessons.hello.loss_and_grads`.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from rnnviz.lessons.hello import loss_and_grads
+from rnnviz.nn.cells import init_weights
+
+EXCERPT = Path(__file__).resolve().parents[2] / "models" / "shakespeare_excerpt.txt"
+TEXT_CHARS = 400  # the training text: the excerpt's first 400 characters
+HIDDEN = 32  # hidden units
+WINDOW = 25  # characters per training window (min-char-rnn's seq_length)
+BATCH = 8  # windows per SGD step, drawn at random offsets (the same ones for both runs)
+RATES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)  # learning rates on offer
+PRESETS = {  # button label, tooltip, and the settings it makes (rho: starting spectral radius, lr: rate); tests check
+    "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},  # that each does what it says
+                "help": "W_hh at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
+    "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
+             "help": "W_hh at spectral radius 1 and rate 0.02: neither run diverges."},
+}
+
+
+ABOUT = (f"A vanilla RNN ({HIDDEN} units, untrained) learns the first {TEXT_CHARS} characters of the Shakespeare excerpt "
+         f"by plain SGD, twice: from the same initial weights, on the same batches ({BATCH} windows of {WINDOW} "
+         "characters per step), once unclipped and once with the whole gradient $g$ clipped by norm. The loss is summed "
+         "over each window, as in Karpathy's min-char-rnn, and drawn per character. With $W_{hh}$ started at spectral "
+         "radius 2 and a large rate the unclipped run blows up; the clipped one learns from the same start.")
+
+
+@dataclass(frozen=True)
+class Settings:
+    radius: float  # spectral radius W_hh starts at
+    lr: float  # SGD learning rate
+    clip: float  # the clipped run's threshold on ||g||
+    steps: int = 200  # SGD steps per run
+    seed: int = 0  # initial weights and the batches' offsets
+
+
+def parse_rate(s: str) -> float:
+    """A learning rate from a link: one of RATES."""
+    v = float(s)
+    if v not in RATES:
+        raise ValueError(s)
+    return v
+
+
+def corpus(n: int = TEXT_CHARS) -> tuple[list[str], np.ndarray]:
+    """The vocabulary (sorted) and the character ids of the excerpt's first n characters."""
+    text = EXCERPT.read_text(encoding="utf-8")[:n]
+    vocab = sorted(set(text))
+    return vocab, np.array([vocab.index(c) for c in text])
+
+
+def init_params(vocab_size: int, radius: float, seed: int, hidden_size: int = HIDDEN) -> dict[str, np.ndarray]:
+    """PyTorch's default uniform(-1/sqrt(H), 1/sqrt(H)) for nn.RNN and nn.Linear, W_hh rescaled to spectral radius
+    `radius`. Keys as `loss_and_grads` reads them: W_ih (H, V), W_hh, b_ih, b_hh, W_y (V, H), b_y."""
+    p = init_weights("rnn", vocab_size, hidden_size, seed=seed, radius=radius)
+    rng = np.random.default_rng(seed + 10_000)
+    k = 1 / math.sqrt(hidden_size)
+    p["W_y"], p["b_y"] = rng.uniform(-k, k, (vocab_size, hidden_size)), rng.uniform(-k, k, vocab_size)
+    return p
+
+
+def batches(ids: np.ndarray, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and next-character targets for every step: (steps, BATCH, WINDOW) each, at seeded random offsets."""
+    starts = np.random.default_rng(seed + 1).integers(0, len(ids) - WINDOW, size=(steps, BATCH))
+    idx = starts[..., None] + np.arange(WINDOW)  # (steps, B, W)
+    return ids[idx], ids[idx + 1]
+
+
+def window_loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+    """Loss per character, and the gradient of the loss summed over each window and averaged over the batch."""
+    loss, g = loss_and_grads(p, x, y)  # mean over every target; the window sum is WINDOW times it
+    return loss, {k: v * x.shape[1] for k, v in g.items()}
+
+
+def log10_norm(g: dict[str, np.ndarray]) -> float:
+    """log10 of the norm of all gradient arrays together, without overflowing on huge entries."""
+    m = max(float(np.abs(a).max()) for a in g.values())
+    if not np.isfinite(m):
+        return math.inf
+    if m == 0:
+        return -math.inf
+    return math.log10(m) + 0.5 * math.log10(sum(float(((a / m) ** 2).sum()) for a in g.values()))
+
+
+def sgd(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, lr: float, clip: float | None,
+        progress: Callable[[int], None] | None = None) -> dict[str, object]:
+    """Plain SGD over the batches (x, y: (steps, B, W)); clip=None for no clipping. Returns the loss per character and
+    log10 ||g|| (before clipping) per step, and the step at which the weights left float range (or None)."""
+    p = {k: v.copy() for k, v in p.items()}
+    steps = len(x)
+    loss, lg = np.full(steps, np.nan), np.full(steps, np.nan)
+    overflow = None
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for s in range(steps):
+            loss[s], g = window_loss_and_grads(p, x[s], y[s])
+            lg[s] = log10_norm(g)
+            if not (np.isfinite(loss[s]) and np.isfinite(lg[s])):
+                loss[s], lg[s], overflow = np.nan, np.nan, s + 1
+                break
+            scale = min(1.0, clip / (10 ** lg[s] + 1e-6)) if clip is not None else 1.0
+            for k in p:
+                p[k] -= lr * scale * g[k]
+            if progress and (s + 1) % 10 == 0:
+                progress(s + 1)
+    return {"loss": loss, "log10_norm": lg, "overflow": overflow}
+
+
+_CACHE: OrderedDict = OrderedDict()  # Settings -> runs; a revisited or shared setting costs nothing
+_LOCK = threading.Lock()
+
+
+def cached(s: Settings) -> bool:
+    """Whether both runs for these settings are already at hand."""
+    with _LOCK:
+        return s in _CACHE
+
+
+def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
+    """Both runs from the same weights and batches: {'unclipped': ..., 'clipped': ...}; progress(fraction) as they go."""
+    with _LOCK:
+        if s in _CACHE:
+            _CACHE.move_to_end(s)
+            return _CACHE[s]
+    vocab, ids = corpus()
+    p0 = init_params(len(vocab), s.radius, s.seed)
+    x, y = batches(ids, s.steps, s.seed)
+    runs = {}
+    for n, (name, clip) in enumerate((("unclipped", None), ("clipped", s.clip))):
+        tick = (lambda step, n=n: progress((n * s.steps + step) / (2 * s.steps))) if progress else None
+        runs[name] = sgd(p0, x, y, s.lr, clip, tick)
+    with _LOCK:
+        _CACHE[s] = runs
+        while len(_CACHE) > 32:
+            _CACHE.popitem(last=False)
+    return runs
+
+
+def done_text(seen: bool, seconds: float) -> str:
+    """The progress bar's last words."""
+    return "Both runs: this setting was trained before, results kept." if seen else f"Both runs trained in {seconds:.1f} s."
+
+
+def summary(runs: dict[str, dict]) -> dict[str, dict]:
+    """Per run: the first loss, how many steps sit above twice it, the largest ||g|| (log10), the mean loss of the last
+    20 steps, and whether the weights overflowed."""
+    out = {}
+    for name, r in runs.items():
+        loss, lg = r["loss"], r["log10_norm"]
+        start = float(loss[0])
+        ok = np.isfinite(loss)
+        out[name] = {"start": start, "above_twice": int((loss[ok] > 2 * start).sum()) + (len(loss) - int(ok.sum())),
+                     "max_log10_norm": float(np.nanmax(lg)), "end": float(np.nanmean(loss[ok][-20:])),
+                     "overflow": r["overflow"], "steps": len(loss)}
+    return out
+
+
+def verdict(summ: dict[str, dict]) -> str:
+    """What the chart shows, in one paragraph of numbers."""
+    from rnnviz.lessons.gradients import format_norm
+
+    parts = []
+    for name, label in (("unclipped", "Unclipped"), ("clipped", "Clipped")):
+        r = summ[name]
+        where = f"its weights overflowed at step {r['overflow']}; " if r["overflow"] else ""
+        diverged = r["above_twice"] >= r["steps"] // 4 or r["overflow"]
+        state = ("diverged" if diverged else "learned" if r["end"] < 0.6 * r["start"] else
+                 "learning slowly" if r["end"] < 0.95 * r["start"] else "did not learn")
+        parts.append(f"**{label}: {state}.** Loss {r['start']:.2f} at the start, {r['end']:.2f} over the last 20 "
+                     f"steps; {where}{r['above_twice']} of {r['steps']} steps above twice the start; largest ‖g‖ "
+                     f"{format_norm(r['max_log10_norm'])}.")
+    return " ".join(parts)
+

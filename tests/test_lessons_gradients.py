@@ -1,0 +1,139 @@
+"""The gradients page's lesson: presets that do what they say for every seed, the two LSTM curves, one norm format,
+the clip demo, and the words beside the numbers."""
+import re
+
+import numpy as np
+import pytest
+
+from rnnviz.lessons import gradients as lesson
+from rnnviz.nn.cells import spectral_radius
+
+SEEDS = range(100)
+FORMAT = re.compile(r"^(0|\d\.\d\de[+-]\d{2,}|\d\.\d\d|\d\d\.\d|\d{3}|0\.\d+)$")
+
+
+def vanilla(seed, preset, H=32, T=50):
+    sets = {"scale": 0.9, "by": "sigma", "xs": 0.5, **lesson.PRESETS[preset]["sets"]}
+    cmp = lesson.compare(H, T, sets["scale"], 1.0, sets["xs"], seed, sets["by"], cells=("rnn",))
+    return cmp, cmp.reports["rnn"].log10_spectral
+
+
+@pytest.mark.parametrize("H,T", [(32, 50), (8, 120)])
+def test_vanish_preset_vanishes_for_every_seed(H, T):
+    """sigma_max = 0.9 and tanh' <= 1: after k steps the norm is at most 0.9^k, whatever the seed."""
+    k = np.arange(T + 1)
+    for seed in SEEDS:
+        cmp, logs = vanilla(seed, "vanish", H, T)
+        assert cmp.sigma_max == pytest.approx(0.9)
+        assert np.all(logs <= k * np.log10(0.9) + 1e-9), seed
+
+
+def test_explode_preset_explodes_for_every_seed():
+    """rho = 1.5 with no input and zero biases: h stays 0, the Jacobian is W_hh^k and its norm at least 1.5^k."""
+    for seed in SEEDS:
+        cmp, logs = vanilla(seed, "explode")
+        assert cmp.rho == pytest.approx(1.5)
+        assert logs[50] >= 50 * np.log10(1.5) - 1e-9, seed
+        assert logs[50] > 8  # above 1e8: no one calls that anything but exploded
+
+
+def test_radius_mode_alone_does_not_vanish_for_every_seed():
+    """Why the vanish preset sets sigma_max: rho = 0.9 leaves sigma_max above 1 (the issue's 1.22-1.78 for H = 32)."""
+    sig = [lesson.compare(32, 5, 0.9, 1.0, 0.5, s, "rho", cells=("rnn",)).sigma_max for s in range(50)]
+    assert min(sig) > 1.0
+
+
+def test_every_recurrent_block_gets_the_scale():
+    w = lesson.recurrent_weights("lstm", 6, 3, 0.7, "sigma", gate_bias=2.0)
+    for k in range(4):
+        assert np.linalg.norm(w["W_hh"][6 * k:6 * (k + 1)], 2) == pytest.approx(0.7)
+    assert np.all(w["b_ih"][6:12] == 2.0) and np.all(w["b_ih"][:6] == 0) and np.all(w["b_hh"] == 0)
+    w = lesson.recurrent_weights("gru", 5, 3, 1.2, "rho", gate_bias=-1.0)
+    assert spectral_radius(w["W_hh"][5:10]) == pytest.approx(1.2) and np.all(w["b_ih"][5:10] == -1.0)
+
+
+def test_forget_gate_path_flattens_as_the_page_says():
+    """'Raise b_f and watch the forget-gate path flatten': it rises with b_f, and at b_f = 10 it keeps > 0.9."""
+    for seed in range(5):
+        ends = [lesson.curves(lesson.compare(32, 50, 0.9, bf, 0.5, seed))["lstm_f"][50] for bf in (-5, 0, 1, 3, 10)]
+        assert np.all(np.diff(ends) > 0) and 10 ** ends[-1] > 0.9, seed
+
+
+def test_the_two_cell_curves_differ_where_the_issue_saw_it():
+    """xs=0&T=200&H=64&bf=10: the forget-gate path stays near 1 while the all-paths Jacobian grows."""
+    cmp = lesson.compare(64, 200, 0.9, 10.0, 0.0, 0, cells=("lstm",))
+    c = {"lstm_f": cmp.reports["lstm"].log10_forget_path.max(axis=1), "lstm_c": cmp.reports["lstm"].log10_cell_spectral}
+    assert 10 ** c["lstm_f"][200] > 0.95
+    assert c["lstm_c"][200] > 3  # above 1000: the detours through W_hh pile up when f is about 1
+    note = lesson.factor_notes(lesson.compare(16, 60, 0.9, 10.0, 0.0, 0), 60)[1]
+    c = lesson.curves(lesson.compare(16, 60, 0.9, 10.0, 0.0, 0))
+    assert lesson.format_norm(c["lstm_f"][60]) in note and lesson.format_norm(c["lstm_c"][60]) in note
+
+
+def test_gru_note_says_why_it_vanishes_fastest_only_when_it_does():
+    fast = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0, "rho")  # the old default: the GRU ends lowest
+    assert lesson.slowest(fast) == "gru" and "vanishes fastest here" in lesson.factor_notes(fast, 50)[2]
+    other = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)  # sigma_max = 0.9: the vanilla RNN ends lowest
+    assert lesson.slowest(other) == "rnn" and "fastest" not in lesson.factor_notes(other, 50)[2]
+    assert "0.500" in lesson.factor_notes(other, 50)[2]  # z = sigma(0) on average
+    ends = [lesson.curves(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0, update_bias=b))["gru"][50] for b in (0, 2, 5)]
+    assert np.all(np.diff(ends) > 0) and 10 ** ends[-1] > 0.5  # raising b_z flattens it, as the note says
+
+
+@pytest.mark.parametrize("log10,text", [(0.0, "1.00"), (np.log10(0.0346), "0.0346"), (np.log10(56.93), "56.9"),
+                                        (np.log10(123.4), "123"), (np.log10(9780), "9.78e+03"),
+                                        (np.log10(2.69e-5), "2.69e-05"), (-5.0, "1.00e-05"), (-450.4, "3.98e-451"),
+                                        (np.log10(9.999e-5), "1.00e-04"), (-np.inf, "0"), (350.0, "1.00e+350")])
+def test_one_format_for_every_norm(log10, text):
+    assert lesson.format_norm(log10) == text
+
+
+def test_clip_demo_before_and_after_in_the_same_format():
+    """The issue: 'norm 1e-5, after clipping 2.69e-05'. Both now print alike, and alike when nothing is clipped."""
+    cmp = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)
+    demo = lesson.clip_demo(cmp.reports["rnn"], 50, 1.0)
+    assert not demo["clipped"] and demo["before"] == demo["after"] and re.match(r"^\d\.\d\de-\d\d$", demo["before"])
+    exploded = lesson.compare(32, 50, 1.5, 1.0, 0.0, 0, "rho")
+    demo = lesson.clip_demo(exploded.reports["rnn"], 50, 1.0)
+    assert demo["clipped"] and demo["after"] == "1.00" and re.match(r"^\d\.\d\de\+\d\d$", demo["before"])
+    assert np.linalg.norm(demo["direction"]) == pytest.approx(1.0)
+    for d in (demo, lesson.clip_demo(cmp.reports["rnn"], 10, 0.5)):
+        assert FORMAT.match(d["before"]) and FORMAT.match(d["after"])
+
+
+def test_clip_demo_far_beyond_float_range_keeps_the_direction():
+    from rnnviz.nn.cells import rnn_forward
+    from rnnviz.nn.gradients import rnn_gradients
+
+    rep = rnn_gradients(rnn_forward(np.zeros(1200), 1.0, 2.0), 2.0)  # 2^1200 ~ 1e361: the vector overflows float64
+    big = lesson.clip_demo(rep, 1200, 2.0)
+    assert big["clipped"] and big["after"] == "2.00" and big["before"] == "1.72e+361"
+    assert big["direction"] == pytest.approx([1.0])
+    zero = lesson.clip_demo(lesson.compare(4, 10, 0.0, 1.0, 0.5, 0).reports["rnn"], 10, 1.0)
+    assert zero["before"] == zero["after"] == "0" and not zero["clipped"]
+
+
+def test_clip_note_names_the_difference_with_the_metric():
+    """The two 'vanilla, 50 back' numbers: sigma_max of the Jacobian (metric) >= the one loss's gradient (clipping)."""
+    for seed, preset in [(0, "vanish"), (0, "explode"), (3, "explode")]:
+        cmp, logs = vanilla(seed, preset)
+        demo = lesson.clip_demo(cmp.reports["rnn"], 50, 1.0)
+        assert demo["log10_before"] <= logs[50] + 1e-9
+        note = lesson.clip_note(demo, logs[50], 50)
+        assert lesson.format_norm(logs[50]) in note and demo["before"] in note and "at most" in note
+
+
+def test_notes_table_and_two_to_the_fifty():
+    tab = lesson.notes_table()
+    assert tab["vanilla (0.5×0.9)ᵗ"] == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
+    assert tab["LSTM f = 0.9: 0.9ᵗ"] == ["1", "0.59", "0.35", "0.12", "0.015"]
+    assert f"{lesson.explode(2.0, 50):.1e}" == "1.1e+15"
+
+
+def test_scale_note_reports_both_sizes():
+    cmp = lesson.compare(32, 10, 0.9, 1.0, 0.5, 0)
+    note = lesson.scale_note(cmp, "sigma", 0.9)
+    assert f"{cmp.sigma_max:.3f}" in note and f"{cmp.rho:.3f}" in note and cmp.rho < cmp.sigma_max
+    assert "σₘₐₓ = 0.9)" in note and "ρ = 1.5)" in lesson.scale_note(cmp, "rho", 1.5)
+    assert "guarantees vanishing" in lesson.SCALE_NOTE and "ρ ≤ σₘₐₓ" in lesson.SCALE_NOTE
+    assert "L = u \\cdot h_T" in lesson.LOSS_NOTE and "sqrt{H}" in lesson.LOSS_NOTE  # what L is
