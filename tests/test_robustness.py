@@ -62,3 +62,11 @@ def test_hostile_links_everywhere(open_page, page, query):
     at = open_page(page, **query)
     assert not at.exception
     assert any("not valid here" in i.value for i in at.info)
+
+
+def test_a_link_value_between_two_slider_notches_falls_back_with_a_notice(open_page):
+    """wh=0.33 is no notch of the w_h slider (steps of 0.05): the default is used, and the page says so."""
+    at = open_page("scalar", wh="0.33")
+    assert at.slider(key="scalar.w_h").value == 0.5
+    assert any("wh" in i.value and "not valid" in i.value for i in at.info)
+    assert open_page("scalar", wh="0.35").slider(key="scalar.w_h").value == 0.35

@@ -23,13 +23,17 @@ class Param:
 
 
 def number(lo: float, hi: float, step: float | None = None) -> Callable[[str], float]:
-    """Parser for a bounded float (snapped to the slider's step)."""
+    """Parser for a bounded float on the slider's steps; a value between two notches is refused (it falls back to
+    the default with a notice), never silently moved."""
     def parse(s: str) -> float:
         v = float(s)
         if not math.isfinite(v) or not lo <= v <= hi:
             raise ValueError(s)
         if step:
-            v = round(round((v - lo) / step) * step + lo, 10)
+            snapped = round(round((v - lo) / step) * step + lo, 10)
+            if abs(snapped - v) > 1e-6 * max(1.0, abs(step)):
+                raise ValueError(s)
+            v = snapped
         return v
     return parse
 
