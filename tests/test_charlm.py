@@ -151,7 +151,8 @@ def test_training_is_deterministic_and_resumable(tmp_path):
     assert train_main(common + ["--out", str(tmp_path / "b"), "--steps", "20"]) == 0
     a, b = load_file(str(tmp_path / "a.safetensors")), load_file(str(tmp_path / "b.safetensors"))
     assert all(torch.equal(a[k], b[k]) for k in a)
-    # stop after 10 steps, then resume to 20: the same weights as the uninterrupted run
+    # interrupt after the first step (a time budget of 0 minutes), then resume to 20: the same weights as the
+    # uninterrupted run
     assert train_main(common + ["--out", str(tmp_path / "r"), "--steps", "20", "--minutes", "0"]) == 0
     assert json.loads((tmp_path / "r.json").read_text())["steps"] == 1
     assert train_main(common + ["--out", str(tmp_path / "r"), "--steps", "20", "--resume"]) == 0
