@@ -70,3 +70,12 @@ def test_a_link_value_between_two_slider_notches_falls_back_with_a_notice(open_p
     assert at.slider(key="scalar.w_h").value == 0.5
     assert any("wh" in i.value and "not valid" in i.value for i in at.info)
     assert open_page("scalar", wh="0.35").slider(key="scalar.w_h").value == 0.35
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r", "\r\n", "\u2028", "\x85", "\x0b", "\x0c"])
+def test_visitor_text_cannot_start_a_markdown_line(brk):
+    """A card field or typed text with any line break shows as one line: no heading, list or code block."""
+    from ui.widgets import md
+
+    shown = md(f"name{brk}# heading{brk}```{brk}- item")
+    assert len(shown.splitlines()) == 1 and "\\#" in shown and "\\`\\`\\`" in shown

@@ -12,12 +12,13 @@ from ui.urlstate import Param, choice, classroom, set_state, text
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # everything str.splitlines splits on
 
 
 def md(text: str) -> str:
     """Text a visitor (or an uploaded file) supplied, made inert for st.markdown: every markdown character is
     escaped, so it shows as typed and is never formatting, a link or HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    return _LINE_BREAKS.sub(" ", _MD_SPECIAL.sub(r"\\\1", str(text)))
 
 
 def error(message: str) -> None:
