@@ -1,8 +1,8 @@
 """Gates: LSTM and GRU stepped like the vanilla cell, three cells in lockstep, the forget bias, the valve."""
 import streamlit as st
 
-from ui.urlstate import choice, classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import (controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
+from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
+from ui.widgets import (controls_box, page_columns, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
                         torch_check)
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
@@ -78,7 +78,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
 def view_body(view: str) -> None:
     """A view's controls and results: a settings change reruns this, not the valve below."""
     fs = font_scale()
-    left, right = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+    left, right = page_columns([1, 2.3])
     with left, controls_box():
         c = controls(view)
         if view == "cell":
@@ -115,7 +115,7 @@ def valve() -> None:
     """The one-unit LSTM that keeps its first input; its slider reruns only this."""
     fs = font_scale()
     st.subheader("The valve: a one-unit LSTM that remembers")
-    v1, v2 = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+    v1, v2 = page_columns([1, 2.3])
     with v1:
         T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10, help="How long the silence after the first input lasts.")
         publish([VALVE])

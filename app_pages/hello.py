@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import controls_box, error, intro, md, plot
+from ui.widgets import page_columns, controls_box, error, intro, md, plot
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
@@ -40,7 +40,7 @@ def controls() -> tuple[str, int, int, int]:
 @st.fragment
 def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
-    s1, s2 = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+    s1, s2 = page_columns([1, 2.3])
     with s1:
         temp = st.select_slider("Temperature", lesson.TEMPERATURES, key=f"{P}.temp",
                                 help="Scores are divided by the temperature before the softmax: below 1 the "
@@ -77,7 +77,7 @@ intro("Four letters, one-hot inputs, three hidden units: the smallest language m
       "watch the loss fall; then read the table to see how the two l's of hello get different predictions. "
       "Replace hello with your own short text and train again.")
 fs = font_scale()
-left, right = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+left, right = page_columns([1, 2.3])
 with left:
     with controls_box():
         txt, H, steps, seed = controls()

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore, set_state, text
-from ui.widgets import controls_box, error, export_panel, intro, plot, step_controls
+from ui.widgets import page_columns, controls_box, error, export_panel, intro, plot, step_controls
 from rnnviz.figures import scalar as figures
 from rnnviz.lessons import scalar as lesson
 from rnnviz.lessons.export import rnn_script
@@ -102,7 +102,7 @@ restore(P, PARAMS)
 intro("One hidden unit, one number of memory. Press **Next** to take a step and watch where the pre-activation "
       "lands on the tanh curve. Then try the **Flood** preset, or set wₕ above 1, and see the state stop fading.")
 fs = font_scale()
-left, right = (st.container(), st.container()) if classroom() else st.columns([0.85, 2.5], gap="large")
+left, right = page_columns([0.85, 2.5])
 with left, controls_box():
     w_x, w_h, b, h0, x_text = controls()
 

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.urlstate import choice, classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import (controls_box, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
+from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
+from ui.widgets import (controls_box, page_columns, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
                         torch_check)
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
@@ -103,7 +103,7 @@ intro("Now the state is a vector of H numbers and the weights are matrices. Pick
       "from the input to the prediction. Then raise the spectral radius of Wₕ past 1 and watch the heatmap of "
       "states fill with ±1.")
 fs = font_scale()
-left, right = (st.container(), st.container()) if classroom() else st.columns([1, 2.3], gap="large")
+left, right = page_columns([1, 2.3])
 with left, controls_box():
     x, chars, vocab, H, K, wmode, seed, radius = controls()
     w = lesson.generate(x.shape[1], H, K, seed, radius)

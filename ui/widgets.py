@@ -43,6 +43,12 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 </style>"""
 
 
+def page_columns(widths: list[float]) -> list:
+    """Side-by-side columns of these relative widths; in classroom mode stacked full width, so nothing is squeezed
+    on a projector."""
+    return [st.container() for _ in widths] if classroom() else st.columns(widths, gap="large")
+
+
 def controls_box():
     """Where a page's controls go: a framed box in classroom mode (open: main actions stay one click away)."""
     return st.container(border=True) if classroom() else st.container()
