@@ -68,7 +68,7 @@ def test_each_page_renders_its_charts(server, page, path, charts, text):
 
 def test_gradients_page_responds_to_explode(server, page):
     open_page(page, server, "gradients")
-    page.locator(".st-key-grad-explode button").click()  # a fragment: only the explorer reruns
+    page.locator(".st-key-grad-explode button").first.click()  # a fragment: only the explorer reruns
     page.wait_for_function("() => window.location.search.includes('w=1.5')", timeout=30_000)
     page.wait_for_function("() => document.body.innerText.includes('Clipped:')", timeout=30_000)
     wait_idle(page)
