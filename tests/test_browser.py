@@ -69,8 +69,7 @@ def test_each_page_renders_its_charts(server, page, path, charts, text):
 def test_gradients_page_responds_to_explode(server, page):
     open_page(page, server, "gradients")
     wait_idle(page)
-    # a fragment: only the explorer reruns; while it does, Streamlit may keep the previous button beside the new one
-    page.locator(".st-key-grad-explode button").first.click()
+    page.locator(".st-key-grad-explode button").first.click()  # the button itself, not its help icon; a fragment
     page.wait_for_function("() => window.location.search.includes('w=1.5')", timeout=30_000)
     page.wait_for_function("() => document.body.innerText.includes('Clipped:')", timeout=30_000)
     wait_idle(page)

@@ -35,7 +35,8 @@ CLASSROOM_CSS = """<style>
 [data-testid^='stBaseButton'] p {font-size: 1.2rem !important; white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important;}
 [data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
-[data-testid='stMetricValue'] {font-size: 2.25rem !important;}
+[data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
+  {font-size: 2.25rem !important;}
 [data-testid='stMetricLabel'] p {font-size: 1.1rem !important; white-space: normal !important;}
 [data-testid='stSliderTickBar'] div, [data-testid='stSliderThumbValue'] {font-size: 1rem !important;}
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {display: none;}

@@ -40,7 +40,8 @@ class GradientReport:
     def loss_grads(self) -> np.ndarray:
         """dL/dh_{T-k} itself, (T+1, H) (0 or inf where float64 runs out)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.nan_to_num(self.loss_grad_dirs * 10.0 ** self.log10_loss_grad[:, None], nan=0.0, posinf=np.inf, neginf=-np.inf)
+            g = self.loss_grad_dirs * 10.0 ** self.log10_loss_grad[:, None]
+        return np.where(np.isnan(g), 0.0, g)  # 0 * inf: a zero component of an overflowing vector
 
 
 def _log10(x: float) -> float:
