@@ -2,12 +2,10 @@
 import streamlit as st
 
 from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import (controls_box, page_columns, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
-                        torch_check)
+from ui.widgets import controls_box, intro, md, page_columns, plot, sequence_inputs, sequence_params, step_controls, torch_check
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
-from rnnviz.nn.cells import sigmoid
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
@@ -43,8 +41,7 @@ def controls(view: str) -> dict:
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if cell == "lstm":
-        st.caption(f"With nothing else feeding it, σ(b_f) = σ({bf:g}) = **{sigmoid(bf):.3f}**: that is where each "
-                   "forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+        st.caption(lesson.forget_caption(bf))
     return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if cell == "lstm" else 0.0)
 
 
@@ -59,19 +56,28 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     if view == "lockstep":
         plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
                                        t - 1, fs), f"{P}.lockstep",
-             alt=f"step {t}: " + "; ".join(f"{lesson.CELL_NAMES[k]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1])
-                                           for k, tr in model.traces.items()))
+             alt=lesson.lockstep_alt(model, t))
         st.table(lesson.lockstep_table(model, t))
         st.markdown(lesson.LOCKSTEP_KEY)
         return
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)
     plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
-         alt=f"gates and states over time for {', '.join(names)}; at step {t}: " + "; ".join(
-             f"{n} = " + ", ".join(f"{v:.2f}" for v in vals[n]) for n in names))
+         alt=lesson.step_alt(names, vals, t))
     st.markdown(lesson.step_sentence(cell, vals))
     with st.expander("This step's numbers", expanded=H <= 4):
         st.table(lesson.step_table(vals))
+
+
+def export(c: dict, w: dict) -> None:
+    """The download button and the script (the contents of ui.widgets.export_panel, for a box opened on demand)."""
+    cell, d, name = c["cell"], c["x"].shape[1], f"rnnviz_{c['cell']}.py"
+    script = gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
+                          what=f"an {cell.upper()} cell, d={d}, H={c['H']}")
+    st.download_button("Download " + name, script, file_name=name, mime="text/x-python", key=f"export.{name}",
+                       icon=":material/download:", help="Rebuilds the cell in torch.nn with these weights and inputs, "
+                       "and checks that it gives the numbers shown here.")
+    st.code(script, language="python")
 
 
 @st.fragment
@@ -93,9 +99,7 @@ def view_body(view: str) -> None:
                          help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
                 res = torch_check(lambda: lesson.lockstep_torch(model))
                 if res:
-                    st.caption("PyTorch on the same weights: " + "; ".join(
-                        f"{lesson.CELL_NAMES[k]} agrees to {d:.1e}, {n:,} parameters "
-                        f"({'equal to' if n == model.params[k] else 'NOT equal to'} ours)" for k, (d, n) in res.items()) + ".")
+                    st.caption(lesson.torch_caption(model, res))
         else:
             st.latex(lesson.EQUATIONS[c["cell"]])
             st.markdown(lesson.SYMBOLS[c["cell"]])
@@ -103,10 +107,10 @@ def view_body(view: str) -> None:
             stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
-    else:
-        cell, d = c["cell"], c["x"].shape[1]
-        export_panel(gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=f"rnnviz_{cell}.py",
-                                  what=f"an {cell.upper()} cell, d={d}, H={c['H']}"), f"rnnviz_{cell}.py")
+    else:  # the script is built and drawn only while its box is open: it changes with every setting
+        with st.expander("Export this setup as a PyTorch script", key=f"{P}.export", on_change="rerun") as box:
+            if box.open:
+                export(c, w)
     publish(SETTINGS)
 
 

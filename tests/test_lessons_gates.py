@@ -98,10 +98,14 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     fig = figures.gate_heatmaps(tr, lesson.PANELS["lstm"], list("hello"), 1, fs)
     axes = [k for k in fig.to_plotly_json()["layout"] if k.startswith(("xaxis", "yaxis"))]
     assert sorted(axes) == ["xaxis", "yaxis"]  # one panel: a step redraws one set of axes, not six
-    assert all(t.textfont.size == 12 * fs for t in fig.data) and fig.layout.xaxis.tickfont.size == 12 * fs
+    assert len(fig.data) == 1 and fig.data[0].textfont.size == 12 * fs and fig.layout.xaxis.tickfont.size == 12 * fs
+    tr_c = fig.data[0].customdata[4 * 4][2]  # the cell state c, unit 1, t = 3 (rows: 4 per gate with the gap)
+    assert tr_c[0] == tr.c[2, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
+    assert fig.data[0].text[16][2] == ""  # and only there
     assert len(fig.layout.shapes) == 1  # the current step, outlined once
     ls = lesson.lockstep(X, 3)
     lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
-    assert len(lf.data) == 1 + 5 + 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)
+    assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell
+    assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}"  # true values printed
     rnn_rect = lf.layout.shapes[0]
     assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows

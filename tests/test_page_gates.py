@@ -47,6 +47,15 @@ def test_next_moves_the_step_and_the_link(open_page):
     assert url(at).get("t") == "2"
 
 
+def test_export_script_built_when_opened(open_page):
+    at = open_page(P, H="2")
+    assert not any(c.value.startswith('"""Exported from rnnviz') for c in at.code)  # closed: nothing built or sent
+    at.session_state[f"{P}.export"] = True
+    at.run()
+    code = next(c.value for c in at.code if c.value.startswith('"""Exported from rnnviz'))
+    assert "torch.nn.LSTM(input_size=4, hidden_size=2" in code and at.get("download_button")
+
+
 def test_valve_keeps_first_input_for_400_steps(open_page):
     at = open_page(P)
     tab = table_with(at, "LSTM $c_t$")

@@ -41,36 +41,44 @@ def _time_labels(T: int, x_labels: list[str] | None) -> list[str]:
     return [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
 
 
-def _heat(v: np.ndarray, n: str, xs: list[str], font_scale: float, text: bool | str) -> dict:
-    """One gate or state over time as a heatmap trace: gates on a 0..1 amber scale, states red-blue."""
-    gate = GATE_INFO[n][1] == "gate"
-    lim = 1.0 if n != "c" else max(1.0, float(np.abs(v).max()))
-    return dict(type="heatmap", z=v.T, x=xs, zmin=0 if gate else -lim, zmax=1 if gate else lim,
-                colorscale=AMBER if gate else DIVERGING, showscale=False, xgap=1, ygap=1,
-                texttemplate=(text if isinstance(text, str) else "%{z:.2f}") if text else None,
-                textfont=dict(size=tick_size(font_scale)))
+# One heatmap trace holds gates and states together (the browser paints each heatmap trace as its own image, so
+# one trace redraws several times faster than six). Gates (0..1) map to z in [0, 1] on the amber part of a joined
+# scale, states (-lim..lim) to z in [2, 4] on its red-white-blue part; the cells print and hover the true values.
+JOINED = [[p / 4, c] for p, c in AMBER] + [[0.5 + p / 2, c] for p, c in DIVERGING]
 
 
 def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: float, text: bool | str, k: int = 1,
-           short: bool = False):
-    """Gates and states over time stacked in ONE subplot (one heatmap trace each, a blank row between them):
-    a single set of axes redraws several times faster than one subplot per gate. Returns the traces, the
-    y tick positions and labels, and the number of rows."""
-    data, vals, labels, y0 = [], [], [], 0
+           short: bool = False, current: int | None = None):
+    """Gates and states over time stacked in ONE subplot and ONE trace, a blank row between them; the values
+    printed in the current step's column (a few dozen labels redraw faster than every cell's). Returns the
+    trace, the y tick positions and labels, and the number of rows."""
+    rows = sum(v.shape[1] for _, v in panels) + len(panels) - 1
+    z, value = np.full((rows, len(xs)), np.nan), np.full((rows, len(xs)), np.nan)
+    name = np.full((rows, len(xs)), "", dtype=object)
+    vals, labels, y0 = [], [], 0
     for n, v in panels:  # v: (T, H)
         H = v.shape[1]
-        tr = _heat(v, n, xs, font_scale, text)
-        tr["y"] = list(range(y0, y0 + H))
-        tr["hovertemplate"] = f"{n}" + " t=%{x} unit %{customdata}: %{z:.4f}<extra></extra>"
-        tr["customdata"] = [[u + 1] * len(xs) for u in range(H)]
-        data.append(_in(tr, k))
+        if GATE_INFO[n][1] == "gate":
+            z[y0:y0 + H] = v.T
+        else:
+            lim = 1.0 if n != "c" else max(1.0, float(np.abs(v).max()))
+            z[y0:y0 + H] = 3 + v.T / lim
+        value[y0:y0 + H], name[y0:y0 + H] = v.T, [[f"{n} unit {u + 1}"] * len(xs) for u in range(H)]
         for u in range(H):
             if u == 0 or H <= 8:
                 vals.append(y0 + u)
-                name = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
-                labels.append((f"{name}·u{u + 1}" if short else f"{name} · u{u + 1}") if u == 0 else f"u{u + 1}")
+                title = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
+                labels.append((f"{title}·u{u + 1}" if short else f"{title} · u{u + 1}") if u == 0 else f"u{u + 1}")
         y0 += H + 1
-    return data, vals, labels, y0 - 1
+    digits = 2 if text is True else 1
+    shown = np.where(np.isnan(value), "", np.char.mod(f"%.{digits}f", np.round(np.nan_to_num(value), digits) + 0.0))
+    if current is not None:
+        shown[:, np.arange(len(xs)) != current] = ""
+    trace = dict(type="heatmap", z=z.tolist(), x=xs, y=list(range(rows)), zmin=0, zmax=4, colorscale=JOINED,
+                 showscale=False, xgap=1, ygap=1, customdata=np.stack([value, name], -1).tolist(), hoverongaps=False,
+                 text=shown.tolist(), texttemplate="%{text}" if text else None, textfont=dict(size=tick_size(font_scale)),
+                 hovertemplate="%{customdata[1]}, t=%{x}: %{customdata[0]:.4f}<extra></extra>")
+    return [_in(trace, k)], vals, labels, rows
 
 
 def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
@@ -79,7 +87,7 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
     the current step outlined."""
     T, H = getattr(trace, names[0]).shape
     xs = _time_labels(T, x_labels)
-    data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, T * H <= 60)
+    data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)  # px per unit row, so numbers fit
     lay = _layout("", int(rows * row + 90), font_scale, margin=dict(t=20, l=10, r=10, b=50),
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
@@ -96,8 +104,9 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     cells = list(panels)
     T = len(traces[cells[0]].h)
     xs = _time_labels(T, x_labels)
-    text = T <= 6 and max(sizes.values()) <= 8 and ("%{z:.2f}" if font_scale <= 1 else "%{z:.1f}")  # narrow cells
-    stacks = {c: _stack([(n, getattr(traces[c], n)) for n in panels[c]], xs, font_scale, text, j, short=True)
+    text = max(sizes.values()) <= 12 and (True if font_scale <= 1 or T <= 5 else "1")  # narrow cells: 1 decimal
+    stacks = {c: _stack([(n, getattr(traces[c], n)) for n in panels[c]], xs, font_scale, text, j, short=True,
+                        current=current)
               for j, c in enumerate(cells, 1)}
     rows = max(s[3] for s in stacks.values())
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)

@@ -80,6 +80,18 @@ def step_values(cell: str, trace, t: int) -> dict[str, np.ndarray]:
             "(1-z)*n": (1 - trace.z[k]) * trace.n[k], "z*h_prev": trace.z[k] * h_prev, "h": trace.h[k]}
 
 
+def forget_caption(bf: float) -> str:
+    """Where the forget gates start for a bias b_f (markdown)."""
+    return (f"With nothing else feeding it, σ(b_f) = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is where each "
+            "forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+
+
+def step_alt(names: list[str], values: dict[str, np.ndarray], t: int) -> str:
+    """Text alternative for the gate heatmap: what it shows, and the current step's values."""
+    return (f"gates and states over time for {', '.join(names)}; at step {t}: "
+            + "; ".join(f"{n} = " + ", ".join(f"{v:.2f}" for v in values[n]) for n in names))
+
+
 def step_table(values: dict[str, np.ndarray], digits: int = 4) -> pd.DataFrame:
     """One step's numbers, units down, with LaTeX column headers; values rounded for display."""
     H = len(next(iter(values.values())))
@@ -171,6 +183,12 @@ LOCKSTEP_KEY = ("$H$: hidden size (units per state); $\\lVert h_t \\rVert$: the 
                 "(0 shut, 1 open), red to blue for states (−1 to 1); the outlined column is step $t$.")
 
 
+def lockstep_alt(ls: Lockstep, t: int) -> str:
+    """Text alternative for the three-cell heatmaps: each cell's state at step t."""
+    return f"three cells at step {t}: " + "; ".join(
+        f"{CELL_NAMES[c]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1]) for c, tr in ls.traces.items())
+
+
 def lockstep_text(ls: Lockstep) -> str:
     """How the hidden sizes were matched (markdown), every count computed."""
     d, s, p = ls.x.shape[1], ls.sizes, ls.params
@@ -194,6 +212,13 @@ def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
             diff = max(diff, float(np.abs(last[1][0, 0].numpy() - ls.traces[c].c[-1]).max()))
         out[c] = (diff, sum(p.numel() for p in m.parameters()))
     return out
+
+
+def torch_caption(ls: Lockstep, res: dict[str, tuple[float, int]]) -> str:
+    """What the PyTorch cross-check found, per cell."""
+    return "PyTorch on the same weights: " + "; ".join(
+        f"{CELL_NAMES[c]} agrees to {d:.1e}, {n:,} parameters ({'equal to' if n == ls.params[c] else 'NOT equal to'} ours)"
+        for c, (d, n) in res.items()) + "."
 
 
 # ---- the valve -----------------------------------------------------------------------------------
