@@ -48,25 +48,25 @@ def controls(view: str) -> dict:
 @st.fragment
 def stepper(view: str, c: dict, model, fs: float) -> None:
     """Back / Next / the time slider, and everything that changes with the step; reruns on its own."""
-    T, H = len(c["x"]), c["H"]
+    T = len(c["x"])
     t = step_controls(P, T)
     publish([STEP])
-    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector $x_{{{t}}}$"
-    st.markdown(f"**Step {t} of {T}**, reading {what}.")
+    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{str(t).translate(lesson.SUBSCRIPT)}"
     if view == "lockstep":
+        st.markdown(f"**Step {t} of {T}**, reading {what}.")
         plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
                                        t - 1, fs), f"{P}.lockstep",
              alt=lesson.lockstep_alt(model, t))
         st.table(lesson.lockstep_table(model, t))
-        st.markdown(lesson.LOCKSTEP_KEY)
         return
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)
+    st.markdown(f"**Step {t} of {T}**, reading {what}. {lesson.step_sentence(cell, vals)}")
     plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
          alt=lesson.step_alt(names, vals, t))
-    st.markdown(lesson.step_sentence(cell, vals))
-    with st.expander("This step's numbers", expanded=H <= 4):
-        st.table(lesson.step_table(vals))
+    with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
+        if box.open:  # drawn only while open: a table of markdown cells costs more to redraw than the chart
+            st.table(lesson.step_table(vals))
 
 
 def export(c: dict, w: dict) -> None:
@@ -107,6 +107,7 @@ def view_body(view: str) -> None:
             stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
+        st.markdown(lesson.LOCKSTEP_KEY)
     else:  # the script is built and drawn only while its box is open: it changes with every setting
         with st.expander("Export this setup as a PyTorch script", key=f"{P}.export", on_change="rerun") as box:
             if box.open:

@@ -2,8 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from ui.urlstate import choice, classroom, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import error, intro, plot, torch_check
+from ui.urlstate import choice, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
+from ui.widgets import error, intro, page_columns, plot, torch_check
 from rnnviz.figures import states as figures
 from rnnviz.nn.params import millions
 from rnnviz.lessons import states as lesson
@@ -28,11 +28,6 @@ CALC = [
     Param(f"{P}.bi", "bi", D["bi"], flag, dump_flag),
 ]
 PARAMS = [VIEW] + PADDING + BIDIR + CALC
-
-
-def split(widths: list[float]) -> list:
-    """Side-by-side columns; stacked on a projector (classroom mode), where a narrow column would squeeze labels."""
-    return [st.container() for _ in widths] if classroom() else st.columns(widths, gap="large")
 
 
 def controls() -> dict:
@@ -78,7 +73,7 @@ def heads_view(fs: float) -> None:
 
 @st.fragment
 def padding_view(fs: float) -> None:
-    c1, c2 = split([1, 2])
+    c1, c2 = page_columns([1, 2])
     with c1:
         lengths_text = st.text_input("Sequence lengths in the batch", key=f"{P}.lengths", max_chars=200,
                                      help="Each sequence is padded with zero vectors up to the longest one.")
@@ -121,7 +116,7 @@ def bidirectional_view(fs: float) -> None:
 
 @st.fragment
 def params_view(fs: float) -> None:
-    c1, c2 = split([1, 2])
+    c1, c2 = page_columns([1, 2])
     with c1:
         c = controls()
         publish(CALC)

@@ -52,8 +52,8 @@ def test_lockstep_table_reads_step_t():
     ls = lesson.lockstep(X, 3)
     tab = lesson.lockstep_table(ls, 2)
     assert list(tab.index) == ["Vanilla RNN", "LSTM", "GRU"]
-    assert tab.loc["GRU", "$\\lVert h_t \\rVert$"] == f"{np.linalg.norm(ls.traces['gru'].h[1]):.3f}"
-    assert tab.loc["LSTM", "gate means"].startswith(f"$f_t$ {ls.traces['lstm'].f[1].mean():.2f}")
+    assert tab.loc["GRU", "‖hₜ‖"] == f"{np.linalg.norm(ls.traces['gru'].h[1]):.3f}"
+    assert tab.loc["LSTM", "gate means"].startswith(f"fₜ {ls.traces['lstm'].f[1].mean():.2f}")
     assert tab.loc["Vanilla RNN", "gate means"] == "no gates"
 
 
@@ -79,8 +79,8 @@ def test_gru_equations_one_per_line():
 def test_valve_table_rows():
     v = lesson.valve_experiment(400)
     tab = lesson.valve_table(v)
-    assert list(tab.index) == [1, 10, 400] and list(tab["LSTM $c_t$"]) == ["0.7616"] * 3
-    assert tab["vanilla $h_t$"].iloc[1] == "1.40e-03"
+    assert list(tab.index) == [1, 10, 400] and list(tab["LSTM cell state cₜ"]) == ["0.7616"] * 3
+    assert tab["vanilla hₜ"].iloc[1] == "1.40e-03"
     assert "0.9999999979" in lesson.valve_text(v)
 
 

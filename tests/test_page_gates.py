@@ -18,6 +18,12 @@ def url(at) -> dict:
             for k in at.query_params}
 
 
+def open_numbers(at):
+    """Open the box with this step's numbers (drawn only while open)."""
+    at.session_state[f"{P}.numbers"] = True
+    return at.run()
+
+
 def chart_specs(at) -> dict:
     return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
@@ -30,7 +36,9 @@ def test_defaults_lstm(open_page):
     assert "**12 × 7**" in text and "**108**" in text  # 4H x (H + d) for H = 3, d = 4; torch's parameter count
     assert "*Untrained:* the weights are random (seed 0)" in text
     assert "$\\odot$ multiplies entry by entry" in text and "$f$ forget" in text  # every symbol explained
-    step = table_with(at, "$f_t$")
+    assert "forget gates keep **74%** of cₜ₋₁" in text  # the step's gates in words
+    assert not any("$f_t$" in t.value.columns for t in at.table)  # numbers box closed: not drawn
+    step = table_with(open_numbers(at), "$f_t$")
     assert list(step.columns[:4]) == ["$f_t$", "$i_t$", "$g_t$", "$o_t$"]  # real subscripts, not f_t
     assert "**Step 1 of 5**, reading the character 'h'" in text
 
@@ -39,7 +47,7 @@ def test_next_moves_the_step_and_the_link(open_page):
     from rnnviz.lessons.gates import generate, run
     from rnnviz.lessons.vector import encode_word
 
-    at = open_page(P)
+    at = open_numbers(open_page(P))
     at.button(key=f"{P}.next").click().run()
     assert not at.exception and "**Step 2 of 5**, reading the character 'e'" in all_text(at)
     tr = run("lstm", encode_word("hello", list("helo")), generate("lstm", 4, 3, 0, 0.9, 1.0))
@@ -58,19 +66,19 @@ def test_export_script_built_when_opened(open_page):
 
 def test_valve_keeps_first_input_for_400_steps(open_page):
     at = open_page(P)
-    tab = table_with(at, "LSTM $c_t$")
+    tab = table_with(at, "LSTM cell state cₜ")
     assert list(tab.index) == [1, 10, 400]  # one row per time: the t = 400 row cannot be squeezed out
-    assert list(tab["LSTM $c_t$"]) == ["0.7616", "0.7616", "0.7616"]
-    assert float(tab["vanilla $h_t$"].iloc[-1]) < 1e-100  # the vanilla unit has lost it
+    assert list(tab["LSTM cell state cₜ"]) == ["0.7616", "0.7616", "0.7616"]
+    assert float(tab["vanilla hₜ"].iloc[-1]) < 1e-100  # the vanilla unit has lost it
     at.slider(key=f"{P}.T").set_value(1000).run()
-    assert list(table_with(at, "LSTM $c_t$").index) == [1, 10, 1000] and url(at).get("valveT") == "1000"
+    assert list(table_with(at, "LSTM cell state cₜ").index) == [1, 10, 1000] and url(at).get("valveT") == "1000"
 
 
 def test_gru_and_forget_bias(open_page):
     at = open_page(P)
     at.segmented_control(key=f"{P}.cell").set_value("gru").run()
     assert not at.exception
-    assert list(table_with(at, "$r_t$").columns[:3]) == ["$r_t$", "$z_t$", "$n_t$"]
+    assert list(table_with(open_numbers(at), "$r_t$").columns[:3]) == ["$r_t$", "$z_t$", "$n_t$"]
     assert "**9 × 7**" in all_text(at)
     eq = next(l.value for l in at.latex if "r_t" in l.value)
     lines = eq.split("\\\\")
@@ -87,10 +95,10 @@ def test_lockstep_three_cells_with_matched_parameters(open_page):
     text = all_text(at)
     assert "**108** parameters" in text and "$H$ = 4 (**120**)" in text and "$H$ = 8 (**112**)" in text
     tab = table_with(at, "gate means")
-    assert list(tab["$H$"]) == [8, 3, 4] and list(tab["parameters"]) == ["112", "108", "120"]
-    before = list(tab["$\\lVert h_t \\rVert$"])
+    assert list(tab["H"]) == [8, 3, 4] and list(tab["parameters"]) == ["112", "108", "120"]
+    before = list(tab["‖hₜ‖"])
     at.button(key=f"{P}.next").click().run()  # one Next moves all three
-    after = table_with(at, "gate means")["$\\lVert h_t \\rVert$"]
+    after = table_with(at, "gate means")["‖hₜ‖"]
     assert all(a != b for a, b in zip(before, after)) and "**Step 2 of 5**" in all_text(at)
     assert any("lockstep" in c.proto.id for c in at.get("plotly_chart"))
     assert url(at).get("view") == "lockstep"

@@ -1,13 +1,16 @@
 """Figures for the gates page: gate values per step, gate heatmaps, three cells in lockstep, the valve experiment.
 
-Tick labels and in-chart numbers get explicit sizes that grow with the font scale: Streamlit's chart theme
-pins ticks at 12 px, which a projector (classroom mode) would not scale.
+Tick labels (figures.fonts.text_sizes) and in-chart numbers (tick_size) grow with the font scale: Streamlit's chart
+theme pins them at 12 px, which a projector (classroom mode) would not scale.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import plotly.graph_objects as go
 
+from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.base import COLORS, DIVERGING, AMBER, _layout, _fig, _axis_name, _ref, _columns, _in, _vrect
 
 
@@ -24,17 +27,6 @@ CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 def tick_size(font_scale: float) -> float:
     """Tick labels and numbers inside charts: 12 px, 17.4 px in classroom mode (never under 14 on a projector)."""
     return 12 * font_scale
-
-
-def _ticks(layout: dict, font_scale: float) -> dict:
-    """Give every axis in `layout` tick labels of tick_size (and titles a size that scales too)."""
-    for k, v in layout.items():
-        if (k.startswith("xaxis") or k.startswith("yaxis")) and isinstance(v, dict):
-            v["tickfont"] = dict(size=tick_size(font_scale))
-            if isinstance(v.get("title"), dict):
-                v["title"]["font"] = dict(size=14 * font_scale)
-    layout.setdefault("legend", {})["font"] = dict(size=13 * font_scale)
-    return layout
 
 
 def _time_labels(T: int, x_labels: list[str] | None) -> list[str]:
@@ -81,6 +73,12 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
     return [_in(trace, k)], vals, labels, rows
 
 
+def _label_margin(labels: list[str], font_scale: float) -> int:
+    """A left margin wide enough for the tick labels, set outright: Plotly's automargin lays the chart out twice."""
+    longest = max((len(re.sub(r"<[^>]+>", "", s)) for s in labels), default=0)
+    return int(12 + 0.6 * tick_size(font_scale) * longest)
+
+
 def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
                   font_scale: float = 1.0) -> go.Figure:
     """Each gate or state over time [T, H], stacked in one panel; gates on a 0..1 amber scale, states on red-blue;
@@ -89,12 +87,12 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
     xs = _time_labels(T, x_labels)
     data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)  # px per unit row, so numbers fit
-    lay = _layout("", int(rows * row + 90), font_scale, margin=dict(t=20, l=10, r=10, b=50),
+    lay = _layout("", int(rows * row + 90), font_scale, margin=dict(t=20, l=_label_margin(labels, font_scale), r=10, b=50),
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
-                                                          automargin=True, showgrid=False, zeroline=False))
+                                                          showgrid=False, zeroline=False))
     if current is not None:
         lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["output"], 3)]
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[str, int], params: dict[str, int],
@@ -111,7 +109,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     rows = max(s[3] for s in stacks.values())
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
     lay = _layout("", int(rows * row + 90 + 60 * font_scale), font_scale, showlegend=False,
-                  margin=dict(t=int(60 * font_scale), l=10, r=10, b=50),
+                  margin=dict(t=int(60 * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, {params[c]:,} parameters"
                                                        for c in cells], font_scale=font_scale))
     data, shapes = [], []
@@ -120,12 +118,12 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
         data += d
         lay[_axis_name("x", j)].update(type="category")
         lay[_axis_name("y", j)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
-                                      zeroline=False, automargin=True)
+                                      zeroline=False)
         if current is not None:  # around this cell's own rows, not the blank below them
             shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=stacks[c][3] - 0.5,
                                xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["output"], width=3)))
     lay["shapes"] = shapes
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
@@ -147,4 +145,4 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
     lay = _layout("The valve: f = 1, i = 0 after step 1", 380 + 40 * (font_scale > 1), font_scale, annotations=ann,
                   margin=dict(t=110 * font_scale), xaxis=dict(title=dict(text="time step t (log scale)"), type="log", dtick=1),
                   yaxis=dict(title=dict(text="value"), range=[-0.05, 1.0]))
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))

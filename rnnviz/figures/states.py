@@ -1,12 +1,13 @@
 """Figures for the using-the-states page: states and probabilities over time, the padding trap, parameter
-breakdowns. Ticks and in-chart numbers scale with the font scale (see figures.gates._ticks)."""
+breakdowns. Ticks and in-chart numbers scale with the font scale (figures.fonts.text_sizes, figures.gates.tick_size)."""
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, DIVERGING, REDS, _layout, _fig, _unit_labels, _vrect
-from rnnviz.figures.gates import _ticks, tick_size
+from rnnviz.figures.fonts import text_sizes
+from rnnviz.figures.gates import tick_size
 
 
 def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: float = 1.0,
@@ -24,7 +25,7 @@ def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: f
     lay = _layout(title, max(240, int(24 * font_scale) * H + 150), font_scale, shapes=shapes,
                   xaxis=dict(title=dict(text="time step t"), type="category"),
                   yaxis=dict(autorange="reversed", type="category"))
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
@@ -46,7 +47,7 @@ def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
                   yaxis=dict(autorange="reversed", automargin=True),
                   legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"))
     lay["title"].update(y=0.98, yanchor="top")
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure:
@@ -63,4 +64,4 @@ def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure
     lay = _layout(f"Total {parts['total']:,}", 220 + 60 * (font_scale > 1), font_scale, barmode="stack",
                   yaxis=dict(showticklabels=False), xaxis=dict(),
                   legend=dict(y=-0.3, x=0, xanchor="left", yanchor="top"), margin=dict(b=90 * font_scale))
-    return _fig(data, _ticks(lay, font_scale))
+    return _fig(data, text_sizes(lay, font_scale))

@@ -18,6 +18,7 @@ from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 
 CELLS = ("rnn", "lstm", "gru")
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 CELL_NAMES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 FORWARD = {"rnn": rnn_forward, "lstm": lstm_forward, "gru": gru_forward}
 
@@ -100,12 +101,13 @@ def step_table(values: dict[str, np.ndarray], digits: int = 4) -> pd.DataFrame:
 
 
 def step_sentence(cell: str, values: dict[str, np.ndarray]) -> str:
-    """What the gates did on average at this step, in words (markdown)."""
+    """What the gates did on average at this step, in words (markdown; subscripts as Unicode characters, so this
+    line, redrawn at every step, needs no math typesetting)."""
     if cell == "lstm":
-        return (f"On average the forget gates keep **{np.mean(values['f']):.0%}** of $c_{{t-1}}$ at this step; the "
-                f"input gates let in **{np.mean(values['i']):.0%}** of the candidate $g_t$.")
-    return (f"On average the update gates keep **{np.mean(values['z']):.0%}** of $h_{{t-1}}$ at this step and take "
-            f"**{1 - np.mean(values['z']):.0%}** from the candidate $n_t$; the reset gates let the candidate read "
+        return (f"On average the forget gates keep **{np.mean(values['f']):.0%}** of cₜ₋₁ and the input gates let in "
+                f"**{np.mean(values['i']):.0%}** of the candidate gₜ.")
+    return (f"On average the update gates keep **{np.mean(values['z']):.0%}** of hₜ₋₁ and take "
+            f"**{1 - np.mean(values['z']):.0%}** from the candidate nₜ; the reset gates let the candidate read "
             f"**{np.mean(values['r']):.0%}** of the memory.")
 
 
@@ -164,20 +166,20 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
 
 
 def lockstep_table(ls: Lockstep, t: int) -> pd.DataFrame:
-    """Per cell at step t: its size, its parameters, the state's length and the mean of each gate (markdown)."""
+    """Per cell at step t: its size, its parameters, the state's length and the mean of each gate. Subscripts are
+    Unicode characters: this table is redrawn at every step, and typeset math costs more to redraw."""
     rows = {}
     for c in CELLS:
         tr, k = ls.traces[c], t - 1
         gates = {"lstm": ("f", "i", "o"), "gru": ("r", "z"), "rnn": ()}[c]
         rows[CELL_NAMES[c]] = {
-            "$H$": ls.sizes[c], "parameters": f"{ls.params[c]:,}",
-            "$\\lVert h_t \\rVert$": f"{np.linalg.norm(tr.h[k]):.3f}",
-            "gate means": ", ".join(f"${g}_t$ {np.mean(getattr(tr, g)[k]):.2f}" for g in gates) or "no gates",
+            "H": ls.sizes[c], "parameters": f"{ls.params[c]:,}", "‖hₜ‖": f"{np.linalg.norm(tr.h[k]):.3f}",
+            "gate means": ", ".join(f"{g}ₜ {np.mean(getattr(tr, g)[k]):.2f}" for g in gates) or "no gates",
         }
     return pd.DataFrame(rows).T
 
 
-LOCKSTEP_KEY = ("$H$: hidden size (units per state); $\\lVert h_t \\rVert$: the length of the state vector, "
+LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of the state vector, "
                 "$\\sqrt{\\sum_k h_{t,k}^2}$; gate means: the average over units of the forget $f_t$, input $i_t$ and "
                 "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU). Heatmaps: amber for gates "
                 "(0 shut, 1 open), red to blue for states (−1 to 1); the outlined column is step $t$.")
@@ -254,18 +256,19 @@ def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) ->
 
 
 def valve_text(valve: Valve) -> str:
-    """The valve's explanation (markdown), with its weights' numbers."""
+    """The valve's explanation (markdown), with its weights' numbers; Unicode subscripts, as it is redrawn with
+    every move of the slider."""
     T, w = len(valve.x), valve.weights
     return (f"Input: a single 1, then {T - 1} zeros. The LSTM's forget gate is σ({w['b_f']:g}) = {w['f']:.10f}; its "
             f"input gate is open only while x = 1 (i = {w['i (x=1)']:.6f}, then {w['i (x=0)']:.1e}), so "
-            f"$c_t = c_{{t-1}} + 0$ copies. The vanilla unit $h_t = \\tanh(x_t + {w['w_h']:g}\\,h_{{t-1}})$ multiplies "
-            f"by {w['w_h']:g} and squashes at every step.")
+            f"cₜ = cₜ₋₁ + 0 copies. The vanilla unit hₜ = tanh(xₜ + {w['w_h']:g} hₜ₋₁) multiplies by {w['w_h']:g} "
+            "and squashes at every step.")
 
 
 def valve_table(valve: Valve) -> pd.DataFrame:
     """The LSTM's cell state and the vanilla state at t = 1, 10 and T: one row per time, so it stays narrow."""
     T = len(valve.x)
     ts = sorted({1, min(10, T), T})
-    return pd.DataFrame({"$t$": ts, "LSTM $c_t$": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
-                         "vanilla $h_t$": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
-                                           for t in ts]}).set_index("$t$")
+    return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
+                         "vanilla hₜ": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
+                                        for t in ts]}).set_index("t")

@@ -76,7 +76,7 @@ def padding_text(demo: PaddingDemo) -> str:
     if left < EXACT:
         return text + "A third, putting the padding first, agrees with them here."
     return text + (f"A third, putting the padding first, only comes close (within **{left:.3f}**): while the cell "
-                   "reads the leading zeros, its biases still move the state away from $h_0 = 0$, so the real tokens "
+                   "reads the leading zeros, its biases still move the state away from h₀ = 0, so the real tokens "
                    "start from a slightly different state.")
 
 
