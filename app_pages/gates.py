@@ -55,9 +55,8 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")
         plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
-                                       t - 1, fs), f"{P}.lockstep",
+                                       t - 1, fs, lesson.lockstep_notes(model, t)), f"{P}.lockstep",
              alt=lesson.lockstep_alt(model, t))
-        st.table(lesson.lockstep_table(model, t))
         return
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)

@@ -51,8 +51,11 @@ SCENARIOS = [
     Scenario("vector", "→/← step keys", "keys", ("vector.next",)),
     Scenario("gates", "forget bias slider", "slider", ("gates.bf",)),
     Scenario("gates", "→/← step keys", "keys", ("gates.next",)),
-    Scenario("states", "torch check toggle", "click", ("states.torch_pad",), tab="The padding trap"),
-    Scenario("states", "cell RNN/GRU", "option", ("states.cell",), ("GRU", "RNN"), tab="Parameter counts"),
+    Scenario("gates", "valve steps slider", "slider", ("gates.T",)),
+    Scenario("gates?view=lockstep", "side by side: →/← step keys", "keys", ("gates.next",)),
+    Scenario("gates?view=lockstep", "side by side: radius slider", "slider", ("gates.radius",)),
+    Scenario("states?view=padding", "torch check toggle", "click", ("states.torch_pad",)),
+    Scenario("states?view=params", "cell RNN/GRU", "option", ("states.cell",), ("GRU", "RNN")),
     Scenario("gradients", "W_hh scale slider", "slider", ("grad.scale",)),
     Scenario("gradients", "Explode/Vanish buttons", "click", ("grad.explode", "grad.vanish")),
     Scenario("hello", "Train (run to completion)", "click", ("hello.train",)),
@@ -253,7 +256,7 @@ def main() -> None:
     ap.add_argument("--floor-variants", action="store_true",
                     help="also time floor_app.py's 4-chart variants (full rerun, charts changing, fragment)")
     args = ap.parse_args()
-    rows = [s for s in SCENARIOS if not args.only or s.page in args.only]
+    rows = [s for s in SCENARIOS if not args.only or s.page.split("?")[0] in args.only]
     results, variants, floor_samples = [], {}, []
     with ExitStack() as stack:
         fproc, floor_url = serve("benchmarks/floor_app.py", free_port(8700))

@@ -48,13 +48,13 @@ def test_each_lockstep_cell_equals_torch(H, radius, bf):
     assert all(d < 1e-12 and n == ls.params[c] for c, (d, n) in res.items())
 
 
-def test_lockstep_table_reads_step_t():
+def test_lockstep_notes_read_step_t():
     ls = lesson.lockstep(X, 3)
-    tab = lesson.lockstep_table(ls, 2)
-    assert list(tab.index) == ["Vanilla RNN", "LSTM", "GRU"]
-    assert tab.loc["GRU", "‖hₜ‖"] == f"{np.linalg.norm(ls.traces['gru'].h[1]):.3f}"
-    assert tab.loc["LSTM", "gate means"].startswith(f"fₜ {ls.traces['lstm'].f[1].mean():.2f}")
-    assert tab.loc["Vanilla RNN", "gate means"] == "no gates"
+    notes = lesson.lockstep_notes(ls, 2)
+    assert list(notes) == ["rnn", "lstm", "gru"]
+    assert notes["gru"].startswith(f"‖h<sub>t</sub>‖ {np.linalg.norm(ls.traces['gru'].h[1]):.3f}")
+    assert f"mean f<sub>t</sub> {ls.traces['lstm'].f[1].mean():.2f}" in notes["lstm"]
+    assert "mean" not in notes["rnn"]  # no gates
 
 
 def test_one_gate_table():

@@ -89,19 +89,29 @@ def test_gru_and_forget_bias(open_page):
     assert "σ(2) = **0.881**" in all_text(at)
 
 
+def lockstep_titles(at) -> list[str]:
+    spec = next(v for k, v in chart_specs(at).items() if "lockstep" in k)
+    return [a["text"] for a in spec.get("figure", spec)["layout"]["annotations"]]
+
+
 def test_lockstep_three_cells_with_matched_parameters(open_page):
+    from rnnviz.lessons.gates import lockstep
+    from rnnviz.lessons.vector import encode_word
+
     at = open_page(P, view="lockstep")
     assert not at.exception
     text = all_text(at)
     assert "**108** parameters" in text and "$H$ = 4 (**120**)" in text and "$H$ = 8 (**112**)" in text
-    tab = table_with(at, "gate means")
-    assert list(tab["H"]) == [8, 3, 4] and list(tab["parameters"]) == ["112", "108", "120"]
-    before = list(tab["‖hₜ‖"])
+    titles = lockstep_titles(at)
+    assert [t.split("<br>")[1] for t in titles] == ["H = 8, 112 parameters", "H = 3, 108 parameters",
+                                                   "H = 4, 120 parameters"]
+    ls = lockstep(encode_word("hello", list("helo")), 3, 0, 0.9, 1.0)
     at.button(key=f"{P}.next").click().run()  # one Next moves all three
-    after = table_with(at, "gate means")["‖hₜ‖"]
-    assert all(a != b for a, b in zip(before, after)) and "**Step 2 of 5**" in all_text(at)
-    assert any("lockstep" in c.proto.id for c in at.get("plotly_chart"))
-    assert url(at).get("view") == "lockstep"
+    assert "**Step 2 of 5**" in all_text(at)
+    for title, (cell, tr) in zip(lockstep_titles(at), ls.traces.items()):
+        assert f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[1]):.3f}" in title, cell  # each summary is step 2's
+    assert f"mean f<sub>t</sub> {ls.traces['lstm'].f[1].mean():.2f}" in lockstep_titles(at)[1]
+    assert url(at).get("view") == "lockstep" and url(at).get("t") == "2"
 
 
 def test_lockstep_agrees_with_torch(open_page):

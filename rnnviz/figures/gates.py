@@ -96,9 +96,11 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
 
 
 def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[str, int], params: dict[str, int],
-                      x_labels: list[str] | None = None, current: int | None = None, font_scale: float = 1.0) -> go.Figure:
+                      x_labels: list[str] | None = None, current: int | None = None, font_scale: float = 1.0,
+                      notes: dict[str, str] | None = None) -> go.Figure:
     """Three cells side by side, one panel each: its gates, then its states, over time; one row per unit,
-    the same row height in every panel, the current step outlined in all of them."""
+    the same row height in every panel, the current step outlined in all of them; `notes`, a line per cell
+    under its title (this step's summary: part of the chart, so a step redraws one element)."""
     cells = list(panels)
     T = len(traces[cells[0]].h)
     xs = _time_labels(T, x_labels)
@@ -108,10 +110,12 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
               for j, c in enumerate(cells, 1)}
     rows = max(s[3] for s in stacks.values())
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
-    lay = _layout("", int(rows * row + 90 + 60 * font_scale), font_scale, showlegend=False,
-                  margin=dict(t=int(60 * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
+    lines = 3 if notes else 2
+    lay = _layout("", int(rows * row + 90 + 30 * lines * font_scale), font_scale, showlegend=False,
+                  margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, {params[c]:,} parameters"
-                                                       for c in cells], font_scale=font_scale))
+                                                       + (f"<br>{notes[c]}" if notes else "") for c in cells],
+                             font_scale=font_scale))
     data, shapes = [], []
     for j, c in enumerate(cells, 1):
         d, vals, labels, _ = stacks[c]

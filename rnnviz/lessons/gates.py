@@ -165,24 +165,22 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
                     {c: run(c, x, weights[c]) for c in CELLS})
 
 
-def lockstep_table(ls: Lockstep, t: int) -> pd.DataFrame:
-    """Per cell at step t: its size, its parameters, the state's length and the mean of each gate. Subscripts are
-    Unicode characters: this table is redrawn at every step, and typeset math costs more to redraw."""
-    rows = {}
+def lockstep_notes(ls: Lockstep, t: int) -> dict[str, str]:
+    """Per cell at step t: the length of its state and the mean of each gate, one short line (chart markup)."""
+    notes = {}
     for c in CELLS:
         tr, k = ls.traces[c], t - 1
         gates = {"lstm": ("f", "i", "o"), "gru": ("r", "z"), "rnn": ()}[c]
-        rows[CELL_NAMES[c]] = {
-            "H": ls.sizes[c], "parameters": f"{ls.params[c]:,}", "‖hₜ‖": f"{np.linalg.norm(tr.h[k]):.3f}",
-            "gate means": ", ".join(f"{g}ₜ {np.mean(getattr(tr, g)[k]):.2f}" for g in gates) or "no gates",
-        }
-    return pd.DataFrame(rows).T
+        notes[c] = " · ".join([f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}"] +
+                              [f"mean {g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates])
+    return notes
 
 
 LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of the state vector, "
-                "$\\sqrt{\\sum_k h_{t,k}^2}$; gate means: the average over units of the forget $f_t$, input $i_t$ and "
-                "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU). Heatmaps: amber for gates "
-                "(0 shut, 1 open), red to blue for states (−1 to 1); the outlined column is step $t$.")
+                "$\\sqrt{\\sum_k h_{t,k}^2}$; mean: the average over units of the forget $f_t$, input $i_t$ and "
+                "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU); $c_t$: the LSTM's cell "
+                "state. Heatmaps: amber for gates (0 shut, 1 open), red to blue for states (−1 to 1); the outlined "
+                "column is step $t$, its values printed.")
 
 
 def lockstep_alt(ls: Lockstep, t: int) -> str:
