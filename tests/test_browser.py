@@ -125,3 +125,33 @@ def test_lesson_path_in_classroom_mode_by_next_links(server, page):
         assert page.locator('[data-testid="stException"]').count() == 0, lesson.url
         assert not page.locator('section[data-testid="stSidebar"]').is_visible()
     assert page.locator(".st-key-lessons_foot a", has_text="Back to the lesson plan").count() == 1
+
+
+def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page, tmp_path):
+    """A visitor brings a small LSTM of their own: the text, connectivity shading and the gate-saturation view all run
+    on it, in the browser, through the real file boxes."""
+    from tests.test_page_sample import tiny_checkpoint
+
+    weights, card = tiny_checkpoint(cell="lstm", H=8)
+    (tmp_path / "m.safetensors").write_bytes(weights)
+    (tmp_path / "m.json").write_bytes(card)
+    page.goto(f"{server.url}/sample?prime=bad%20")
+    wait_idle(page)
+    page.get_by_text("Bring your own model").click()
+    page.locator('input[type="file"]').nth(0).set_input_files(str(tmp_path / "m.safetensors"))
+    page.locator('input[type="file"]').nth(1).set_input_files(str(tmp_path / "m.json"))
+    page.wait_for_function("() => document.body.innerText.includes('Using your model for this session')", timeout=60_000)
+    page.wait_for_function("() => document.body.innerText.includes('A one-layer LSTM (8 units per layer, 11 characters)')",
+                           timeout=60_000)
+    wait_idle(page)
+    page.wait_for_selector('span[data-i="30"]', timeout=30_000)
+    page.locator(".st-key-sample-shade button", has_text="connectivity").click()
+    page.locator('span[data-i="30"]').click()
+    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
+                           timeout=30_000)
+    page.locator(".st-key-sample-view button", has_text="Gate saturation").click()
+    page.wait_for_function("() => document.body.innerText.includes('layer 1:')", timeout=30_000)
+    wait_idle(page)
+    page.wait_for_selector('.st-key-sample-sat .main-svg', timeout=30_000)  # the saturation scatter is drawn
+    assert "Using your model" in page.inner_text("body")  # still the visitor's model after every rerun
+    assert page.locator('[data-testid="stException"]').count() == 0
