@@ -64,6 +64,8 @@ SCENARIOS = [
     Scenario("sample", "shade surprisal/probability", "option", ("sample.shade",), ("surprisal", "probability")),
     Scenario("sample", "Sample again", "click", ("sample.again",)),
     Scenario("sample", "Branch from here/Clear", "click", ("sample.branch", "sample.unforce")),
+    Scenario("sample?shade=connectivity&pos=350", "connectivity: position past 300", "slider", ("sample.pos",)),
+    Scenario("sample?view=gates&over=sample", "gate saturation of each new sample", "click", ("sample.again",)),
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
 FLOOR_VARIANTS = {"one": "1 chart, full rerun", "full": "4 charts + table, full rerun",
