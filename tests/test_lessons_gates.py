@@ -55,6 +55,17 @@ def test_lockstep_notes_read_step_t():
     assert notes["gru"].startswith(f"‖h<sub>t</sub>‖ {np.linalg.norm(ls.traces['gru'].h[1]):.3f}")
     assert f"mean f<sub>t</sub> {ls.traces['lstm'].f[1].mean():.2f}" in notes["lstm"]
     assert "mean" not in notes["rnn"]  # no gates
+    # two short lines: side by side at 1024 px, one line of four numbers ran into the GRU's title
+    visible = lambda s: s.replace("<sub>", "").replace("</sub>", "")  # noqa: E731
+    assert all(len(visible(line)) <= 32 for note in notes.values() for line in note.split("<br>"))
+    assert notes["lstm"].count("<br>") == 1 and notes["lstm"].split("<br>")[1].startswith("mean f<sub>t</sub>")
+
+
+def test_lockstep_key_names_the_colours_drawn():
+    from rnnviz.figures.base import DIVERGING
+
+    assert DIVERGING[0][1] == "#762A83" and "purple below zero" in lesson.LOCKSTEP_KEY
+    assert "red" not in lesson.LOCKSTEP_KEY and "blue" not in lesson.LOCKSTEP_KEY
 
 
 def test_one_gate_table():

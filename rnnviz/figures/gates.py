@@ -110,7 +110,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
               for j, c in enumerate(cells, 1)}
     rows = max(s[3] for s in stacks.values())
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
-    lines = 3 if notes else 2
+    lines = 2 + max((n.count("<br>") + 1 for n in (notes or {}).values()), default=0)  # title lines above the panels
     lay = _layout("", int(rows * row + 90 + 30 * lines * font_scale), font_scale, showlegend=False,
                   margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, {params[c]:,} parameters"
