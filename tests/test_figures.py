@@ -133,3 +133,16 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
             assert "_" not in key, path
             if key == "title":
                 assert isinstance(value, dict), path
+
+
+def test_singular_values_read_with_subscripts_and_their_line_label_clear_of_the_bars():
+    from rnnviz.figures import states
+
+    fig = vector.singular_value_bars(np.array([0.979, 0.607, 0.114]), 0.9).to_dict()
+    assert list(fig["data"][0]["x"]) == ["σ₁", "σ₂", "σ₃"]
+    (label,) = fig["layout"]["annotations"]
+    assert label["y"] == 1 and label["yanchor"] == "bottom"  # above the line at 1, not down over the first bar
+    assert fig["layout"]["shapes"][0]["line"]["color"] != base.COLORS["output"]  # a reference line, not an output
+    for probs, ticks in ((False, [-1, 0, 1]), (True, [0, 0.5, 1])):  # five labels pile up on a bar three rows tall
+        bar = states.state_heatmap(np.zeros((6, 3)), "", probabilities=probs).to_dict()["data"][0]["colorbar"]
+        assert list(bar["tickvals"]) == ticks
