@@ -64,8 +64,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1", f"temperature {temp:g}", fs,
                                title=f"softmax(scores / {temp:g})"), f"{P}.softmax",
              alt="probabilities " + ", ".join(f"{v:.3f}" for v in pt))
-        st.markdown(f"At temperature 1: **({', '.join(f'{v:.3f}' for v in p1)})**. At {temp:g}: "
-                    f"**({', '.join(f'{v:.3f}' for v in pt)})**.")
+        st.markdown(lesson.temperature_sentence(p1, pt, temp))
         if note := lesson.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
     publish(PARAMS)

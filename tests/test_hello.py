@@ -136,3 +136,14 @@ def test_throttled_progress_passes_nothing_on_for_a_short_run():
     assert seen == []
     train("hello", 3, 30, seed=0, callback=throttled(lambda k, loss: seen.append(k), seconds=0))
     assert seen == [10, 20, 30]
+
+
+def test_temperature_sentence_prints_the_same_probabilities_once():
+    from rnnviz.lessons.hello import temperature_sentence
+    from rnnviz.lessons.presets import SOFTMAX_SCORES
+    from rnnviz.nn.sampling import softmax
+
+    p1, p2 = softmax(np.array(SOFTMAX_SCORES)), softmax(np.array(SOFTMAX_SCORES), 0.5)
+    at_one = temperature_sentence(p1, p1, 1.0)
+    assert at_one.count("(0.038, 0.125, 0.001, 0.837)") == 1 and "At 1:" not in at_one
+    assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.002, 0.022, 0.000, 0.976)**.")

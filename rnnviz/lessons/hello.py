@@ -291,6 +291,15 @@ def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Ca
     return cb
 
 
+def temperature_sentence(p1: np.ndarray, pt: np.ndarray, temp: float) -> str:
+    """The probabilities at temperature 1 and at the slider's temperature (markdown); at 1 they are the same, so
+    they are printed once."""
+    fmt = lambda p: "**(" + ", ".join(f"{v:.3f}" for v in p) + ")**"  # noqa: E731
+    if temp == 1:
+        return f"At temperature 1: {fmt(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
+    return f"At temperature 1: {fmt(p1)}. At {temp:g}: {fmt(pt)}."
+
+
 def softmax_note(scores, probs, notes_scores, notes_printed) -> str | None:
     """When the scores are the notes' example: the notes print the probabilities with two decimals (and not all
     rounded the same way); say so next to the page's three."""
