@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import page_columns, controls_box, error, intro, md, plot
+from ui.widgets import page_columns, controls_box, error, intro, md, number_table, plot
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
@@ -120,7 +120,7 @@ with right:
              alt="per step: one-hot input, hidden state, scores, softmax")
     table = pd.DataFrame(lesson.step_table(steps_read, vocab),
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
-    st.dataframe(table, width="stretch", height=min(400, 36 * len(table) + 40))
+    number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
 
 st.subheader("Sampling, and what temperature does")
 sampling(w, seed, fs)
