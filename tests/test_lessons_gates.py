@@ -114,6 +114,8 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     assert tr_c[0] == tr.c[2, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
     assert fig.data[0].text[16][2] == ""  # and only there
     assert len(fig.layout.shapes) == 1  # the current step, outlined once
+    roles = {figures.COLORS[k] for k in ("input", "state", "weight", "output")}
+    assert fig.layout.shapes[0].line.color not in roles  # a marker of time, not an output (red in the legend)
     ls = lesson.lockstep(X, 3)
     lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
     assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell

@@ -91,7 +91,7 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
                                                           showgrid=False, zeroline=False))
     if current is not None:
-        lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["output"], 3)]
+        lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["current"], 3)]
     return _fig(data, text_sizes(lay, font_scale))
 
 
@@ -125,7 +125,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
                                       zeroline=False)
         if current is not None:  # around this cell's own rows, not the blank below them
             shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=stacks[c][3] - 0.5,
-                               xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["output"], width=3)))
+                               xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["current"], width=3)))
     lay["shapes"] = shapes
     return _fig(data, text_sizes(lay, font_scale))
 

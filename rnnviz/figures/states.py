@@ -23,7 +23,7 @@ def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: f
                                tickfont=dict(size=tick_size(font_scale))),
                  texttemplate="%{z:.2f}" if T * H <= 160 else None, textfont=dict(size=tick_size(font_scale)),
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
-    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["output"])] if current is not None else []
+    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     lay = _layout(title, max(240, int(24 * font_scale) * H + 150), font_scale, shapes=shapes,
                   xaxis=dict(title=dict(text="time step t"), type="category"),
                   yaxis=dict(autorange="reversed", type="category"))
