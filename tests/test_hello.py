@@ -115,6 +115,7 @@ def test_status_says_what_the_model_was_trained_on():
     r = train("hello", 3, 300, seed=0)
     s = status("hello", 3, 0, r, label="“hello”")
     assert s.startswith("**Trained** on “hello” (5 characters, 4 distinct): 300 steps") and "from random weights" in s
+    assert "nats per character (the average −ln p" in s and "ln 2 ≈ 0.69 nats is one bit" in s  # the unit explained
 
 
 def test_softmax_note_only_for_the_notes_scores():

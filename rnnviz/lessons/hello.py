@@ -245,7 +245,8 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
     return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
             f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {result.losses[0]:.3f} to "
-            f"{result.losses[-1]:.3f} nats per character.")
+            f"{result.losses[-1]:.3f} nats per character (the average −ln p of each next character; nats are "
+            f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
 
 
 def step_table(steps: CharSteps, vocab: list[str]) -> dict[str, list]:
