@@ -35,9 +35,9 @@ def controls(view: str) -> dict:
                   key=f"{P}.H", help="Units per state vector." if view == "cell" else
                   "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the LSTM's.")
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of each W_hh block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
                        help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
-    bf = st.slider("Forget-gate bias b_f (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=cell != "lstm",
+    bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=cell != "lstm",
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if cell == "lstm":

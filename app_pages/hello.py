@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import page_columns, controls_box, error, intro, md, plot
+from ui.widgets import page_columns, controls_box, error, intro, md, number_table, plot
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
@@ -64,8 +64,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1", f"temperature {temp:g}", fs,
                                title=f"softmax(scores / {temp:g})"), f"{P}.softmax",
              alt="probabilities " + ", ".join(f"{v:.3f}" for v in pt))
-        st.markdown(f"At temperature 1: **({', '.join(f'{v:.3f}' for v in p1)})**. At {temp:g}: "
-                    f"**({', '.join(f'{v:.3f}' for v in pt)})**.")
+        st.markdown(lesson.temperature_sentence(p1, pt, temp))
         if note := lesson.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
     publish(PARAMS)
@@ -121,7 +120,7 @@ with right:
              alt="per step: one-hot input, hidden state, scores, softmax")
     table = pd.DataFrame(lesson.step_table(steps_read, vocab),
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
-    st.dataframe(table, width="stretch", height=min(400, 36 * len(table) + 40))
+    number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
 
 st.subheader("Sampling, and what temperature does")
 sampling(w, seed, fs)

@@ -6,6 +6,7 @@ import streamlit as st
 from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
 from ui.widgets import (controls_box, page_columns, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
                         torch_check)
+from ui.widgets import number_table
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
@@ -93,7 +94,7 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
              if vocab else "")
     st.markdown(f"⑥ **Pass it on**: h{lesson.sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}")
     with st.expander("The numbers of this step", expanded=H <= 8):
-        st.dataframe(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), width="stretch")
+        number_table(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, width="stretch")
     publish(PARAMS)
 
 

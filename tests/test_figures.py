@@ -133,3 +133,27 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
             assert "_" not in key, path
             if key == "title":
                 assert isinstance(value, dict), path
+
+
+def test_singular_values_read_with_subscripts_and_their_line_label_clear_of_the_bars():
+    from rnnviz.figures import states
+
+    fig = vector.singular_value_bars(np.array([0.979, 0.607, 0.114]), 0.9).to_dict()
+    assert list(fig["data"][0]["x"]) == ["σ₁", "σ₂", "σ₃"]
+    (label,) = fig["layout"]["annotations"]
+    assert label["y"] == 1 and label["yanchor"] == "bottom"  # above the line at 1, not down over the first bar
+    assert fig["layout"]["shapes"][0]["line"]["color"] != base.COLORS["output"]  # a reference line, not an output
+    for probs, ticks in ((False, [-1, 0, 1]), (True, [0, 0.5, 1])):  # five labels pile up on a bar three rows tall
+        bar = states.state_heatmap(np.zeros((6, 3)), "", probabilities=probs).to_dict()["data"][0]["colorbar"]
+        assert list(bar["tickvals"]) == ticks
+
+
+def test_the_one_unit_page_draws_nothing_in_the_outputs_red():
+    """The cell on this page has no output layer: its guide lines, current step and cobweb are near black, so red keeps
+    meaning 'outputs' as the legend says."""
+    import plotly.io as pio
+
+    figs = [scalar.states_over_time(np.array([0.1, 0.2]), np.array([1.0, 0.0]), 1),
+            scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
+            scalar.tanh_curve(np.array([1.0, 0.38]), np.tanh([1.0, 0.38]), 1)]
+    assert all(base.COLORS["output"] not in pio.to_json(f.to_dict()) for f in figs)

@@ -115,6 +115,7 @@ def test_status_says_what_the_model_was_trained_on():
     r = train("hello", 3, 300, seed=0)
     s = status("hello", 3, 0, r, label="“hello”")
     assert s.startswith("**Trained** on “hello” (5 characters, 4 distinct): 300 steps") and "from random weights" in s
+    assert "nats per character (the average −ln p" in s and "ln 2 ≈ 0.69 nats is one bit" in s  # the unit explained
 
 
 def test_softmax_note_only_for_the_notes_scores():
@@ -136,3 +137,14 @@ def test_throttled_progress_passes_nothing_on_for_a_short_run():
     assert seen == []
     train("hello", 3, 30, seed=0, callback=throttled(lambda k, loss: seen.append(k), seconds=0))
     assert seen == [10, 20, 30]
+
+
+def test_temperature_sentence_prints_the_same_probabilities_once():
+    from rnnviz.lessons.hello import temperature_sentence
+    from rnnviz.lessons.presets import SOFTMAX_SCORES
+    from rnnviz.nn.sampling import softmax
+
+    p1, p2 = softmax(np.array(SOFTMAX_SCORES)), softmax(np.array(SOFTMAX_SCORES), 0.5)
+    at_one = temperature_sentence(p1, p1, 1.0)
+    assert at_one.count("(0.038, 0.125, 0.001, 0.837)") == 1 and "At 1:" not in at_one
+    assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.002, 0.022, 0.000, 0.976)**.")

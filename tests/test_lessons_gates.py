@@ -55,6 +55,17 @@ def test_lockstep_notes_read_step_t():
     assert notes["gru"].startswith(f"‖h<sub>t</sub>‖ {np.linalg.norm(ls.traces['gru'].h[1]):.3f}")
     assert f"mean f<sub>t</sub> {ls.traces['lstm'].f[1].mean():.2f}" in notes["lstm"]
     assert "mean" not in notes["rnn"]  # no gates
+    # two short lines: side by side at 1024 px, one line of four numbers ran into the GRU's title
+    visible = lambda s: s.replace("<sub>", "").replace("</sub>", "")  # noqa: E731
+    assert all(len(visible(line)) <= 32 for note in notes.values() for line in note.split("<br>"))
+    assert notes["lstm"].count("<br>") == 1 and notes["lstm"].split("<br>")[1].startswith("mean f<sub>t</sub>")
+
+
+def test_lockstep_key_names_the_colours_drawn():
+    from rnnviz.figures.base import DIVERGING
+
+    assert DIVERGING[0][1] == "#762A83" and "purple below zero" in lesson.LOCKSTEP_KEY
+    assert "red" not in lesson.LOCKSTEP_KEY and "blue" not in lesson.LOCKSTEP_KEY
 
 
 def test_one_gate_table():
@@ -103,6 +114,8 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     assert tr_c[0] == tr.c[2, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
     assert fig.data[0].text[16][2] == ""  # and only there
     assert len(fig.layout.shapes) == 1  # the current step, outlined once
+    roles = {figures.COLORS[k] for k in ("input", "state", "weight", "output")}
+    assert fig.layout.shapes[0].line.color not in roles  # a marker of time, not an output (red in the legend)
     ls = lesson.lockstep(X, 3)
     lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
     assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell

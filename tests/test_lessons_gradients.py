@@ -136,4 +136,5 @@ def test_scale_note_reports_both_sizes():
     assert f"{cmp.sigma_max:.3f}" in note and f"{cmp.rho:.3f}" in note and cmp.rho < cmp.sigma_max
     assert "σₘₐₓ = 0.9)" in note and "ρ = 1.5)" in lesson.scale_note(cmp, "rho", 1.5)
     assert "guarantees vanishing" in lesson.SCALE_NOTE and "ρ ≤ σₘₐₓ" in lesson.SCALE_NOTE
+    assert "random and untrained" in lesson.SCALE_NOTE  # shown in classroom mode too, where the intro is not
     assert "L = u \\cdot h_T" in lesson.LOSS_NOTE and "sqrt{H}" in lesson.LOSS_NOTE  # what L is

@@ -216,3 +216,17 @@ def test_figures_build():
     assert len(line["x"]) <= 50 and math.isclose(line["y"][-1], share[-len(share) // 10:].mean(), rel_tol=0.2)
     assert "rises" in figures.units_markup([{"feature": "<f>", "unit": "u", "strength": 0.5, "r": "+0.500",
                                              "direction": "rises with it", "what": "w"}]) 
+
+
+def test_gate_charts_scale_their_type_for_a_projector():
+    sat = [{"i": (np.array([0.1, 0.2]), np.array([0.5, 0.1]))}] * 2
+    for fig in (figures.saturation_figure(sat, font_scale=1.45), figures.closed_share_figure([{"o": np.ones(50)}] * 2,
+                                                                                           bins=10, font_scale=1.45)):
+        lay = fig.to_dict()["layout"]
+        assert all(lay[a]["tickfont"]["size"] >= 14 for a in lay if a.startswith(("xaxis", "yaxis")))
+    lay = figures.closed_share_figure([{"o": np.ones(50)}], bins=10).to_dict()["layout"]
+    assert lay["xaxis"]["dtick"] == 1  # decades only: no 9 px "2" and "5" between them
+
+
+def test_whitespace_labels_do_not_read_as_punctuation():
+    assert L.label(" ") == "␣" and L.label("\n") == "↵" and L.label(".") == "."

@@ -35,6 +35,7 @@ def test_padding_text_says_what_the_numbers_show():
     left = np.abs(d.left_padded - d.at_length).max()
     assert f"only comes close (within **{left:.3f}**)" in text and f"off by up to **{d.diff.max():.3f}**" in text
     assert "agree" not in text.split("A third")[1]
+    assert "h₀ = 0" in text and "h_0" not in text and "h0" not in text  # a real subscript on the projector
     assert "nothing is padded" in lesson.padding_text(lesson.padding_demo([4, 4]))
     exact = lesson.padding_demo([5, 3])
     exact.left_padded = exact.at_length.copy()  # were padding first exact, the page would say so

@@ -94,3 +94,10 @@ def test_heavy_training_is_capped_with_a_message(open_page):
     assert any(w.value.startswith("Training is capped at 3 of the 300 steps asked") for w in at.warning)
     at.button(key=f"{P}.train").click().run()
     assert not at.exception and "3 steps (capped from 300)" in all_text(at)
+
+
+def test_classroom_mode_shows_the_step_table_as_projector_sized_text(open_page):
+    at = open_page(P, classroom="1")
+    assert not at.exception and not at.dataframe  # no canvas grid: its 14 px type does not scale for a projector
+    table = at.table[0].value
+    assert list(table["step"]) == [1, 2, 3, 4] and list(table["target"]) == list("ello")

@@ -39,6 +39,8 @@ CLASSROOM_CSS = """<style>
   {font-size: 2.25rem !important;}
 [data-testid='stMetricLabel'] p {font-size: 1.1rem !important; white-space: normal !important;}
 [data-testid='stSliderTickBar'] div, [data-testid='stSliderThumbValue'] {font-size: 1rem !important;}
+[data-testid='stMain'] input, [data-testid='stMain'] textarea, [data-testid='stMain'] [data-baseweb='select'] > div,
+[data-testid='stCode'] code {font-size: 1.15rem !important;}
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {display: none;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
 </style>"""
@@ -83,6 +85,15 @@ def plot(fig, key: str, alt: str) -> None:
     fmt = st.session_state.get("app.image_format", "png")
     st.plotly_chart(fig, key=key, alt=alt, config={"displaylogo": False, "toImageButtonOptions": {
         "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}})
+
+
+def number_table(df, precision: int, **dataframe_args) -> None:
+    """A small table of numbers: an interactive grid, or in classroom mode a plain table, whose type the projector
+    CSS scales (the grid is drawn on a canvas at a fixed 14 px and cuts its last row short). Long tables stay grids."""
+    if classroom() and len(df) <= 30:  # a named index (step 1, 2, ...) becomes a column: st.table hides range indexes
+        st.table((df.reset_index() if df.index.name else df).style.format(precision=precision))
+    else:
+        st.dataframe(df, **dataframe_args)
 
 
 def export_panel(script: str, file_name: str) -> None:

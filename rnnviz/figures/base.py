@@ -27,6 +27,7 @@ COLORS = {
     "output": "#D55E00",  # red (vermillion)
     "cell": "#56B4E9",  # light blue: the LSTM's second state
     "muted": "#8c8c8c",
+    "current": "#222222",  # the current step's outline: near black, not one of the four role colours
     "grid": "#e6e6e6",
 }
 FONT = dict(family="Inter, Helvetica Neue, Arial, sans-serif", size=14)
@@ -173,7 +174,7 @@ def _vrect(x0, x1, color, width=3, xref="x", yref="y domain", **kw) -> dict:
 def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: str = "States over time [T, H]",
                   current: int | None = None, zlim: float = 1.0, name: str = "h", font_scale: float = 1.0,
                   probabilities: bool = False) -> go.Figure:
-    """A [T, H] array as a heatmap: time across, units down; red negative, blue positive (or 0..1 reds)."""
+    """A [T, H] array as a heatmap: time across, units down; purple negative, grey positive (or 0..1 reds)."""
     v = np.asarray(values, float)
     T, H = v.shape
     xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
@@ -181,7 +182,7 @@ def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: 
                  colorscale=REDS if probabilities else DIVERGING, colorbar=dict(title=dict(text=name), thickness=12),
                  texttemplate="%{z:.2f}" if T * H <= 160 else None,
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
-    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["output"])] if current is not None else []
+    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     return _fig(data, _layout(title, max(220, 22 * H + 130), font_scale, shapes=shapes,
                               xaxis=dict(title=dict(text="time step t"), type="category"), yaxis=dict(autorange="reversed")))
 

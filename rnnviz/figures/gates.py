@@ -91,7 +91,7 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
                                                           showgrid=False, zeroline=False))
     if current is not None:
-        lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["output"], 3)]
+        lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["current"], 3)]
     return _fig(data, text_sizes(lay, font_scale))
 
 
@@ -110,7 +110,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
               for j, c in enumerate(cells, 1)}
     rows = max(s[3] for s in stacks.values())
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
-    lines = 3 if notes else 2
+    lines = 2 + max((n.count("<br>") + 1 for n in (notes or {}).values()), default=0)  # title lines above the panels
     lay = _layout("", int(rows * row + 90 + 30 * lines * font_scale), font_scale, showlegend=False,
                   margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, {params[c]:,} parameters"
@@ -125,7 +125,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
                                       zeroline=False)
         if current is not None:  # around this cell's own rows, not the blank below them
             shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=stacks[c][3] - 0.5,
-                               xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["output"], width=3)))
+                               xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["current"], width=3)))
     lay["shapes"] = shapes
     return _fig(data, text_sizes(lay, font_scale))
 

@@ -45,7 +45,7 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
                   showlegend=False,
                   **_columns(4, 0.05, widths=[V, H, V, V], font_scale=font_scale, title_shift=34 * font_scale,
                              titles=["one-hot<br>input x<sub>t</sub>", "hidden<br>state h<sub>t</sub>",
-                                     "scores<br>W<sub>y</sub>h<sub>t</sub> + b<sub>y</sub>", "softmax<br>p"]))
+                                     "scores<br>W<sub>y</sub>h<sub>t</sub> + b<sub>y</sub>", "softmax p<br>□ the target"]))
     slim = float(np.abs(steps.scores).max()) or 1.0
     size = 11 * font_scale
     cell = (width - 100) * 0.85 / (3 * V + H)  # px per cell

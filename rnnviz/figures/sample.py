@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _axis_name, _columns, _fig, _in, _layout, _rows
+from rnnviz.figures.fonts import text_sizes
 
 SEQUENTIAL = [(0.0, "#ffffff"), (0.4, "#f3d3e7"), (1.0, "#b8569a")]  # white to purple, light enough to read on
 SIGNED = [(0.0, "#9c3f80"), (0.5, "#ffffff"), (1.0, "#3d8fd1")]  # purple negative, white 0, blue positive
@@ -162,9 +163,9 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
             data.append(_in(dict(type="scatter", x=[0, 1], y=[1, 0], mode="lines", hoverinfo="skip", showlegend=False,
                                  line=dict(color=COLORS["grid"], width=1)), k + 1))
         lay[_axis_name("x", k + 1)].update(range=[-0.03, 1.03], title=dict(text="fraction of steps below 0.1"))
-        lay[_axis_name("y", k + 1)].update(range=[-0.03, 1.03], title=dict(text="above 0.9") if k else
-                                           dict(text="fraction of steps above 0.9"))
-    return _fig(data, lay)
+        # the first panel's title names the y axis of all of them: a second one would not fit in the gap
+        lay[_axis_name("y", k + 1)].update(range=[-0.03, 1.03], title=dict(text="" if k else "fraction of steps above 0.9"))
+    return _fig(data, text_sizes(lay, font_scale))
 
 
 def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, font_scale: float = 1.0,
@@ -188,6 +189,6 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
                                                "<extra></extra>"), k + 1))
         lay[_axis_name("y", k + 1)].update(range=[0, 1], tickformat=".0%", title=dict(text="closed"))
     for k in range(1, L + 1):
-        lay[_axis_name("x", k)].update(type="log")
+        lay[_axis_name("x", k)].update(type="log", dtick=1)  # powers of ten only: no tiny 2s and 5s between them
     lay[_axis_name("x", L)].update(title=dict(text="character number (log scale: the start of the text spread out)"))
-    return _fig(data, lay)
+    return _fig(data, text_sizes(lay, font_scale))

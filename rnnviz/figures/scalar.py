@@ -42,7 +42,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  marker=dict(color="white", size=10, symbol="circle", line=dict(color=COLORS["state"], width=2)),
                  hovertemplate="%{text}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
-                 line=dict(color=COLORS["output"], width=1.5, dash="dot"), showlegend=False),
+                 line=dict(color=COLORS["current"], width=1.5, dash="dot"), showlegend=False),
             dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], 0.45], mode="markers+text", name=f"step t = {k + 1}",
                  text=["", f"t={k + 1}: z={pre[k]:.3f}<br>→ h={h[k]:.3f}"], textposition="middle right",
                  textfont=dict(size=14 * font_scale, color="#222"),
@@ -84,7 +84,7 @@ def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | 
     if current is not None and len(h):
         c = int(np.clip(current, 0, len(h) - 1))
         data.append(dict(type="scatter", x=[c + 1], y=[h[c]], mode="markers", name="current step",
-                         marker=dict(size=20, symbol="circle-open", color=COLORS["output"], line=dict(width=3))))
+                         marker=dict(size=20, symbol="circle-open", color=COLORS["current"], line=dict(width=3))))
     return _fig(data, text_sizes(_layout("h<sub>t</sub> over time", 330, font_scale,
                                          xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None,
                                                     range=None if len(h) else [0.5, 3.5]),
@@ -108,9 +108,9 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
             xs += [a, c]
             ys += [c, c]
         data += [dict(type="scatter", x=xs, y=ys, mode="lines", name="cobweb: silent steps from h<sub>1</sub>",
-                      line=dict(color=COLORS["output"], width=1.5)),
+                      line=dict(color=COLORS["current"], width=1.5)),
                  dict(type="scatter", x=[path[0]], y=[path[0]], mode="markers", name="start: h<sub>1</sub>",
-                      marker=dict(color=COLORS["output"], size=11, symbol="triangle-up"))]
+                      marker=dict(color=COLORS["current"], size=11, symbol="triangle-up"))]
     for h_star, stable in fixed:
         data.append(dict(type="scatter", x=[h_star], y=[h_star], mode="markers", showlegend=False,
                          marker=dict(size=14, symbol="circle" if stable else "circle-open", color=COLORS["weight"],

@@ -12,16 +12,18 @@ from rnnviz.figures.gates import tick_size
 
 def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: float = 1.0,
                   probabilities: bool = False, current: int | None = None) -> go.Figure:
-    """A [T, H] array as a heatmap: time across, units down; red negative, blue positive (or 0..1 reds)."""
+    """A [T, H] array as a heatmap: time across, units down; purple negative, grey positive (or 0..1 reds); three
+    colour-bar labels, as five pile up on the short bar of a few units."""
     v = np.asarray(values, float)
     T, H = v.shape
     data = [dict(type="heatmap", z=v.T, x=[str(t + 1) for t in range(T)], y=_unit_labels(H, name),
                  zmin=0 if probabilities else -1, zmax=1, colorscale=REDS if probabilities else DIVERGING,
                  colorbar=dict(title=dict(text="p" if probabilities else name), thickness=12,
+                               tickvals=[0, 0.5, 1] if probabilities else [-1, 0, 1],
                                tickfont=dict(size=tick_size(font_scale))),
                  texttemplate="%{z:.2f}" if T * H <= 160 else None, textfont=dict(size=tick_size(font_scale)),
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
-    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["output"])] if current is not None else []
+    shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     lay = _layout(title, max(240, int(24 * font_scale) * H + 150), font_scale, shapes=shapes,
                   xaxis=dict(title=dict(text="time step t"), type="category"),
                   yaxis=dict(autorange="reversed", type="category"))
@@ -63,5 +65,6 @@ def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure
                          hovertemplate=f"{name}: {v:,} ({v / total:.1%})<extra></extra>"))
     lay = _layout(f"Total {parts['total']:,}", 220 + 60 * (font_scale > 1), font_scale, barmode="stack",
                   yaxis=dict(showticklabels=False), xaxis=dict(),
-                  legend=dict(y=-0.3, x=0, xanchor="left", yanchor="top"), margin=dict(b=90 * font_scale))
+                  legend=dict(y=-0.3, x=0, xanchor="left", yanchor="top", traceorder="normal"),  # the bar's order
+                  margin=dict(b=90 * font_scale))
     return _fig(data, text_sizes(lay, font_scale))

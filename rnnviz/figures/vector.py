@@ -8,6 +8,8 @@ from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _c
 from rnnviz.figures.base import state_heatmap
 from rnnviz.figures.fonts import text_sizes
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
 
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
     """Moves 1-5 of one step as bar panels: read input, read memory, add, squash, predict.
@@ -80,14 +82,16 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
 
 
 def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) -> go.Figure:
-    """Singular values of W_h with the line at 1 that separates shrinking from growing directions."""
-    data = [dict(type="bar", x=[f"σ{k + 1}" for k in range(len(sv))], y=sv, marker=dict(color=COLORS["weight"]),
-                 text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="outside", cliponaxis=False,
-                 textfont=dict(size=12 * font_scale),
+    """Singular values of W_h with the line at 1 that separates shrinking from growing directions; the line's label
+    sits above it at the right, clear of the bars' values."""
+    names = [f"σ{str(k + 1).translate(_SUBSCRIPTS)}" for k in range(len(sv))]
+    data = [dict(type="bar", x=names, y=sv, marker=dict(color=COLORS["weight"]),
+                 text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="auto", cliponaxis=False,
+                 textfont=dict(size=12 * font_scale), insidetextanchor="end",
                  hovertemplate="%{x} = %{y:.4f}<extra></extra>", name="singular values")]
-    shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color=COLORS["output"], dash="dash"))]
+    shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color="#444444", dash="dash"))]
     ann = [dict(x=1, xref="x domain", y=1, text="1: shrink below, grow above", showarrow=False, xanchor="right",
-                yanchor="top", yshift=-2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
+                yanchor="bottom", yshift=2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
     top = max(1.0, float(sv[0])) * 1.3 if len(sv) else 1.3
     return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
                                          font_scale, shapes=shapes, annotations=ann,

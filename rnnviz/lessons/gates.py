@@ -83,8 +83,8 @@ def step_values(cell: str, trace, t: int) -> dict[str, np.ndarray]:
 
 def forget_caption(bf: float) -> str:
     """Where the forget gates start for a bias b_f (markdown)."""
-    return (f"With nothing else feeding it, σ(b_f) = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is where each "
-            "forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is "
+            "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
 
 
 def step_alt(names: list[str], values: dict[str, np.ndarray], t: int) -> str:
@@ -166,21 +166,22 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
 
 
 def lockstep_notes(ls: Lockstep, t: int) -> dict[str, str]:
-    """Per cell at step t: the length of its state and the mean of each gate, one short line (chart markup)."""
+    """Per cell at step t: the length of its state, then the mean of each gate on a second line (chart markup); two
+    short lines, as the three cells' titles share the width of a 1024 px projector."""
     notes = {}
     for c in CELLS:
         tr, k = ls.traces[c], t - 1
         gates = {"lstm": ("f", "i", "o"), "gru": ("r", "z"), "rnn": ()}[c]
-        notes[c] = " · ".join([f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}"] +
-                              [f"mean {g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates])
+        means = " · ".join(f"{g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates)
+        notes[c] = f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}" + (f"<br>mean {means}" if gates else "")
     return notes
 
 
 LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of the state vector, "
                 "$\\sqrt{\\sum_k h_{t,k}^2}$; mean: the average over units of the forget $f_t$, input $i_t$ and "
                 "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU); $c_t$: the LSTM's cell "
-                "state. Heatmaps: amber for gates (0 shut, 1 open), red to blue for states (−1 to 1); the outlined "
-                "column is step $t$, its values printed.")
+                "state. Heatmaps: amber for gates (white 0 shut, amber 1 open), purple below zero to dark grey above for "
+                "states (−1 to 1); the outlined column is step $t$, its values printed.")
 
 
 def lockstep_alt(ls: Lockstep, t: int) -> str:

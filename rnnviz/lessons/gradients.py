@@ -181,7 +181,8 @@ LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$,
              "can receive at step $t$.")
 
 
-SCALE_NOTE = ("σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
+SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the curves show a cell before it learns. "
+              "σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
               "radius (largest |eigenvalue|), is how fast Wₕₕᵏ grows in the long run, and ρ ≤ σₘₐₓ. As tanh′ ≤ 1, "
               "σₘₐₓ < 1 guarantees vanishing; σₘₐₓ > 1 allows explosion but does not cause it: saturated units "
               "(tanh′ ≈ 0) pull the product down.")

@@ -245,7 +245,8 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
     return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
             f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {result.losses[0]:.3f} to "
-            f"{result.losses[-1]:.3f} nats per character.")
+            f"{result.losses[-1]:.3f} nats per character (the average −ln p of each next character; nats are "
+            f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
 
 
 def step_table(steps: CharSteps, vocab: list[str]) -> dict[str, list]:
@@ -289,6 +290,15 @@ def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Ca
             last[0] = now
             report(step, loss)
     return cb
+
+
+def temperature_sentence(p1: np.ndarray, pt: np.ndarray, temp: float) -> str:
+    """The probabilities at temperature 1 and at the slider's temperature (markdown); at 1 they are the same, so
+    they are printed once."""
+    fmt = lambda p: "**(" + ", ".join(f"{v:.3f}" for v in p) + ")**"  # noqa: E731
+    if temp == 1:
+        return f"At temperature 1: {fmt(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
+    return f"At temperature 1: {fmt(p1)}. At {temp:g}: {fmt(pt)}."
 
 
 def softmax_note(scores, probs, notes_scores, notes_printed) -> str | None:

@@ -69,7 +69,7 @@ def summary(results: dict, level: float = 0.9) -> str:
     spread = max(float(np.max(np.ptp(np.stack(list(acc.values())), axis=0))), 0.0)
     b = results["budget"]
     text = (f"At {level:.0%} accuracy or better: {said}. Budget: {b['steps']} Adam steps of {b['batch']} streams per "
-            f"cell and lag, {len(results['seeds'])} seed(s).")
+            f"cell and lag, {len(results['seeds'])} seed{'s' if len(results['seeds']) != 1 else ''}.")
     if spread < 0.1:
         return text + " At this budget the cells do not separate: every curve is within 10 points of the others."
     leader = max(acc, key=lambda c: acc[c].sum())

@@ -29,8 +29,9 @@ PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample"
 
 
 def label(ch: str) -> str:
-    """A visible stand-in for whitespace: newline ↵, space ·, tab →."""
-    return {"\n": "↵", " ": "·", "\t": "→"}.get(ch, ch)
+    """A visible stand-in for whitespace: newline ↵, space ␣ (as on the hello page; a middle dot reads as a full
+    stop on a projector), tab →."""
+    return {"\n": "↵", " ": "␣", "\t": "→"}.get(ch, ch)
 
 
 def temperature_sentence(t: float) -> str:
@@ -266,10 +267,10 @@ def describe_position(info: Position) -> str:
 
 
 def entropy_sentence(info: Position) -> str:
-    """The entropies of the position's distributions, in nats (natural log; e^H is about how many characters the
+    """The entropies of the position's distributions, in nats (natural log; eᴴ is about how many characters the
     model hesitates between)."""
     m = f"**{info.model_entropy:.3f}** nats"
-    tail = (f" (entropy H, how unsure a distribution is, in nats: natural-log units; e^H ≈ "
+    tail = (f" (entropy H, how unsure a distribution is, in nats: natural-log units; eᴴ ≈ "
             f"{math.exp(info.model_entropy):.1f} is about how many characters the model hesitates between).")
     if info.sampled_entropy is None:
         return f"Entropy of the model's distribution: {m}" + tail

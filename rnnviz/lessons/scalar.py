@@ -214,7 +214,7 @@ FIXED_POINT_INTRO = (
     "With no input the cell repeats h → tanh(wₕ·h + b). A **fixed point** h* is a state that maps to itself: "
     "where the curve crosses the dashed diagonal. It is **stable** when the curve's slope there, wₕ(1 − h*²), "
     "is below 1 in size (a small nudge shrinks, so nearby states fall in) and **unstable** when it is above 1 "
-    "(a nudge grows). The red **cobweb** replays the silent run: up to the curve (the next state), across to "
+    "(a nudge grows). The black **cobweb** replays the silent run: up to the curve (the next state), across to "
     "the diagonal (it becomes the current state), again.")
 
 

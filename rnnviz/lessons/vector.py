@@ -191,6 +191,6 @@ def untrained_note(seed: int, edited: bool) -> str:
 
 SPECTRUM_NOTE = (
     "Spectral radius: the largest |eigenvalue| of Wₕ, which decides what many multiplications by Wₕ do in the long "
-    "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σ_max = σ₁, "
-    "is never below the spectral radius; when σ_max < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
+    "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σₘₐₓ = σ₁, "
+    "is never below the spectral radius; when σₘₐₓ < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
     "the state, so gradients through many steps are guaranteed to vanish.")
