@@ -42,8 +42,7 @@ def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list
 
 
 def tidy(key: str, name: str, rows: list[str], cols: list[str]) -> None:
-    """Rewrite a valid edit as it is used (3 decimals, aligned), so the box shows exactly the numbers used; text
-    that does not parse stays as typed, to be fixed."""
+    """Rewrite a valid edit as it is used (3 decimals), so the box shows exactly that; bad text stays to be fixed."""
     try:
         st.session_state[key] = lesson.format_matrix(lesson.parse_matrix(st.session_state[key], name, rows, cols))
     except InputError:
@@ -76,6 +75,8 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
         return False
     units = [f"h{k + 1}" for k in range(H)]
     outs = [repr(c) for c in vocab] if vocab else [f"y{k + 1}" for k in range(K)]
+    st.html(f"<style>[class*='st-key-{P}-edit-'] textarea {{font-family: 'Source Code Pro', monospace; white-space: pre;"
+            f" overflow-x: auto; font-size: {0.875 * font_scale():.2f}rem}}</style>")  # static CSS: columns line up
     st.caption(f"Numbers within −10 … 10, kept to {lesson.EDIT_DECIMALS} decimals: the boxes show exactly the "
                "numbers used. Hand-edited weights are not carried by the page link.")
     ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else [repr(c) for c in vocab]

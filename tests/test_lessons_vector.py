@@ -57,8 +57,8 @@ ROWS, COLS = ["h1", "h2", "h3"], ["'h'", "'e'", "'l'", "'o'"]
 def test_format_and_parse_matrix_round_trip():
     w = lesson.generate(4, 3, 4, 0, 0.9)["W_x"]
     text = lesson.format_matrix(w)
-    assert text.splitlines() == ["0.158  -0.266  -0.530  -0.558", "0.362   0.477   0.123   0.265",
-                                 "0.050   0.502   0.365  -0.574"]  # one row a line, columns aligned
+    assert text.splitlines() == ["0.158 -0.266 -0.530 -0.558", "0.362  0.477  0.123  0.265",
+                                 "0.050  0.502  0.365 -0.574"]  # one row a line, columns aligned
     a = lesson.parse_matrix(text, "Wₓ", ROWS, COLS)
     np.testing.assert_array_equal(a, lesson.grid_values(w))  # what is shown is what is used
     assert lesson.format_matrix(a) == text

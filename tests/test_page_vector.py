@@ -105,7 +105,7 @@ def test_a_typed_number_is_used_as_shown(open_page):
     at = open_page(P, w="edit")
     boxes(at)["W_x"].input("0.12345, 0, 0, 0\n0 0 0 0\n0 0 0 −1.5").run()
     assert not at.exception and not at.error
-    assert boxes(at)["W_x"].value == "0.123  0.000  0.000   0.000\n0.000  0.000  0.000   0.000\n0.000  0.000  0.000  -1.500"
+    assert boxes(at)["W_x"].value == "0.123 0.000 0.000  0.000\n0.000 0.000 0.000  0.000\n0.000 0.000 0.000 -1.500"
     assert step_numbers(at)["Wₓxₜ"].tolist() == [0.123, 0.0, 0.0]  # kept to the 3 decimals the box shows
     at.text_input(key=f"{P}.word").input("ohhh").run()
     assert step_numbers(at)["Wₓxₜ"].tolist() == [0.0, 0.0, -1.5]  # 'o' reads the last column

@@ -152,7 +152,7 @@ def format_matrix(a: np.ndarray) -> str:
     a = grid_values(np.atleast_2d(a)) + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.000"
     cells = [[f"{v:.{EDIT_DECIMALS}f}" for v in row] for row in a]
     widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
-    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
 
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
