@@ -4,12 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import (controls_box, page_columns, export_panel, intro, md, plot, sequence_inputs, sequence_params, step_controls,
-                        torch_check)
-from ui.widgets import number_table
+from ui.widgets import (controls_box, error, page_columns, export_panel, intro, md, number_table, plot, sequence_inputs,
+                        sequence_params, step_controls, torch_check)
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
+from rnnviz.lessons.scalar import InputError
 
 P = "vector"
 PARAMS = sequence_params(P) + [
@@ -23,24 +23,31 @@ PARAMS = sequence_params(P) + [
 ]
 
 
-def edited(name: str, default: np.ndarray, rows: list[str], cols: list[str], title: str) -> np.ndarray:
-    """An editable grid seeded from `default`, holding exactly the numbers used (3 decimals, within ±10). A widget
-    state that does anything but edit these cells with numbers is dropped whole, with a notice."""
-    base = f"{P}.grid.{name}.{len(rows)}x{len(cols)}"
-    version = st.session_state.get(f"{base}.version", 0)
+def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list[str], what: str) -> np.ndarray:
+    """A text box seeded from `default`, one row per line, holding exactly the numbers used (3 decimals, within ±10).
+    Text that does not parse gets a message naming the matrix, and the last valid weights stay in use."""
+    key = f"{P}.edit.{key}.{len(rows)}x{len(cols)}"
+    seed_text = lesson.format_matrix(default)
+    if key not in st.session_state or st.session_state.get(f"{key}._from") != seed_text:  # new sizes, seed or ρ
+        st.session_state[key] = st.session_state[f"{key}._from"] = seed_text
+        st.session_state[f"{key}._used"] = lesson.grid_values(np.atleast_2d(default))
+    st.text_area(f"**{name}**, {what}", key=key, height="content", on_change=tidy, args=(key, name, rows, cols),
+                 help="One row per line, numbers separated by spaces or commas.")
+    st.caption(md(lesson.edit_caption(rows, cols)))
     try:
-        state = st.session_state.get(f"{base}.{version}")
-    except Exception:  # a widget state that does not even parse
-        state = {"unreadable": True}
-    if state is not None and not lesson.editor_state_ok(state, len(rows), cols):
-        st.session_state[f"{base}.version"] = version = version + 1
-        st.warning(f"An edit of {name} did not fit its grid (only its cells take numbers), so it was ignored.")
-    st.markdown(title)
-    df = pd.DataFrame(lesson.grid_values(np.atleast_2d(default)), index=rows, columns=cols)
-    out = st.data_editor(df, key=f"{base}.{version}", width="stretch", num_rows="fixed",
-                         column_config={c: st.column_config.NumberColumn(c, min_value=-10.0, max_value=10.0,
-                                                                         step=0.001, format="%.3f") for c in cols})
-    return lesson.grid_values(out.to_numpy(dtype=float, na_value=0.0))
+        st.session_state[f"{key}._used"] = lesson.parse_matrix(st.session_state[key], name, rows, cols)
+    except InputError as e:
+        error(f"{e} The last valid {name} stays in use.")
+    return st.session_state[f"{key}._used"]
+
+
+def tidy(key: str, name: str, rows: list[str], cols: list[str]) -> None:
+    """Rewrite a valid edit as it is used (3 decimals), so the box shows exactly that; bad text stays to be fixed."""
+    try:
+        st.session_state[key] = lesson.format_matrix(lesson.parse_matrix(st.session_state[key], name, rows, cols))
+    except InputError:
+        if not isinstance(st.session_state[key], str):  # a crafted widget state: the box shows the weights in use
+            st.session_state[key] = lesson.format_matrix(st.session_state[f"{key}._used"])
 
 
 def controls():
@@ -62,19 +69,22 @@ def controls():
 
 
 def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
-    """Replace the generated weights by hand-edited grids (in place); False where the sizes are too large."""
+    """Replace the generated weights by hand-edited ones (in place); False where the sizes are too large."""
     if max(H, x.shape[1], K) > lesson.EDIT_LIMIT:
         st.warning(f"Editing by hand is offered up to size {lesson.EDIT_LIMIT}; using generated weights.")
         return False
-    units, outs = [f"h{k + 1}" for k in range(H)], vocab or [f"y{k + 1}" for k in range(K)]
-    st.caption(f"Cells accept −10 … 10 and keep {lesson.EDIT_DECIMALS} decimals: the grids show exactly the "
+    units = [f"h{k + 1}" for k in range(H)]
+    outs = [repr(c) for c in vocab] if vocab else [f"y{k + 1}" for k in range(K)]
+    st.html(f"<style>[class*='st-key-{P}-edit-'] textarea {{font-family: 'Source Code Pro', monospace; white-space: pre;"
+            f" overflow-x: auto; font-size: {0.875 * font_scale():.2f}rem}}</style>")  # static CSS: columns line up
+    st.caption(f"Numbers within −10 … 10, kept to {lesson.EDIT_DECIMALS} decimals: the boxes show exactly the "
                "numbers used. Hand-edited weights are not carried by the page link.")
-    ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else vocab
-    w["W_x"] = edited("W_x", w["W_x"], units, ins, "**Wₓ**, input weights (row: unit, column: input)")
-    w["W_h"] = edited("W_h", w["W_h"], units, units, "**Wₕ**, memory weights (row: unit, column: previous unit)")
-    w["b"] = edited("b", w["b"][:, None], units, ["b"], "**b**, bias of each unit")[:, 0]
-    w["W_y"] = edited("W_y", w["W_y"], outs, units, "**W_y**, output weights (row: score, column: unit)")
-    w["b_y"] = edited("b_y", w["b_y"][:, None], outs, ["b_y"], "**b_y**, output bias")[:, 0]
+    ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else [repr(c) for c in vocab]
+    w["W_x"] = edited("W_x", "Wₓ", w["W_x"], units, ins, "input weights (row: unit, column: input)")
+    w["W_h"] = edited("W_h", "Wₕ", w["W_h"], units, units, "memory weights (row: unit, column: previous unit)")
+    w["b"] = edited("b", "b", w["b"][:, None], units, ["b"], "bias of each unit")[:, 0]
+    w["W_y"] = edited("W_y", "W_y", w["W_y"], outs, units, "output weights (row: score, column: unit)")
+    w["b_y"] = edited("b_y", "b_y", w["b_y"][:, None], outs, ["b_y"], "output bias")[:, 0]
     return True
 
 

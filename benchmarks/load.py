@@ -3,6 +3,7 @@ own websocket protocol.
 
     python benchmarks/load.py --sessions 1 10 30 --moves 20
     python benchmarks/load.py --url http://127.0.0.1:8600 --sessions 30 --moves 10 --think 2 --pid 1234 --pid 1235
+    python benchmarks/load.py --soak 300 --uploads 5
 
 Each session first GETs its page as a browser does (so a balancer can set its affinity cookie), opens the
 websocket with that cookie, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
@@ -14,6 +15,9 @@ the resident memory of the server (or of the --pid processes) and their CPU time
 reruns (each session's first page load included): a cost that holds on a busy machine, where latencies do not.
 The run ends with one line per N: `N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions
 x moves reruns, a --cap per N.
+`--soak R` instead visits every page, makes R reruns and reports the server's RSS as it goes; `--uploads N` then
+has N visitors upload model files on the sampling page in headless Chromium (benchmarks/uploads.py) and prints
+`phase=before rss_mb=...`, `phase=during rss_mb=...` (the peak) and `phase=after rss_mb=...`.
 Without --url it starts its own server on loopback; with --url it must be a loopback address.
 """
 from __future__ import annotations
@@ -278,6 +282,9 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=120.0, help="seconds per N before reporting what finished")
     ap.add_argument("--warmup", type=int, default=24, help="sessions of one move each before measuring")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
+    ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
+                    help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
+                         "(the shipped model, crafted ones to refuse) in headless Chromium; RSS before, during, after")
     args = ap.parse_args()
     scenarios = [s for s in SCENARIOS if s[0] in args.pages]
     srv = None
@@ -300,7 +307,13 @@ def main() -> None:
         if args.soak:
             print(f"{'moment':>10}  server RSS MB")
             for moment, mb in asyncio.run(soak(url, args.soak, pids)):
-                print(f"{moment:>10}  {mb}")
+                print(f"{moment:>10}  {mb}", flush=True)
+            if args.uploads:
+                sys.path.insert(0, str(ROOT))
+                from benchmarks.uploads import upload_phase
+
+                upload_phase(url, args.uploads, lambda: sum(rss_mb(p) for p in pids), lambda: cpu_s(pids),
+                             lambda line: print(line, flush=True))
             return
         # warm-up: imports and model load, on every replica a balancer might pick
         _, bad, _, _ = asyncio.run(load(url, args.warmup, 1, scenarios, seed=99))

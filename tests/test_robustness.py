@@ -11,10 +11,10 @@ HOSTILE = ["", "   ", "nan", "NaN, inf, -inf", "1e400", "9" * 150, "<script>aler
 BOXES = [("scalar", "text_input", "scalar.x"), ("vector", "text_input", "vector.word"),
          ("vector", "text_input", "vector.vocab"), ("gates", "text_input", "gates.word"),
          ("states", "text_input", "states.lengths"), ("hello", "text_area", "hello.text"),
-         ("hello", "text_input", "hello.scores")]
+         ("hello", "text_input", "hello.scores"), ("vector", "text_area", "vector.edit.W_x.3x4")]
 if (ROOT / "models" / "shakespeare.safetensors").exists():
     BOXES.append(("sample", "text_input", "sample.prime"))
-VIEW = {"states": {"view": "padding"}}  # pages whose box sits on one of several views
+VIEW = {"states": {"view": "padding"}, "vector.edit.W_x.3x4": {"w": "edit"}}  # boxes on one of several views
 RAW_MARKUP = re.compile(r"(?<!\\)<(script|img)", re.I)
 
 
@@ -24,7 +24,7 @@ def rendered_markdown(at):
 
 @pytest.mark.parametrize("page,kind,key", BOXES)
 def test_hostile_text(open_page, page, kind, key):
-    at = open_page(page, **VIEW.get(page, {}))
+    at = open_page(page, **VIEW.get(page, VIEW.get(key, {})))
     box = getattr(at, kind)(key=key)
     for value in HOSTILE:
         value = value[: box.max_chars] if getattr(box, "max_chars", None) else value

@@ -18,8 +18,9 @@ from rnnviz.lessons.scalar import InputError, sub  # noqa: F401 - sub is used by
 
 MAX_T, MAX_DIM = 200, 64
 EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
-EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits the grid shows, so what is shown is what is used
+EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits their box shows, so what is shown is what is used
 EDIT_MAX_ABS = 10.0
+EDIT_MAX_CHARS = 4_000  # a 16 × 16 matrix of -10.000 takes about 2,100 characters
 
 
 @dataclass
@@ -140,39 +141,65 @@ def spectrum(W_h: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def grid_values(a: np.ndarray) -> np.ndarray:
-    """A weight grid as the editor shows and the page uses it: finite (empty cells count as 0), within ±10, rounded
-    to EDIT_DECIMALS."""
+    """Weights as the edit box shows and the page uses them: finite (nan counts as 0), within ±10, rounded to
+    EDIT_DECIMALS."""
     a = np.nan_to_num(np.asarray(a, dtype=float), nan=0.0, posinf=EDIT_MAX_ABS, neginf=-EDIT_MAX_ABS)
     return np.round(np.clip(a, -EDIT_MAX_ABS, EDIT_MAX_ABS), EDIT_DECIMALS)
 
 
-def editor_state_ok(state, n_rows: int, columns: list[str]) -> bool:
-    """True when a data editor's widget state only edits cells of a fixed grid (rows 0..n_rows-1, the given column
-    names) with numbers or empties. Anything else (added or deleted rows, unknown rows or columns, text, booleans,
-    nested values) is refused as a whole, before Streamlit applies any of it."""
-    try:
-        if set(state.keys()) - {"edited_rows", "added_rows", "deleted_rows"}:
-            return False
-        if state.get("added_rows") or state.get("deleted_rows"):
-            return False
-        edited = state.get("edited_rows") or {}
-        if len(edited) > n_rows:
-            return False
-        cols = set(columns)
-        for row, cells in edited.items():
-            if isinstance(row, bool) or not isinstance(row, int) or not 0 <= row < n_rows:
-                return False
-            if not hasattr(cells, "items") or len(cells) > len(cols):
-                return False
-            for col, v in cells.items():
-                if col not in cols:
-                    return False
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-                                      or abs(v) > 1e6):
-                    return False
-        return True
-    except (AttributeError, TypeError, ValueError, OverflowError):
-        return False
+def format_matrix(a: np.ndarray) -> str:
+    """A weight matrix as its edit box holds it: one row per line, EDIT_DECIMALS decimals, columns right-aligned."""
+    a = grid_values(np.atleast_2d(a)) + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.000"
+    cells = [[f"{v:.{EDIT_DECIMALS}f}" for v in row] for row in a]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def parse_matrix(text, name: str, rows: list[str], cols: list[str]) -> np.ndarray:
+    """The text of an edit box -> (len(rows), len(cols)) weights rounded to EDIT_DECIMALS; one row per line (or ';'),
+    numbers separated by spaces or commas. Anything else raises InputError naming the matrix and what is wrong."""
+    shape = f"{len(rows)} × {len(cols)}"
+    if not isinstance(text, str):
+        raise InputError(f"{name}: the edit was not text; type {shape} numbers.")
+    if len(text) > EDIT_MAX_CHARS:
+        raise InputError(f"{name}: {len(text):,} characters is more than a {shape} matrix needs "
+                         f"(at most {EDIT_MAX_CHARS:,}).")
+    lines = [r for r in re.split(r"[;\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+", text.replace("−", "-")) if r.strip()]
+    if len(lines) != len(rows):
+        typed = f"{len(lines)} row{'' if len(lines) == 1 else 's'} typed" if lines else "nothing typed"
+        raise InputError(f"{name}: {typed}; it needs {len(rows)}, one line per row ({_names(rows)}).")
+    out = []
+    for row, line in zip(rows, lines):
+        parts = [p for p in re.split(r"[,\s\[\]]+", line) if p]
+        if len(parts) != len(cols):
+            typed = f"{len(parts)} number{'' if len(parts) == 1 else 's'}"
+            raise InputError(f"{name}: row {row} has {typed}; it needs {len(cols)}, one per column ({_names(cols)}).")
+        for col, p in zip(cols, parts):
+            where = f"{name}, row {row}, column {col}"
+            if not _NUMBER.fullmatch(p):
+                finite = p.lstrip("+-").lower() not in ("nan", "inf", "infinity")
+                raise InputError(f"{where}: '{_cut(p)}' is not {'a' if finite else 'a finite'} number.")
+            if not abs(float(p)) <= EDIT_MAX_ABS:
+                raise InputError(f"{where}: {_cut(p)} is beyond ±{EDIT_MAX_ABS:g}; weights here stay within "
+                                 f"−{EDIT_MAX_ABS:g} … {EDIT_MAX_ABS:g}.")
+        out.append([float(p) for p in parts])
+    return np.round(np.array(out), EDIT_DECIMALS)
+
+
+def edit_caption(rows: list[str], cols: list[str]) -> str:
+    """What the lines and columns of an edit box stand for: 'rows h1, h2, h3 · columns 'h', 'e', 'l', 'o''."""
+    return f"rows {', '.join(rows)} · " + (f"columns {', '.join(cols)}" if len(cols) > 1 else "one number a row")
+
+
+def _cut(p: str) -> str:
+    return p if len(p) <= 12 else p[:12] + "…"
+
+
+def _names(labels: list[str]) -> str:
+    return ", ".join(labels) if len(labels) <= 8 else f"{', '.join(labels[:3])}, …, {labels[-1]}"
 
 
 def step_table(m: StepMoves) -> dict[str, np.ndarray]:
