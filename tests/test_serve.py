@@ -52,6 +52,7 @@ def test_compose_gives_nginx_the_same_upload_cap_and_every_placeholder():
     for name in names:
         assert re.search(rf"^\s+{name}: ", compose, re.M), f"compose.yaml does not set {name}"
         assert f"$${{{name}}}" in compose, f"compose.yaml's envsubst list lacks {name}"
+    assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "deploy" / "Dockerfile").read_text(), re.M | re.S)
 
 
 def test_render_refuses_a_missing_or_unknown_placeholder():
@@ -145,6 +146,8 @@ def test_two_replicas_behind_nginx_serve_separate_visitors_and_stop_without_orph
         banner = read_until(proc, "rnnviz on", timeout=120)
         started = {int(p) for p in re.findall(r"pid (\d+)", banner)} | descendants(proc.pid)
         assert len(re.findall(r"^replica \d: pid", banner, re.M)) == 2 and len(started) >= 4  # + nginx + a worker
+        for pid in re.findall(r"^replica \d: pid (\d+)", banner, re.M):  # few malloc pools: memory handed back
+            assert b"MALLOC_ARENA_MAX=2" in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         url, log = f"http://127.0.0.1:{port}", tmp_path / "access.log"
 
         (a, up_a), (b, up_b) = asyncio.run(visitors(url, [0.6, 0.9]))
