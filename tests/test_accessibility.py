@@ -32,3 +32,16 @@ def test_the_sampled_text_has_a_text_alternative_and_hover_text(open_page):
     data = json.loads(next(e.proto for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview").json)
     assert data["alt"].startswith("The text, shaded by probability; character 6 outlined")
     assert data["html"].count(" title=") == 506  # every character says its value on hover (and to screen readers)
+
+
+@pytest.mark.parametrize("page,query", [("gradients", {"view": "decay"}), ("gradients", {"view": "factors"}),
+                                        ("gradients", {"view": "clip"}), ("gates", {}), ("states", {"view": "padding"}),
+                                        ("scalar", {})])
+def test_red_is_drawn_only_for_outputs(open_page, page, query):
+    """The legend says red is outputs: the plain RNN, the unclipped run and the padding trap's error, none of them an
+    output, are drawn in other colours on every chart these pages show."""
+    from rnnviz.figures.base import COLORS
+
+    at = open_page(page, **query)
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert specs and not [s[:80] for s in specs if COLORS["output"] in s], (page, query)

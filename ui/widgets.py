@@ -65,7 +65,9 @@ def legend() -> None:
     for key, shape, what in items:
         st.markdown(f":{_named(key)}[{shape}] {what}")
     st.caption("Heatmaps of signed numbers (weights, states) use their own scale: :violet[purple] below zero, "
-               "white at zero, :gray[dark grey] above, so they never read as inputs, states or outputs.")
+               "white at zero, :gray[dark grey] above, so they never read as inputs, states or outputs. Where "
+               "charts compare cells or runs, the plain RNN (and the unclipped run) is drawn in black, and each "
+               "series is named in the chart's own legend.")
 
 
 def _named(kind: str) -> str:

@@ -28,6 +28,8 @@ COLORS = {
     "cell": "#56B4E9",  # light blue: the LSTM's second state
     "muted": "#8c8c8c",
     "current": "#222222",  # the current step's outline: near black, not one of the four role colours
+    "vanilla": "#222222",  # the plain RNN (and the unclipped run) where cells are compared: near black, no role colour
+    "other": "#CC79A7",  # reddish purple: a series that is none of the four roles
     "grid": "#e6e6e6",
 }
 FONT = dict(family="Inter, Helvetica Neue, Arial, sans-serif", size=14)

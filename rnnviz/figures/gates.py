@@ -143,7 +143,7 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
             dict(type="scatter", x=t, y=valve.lstm.h[k, 0], name="LSTM output h<sub>t</sub>", mode="lines",
                  line=dict(color=COLORS["state"], width=2, dash="dot")),
             dict(type="scatter", x=t, y=valve.rnn.h[k, 0], name=f"vanilla h<sub>t</sub> (w<sub>h</sub> = {w_h:g})",
-                 mode="lines+markers", line=dict(color=COLORS["output"], width=2), marker=dict(size=5, symbol="triangle-up"))]
+                 mode="lines+markers", line=dict(color=COLORS["vanilla"], width=2), marker=dict(size=5, symbol="triangle-up"))]
     ann = [dict(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c<sub>{T}</sub> = {valve.lstm.c[-1, 0]:.4f}", showarrow=True,
                 ax=-60, ay=-30, font=dict(size=13 * font_scale))]
     lay = _layout("The valve: f = 1, i = 0 after step 1", 380 + 40 * (font_scale > 1), font_scale, annotations=ann,

@@ -9,15 +9,15 @@ from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _un
 
 DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
 CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
-    "rnn": (f"vanilla RNN ‖{DIFF}‖", "#D55E00", "circle", "solid"),
+    "rnn": (f"vanilla RNN ‖{DIFF}‖", COLORS["vanilla"], "circle", "solid"),
     "lstm": (f"LSTM ‖{DIFF}‖", "#0072B2", "square", "solid"),
     "lstm_f": ("LSTM c, forget-gate path ‖f<sub>T</sub>⊙…⊙f<sub>t+1</sub>‖", "#56B4E9", "hexagon-open", "dot"),
     "lstm_c": ("LSTM c, all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖", "#56B4E9", "hexagon", "solid"),
     "gru": (f"GRU ‖{DIFF}‖", "#CC79A7", "diamond", "solid"),
 }
 MARKERS = 12  # markers drawn per curve (marker.maxdisplayed): enough to tell the shapes apart, cheap to redraw
-RUN_STYLE = {"unclipped": ("#D55E00", "solid"), "clipped": (COLORS["state"], "solid")}
-LAG_STYLE = {"rnn": ("vanilla RNN", "#D55E00", "circle"), "lstm": ("LSTM", "#0072B2", "square"),
+RUN_STYLE = {"unclipped": (COLORS["vanilla"], "solid"), "clipped": (COLORS["state"], "solid")}
+LAG_STYLE = {"rnn": ("vanilla RNN", COLORS["vanilla"], "circle"), "lstm": ("LSTM", "#0072B2", "square"),
              "gru": ("GRU", "#CC79A7", "diamond")}
 
 
@@ -97,9 +97,9 @@ def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, upd
     data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {w_norm:.3f}",
                  mode="lines", line=dict(color=COLORS["weight"], width=3, dash="dash")),
             dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode="lines+markers",
-                 line=dict(color="#D55E00", width=2), marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
+                 line=dict(color=COLORS["vanilla"], width=2), marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
             dict(type="scatter", x=s, y=tp * w_norm, name="their product: the vanilla factor's bound", mode="lines",
-                 line=dict(color="#D55E00", width=1.5, dash="dot")),
+                 line=dict(color=COLORS["vanilla"], width=1.5, dash="dot")),
             dict(type="scatter", x=np.r_[s, s[::-1]], y=np.r_[forget.max(axis=1), forget.min(axis=1)[::-1]],
                  fill="toself", fillcolor="rgba(86,180,233,0.25)", line=dict(width=0), hoverinfo="skip",
                  name="LSTM forget gates, min to max"),
@@ -135,7 +135,7 @@ def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
     n = min(len(direction), 32)
     units = _unit_labels(n, "u")
     data, axes = [], {}
-    for k, (lg, label, color) in enumerate(((log10_before, f"before: ‖g‖ = {before}", "#D55E00"),
+    for k, (lg, label, color) in enumerate(((log10_before, f"before: ‖g‖ = {before}", COLORS["vanilla"]),
                                             (log10_after, f"after: ‖g‖ = {after}", COLORS["state"])), start=1):
         y, unit = _scaled(direction[:n], lg)
         data.append(_in(dict(type="bar", x=units, y=y, name=label, marker=dict(color=color), showlegend=False,

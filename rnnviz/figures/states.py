@@ -36,7 +36,7 @@ def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
     labels = [f"example {b + 1} (length {n})" for b, n in enumerate(demo.lengths)]
     left = np.abs(demo.left_padded - demo.at_length).max(axis=1)
     data = []
-    for vals, what, color in ((demo.diff, "read at index T−1, after the padding", COLORS["output"]),
+    for vals, what, color in ((demo.diff, "read at index T−1, after the padding", COLORS["other"]),
                               (left, "padding first", COLORS["muted"])):
         data.append(dict(type="bar", x=vals, y=labels, orientation="h", name=what, marker=dict(color=color),
                          text=[f"{v:.3f}" for v in vals], textposition="outside", cliponaxis=False,
