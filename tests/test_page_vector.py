@@ -178,6 +178,7 @@ def test_random_weights_are_called_untrained(open_page):
     assert any(m.value.startswith("**Untrained**: the weights are random (seed 7)") for m in at.markdown)
     at = open_page(P, w="edit")
     assert any("typed by hand (untrained)" in m.value for m in at.markdown)
-    assert [t.label for t in boxes(at).values()][:2] == [
-        "**Wₓ**, input weights (row: unit, column: input)", "**Wₕ**, memory weights (row: unit, column: previous unit)"]
+    assert [t.label for t in boxes(at).values()] == [
+        "**Wₓ**, input weights (row: unit, column: input)", "**Wₕ**, memory weights (row: unit, column: previous unit)",
+        "**b**, bias of each unit", "$W_y$, output weights (row: score, column: unit)", "$b_y$, output bias"]
     assert "rows h1, h2, h3 · columns 'h', 'e', 'l', 'o'" in [c.value.replace("\\", "") for c in at.caption]
