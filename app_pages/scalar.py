@@ -59,7 +59,7 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
         with st.container(border=True):
             st.markdown(lesson.question_text(t, x[k], h_prev))
             g1, g2 = st.columns([2, 1], vertical_alignment="bottom")
-            g1.number_input("Your guess for hₜ", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
+            g1.number_input(f"Your guess for h{lesson.sub(t)}", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
                             help="Between −1 and 1: tanh can give nothing else.")
             g2.button("Check", key=f"{P}.check", on_click=set_state, args=({f"{P}.checked": t},), type="primary",
                       width="stretch")

@@ -156,6 +156,7 @@ def test_predict_mode_asks_each_step_once_and_never_shows_the_next(open_page):
     assert h_column(at) == ["0.762"] and any("Spot on" in i.value for i in at.info)
     at.button(key=f"{P}.next").click().run()
     assert h_column(at) == ["0.762", "?"] and "What will h₂ be?" in all_text(at)
+    assert at.number_input(key=f"{P}.guess").label == "Your guess for h₂"  # the box names the step asked
     assert "0.363" not in all_text(at) and "0.180" not in all_text(at)
     assert 0.762 in shown_states(at) and not {0.363, 0.18} & set(shown_states(at))  # the charts: h_1, nothing after
     at.button(key=f"{P}.back").click().run()  # back to an answered step: shown, not asked again
