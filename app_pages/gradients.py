@@ -37,9 +37,9 @@ def controls() -> dict:
         xs=a.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
                     help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
         bf=b.slider("LSTM forget-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bf",
-                    help="Its bias b_f: σ(b_f) is about the fraction of the cell state each step keeps."),
+                    help="Its bias $b_f$: σ($b_f$) is about the fraction of the cell state each step keeps."),
         bz=b.slider("GRU update-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bz",
-                    help="Its bias b_z: σ(b_z) is about the fraction of h the GRU copies from one step to the next."),
+                    help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the next."),
         H=c.slider("Hidden size H", 1, 64, key=f"{P}.H", help="Units per state."),
         T=c.slider("Sequence length T", 2, 200, key=f"{P}.T", help="How many steps the gradient travels back."),
         seed=int(a.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")))

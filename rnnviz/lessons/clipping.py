@@ -27,9 +27,9 @@ BATCH = 8  # windows per SGD step, drawn at random offsets (the same ones for bo
 RATES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)  # learning rates on offer
 PRESETS = {  # button label, tooltip, and the settings it makes (rho: starting spectral radius, lr: rate); tests check
     "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},  # that each does what it says
-                "help": "W_hh at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
+                "help": "Wₕₕ at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
     "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
-             "help": "W_hh at spectral radius 1 and rate 0.02: neither run diverges."},
+             "help": "Wₕₕ at spectral radius 1 and rate 0.02: neither run diverges."},
 }
 
 

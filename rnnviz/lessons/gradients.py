@@ -23,7 +23,7 @@ PRESETS = {  # button label, tooltip, and the settings it makes; tests check eac
                "help": "Largest singular value 0.9 < 1: with tanh′ ≤ 1 every step shrinks the gradient, for any seed."},
     "explode": {"label": "Explode: ρ = 1.5, x = 0", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
                 "help": "Spectral radius 1.5 and the input switched off (x = 0): every state stays at 0 (tanh′ = 1), so "
-                        "the product is W_hh^k, at least 1.5^k long, for any seed."},
+                        "the product is Wₕₕᵏ, at least 1.5ᵏ long, for any seed."},
 }
 VIEWS = {"decay": "Steps back", "factors": "Per-step factors", "clip": "Clipping"}  # the chart beside the controls
 CURVES = {  # series key: (metric label, what it measures)
