@@ -31,7 +31,7 @@ def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list
     if key not in st.session_state or st.session_state.get(f"{key}._from") != seed_text:  # new sizes, seed or ρ
         st.session_state[key] = st.session_state[f"{key}._from"] = seed_text
         st.session_state[f"{key}._used"] = lesson.grid_values(np.atleast_2d(default))
-    st.text_area(f"**{name}**, {what}" if "_" not in name else f"${name}$, {what}", key=key,  # no Unicode subscript y height="content", on_change=tidy, args=(key, name, rows, cols),
+    st.text_area(f"{f'${name}$' if '_' in name else f'**{name}**'}, {what}", key=key, height="content", on_change=tidy, args=(key, name, rows, cols),
                  help="One row per line, numbers separated by spaces or commas.")
     st.caption(md(lesson.edit_caption(rows, cols)))
     try:
