@@ -7,7 +7,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # Figures skip Plotly's validation when the app draws them (it costs most of a rerun); in the tests every
-# figure a page draws is built as a validated go.Figure, so a malformed one fails here, not in a browser.
+# figure a page draws is also built as a validated go.Figure, so a malformed one fails here, not in a browser.
 os.environ["RNNVIZ_VALIDATE_FIGURES"] = "1"
 
 
