@@ -17,14 +17,19 @@ _SHARED: dict = {}
 def _share_what_a_server_shares() -> None:
     """Give every AppTest what one Streamlit server computes once for all its sessions, instead of redoing it
     for each test: the scan of installed packages for component manifests (about 0.12 s of CPU per new AppTest,
-    more than most pages' first run) and the compiled page scripts (about 10 ms per run)."""
+    more than most pages' first run) and the compiled page scripts (about 10 ms per run). These are Streamlit's
+    internals as of 1.67; where they differ, the tests only take longer."""
     if _SHARED:
         return
-    from streamlit.components.v2 import manifest_scanner
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import app_test, local_script_runner
+    _SHARED["tried"] = True
+    try:
+        from streamlit.components.v2 import manifest_scanner
+        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+        from streamlit.testing.v1 import app_test, local_script_runner
 
-    scan = manifest_scanner.scan_component_manifests
+        scan = manifest_scanner.scan_component_manifests
+    except (ImportError, AttributeError):
+        return
 
     def scan_once(*args, **kwargs):
         if "manifests" not in _SHARED:
