@@ -278,6 +278,18 @@ def _evaluate(*args, timeout=300):
                           cwd=ROOT, timeout=timeout)
 
 
+def _evaluate_here(capsys, *args) -> subprocess.CompletedProcess:
+    """The same command run in this process: what it returns, prints and says, without a new interpreter
+    importing torch (about 2 s of CPU each). test_evaluate_names_the_characters_the_model_does_not_know runs the
+    real `python -m rnnviz.evaluate`."""
+    from rnnviz.charlm.evaluate import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["python", "-m", "rnnviz.evaluate", *map(str, args)], code, out, err)
+
+
 @pytest.fixture(scope="module")
 def small_model(tmp_path_factory):
     """An untrained 1-layer GRU over 8 characters, with and without a corpus in its card."""
@@ -291,11 +303,11 @@ def small_model(tmp_path_factory):
     return d, model
 
 
-def test_evaluate_reads_any_corpus_the_model_knows(small_model, tmp_path):
+def test_evaluate_reads_any_corpus_the_model_knows(small_model, tmp_path, capsys):
     d, model = small_model
     text = "fed a bead\ncab face " * 30  # every character known, but not all of them, and in another order
     (tmp_path / "c.txt").write_text(text)
-    out = _evaluate(d / "nocorpus.safetensors", "--corpus", tmp_path / "c.txt")
+    out = _evaluate_here(capsys, d / "nocorpus.safetensors", "--corpus", tmp_path / "c.txt")
     assert out.returncode == 0, out.stderr
     assert "not the one named" not in out.stderr  # the card names no corpus
     got = json.loads(out.stdout)
@@ -307,7 +319,7 @@ def test_evaluate_reads_any_corpus_the_model_knows(small_model, tmp_path):
         logits, _, _ = model(val[None, :-1])
     want = torch.nn.functional.cross_entropy(logits[0], val[1:]).item()
     assert got["val_loss"] == pytest.approx(want, abs=1e-4) and got["val_chars"] == len(val)
-    named = _evaluate(d / "named.safetensors", "--corpus", tmp_path / "c.txt")
+    named = _evaluate_here(capsys, d / "named.safetensors", "--corpus", tmp_path / "c.txt")
     assert named.returncode == 0 and "not the one named in the card (c.txt; sha256 differs)" in named.stderr
 
 
@@ -319,7 +331,7 @@ def test_evaluate_names_the_characters_the_model_does_not_know(small_model, tmp_
     assert "does not know 8 of the corpus's characters: '.', '?', 'Q', 'Z', 'i', 'r', 't', 'u'" in out.stderr
 
 
-def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path):
+def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path, capsys):
     d, _ = small_model
     (tmp_path / "c.txt").write_text("fed a bead\ncab face " * 30)
     code = ("import sys; sys.modules['torch'] = None; from rnnviz.charlm.evaluate import main; "
@@ -327,8 +339,8 @@ def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "scoring in NumPy" in out.stderr
-    assert json.loads(out.stdout)["val_loss"] == json.loads(_evaluate(d / "nocorpus.safetensors", "--corpus",
-                                                                      tmp_path / "c.txt").stdout)["val_loss"]
+    with_torch = _evaluate_here(capsys, d / "nocorpus.safetensors", "--corpus", tmp_path / "c.txt")
+    assert json.loads(out.stdout)["val_loss"] == json.loads(with_torch.stdout)["val_loss"]
 
 
 @pytest.mark.slow

@@ -79,6 +79,19 @@ def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
         raise AssertionError("an invalid figure passed validation")
 
 
+def test_in_the_tests_every_figure_is_validated_when_built_and_sent_as_the_app_sends_it(monkeypatch):
+    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "1")  # as conftest sets it for every test
+    try:
+        base._fig([dict(type="scatter", x=[1], bogus=1)], {})
+    except ValueError as e:
+        assert "bogus" in str(e)
+    else:
+        raise AssertionError("an invalid figure was built without a complaint")
+    spec = dict(data=[dict(type="scatter", x=[1], y=[2])], layout=dict(height=300))
+    fig = base._fig(spec["data"], spec["layout"])
+    assert isinstance(fig, base.SpecFigure) and fig.to_dict() == dict(spec, frames=[])  # what st.plotly_chart gets
+
+
 def _walk(obj, path=""):
     if isinstance(obj, dict):
         for k, v in obj.items():

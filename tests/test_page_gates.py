@@ -3,6 +3,7 @@ import json
 import sys
 
 import numpy as np
+import pytest
 
 from tests.conftest import all_text
 
@@ -143,7 +144,13 @@ def test_classroom_chart_numbers_are_projector_sized(open_page):
                     assert ax["tickfont"]["size"] >= 14, k
 
 
-def test_extremes(open_page):
+@pytest.mark.parametrize("validated", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["figures-unvalidated", "figures-validated"])
+def test_extremes(open_page, monkeypatch, validated):
+    """The largest settings. Validating their figures (1.7 million list entries in the heatmaps) is three quarters
+    of the test's time: the fast tier runs it without, the full suite with (default sizes are validated above)."""
+    if not validated:
+        monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
     at = open_page(P)
     at.slider(key=f"{P}.H").set_value(64)
     at.slider(key=f"{P}.radius").set_value(3.0)
