@@ -14,6 +14,7 @@ budget of tens of milliseconds.
 """
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -71,6 +72,18 @@ def _layout(title: str = "", height: int = 360, font_scale: float = 1.0, **extra
         hoverlabel=dict(font=dict(size=13 * font_scale)),
     )
     return _merge(lay, extra)
+
+
+def y_margin(font_scale: float, tick_chars: float) -> int:
+    """The left margin of a y axis with a title and tick labels about `tick_chars` characters wide: what Plotly's
+    automargin gives it under Streamlit's chart theme (24 px title standoff), set outright. Automargin lays a chart
+    out twice whenever it has to grow a margin, on every redraw; it still does where labels come out wider."""
+    return math.ceil(46 + 20 / 3 * font_scale * (tick_chars + 1))
+
+
+def x_margin(font_scale: float) -> int:
+    """The bottom margin of an x axis with a title, as automargin would make it (see y_margin)."""
+    return math.ceil(42 + 24.5 * font_scale)
 
 
 class SpecFigure(go.Figure):

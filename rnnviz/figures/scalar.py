@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _layout, _fig
+from rnnviz.figures.base import COLORS, _layout, _fig, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
 
 
@@ -51,7 +51,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         ]
 
     layout = _layout("Where each step lands on tanh", int(430 + 100 * (font_scale - 1)), font_scale, showlegend=False,
-                     shapes=shapes, margin=dict(b=int(110 * font_scale)),
+                     shapes=shapes, margin=dict(l=y_margin(font_scale, 4), b=round(112 * font_scale)),
                      annotations=[dict(x=lim * 0.97, y=-0.55, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
                                        showarrow=False, xanchor="right", align="right",
                                        font=dict(color="#555", size=12 * font_scale))],
@@ -86,6 +86,7 @@ def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | 
         data.append(dict(type="scatter", x=[c + 1], y=[h[c]], mode="markers", name="current step",
                          marker=dict(size=20, symbol="circle-open", color=COLORS["current"], line=dict(width=3))))
     return _fig(data, text_sizes(_layout("h<sub>t</sub> over time", 330, font_scale,
+                                         margin=dict(l=y_margin(font_scale, 4), b=x_margin(font_scale)),
                                          xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None,
                                                     range=None if len(h) else [0.5, 3.5]),
                                          yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999",
@@ -120,7 +121,8 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
                   marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
-    return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale, margin=dict(b=150),
+    return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale,
+                                         margin=dict(l=y_margin(font_scale, 4), b=200 if font_scale == 1 else 170),
                                          xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
                                          yaxis=dict(title=dict(text="next h, with no input"), range=[-1.05, 1.05],
                                                     scaleanchor="x", scaleratio=1),
