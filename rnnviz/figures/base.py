@@ -81,6 +81,12 @@ def y_margin(font_scale: float, tick_chars: float) -> int:
     return math.ceil(46 + 20 / 3 * font_scale * (tick_chars + 1))
 
 
+def grown(font_scale: float, normal: int, projector: int) -> int:
+    """A margin that automargin was seen to grow to `normal` px at font scale 1 and to `projector` px in classroom
+    mode (1.45), set outright (see y_margin); linear in between."""
+    return math.ceil(normal + (projector - normal) * (font_scale - 1) / 0.45)
+
+
 def x_margin(font_scale: float) -> int:
     """The bottom margin of an x axis with a title, as automargin would make it (see y_margin)."""
     return math.ceil(42 + 24.5 * font_scale)
@@ -214,7 +220,7 @@ def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None =
     data.append(dict(type="bar", x=labels, y=probs, name=name, marker=dict(color=COLORS["output"]),
                      text=[f"{v:.3f}" for v in probs] if len(labels) <= 12 else None, textposition="outside"))
     top = float(np.max(np.r_[probs, compare if compare is not None else 0]))
-    return _fig(data, _layout(title, 320, font_scale, barmode="group", margin=dict(b=70),
+    return _fig(data, _layout(title, 320, font_scale, barmode="group", margin=dict(l=y_margin(font_scale, 3), b=70),
                               yaxis=dict(range=[0, min(1.15, top * 1.25 + 0.02)], title=dict(text="probability")),
                               xaxis=dict(type="category"),
                               legend=dict(orientation="h", x=0, xanchor="left", y=-0.15, yanchor="top")))

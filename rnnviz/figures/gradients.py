@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels
+from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin
 
 DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
 CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
@@ -80,7 +80,8 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
     if any_over:
         ann.append(dict(x=0.99, xref="paper", y=hi, yref="y", yanchor="top", xanchor="right", showarrow=False,
                         text="△ above 1e300: drawn at this edge", font=dict(size=12 * font_scale)))
-    return _readable(data, _layout(title, 520 + 60 * (font_scale > 1), font_scale, annotations=ann, margin=dict(r=10, b=40),
+    return _readable(data, _layout(title, 520 + 60 * (font_scale > 1), font_scale, annotations=ann,
+                              margin=dict(l=grown(font_scale, 90, 111), r=10, b=grown(font_scale, 158, 200)),
                               yaxis=dict(type="log", range=[lo, hi], title=dict(text="norm (log scale)"),
                                          exponentformat="power"),
                               xaxis=dict(title=dict(text="steps back k = T − t"), rangemode="tozero"),
@@ -178,9 +179,10 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
              text=f"threshold {threshold:g}", font=dict(size=12 * font_scale, color=COLORS["state"]))]
     lay["xaxis2"]["title"] = dict(text="SGD step")
     lay["yaxis"].update(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500])
+    margin = dict(r=grown(font_scale, 23, 28), t=grown(font_scale, 74, 85), b=x_margin(font_scale))  # as automargin
     return _readable(data, _layout("", 540 + 60 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
-                              margin=dict(t=40), legend=dict(orientation="h", x=0, xanchor="left", y=1.08,
-                                                             yanchor="bottom"), **lay), font_scale)
+                              margin=margin, legend=dict(orientation="h", x=0, xanchor="left", y=1.08,
+                                                         yanchor="bottom"), **lay), font_scale)
 
 
 def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
@@ -207,6 +209,7 @@ def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
                 text=f"chance ({chance:.1%})", font=dict(size=12 * font_scale, color=COLORS["muted"]))]
     return _readable(data, _layout("Recall the symbol k steps back: accuracy after training", 420 + 60 * (font_scale > 1),
                               font_scale, shapes=shapes, annotations=ann, legend=_legend_below(),
+                              margin=dict(l=grown(font_scale, 88, 107), b=grown(font_scale, 98, 146)),
                               xaxis=dict(type="log", title=dict(text="lag k (steps back)"), tickvals=lags,
                                          ticktext=[str(v) for v in lags]),
                               yaxis=dict(title=dict(text="accuracy on held-out streams"), range=[0, 1.05],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in
+from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in, x_margin, y_margin
 from rnnviz.figures.base import prob_bars  # noqa: F401 - drawn by the page too
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.lessons.hello import VISIBLE  # how a space or a line break is drawn
@@ -26,6 +26,8 @@ def loss_curve(losses: list[float], font_scale: float = 1.0) -> go.Figure:
                  customdata=np.exp(losses), name="loss",
                  hovertemplate="step %{x}<br>loss %{y:.4f}<br>perplexity %{customdata:.3f}<extra></extra>")]
     return _fig(data, text_sizes(_layout("Loss while training", 300, font_scale,
+                                         margin=dict(l=y_margin(font_scale, 3), r=22 if font_scale == 1 else 27,
+                                                     b=x_margin(font_scale)),
                                          xaxis=dict(title=dict(text="training step")),
                                          yaxis=dict(title=dict(text="loss (nats/char)"), rangemode="tozero")),
                                  font_scale))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _layout, _fig, x_margin, y_margin
+from rnnviz.figures.base import COLORS, _layout, _fig, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
 
 
@@ -122,7 +122,7 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
     return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale,
-                                         margin=dict(l=y_margin(font_scale, 4), b=200 if font_scale == 1 else 170),
+                                         margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 238)),
                                          xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
                                          yaxis=dict(title=dict(text="next h, with no input"), range=[-1.05, 1.05],
                                                     scaleanchor="x", scaleratio=1),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels
+from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels, grown, y_margin
 from rnnviz.figures.base import state_heatmap
 from rnnviz.figures.fonts import text_sizes
 
@@ -23,7 +23,7 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     titles = ["① read input<br>W<sub>x</sub>x<sub>t</sub>", "② read memory<br>W<sub>h</sub>h<sub>t−1</sub>",
               "③ add<br>z = ①+②+b", "④ squash<br>h<sub>t</sub> = tanh(z)",
               "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
-    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale, margin=dict(t=80, l=50, r=20, b=30),
+    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale, margin=dict(t=80, l=50, r=20, b=grown(font_scale, 36, 42)),
                   bargap=0.25, showlegend=False,
                   **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
@@ -60,6 +60,7 @@ def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1
     spec = state_heatmap(h, chars, font_scale=font_scale).to_dict()
     spec["data"][0]["colorbar"].update(tickvals=[-1, 0, 1], tickfont=dict(size=12 * font_scale))
     spec["layout"]["height"] = int(max(220 * font_scale, 26 * font_scale * h.shape[1] + 130))  # rows for the type
+    spec["layout"]["margin"].update(r=grown(font_scale, 69, 89), b=grown(font_scale, 73, 85))  # colour bar, t labels
     if len(h) * 36 * font_scale <= 700:  # cells wide enough for "-0.14" at this size; else plotly fits the text
         spec["data"][0]["textfont"] = dict(size=12 * font_scale)
     return _fig(spec["data"], text_sizes(spec["layout"], font_scale))
@@ -94,6 +95,6 @@ def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) 
                 yanchor="bottom", yshift=2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
     top = max(1.0, float(sv[0])) * 1.3 if len(sv) else 1.3
     return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
-                                         font_scale, shapes=shapes, annotations=ann,
+                                         font_scale, shapes=shapes, annotations=ann, margin=dict(l=y_margin(font_scale, 3)),
                                          yaxis=dict(title=dict(text="singular value σ"), range=[0, top])),
                                  font_scale))
