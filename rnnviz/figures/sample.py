@@ -7,6 +7,7 @@ surprising, or moving the prediction), and blue (positive) against purple (negat
 """
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -43,6 +44,7 @@ def _luminance(hex_colour: str) -> float:
     return float(c @ [0.2126, 0.7152, 0.0722])
 
 
+@functools.lru_cache(maxsize=4096)  # a text has ~10^3 characters and far fewer distinct colours
 def _ink(bg: str | None) -> str:
     """Dark text (#111) unless white reads better on this background (WCAG contrast)."""
     if bg is None:

@@ -14,7 +14,7 @@ from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
 from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, SPANS, PassageAnalysis, UnitHit, analyse, connectivity,  # noqa: F401
                                    forget_means, rank_units)
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.nn.sampling import entropy
+from rnnviz.nn.sampling import entropies
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
 TOP = 10  # how many of each distribution are kept and shown
@@ -160,7 +160,7 @@ class Sample:
 def _tops(dists: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Top-k ids and probabilities (stable order) and the entropy of each row of (T, V)."""
     order = np.argsort(-dists, axis=1, kind="stable")[:, :k]
-    ent = np.array([entropy(p) for p in dists], np.float32) + np.float32(0)  # + 0 turns -0.0 into 0.0
+    ent = entropies(dists).astype(np.float32) + np.float32(0)  # + 0 turns -0.0 into 0.0
     return order.astype(np.int32), np.take_along_axis(dists, order, 1).astype(np.float32), ent
 
 

@@ -32,10 +32,11 @@ def rnn_cell(pre: np.ndarray, nonlinearity: str = "tanh") -> np.ndarray:
 def lstm_cell(z: np.ndarray, c_prev: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
     """LSTM step from z = W_ih x_t + b_ih + W_hh h_{t-1} + b_hh (..., 4H): returns h_t, c_t and (i, f, g, o)."""
     H = z.shape[-1] // 4
-    i = sigmoid(z[..., :H])  # input gate: how much of the candidate to write
-    f = sigmoid(z[..., H:2 * H])  # forget gate: how much of c_{t-1} to keep
+    s = sigmoid(z)  # one call for the three gates (g's block is computed and dropped): a sampler steps ~10^3 times
+    i = s[..., :H]  # input gate: how much of the candidate to write
+    f = s[..., H:2 * H]  # forget gate: how much of c_{t-1} to keep
     g = np.tanh(z[..., 2 * H:3 * H])  # candidate
-    o = sigmoid(z[..., 3 * H:])  # output gate: how much of the cell to show
+    o = s[..., 3 * H:]  # output gate: how much of the cell to show
     c = f * c_prev + i * g
     return o * np.tanh(c), c, (i, f, g, o)
 

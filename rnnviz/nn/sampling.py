@@ -32,3 +32,9 @@ def entropy(p: np.ndarray) -> float:
     p = np.asarray(p, dtype=np.float64)
     nz = p[p > 0]
     return float(-(nz * np.log(nz)).sum()) + 0.0
+
+
+def entropies(P: np.ndarray) -> np.ndarray:
+    """Shannon entropy in nats of each row of P (..., V), at once; float64, 0.0 for a certain outcome."""
+    P = np.asarray(P, dtype=np.float64)
+    return -(P * np.log(np.where(P > 0, P, 1.0))).sum(axis=-1) + 0.0
