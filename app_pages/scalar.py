@@ -91,7 +91,7 @@ def backprop_section(trace, w_h: float, k: int) -> None:
         return
     bp = lesson.backprop(trace, w_h, k)
     st.markdown(lesson.BACKPROP_INTRO)
-    st.latex(lesson.backprop_latex(bp, w_h))
+    st.markdown(lesson.backprop_text(bp, w_h))
     st.table(lesson.backprop_rows(bp, w_h))
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)

@@ -105,10 +105,10 @@ def test_backprop_by_hand_on_the_worked_example():
     h2, h3 = tr.h[1, 0], tr.h[2, 0]
     assert bp.value == pytest.approx(0.5 ** 2 * (1 - h2 ** 2) * (1 - h3 ** 2), rel=1e-15)
     assert bp.value == pytest.approx(0.20998, abs=5e-6)
-    latex = lesson.backprop_latex(bp, 0.5)
-    assert r"\frac{\partial h_{3}}{\partial h_1} &= w_h^{2}(1-h_{2}^2)(1-h_{3}^2)" in latex
-    assert r"0.5\,(1-0.363^2) \cdot 0.5\,(1-0.180^2)" in latex and "0.4340 \\cdot 0.4838" in latex
-    assert latex.endswith(r"&= 0.2100\end{aligned}")
+    text = lesson.backprop_text(bp, 0.5)
+    assert text.startswith("∂h₃/∂h₁ = wₕ²(1 − h₂²)(1 − h₃²)  \n")
+    assert "= 0.5 (1 − 0.363²) · 0.5 (1 − 0.180²)" in text and "= 0.4340 · 0.4838" in text
+    assert text.endswith("  \n= 0.2100")
     rows = lesson.backprop_rows(bp, 0.5)
     assert rows["hⱼ"] == ["0.3634", "0.1797"] and rows["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"] == ["0.4340", "0.4838"]
 
@@ -117,8 +117,8 @@ def test_backprop_long_chains_and_tiny_numbers():
     p = SCALAR_PRESETS["silence"]
     tr = lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
     bp = lesson.backprop(tr, p.w_h, 11)
-    assert len(bp.factors) == 10 and r"\prod_{j=2}^{11}" in lesson.backprop_latex(bp, p.w_h)
-    assert lesson.latex_number(1.2e-7) == r"1.200 \times 10^{-7}" and lesson.latex_number(0.25) == "0.2500"
+    assert len(bp.factors) == 10 and "∂h₁₁/∂h₁ = ∏ⱼ₌₂¹¹ wₕ(1 − hⱼ²)" in lesson.backprop_text(bp, p.w_h)
+    assert lesson.power_text(1.2e-7) == "1.200 × 10⁻⁷" and lesson.power_text(0.25) == "0.2500"
 
 
 @pytest.mark.parametrize("w_x,w_h,b,h0,x,k", [(1.0, 0.5, 0.0, 0.0, [1, 0, 0], 3), (1.0, 2.0, 0.0, 0.0, [1, 0, 0], 3),

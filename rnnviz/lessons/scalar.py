@@ -241,33 +241,41 @@ def backprop(trace: RNNTrace, w_h: float, k: int) -> Backprop:
     return Backprop(k, hs, factors, float(np.prod(factors)) if factors else 1.0)
 
 
-def backprop_latex(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
-    """The chain rule written out with the page's numbers, one equality per line (LaTeX, aligned):
-    dh_3/dh_1 = w_h^2 (1 - h_2^2)(1 - h_3^2) = 0.5 (1 - 0.363^2) . 0.5 (1 - 0.180^2) = ... ."""
+def backprop_text(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
+    """The chain rule written out with the page's numbers, one equality per line (markdown, Unicode: plain text
+    redraws far cheaper than typeset maths on every move): ∂h₃/∂h₁ = wₕ²(1 − h₂²)(1 − h₃²) = 0.5 (1 − 0.363²) · …"""
     k, n = bp.k, len(bp.factors)
-    lines = [rf"\frac{{\partial h_{{{k}}}}}{{\partial h_1}} &= "]
+    first = f"∂h{sub(k)}/∂h₁ = "
     if n <= max_terms:
-        lines[0] += (rf"w_h^{{{n}}}" if n > 1 else "w_h") + "".join(rf"(1-h_{{{j}}}^2)" for j in range(2, k + 1))
-        lines.append(r" \cdot ".join(rf"{w_h:g}\,(1-{_paren(fmt(h))}^2)" for h in bp.h))
+        lines = [first + ("wₕ" + (sup(n) if n > 1 else "")) + "".join(f"(1 − h{sub(j)}²)" for j in range(2, k + 1)),
+                 " · ".join(f"{w_h:g} (1 − {_paren(fmt(h))}²)" for h in bp.h)]
         if n > 1:
-            lines.append(r" \cdot ".join(f"{f:.4f}" for f in bp.factors))
+            lines.append(" · ".join(f"{f:.4f}" for f in bp.factors))
     else:
-        lines[0] += rf"\prod_{{j=2}}^{{{k}}} w_h(1-h_j^2)"
-        lines.append(r" \cdot ".join(f"{f:.4f}" for f in bp.factors[:2]) + r" \cdots " + f"{bp.factors[-1]:.4f}")
-    lines.append(latex_number(bp.value))
-    return r"\begin{aligned}" + r" \\ &= ".join(lines) + r"\end{aligned}"
+        lines = [first + f"∏ⱼ₌₂{sup(k)} wₕ(1 − hⱼ²)",
+                 " · ".join(f"{f:.4f}" for f in bp.factors[:2]) + f" ⋯ {bp.factors[-1]:.4f}"]
+    lines.append(power_text(bp.value))
+    return "  \n= ".join(lines)
 
 
 def _paren(s: str) -> str:
     return f"({s})" if s.startswith("-") else s
 
 
-def latex_number(v: float) -> str:
-    """4 decimals for ordinary sizes, a power of ten otherwise (LaTeX)."""
+_SUP = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
+
+
+def sup(s: object) -> str:
+    """Unicode superscripts: sup(-7) -> '⁻⁷'."""
+    return str(s).translate(_SUP)
+
+
+def power_text(v: float) -> str:
+    """4 decimals for ordinary sizes, a power of ten otherwise: 1.200 × 10⁻⁷."""
     if v == 0 or 1e-3 <= abs(v) < 1e4:
         return f"{v:.4f}"
     m, e = f"{v:.3e}".split("e")
-    return rf"{m} \times 10^{{{int(e)}}}"
+    return f"{m} × 10{sup(int(e))}"
 
 
 def backprop_rows(bp: Backprop, w_h: float) -> dict[str, list[str]]:
