@@ -104,7 +104,7 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
              if vocab else "")
     st.markdown(f"⑥ **Pass it on**: h{lesson.sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}")
     with st.expander("The numbers of this step", expanded=H <= 8):
-        number_table(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, width="stretch")
+        number_table(pd.DataFrame(lesson.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, grid=False)
     publish(PARAMS)
 
 

@@ -89,10 +89,11 @@ def plot(fig, key: str, alt: str) -> None:
         "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}})
 
 
-def number_table(df, precision: int, **dataframe_args) -> None:
-    """A small table of numbers: an interactive grid, or in classroom mode a plain table, whose type the projector
-    CSS scales (the grid is drawn on a canvas at a fixed 14 px and cuts its last row short). Long tables stay grids."""
-    if classroom() and len(df) <= 30:  # a named index (step 1, 2, ...) becomes a column: st.table hides range indexes
+def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> None:
+    """A small table of numbers: an interactive grid, or a plain table in classroom mode, whose type the projector
+    CSS scales (the grid is drawn on a canvas at a fixed 14 px and cuts its last row short), and wherever `grid` is
+    False (a table redrawn on every step: a grid mounts its canvas afresh each time). Long tables stay grids."""
+    if (classroom() or not grid) and len(df) <= 30:  # a named index (step 1, 2, ...) becomes a column: st.table hides range indexes
         st.table((df.reset_index() if df.index.name else df).style.format(precision=precision))
     else:
         st.dataframe(df, **dataframe_args)
