@@ -69,7 +69,7 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
     top = st.container()
     left, right = split(1, 2.8)
     scale = left.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
-    cmp = lesson.compare(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
+    cmp = lesson.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
     for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), lesson.CURVES.items()):
         col.metric(label, lesson.format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward, spectral_radius
 from rnnviz.nn.gradients import GradientReport, clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
 
@@ -75,6 +76,27 @@ def compare(hidden_size: int, T: int, w_scale: float, forget_bias: float, input_
         reports[c] = run[c][1](run[c][0](x, **w), w["W_hh"])
     W = recurrent_weights("rnn", hidden_size, seed, w_scale, by)["W_hh"]
     return Comparison(reports, spectral_radius(W), float(np.linalg.norm(W, 2)))
+
+
+def _arrays(cmp: Comparison) -> list[np.ndarray]:
+    return [a for r in cmp.reports.values() for a in (*vars(r).values(), *r.factors.values()) if isinstance(a, np.ndarray)]
+
+
+def _shared(cmp: Comparison) -> Comparison:
+    for a in _arrays(cmp):
+        a.setflags(write=False)  # shared across sessions: nothing may change it
+    return cmp
+
+
+COMPARISONS = SharedCache(64 * 2 ** 20)  # ~2 MB at the page's defaults, 27 MB at H = 64, T = 200
+
+
+def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input_scale: float, seed: int,
+             by: str = "sigma", update_bias: float = 0.0) -> Comparison:
+    """`compare`, kept per server (the last 64 MB of settings): a setting revisited, by a slider moved back or a
+    shared link, costs nothing. Its arrays are read-only: every visitor shares them."""
+    key = (hidden_size, T, w_scale, forget_bias, input_scale, seed, by, update_bias)
+    return COMPARISONS.get(key, lambda: _shared(compare(*key)), lambda cmp: sum(a.nbytes for a in _arrays(cmp)))
 
 
 def curves(cmp: Comparison) -> dict[str, np.ndarray]:
