@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,23 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.wait_for_function(
         "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'",
         timeout=timeout)
+
+
+@contextmanager
+def chromium():
+    """Headless Debian chromium, closed afterwards (skipped, or failed in CI, where it is missing)."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def painted(page) -> None:
+    """Wait for the page's web fonts (a late font lays every chart out again) and two animation frames."""
+    page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r))))")

@@ -1,7 +1,7 @@
 """Real-browser tests: the app served by `streamlit run app.py`, opened in headless Chromium."""
 import pytest
 
-from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
+from tests.browser import Server, chromium, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -15,13 +15,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
 """In a real browser: no chart has to grow its margins to fit its labels. Streamlit's chart theme turns Plotly's
 automargin on, and a chart whose set margins are too small is laid out twice on every redraw (about half its cost);
 the figures set their margins to what automargin would give them (rnnviz.figures.base.y_margin, x_margin, grown)."""
+from contextlib import closing
+
 import pytest
 
-from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
+from tests.browser import Server, chromium, painted, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -17,16 +19,9 @@ PUSHED = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
 
 @pytest.fixture(scope="module")
 def browser():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    server = Server()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+    with chromium() as b, closing(Server()) as server:  # no server started where there is no browser
         b.server = server
         yield b
-        b.close()
-    server.close()
 
 
 @pytest.mark.parametrize("width,query", [(1400, ""), (1024, "?classroom=1")])  # a laptop; a projector
@@ -38,7 +33,6 @@ def test_charts_are_laid_out_once(browser, path, width, query):
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0 && "
                            "[...document.querySelectorAll('.js-plotly-plot')].every(gd => gd._fullLayout)",
                            timeout=60_000)
-    page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
-                  "requestAnimationFrame(r))))")  # a late web font would lay the charts out again
+    painted(page)
     assert page.evaluate(PUSHED) == []
     page.close()

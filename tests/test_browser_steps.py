@@ -1,8 +1,10 @@
 """In a real browser: stepping reruns only the part of a page that follows the step, and leaves the other charts
 as they were drawn (Plotly does not redraw them), for the one-unit, cell and hello pages."""
+from contextlib import closing
+
 import pytest
 
-from tests.browser import CHROMIUM, LAUNCH_ARGS, Server, need_browser, wait_idle
+from tests.browser import Server, chromium, painted, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -15,25 +17,17 @@ SAME = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k
 
 @pytest.fixture(scope="module")
 def page():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    server = Server()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+    with chromium() as b, closing(Server()) as server:  # no server started where there is no browser
         pg = b.new_page(viewport={"width": 1400, "height": 1000})
         pg.server = server
         yield pg
-        b.close()
-    server.close()
 
 
 def charts_ready(page, keys):
     """The charts are drawn, the page's fonts are loaded (a late font relayouts every chart) and two frames painted."""
     page.wait_for_function(f"() => {list(keys)!r}.every(k => document.querySelector(`.st-key-${{k}} .js-plotly-plot`)"
                            "?._fullData)", timeout=60_000)
-    page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
-                  "requestAnimationFrame(r))))")
+    painted(page)
 
 
 @pytest.mark.parametrize("path,step_key,changed,kept,text", [
