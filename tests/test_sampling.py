@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from rnnviz.nn.sampling import entropy, filter_probs, softmax
+from rnnviz.nn.sampling import entropies, filter_probs, softmax
 
 
 def reference_filter(p: list[float], top_k: int | None, top_p: float | None) -> list[float]:
@@ -51,6 +51,9 @@ def test_softmax_temperature_and_entropy():
     e = np.exp(s / 0.5)
     np.testing.assert_allclose(softmax(s, 0.5), e / e.sum())
     np.testing.assert_allclose(softmax(np.array([1000.0, 0.0])), [1.0, 0.0])  # no overflow
-    assert entropy(np.full(4, 0.25)) == pytest.approx(math.log(4))
-    h = entropy(np.array([0.0, 1.0, 0.0]))
+    assert entropies(np.full(4, 0.25)) == pytest.approx(math.log(4))
+    h = entropies(np.array([0.0, 1.0, 0.0]))
     assert h == 0.0 and math.copysign(1, h) == 1 and f"{h:.3f}" == "0.000"  # never "-0.000"
+    rows = entropies(np.array([[0.25] * 4, [0.0, 1.0, 0.0, 0.0]]))  # one per row, as the sampling page computes them
+    np.testing.assert_allclose(rows, [math.log(4), 0.0])
+    assert math.copysign(1, rows[1]) == 1

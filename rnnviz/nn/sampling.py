@@ -27,13 +27,6 @@ def filter_probs(p: np.ndarray, top_k: int | None = None, top_p: float | None = 
     return q / q.sum()
 
 
-def entropy(p: np.ndarray) -> float:
-    """Shannon entropy in nats (0.0, not -0.0, for a certain outcome)."""
-    p = np.asarray(p, dtype=np.float64)
-    nz = p[p > 0]
-    return float(-(nz * np.log(nz)).sum()) + 0.0
-
-
 def entropies(P: np.ndarray) -> np.ndarray:
     """Shannon entropy in nats of each row of P (..., V), at once; float64, 0.0 for a certain outcome."""
     P = np.asarray(P, dtype=np.float64)
