@@ -32,9 +32,11 @@ class Pair(NamedTuple):
 
 
 def empty_tensors(n: int) -> bytes:
-    """A safetensors file whose header names n empty tensors (and holds nothing else)."""
-    header = json.dumps({f"t{i}": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]} for i in range(n)})
-    return struct.pack("<Q", len(header)) + header.encode()
+    """A safetensors file whose header names n empty tensors (and holds nothing else). The header is json.dumps of
+    that dict byte for byte, written out without building the dict (290,000 entries: 0.1 s instead of 1 s)."""
+    entry = json.dumps({"dtype": "F32", "shape": [0], "data_offsets": [0, 0]})
+    header = ("{" + ", ".join(f'"t{i}": {entry}' for i in range(n)) + "}").encode()
+    return struct.pack("<Q", len(header)) + header
 
 
 def pairs() -> list[Pair]:
