@@ -76,7 +76,8 @@ LOST_MS = 10_000
 
 # Done = the server's script_finished message has arrived (a hook on the WebSocket: fast runs can finish before
 # React ever renders "running", so the attribute alone can miss a run) and stApp's data-test-script-state is
-# "notRunning", still so two animation frames later (painted). Fragment reruns flip the attribute too.
+# "notRunning", still so two animation frames later (painted), with no chart of ui/chart.js still drawing. Fragment
+# reruns flip the attribute too.
 # An input the page ignored (no rerun_script message sent within LOST_MS) is reported as 'lost' and sent again.
 INIT = """(() => {
   const b = window.__bench = {armed: null, t0: null, sent: false, finished: false, gen: 0, finishing: false};
@@ -104,6 +105,7 @@ INIT = """(() => {
     requestAnimationFrame(() => requestAnimationFrame(() => {
       b.finishing = false;
       if (gen !== b.gen || state() !== 'notRunning') return check();  // another run began meanwhile
+      if (window.__rnnvizCharts?.pending > 0) return check();  // a chart (ui/chart.js) is still being drawn
       const t1 = performance.now(), t0 = b.t0 ?? b.armed;
       b.armed = null;
       b.resolve(t1 - t0);

@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("RNNVIZ_CHROMIUM", "/usr/bin/chromium")
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART = ".rnnviz-chart"  # a chart drawn by ui/chart.js (Plotly's own element, .js-plotly-plot, is the same node)
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
 
@@ -91,3 +92,4 @@ def painted(page) -> None:
     """Wait for the page's web fonts (a late font lays every chart out again) and two animation frames."""
     page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
                   "requestAnimationFrame(r))))")
+    page.wait_for_function("() => !(window.__rnnvizCharts?.pending > 0)", timeout=30_000)  # no chart mid-draw

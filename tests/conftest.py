@@ -1,6 +1,8 @@
+import json
 import os
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -69,3 +71,23 @@ def all_text(at) -> str:
     parts += [t.value.to_string() for t in at.table] + [d.value.to_string() for d in at.dataframe]
     parts += [c.value for c in at.code] + [l.value for l in at.latex]
     return "\n".join(str(p) for p in parts)
+
+
+class Chart(NamedTuple):
+    """A Plotly chart as the browser receives it."""
+    key: str
+    alt: str
+    spec: str  # the figure's JSON
+    figure: dict
+
+
+def charts(at) -> list[Chart]:
+    """The page's Plotly charts, in page order: ui/chart.py's live charts (or st.plotly_chart's, its fallback)."""
+    found = []
+    for el in at.get("bidi_component"):
+        if el.proto.component_name == "rnnviz_chart":
+            sent = json.loads(el.proto.bytes)
+            found.append(Chart(el.proto.id.rsplit("-", 1)[-1], sent["alt"], json.dumps(sent["figure"]), sent["figure"]))
+    for el in at.get("plotly_chart"):
+        found.append(Chart(el.proto.id.rsplit("-", 1)[-1], el.proto.alt, el.proto.spec, json.loads(el.proto.spec)))
+    return found

@@ -1,7 +1,7 @@
 """Every chart on every page carries a text alternative; stepping has keyboard shortcuts."""
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, charts
 
 PAGES = [("scalar", {}), ("vector", {}), ("gates", {}), ("states", {}), ("gradients", {}), ("hello", {})]
 if (ROOT / "models" / "shakespeare.safetensors").exists():
@@ -11,10 +11,10 @@ if (ROOT / "models" / "shakespeare.safetensors").exists():
 @pytest.mark.parametrize("page,query", PAGES)
 def test_every_chart_has_a_text_alternative(open_page, page, query):
     at = open_page(page, **query)
-    charts = at.get("plotly_chart")
-    assert charts, page
-    for c in charts:
-        assert len(c.proto.alt.strip()) >= 10, (page, c.proto.alt)
+    drawn = charts(at)
+    assert drawn, page
+    for c in drawn:
+        assert len(c.alt.strip()) >= 10, (page, c.alt)
 
 
 @pytest.mark.parametrize("page", ["scalar", "vector", "gates"])
@@ -43,5 +43,5 @@ def test_red_is_drawn_only_for_outputs(open_page, page, query):
     from rnnviz.figures.base import COLORS
 
     at = open_page(page, **query)
-    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    specs = [c.spec for c in charts(at)]
     assert specs and not [s[:80] for s in specs if COLORS["output"] in s], (page, query)

@@ -1,7 +1,7 @@
 """Real-browser tests: the app served by `streamlit run app.py`, opened in headless Chromium."""
 import pytest
 
-from tests.browser import Server, chromium, wait_idle
+from tests.browser import CHART, Server, chromium, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def page(browser):
 def open_page(page, server, path: str):
     page.goto(f"{server.url}/{path}")
     wait_idle(page)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=30_000) if path else None
+    page.wait_for_selector(f"{CHART} .main-svg", timeout=30_000) if path else None
 
 
 def test_scalar_page_renders_numbers_and_charts(server, page):
@@ -37,7 +37,7 @@ def test_scalar_page_renders_numbers_and_charts(server, page):
     for v in ("0.762", "0.363", "0.180"):  # wait for each number to be painted, not for a fixed time
         page.wait_for_function(f"() => document.body.innerText.includes('{v}')", timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 3
+    assert page.locator(CHART).count() == 3
 
 
 def test_scalar_page_responds_to_a_button(server, page):
@@ -55,7 +55,7 @@ def test_scalar_page_responds_to_a_button(server, page):
 ])
 def test_each_page_renders_its_charts(server, page, path, charts, text):
     open_page(page, server, path)
-    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg').length >= {charts}",
+    page.wait_for_function(f"() => document.querySelectorAll('{CHART} .main-svg').length >= {charts}",
                            timeout=30_000)
     assert text in page.inner_text("body")
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -141,6 +141,8 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     wait_idle(page)
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()
+    page.wait_for_function("() => window.location.search.includes('shade=connectivity')", timeout=30_000)
+    wait_idle(page)  # a click on the text while it is being redrawn can be lost
     page.locator('span[data-i="30"]').click()
     page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
                            timeout=30_000)

@@ -61,3 +61,25 @@ def test_hello_temperature_redraws_only_the_sampling_part(page):
     wait_idle(page)
     assert page.evaluate(SAME, ["hello-steps_fig", "hello-softmax"]) == [True, False]
     assert "At 0.7" in page.inner_text("body")
+
+
+KEPT_NODE = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+  return !!gd && gd.__mark !== undefined; })"""
+
+
+def test_a_slider_move_redraws_its_charts_in_place(page):
+    """Moving w_h changes all three charts of the one-unit page: each is redrawn into the element it was drawn in
+    (ui/chart.js calls Plotly.react), not thrown away and built again."""
+    keys = ["scalar-tanh", "scalar-states", "scalar-cobweb"]
+    page.goto(f"{page.server.url}/scalar")
+    wait_idle(page)
+    charts_ready(page, keys)
+    assert None not in page.evaluate(MARK, keys)
+    page.locator(".st-key-scalar-w_h").get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.location.search.includes('wh=0.55')", timeout=30_000)
+    wait_idle(page)
+    charts_ready(page, keys)
+    assert page.evaluate(SAME, keys) == [False] * 3  # every chart shows the new weight
+    assert page.evaluate(KEPT_NODE, keys) == [True] * 3  # in the element it had before
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,11 +1,10 @@
 """The gates page: LSTM and GRU stepping, the forget-bias trick, shapes, three cells in lockstep, the valve."""
-import json
 import sys
 
 import numpy as np
 import pytest
 
-from tests.conftest import all_text
+from tests.conftest import all_text, charts
 
 P = "gates"
 
@@ -26,7 +25,7 @@ def open_numbers(at):
 
 
 def chart_specs(at) -> dict:
-    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    return {c.key: c.figure for c in charts(at)}
 
 
 def test_defaults_lstm(open_page):

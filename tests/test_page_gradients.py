@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT, all_text
+from tests.conftest import ROOT, all_text, charts
 
 P = "gradients"
 
@@ -61,7 +61,7 @@ def show(at, view):
 def test_one_chart_at_a_time(open_page):
     """The explorer draws one chart beside its controls (a move redraws only it); the view is in the link."""
     at = open_page(P)
-    keys = lambda: {c.proto.alt.split(":")[0] for c in at.get("plotly_chart")}  # noqa: E731
+    keys = lambda: {c.alt.split(":")[0] for c in charts(at)}  # noqa: E731
     assert any(k.startswith("log plot of gradient norms") for k in keys())
     show(at, "factors")
     assert any(k.startswith("per-step factors") for k in keys())
@@ -92,7 +92,7 @@ def test_training_comparison_and_its_presets(open_page):
     text = all_text(at)
     assert "diverged" not in text and at.query_params["trho"] in ("1.0", ["1.0"])
     assert at.query_params["lr"] in ("0.02", ["0.02"])
-    assert any(c.proto.alt.startswith("loss and log10 gradient norm") for c in at.get("plotly_chart"))
+    assert any(c.alt.startswith("loss and log10 gradient norm") for c in charts(at))
 
 
 def test_settings_come_back_from_a_link(open_page):
@@ -105,9 +105,9 @@ def test_settings_come_back_from_a_link(open_page):
 
 def test_lag_results_drawn_with_their_provenance(open_page):
     at = open_page(P)
-    charts = {c.proto.alt[:30] for c in at.get("plotly_chart")}
+    drawn = {c.alt[:30] for c in charts(at)}
     if (ROOT / "models" / "lag_results.json").exists():
-        assert any(a.startswith("accuracy by lag") for a in charts)
+        assert any(a.startswith("accuracy by lag") for a in drawn)
         assert "python -m rnnviz.lag" in all_text(at)
     else:
         assert "No results shipped yet" in all_text(at)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT, all_text
+from tests.conftest import ROOT, all_text, charts
 
 P = "sample"
 MODEL = ROOT / "models" / "shakespeare.safetensors"
@@ -156,7 +156,7 @@ def test_gate_saturation_and_model_card(open_page):
     at = open_page(P, view="gates")
     assert "layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; layer 2: 0.130 of steps below 0.1, 0.647 above 0.9" \
         in all_text(at)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(charts(at)) == 2
     at.select_slider(key=f"{P}.span").set_value(50).run()
     assert not at.exception and at.query_params["first"] == "50"
     at.segmented_control(key=f"{P}.view").set_value("card").run()

@@ -1,6 +1,7 @@
 """The one-unit page as a student uses it: defaults, presets, sliders, steps, links, bad input."""
 import pytest
 
+from tests import conftest
 from tests.conftest import all_text
 
 P = "scalar"
@@ -110,9 +111,7 @@ def test_classroom_mode_hides_the_sidebar_and_intro(open_page):
 
 def charts(at) -> dict:
     """The page's Plotly figures as the browser receives them, by chart key."""
-    import json
-
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    return {c.key: c.figure for c in conftest.charts(at)}
 
 
 def values(a) -> list:
@@ -142,7 +141,7 @@ def test_predict_mode_opens_on_step_1_and_reveals_nothing(open_page):
     assert "What will h₁ be?" in text and "h₀ = 0.000" in text
     for h in ("0.762", "0.363", "0.180"):  # no state of the sequence anywhere: text, tables, charts, alt texts
         assert h not in text, h
-        assert all(h not in c.proto.alt for c in at.get("plotly_chart"))
+        assert all(h not in c.alt for c in conftest.charts(at))
     assert shown_states(at) == []
     cobweb = charts(at)["scalar.cobweb"]
     assert not any("cobweb" in tr.get("name", "") for tr in cobweb["data"])  # no staircase from h_1

@@ -1,5 +1,6 @@
 """rnnviz.serve and deploy/: the nginx config it renders, and a class served by 2 replicas behind Debian's nginx."""
 import asyncio
+import gzip
 import os
 import queue
 import re
@@ -10,6 +11,7 @@ import sys
 import threading
 import time
 import tomllib
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 
 from benchmarks.load import Session
 from rnnviz.serve import ROOT, free_ports, nginx_config, render
+from ui import chart
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
 UPLOAD_MIB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
@@ -154,6 +157,10 @@ def test_two_replicas_behind_nginx_serve_separate_visitors_and_stop_without_orph
         assert "wh=0.6" in a.query and "wh=0.9" in b.query  # each visitor keeps its own page state
         assert a.exceptions == b.exceptions == 0
         assert up_a == up_b == 204  # an upload reaches the replica that holds the visitor's session
+        js = urllib.request.urlopen(urllib.request.Request(  # plotly.js for the charts, compressed, kept for good
+            f"{url}/app/static/{chart.PLOTLY_JS}", headers={"Accept-Encoding": "gzip"}), timeout=30)
+        assert js.headers["Content-Encoding"] == "gzip" and "immutable" in js.headers["Cache-Control"]
+        assert gzip.decompress(js.read()) == chart.SOURCE.read_bytes()
         seen: set[str] = set()
         ids = [a.cookies["rnnviz_visitor"], b.cookies["rnnviz_visitor"]]
         for _ in range(10):  # a new visitor lands on either replica: keep arriving until both have had one

@@ -9,6 +9,7 @@ import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
 
+from ui import chart
 from ui.urlstate import Param, choice, classroom, set_state, text
 
 
@@ -86,8 +87,12 @@ def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""
     fmt = st.session_state.get("app.image_format", "png")
-    st.plotly_chart(fig, key=key, alt=alt, config={"displaylogo": False, "toImageButtonOptions": {
-        "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}})
+    config = {"displaylogo": False, "toImageButtonOptions": {
+        "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}}
+    if chart.live():  # updated in place on the next move (see ui/chart.py)
+        chart.live_chart(fig, key=key, alt=alt, config=config)
+    else:
+        st.plotly_chart(fig, key=key, alt=alt, config=config)
 
 
 def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> None:

@@ -1,0 +1,75 @@
+// One Plotly chart that stays on the page across reruns: a new figure for the same chart key is drawn into the
+// same element with Plotly.react, which redraws what changed, instead of the chart being thrown away and built
+// again (what st.plotly_chart does whenever its figure changes: 35-70 ms of the browser's time per chart).
+// The payload is UTF-8 JSON: {figure, config, alt, src}; `src` is plotly.js as served by the app (ui/chart.py).
+
+// The look Streamlit's chart theme gives a figure (read off st.plotly_chart's charts), as a template: every
+// figure's own settings win over it.
+const FONT = '"Source Sans", sans-serif';
+const GRID = "#e6eaf1";
+const INK = "#808495";
+const AXIS = {
+  gridcolor: GRID, zerolinecolor: GRID, tickcolor: GRID, minor: { gridcolor: GRID },
+  tickfont: { color: INK, size: 12 }, title: { font: { color: INK, size: 14 } },
+  automargin: true,  // labels are never cut; tests/test_browser_margins.py checks no chart needs it
+};
+const TEMPLATE = {
+  layout: {
+    font: { color: INK, family: FONT, size: 12 },
+    title: { font: { family: FONT, size: 16, color: "#2F2D2B", weight: 700 }, pad: { l: 4 }, xanchor: "left", x: 0 },
+    legend: { font: { size: 12, color: "#262730" }, bordercolor: "transparent", borderwidth: 0, valign: "top",
+              title: { font: { size: 12, color: INK }, side: "top" } },
+    paper_bgcolor: "#FFFFFF", plot_bgcolor: "#FFFFFF",
+    xaxis: { ...AXIS, showgrid: false, zeroline: false, title: { ...AXIS.title, standoff: 20 } },
+    yaxis: { ...AXIS, ticklabelposition: "outside", title: { ...AXIS.title, standoff: 24 } },
+    hoverlabel: { bgcolor: "#FFFFFF", bordercolor: "rgba(47, 45, 43, 0.2)", font: { color: INK, family: FONT, size: 12 } },
+    margin: { pad: 8 },
+  },
+};
+
+// Charts still being drawn, for anyone timing the page (benchmarks/browser.py waits for 0).
+window.__rnnvizCharts = window.__rnnvizCharts || { pending: 0, drawn: 0 };
+
+function plotly(src) {
+  if (!window.__rnnvizPlotly) {
+    window.__rnnvizPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = new URL(src, document.baseURI).href;  // relative: works under any base path or proxy
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => { window.__rnnvizPlotly = null; reject(new Error("plotly.js did not load")); };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__rnnvizPlotly;
+}
+
+export default function ({ data, parentElement }) {
+  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+  let gd = parentElement.querySelector(":scope > .rnnviz-chart");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "rnnviz-chart";
+    gd.setAttribute("role", "img");
+    parentElement.appendChild(gd);
+    // Follow the column's width (the sidebar opening, a window resized), as st.plotly_chart does.
+    new ResizeObserver(() => { if (gd._fullLayout && window.Plotly) window.Plotly.Plots.resize(gd); })
+      .observe(parentElement);
+  }
+  if (gd.__rnnvizText === text) return;  // the same figure: nothing to redraw
+  gd.__rnnvizText = text;
+  const { figure, config, alt, src } = JSON.parse(text);
+  gd.setAttribute("aria-label", alt);
+  const layout = { ...figure.layout, template: TEMPLATE, autosize: true };
+  delete layout.width;
+  gd.style.minHeight = (layout.height || 450) + "px";  // holds the chart's place while plotly.js loads
+  const state = window.__rnnvizCharts;
+  state.pending++;
+  const draw = (P) => (gd.__rnnvizText === text ? P.react(gd, figure.data, layout, { ...config, responsive: false })
+                                                 : undefined);
+  const done = () => { state.pending--; state.drawn++; };
+  const run = window.Plotly ? Promise.resolve(draw(window.Plotly)) : plotly(src).then(draw);
+  run.then(done, (e) => {
+    done();
+    gd.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
+  });
+}
