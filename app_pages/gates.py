@@ -2,7 +2,8 @@
 import streamlit as st
 
 from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import controls_box, intro, md, page_columns, plot, sequence_inputs, sequence_params, step_controls, torch_check
+from ui.widgets import (controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, sequence_params,
+                        step_controls, torch_check)
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
@@ -68,17 +69,6 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
             st.table(lesson.step_table(vals))
 
 
-def export(c: dict, w: dict) -> None:
-    """The download button and the script (the contents of ui.widgets.export_panel, for a box opened on demand)."""
-    cell, d, name = c["cell"], c["x"].shape[1], f"rnnviz_{c['cell']}.py"
-    script = gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
-                          what=f"an {cell.upper()} cell, d={d}, H={c['H']}")
-    st.download_button("Download " + name, script, file_name=name, mime="text/x-python", key=f"export.{name}",
-                       icon=":material/download:", help="Rebuilds the cell in torch.nn with these weights and inputs, "
-                       "and checks that it gives the numbers shown here.")
-    st.code(script, language="python")
-
-
 @st.fragment
 def view_body(view: str) -> None:
     """A view's controls and results: a settings change reruns this, not the valve below."""
@@ -107,10 +97,10 @@ def view_body(view: str) -> None:
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
         st.markdown(lesson.LOCKSTEP_KEY)
-    else:  # the script is built and drawn only while its box is open: it changes with every setting
-        with st.expander("Export this setup as a PyTorch script", key=f"{P}.export", on_change="rerun") as box:
-            if box.open:
-                export(c, w)
+    else:
+        cell, d, name = c["cell"], c["x"].shape[1], f"rnnviz_{c['cell']}.py"
+        export_panel(lambda: gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
+                                          what=f"an {cell.upper()} cell, d={d}, H={c['H']}"), name, f"{P}.export")
     publish(SETTINGS)
 
 

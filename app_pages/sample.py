@@ -22,7 +22,7 @@ ss = st.session_state
 def params(lm: charlm.CharLM) -> list[Param]:
     spec = [("prime", "prime", "ROMEO:", text(500)), ("n", "n", 500, integer(1, 2000)), ("temp", "temp", 0.8, L.one_of(L.TEMPS)),
             ("top_k", "k", 0, integer(0, lm.vocab_size)), ("top_p", "p", 1.0, number(0.05, 1.0, 0.05)),
-            ("greedy", "greedy", False, flag, dump_flag), ("seed", "seed", 1, integer(0, 1_000_000)),
+            ("greedy", "greedy", False, flag, dump_flag), ("seed", "seed", 1, integer(0, L.MAX_SEED)),
             ("forced", "branch", {}, L.parse_branches, L.dump_branches), ("pos", "pos", 6, integer(1, 2505)),
             ("shade", "shade", "probability", choice(L.SHADES)), ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)),
             ("kind", "kind", "h", choice(["h", "c"])), ("unit", "unit", 0, integer(0, lm.hidden_size - 1)),
@@ -46,7 +46,7 @@ def controls(lm: charlm.CharLM) -> tuple[L.Settings, list[str]]:
     top_p = d2.slider("Top-p (1 = off)", 0.05, 1.0, step=0.05, key=f"{P}.top_p", help="Keep the fewest most likely characters "
                       "whose probabilities add up to p.")
     greedy = d3.toggle("Greedy", key=f"{P}.greedy", help="Always the most likely character (the same as top-k = 1).")
-    seed = d4.number_input("Seed", 0, 1_000_000, key=f"{P}.seed", help="The same seed gives the same text.")
+    seed = d4.number_input("Seed", 0, L.MAX_SEED, key=f"{P}.seed", help="The same seed gives the same text.")
     st.caption(L.temperature_sentence(temp))
     forced, problems = L.check(lm, prime, n, ss[f"{P}.forced"])
     return L.Settings(prime, n, temp, 1 if greedy else (top_k or None), top_p if top_p < 1 else None, int(seed), forced), problems
@@ -66,9 +66,9 @@ def inspector(lm: charlm.CharLM, smp: L.Sample, fs: float, url: list[Param]) -> 
     left, right = st.columns([1.5, 1], gap="large")
     sh = L.shading(shade, lm, smp, i, unit)
     with left:
-        markup = figures.text_markup(smp.text, sh.values, sh.lo, sh.hi, sh.signed, sh.titles, i, sh.unread_after, fs)
+        markup = figures.text_markup(smp.text, sh.values, sh.lo, sh.hi, sh.signed, sh.titles, None, sh.unread_after, fs)
         textview(markup, f"The text, shaded by {shade}; character {i} outlined. Click a character to inspect it.",
-                 f"{P}.text", f"{P}.pos")
+                 f"{P}.text", f"{P}.pos", selected=i)
         st.html(figures.legend_markup(sh.caption, *sh.ends, sh.signed, fs, L.summary(smp)))
     with right:
         st.slider("Position", 1, max(2, len(smp.text) - 1), key=f"{P}.pos", help="Which character to inspect (0: the prime's first).")
@@ -137,13 +137,13 @@ for key, most in (("top_k", lm.vocab_size), ("layer", lm.num_layers), ("unit", l
     ss[f"{P}.{key}"] = min(ss[f"{P}.{key}"], most)
 intro(md(L.describe(lm.card, lm.vocab_size)) + " writes one character at a time. Each character is shaded by how unlikely "
       "the model found it; click any character to see the distribution it was drawn from, or force a different one.")
-fs = font_scale()
-settings, problems = controls(lm)
+fs, (settings, problems) = font_scale(), controls(lm)
 if problems:
     error(" ".join(problems))
     st.stop()
 bar = st.empty()  # a long sample shows a light progress bar, where a newer click can stop it (no text streamed)
-smp = L.sample_for(model_id, lm, settings, ss, L.is_long(lm, settings) and (lambda done: bar.progress(done, text="Sampling…")))
+smp = L.sample_for(model_id, lm, settings, ss, L.is_long(lm, settings) and (lambda done: bar.progress(done, text="Sampling…")),
+                   ahead=bool(ss.get(f"{P}.again")))  # after one click on Sample again, the next is likely
 bar.empty()
 inspector(lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
 look_inside(model_id, lm, smp, fs, [p for p in PARAMS if p.url in ("view", "over", "first")])

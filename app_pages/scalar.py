@@ -145,6 +145,6 @@ with right:
         if predict:
             st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
 if not predict:  # the script asserts every h_t: it would give the answers away
-    export_panel(rnn_script(x, w_x, w_h, b, None, h0, name="rnnviz_one_unit.py",
-                            what=f"one unit, w_x={w_x:g}, w_h={w_h:g}, b={b:g}, h_0={h0:g}"), "rnnviz_one_unit.py")
+    export_panel(lambda: rnn_script(x, w_x, w_h, b, None, h0, name="rnnviz_one_unit.py", what=f"one unit, w_x={w_x:g}, "
+                                    f"w_h={w_h:g}, b={b:g}, h_0={h0:g}"), "rnnviz_one_unit.py", f"{P}.export")
 publish(PARAMS)

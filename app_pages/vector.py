@@ -145,6 +145,6 @@ with right:
         st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
                                   index=[f"t={k + 1}" for k in range(T)]).round(6),
                      width="stretch", height=min(400, 36 * T + 40))
-export_panel(rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
-                        what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py")
+export_panel(lambda: rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
+                                what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py", f"{P}.export")
 publish(PARAMS)

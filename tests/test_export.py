@@ -15,7 +15,12 @@ def run_script(code: str, tmp_path) -> str:
     return out.stdout
 
 
-def code_of(at):
+def code_of(at, page: str):
+    """The script in the page's export box, opened as a visitor opens it (it is built only while open)."""
+    assert not any(c.value.startswith('"""Exported from rnnviz') for c in at.code)  # closed: nothing built or sent
+    at.session_state[f"{page}.export"] = True
+    at.run()
+    assert not at.exception
     return next(c.value for c in at.code if c.value.startswith('"""Exported from rnnviz'))
 
 
@@ -23,7 +28,7 @@ def code_of(at):
 def test_scalar_export_reproduces_the_table(open_page, tmp_path):
     at = open_page("scalar", wh="2")
     table = list(at.table[0].value["hₜ = tanh(·)"])
-    out = run_script(code_of(at), tmp_path)
+    out = run_script(code_of(at, "scalar"), tmp_path)
     printed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if line.startswith("h_")]
     assert [f"{float(v):.3f}" for v in printed] == table == ["0.762", "0.909", "0.949"]
 
@@ -32,16 +37,13 @@ def test_scalar_export_reproduces_the_table(open_page, tmp_path):
 @pytest.mark.slow
 def test_vector_and_gate_exports_run(open_page, tmp_path, page, query):
     at = open_page(page, **query)
-    if page == "gates":  # the gates page builds its script only while the box is open
-        at.session_state["gates.export"] = True
-        at.run()
     assert not at.exception
-    run_script(code_of(at), tmp_path)
+    run_script(code_of(at, page), tmp_path)
 
 
 @pytest.mark.slow
 def test_export_catches_a_wrong_number(open_page, tmp_path):
-    code = code_of(open_page("scalar")).replace("0.5]]", "0.6]]", 1)  # tamper with w_h
+    code = code_of(open_page("scalar"), "scalar").replace("0.5]]", "0.6]]", 1)  # tamper with w_h
     f = tmp_path / "bad.py"
     f.write_text(code)
     out = subprocess.run([sys.executable, str(f)], capture_output=True, text=True, timeout=120)

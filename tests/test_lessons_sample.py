@@ -4,6 +4,7 @@ import json
 import math
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -180,6 +181,50 @@ def test_shared_cache_computes_once_and_evicts_the_oldest():
     with pytest.raises(KeyboardInterrupt):
         cache.get("b", boom)
     assert cache.get("b", lambda: "ok") == "ok"  # the next visitor computes it
+
+
+def test_a_value_computed_ahead_is_found_later_and_computed_once():
+    cache = L.SharedCache(max_bytes=100)
+    calls, release = [], threading.Event()
+
+    def work(v):
+        def compute():
+            calls.append(v)
+            release.wait(5)
+            return v
+        return compute
+
+    assert cache.fill_ahead("next", work("N"))
+    assert not cache.fill_ahead("other", work("O"))  # one at a time per cache
+    release.set()
+    assert cache.get("next", work("N again")) == "N" and calls == ["N"]  # waited for it rather than computing it twice
+    deadline = time.monotonic() + 5
+    while not cache.fill_ahead("other", work("O")) and time.monotonic() < deadline:  # the slot is free again
+        time.sleep(0.01)
+    assert cache.get("other", work("O again")) == "O" and not cache.fill_ahead("other", work("O"))  # cached: nothing
+
+    def boom():
+        raise ValueError("bad weights")
+
+    deadline = time.monotonic() + 5
+    while not cache.fill_ahead("b", boom) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with cache._ahead:  # the failed fill has finished; whoever asks computes it and sees any error
+        assert cache.get("b", lambda: "ok") == "ok"
+
+
+def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monkeypatch):
+    monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
+    calls = []
+    monkeypatch.setattr(L, "draw_sample", lambda lm, s, *a: calls.append(s.seed) or SimpleNamespace(seed=s.seed, nbytes=1))
+    s = L.Settings("ROMEO:", 20, 0.8, None, None, 7)
+    assert L.sample_for("shipped", None, s, {}, ahead=True).seed == 7
+    with L.SAMPLES._ahead:  # the fill has finished
+        assert calls == [7, 8] and L.sample_for("shipped", None, L.Settings("ROMEO:", 20, 0.8, None, None, 8), {}).seed == 8
+    assert calls == [7, 8]  # the next seed was waiting
+    assert not L.draw_ahead("shipped", None, L.Settings("ROMEO:", 20, 0.8, 1, None, 7))  # greedy: same text any seed
+    assert not L.draw_ahead("shipped", None, L.Settings("ROMEO:", 20, 0.8, None, None, L.MAX_SEED))
+    assert not L.draw_ahead("upload-1", None, s)  # a visitor's own model: only what they ask for
 
 
 def test_text_markup_is_escaped_and_one_span_per_character():

@@ -18,12 +18,14 @@ pytestmark = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is
 def view(at) -> dict:
     """What the text view shows: the text, each character's colour and hover text, the outlined position."""
     comp = next(e.proto for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview")
+    sent = json.loads(comp.json)
     spans = re.findall(r'<span data-i="(\d+)"( class="[^"]*")?( style="([^"]*)")?( title="([^"]*)")?>(.*?)</span>',
-                       json.loads(comp.json)["html"])
+                       sent["html"])
     text = "".join("\n" if body == "↵" else html.unescape(body) for *_, body in spans)
     return {"text": text, "styles": [s[3] for s in spans], "titles": [html.unescape(s[5]) for s in spans],
             "classes": [s[1][8:-1].split() for s in spans],
-            "selected": [int(s[0]) for s in spans if "sel" in s[1]], "html": json.loads(comp.json)["html"]}
+            "selected": [int(s[0]) for s in spans if "sel" in s[1]] + ([sent["selected"]] if sent["selected"] is not None else []),
+            "html": sent["html"]}
 
 
 def test_defaults_sample_from_the_prime_and_describe_the_loaded_model(open_page):

@@ -22,6 +22,11 @@ export default function(component) {
   }
   root.setAttribute('aria-label', data.alt);
   if (root._html !== data.html) { root.innerHTML = data.html; root._html = data.html; }
+  const sel = root.querySelector('span.sel');  // the outline moves without the text being laid out again
+  if (!sel || Number(sel.dataset.i) !== data.selected) {
+    if (sel) sel.classList.remove('sel');
+    root.querySelector(`span[data-i="${data.selected}"]`)?.classList.add('sel');
+  }
 }
 """
 _CSS = """
@@ -40,6 +45,8 @@ def _clicked(key: str, target: str) -> None:
     st.session_state[target] = int(st.session_state[key]["clicked"])
 
 
-def textview(markup: str, alt: str, key: str, target: str) -> None:
-    """Show the markup; a click on a character puts its index into st.session_state[target] (before the rerun)."""
-    _view(data={"html": markup, "alt": alt}, key=key, on_clicked_change=functools.partial(_clicked, key, target))
+def textview(markup: str, alt: str, key: str, target: str, selected: int | None = None) -> None:
+    """Show the markup, the character `selected` outlined; a click on a character puts its index into
+    st.session_state[target] (before the rerun). Moving only the outline leaves the markup as it was drawn."""
+    _view(data={"html": markup, "alt": alt, "selected": selected}, key=key,
+          on_clicked_change=functools.partial(_clicked, key, target))

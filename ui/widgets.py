@@ -106,14 +106,18 @@ def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> Non
         st.dataframe(df, **dataframe_args)
 
 
-def export_panel(script: str, file_name: str) -> None:
-    """Download the page's exact setup as a runnable PyTorch script, and show it."""
-    with st.expander("Export this setup as a PyTorch script"):
-        st.download_button("Download " + file_name, script, file_name=file_name, mime="text/x-python",
+def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:
+    """Download the page's exact setup as a runnable PyTorch script, and show it. The script is built and sent only
+    while its box is open: it changes with every setting, and a closed box would still redraw it on every move."""
+    with st.expander("Export this setup as a PyTorch script", key=key, on_change="rerun") as box:
+        if not box.open:
+            return
+        text = script()
+        st.download_button("Download " + file_name, text, file_name=file_name, mime="text/x-python",
                            key=f"export.{file_name}", icon=":material/download:",
                            help="Rebuilds the cell in torch.nn with these weights and inputs, and checks that it "
                                 "gives the numbers shown here.")
-        st.code(script, language="python")
+        st.code(text, language="python")
 
 
 def sequence_params(page: str) -> list[Param]:

@@ -3,6 +3,7 @@ first, one computation per key at a time (a class opening the same link computes
 that no visitor can evict."""
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from typing import Callable
@@ -15,6 +16,7 @@ class SharedCache:
     def __init__(self, max_bytes: int):
         self.max_bytes, self._items, self._lock = max_bytes, OrderedDict(), threading.Lock()
         self._busy: dict = {}
+        self._ahead = threading.Lock()  # held while fill_ahead computes
 
     def get(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0,
             pinned: bool = False):
@@ -44,3 +46,24 @@ class SharedCache:
             with self._lock:
                 del self._busy[key]
             gate.release()
+
+    def fill_ahead(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0) -> bool:
+        """Compute `key` in a background thread, so that a later get() finds it (or waits for it instead of computing
+        it twice). One at a time per cache: False, and nothing started, when the key is cached or being computed or
+        another fill is running."""
+        with self._lock:
+            if key in self._items or key in self._busy:
+                return False
+        if not self._ahead.acquire(blocking=False):
+            return False
+
+        def run():
+            try:
+                self.get(key, compute, size)
+            except Exception:  # nobody is waiting for it: a visitor who asks computes it then, and sees any error
+                logging.getLogger(__name__).exception("computing %r ahead failed", key)
+            finally:
+                self._ahead.release()
+
+        threading.Thread(target=run, name="rnnviz-ahead", daemon=True).start()
+        return True

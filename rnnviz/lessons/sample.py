@@ -4,7 +4,7 @@ model's cost per character, and passages analysed for units and gates (rnnviz.ch
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -18,6 +18,7 @@ from rnnviz.nn.sampling import entropies
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
 TOP = 10  # how many of each distribution are kept and shown
+MAX_SEED = 1_000_000
 SHIPPED_COST = SHIPPED_COST_PER_CHAR  # multiply-adds per character of the shipped model (2 x 512 LSTM, 65 chars)
 SAMPLE_BUDGET = 2_506 * SHIPPED_COST  # multiply-adds one sample may cost: the shipped model's 500 + 2,000 characters
 PASSAGE_BUDGET = 4_000 * SHIPPED_COST  # one passage analysis (the whole excerpt, for the shipped model)
@@ -201,15 +202,28 @@ def is_long(lm: CharLM, s: Settings) -> bool:
 
 
 def sample_for(model_id: str, lm: CharLM, s: Settings, session: dict,
-               progress: Callable[[float], None] | None = None) -> Sample:
+               progress: Callable[[float], None] | None = None, ahead: bool = False) -> Sample:
     """The shipped model's samples are drawn once per server (every visitor shares them); an upload's are kept in
-    its visitor's session (`session`, e.g. st.session_state), the last one only. `progress(fraction done)`."""
+    its visitor's session (`session`, e.g. st.session_state), the last one only. `progress(fraction done)`.
+    `ahead`: then start drawing the next seed's sample (see draw_ahead)."""
     on_progress = (lambda so_far: progress(min(1.0, (len(so_far) - len(s.prime)) / max(s.n, 1)))) if progress else None
     if model_id == "shipped":
-        return SAMPLES.get((model_id, s), lambda: draw_sample(lm, s, on_progress), lambda v: v.nbytes)
+        smp = SAMPLES.get((model_id, s), lambda: draw_sample(lm, s, on_progress), lambda v: v.nbytes)
+        if ahead:
+            draw_ahead(model_id, lm, s)
+        return smp
     if session.get("sample.sample", (None,))[0] != (model_id, s):
         session["sample.sample"] = ((model_id, s), draw_sample(lm, s, on_progress))
     return session["sample.sample"][1]
+
+
+def draw_ahead(model_id: str, lm: CharLM, s: Settings) -> bool:
+    """After "Sample again": the shipped model's sample for the next seed, drawn in the background (one at a time per
+    server), so that a visitor clicking through samples waits for the first one only."""
+    nxt = replace(s, seed=s.seed + 1)
+    if model_id != "shipped" or s.top_k == 1 or nxt.seed > MAX_SEED:  # greedy: every seed gives the same text
+        return False
+    return SAMPLES.fill_ahead((model_id, nxt), lambda: draw_sample(lm, nxt), lambda v: v.nbytes)
 
 
 def summary(s: Sample) -> str:
