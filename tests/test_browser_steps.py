@@ -82,4 +82,7 @@ def test_a_slider_move_redraws_its_charts_in_place(page):
     charts_ready(page, keys)
     assert page.evaluate(SAME, keys) == [False] * 3  # every chart shows the new weight
     assert page.evaluate(KEPT_NODE, keys) == [True] * 3  # in the element it had before
+    page.locator(".st-key-scalar-tanh").get_by_text("▶ Play steps").click()  # its animation has the new frames
+    page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .js-plotly-plot')._transitionData"
+                           "._frames.length === 3", timeout=10_000)
     assert page.locator('[data-testid="stException"]').count() == 0

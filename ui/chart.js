@@ -64,8 +64,9 @@ export default function ({ data, parentElement }) {
   gd.style.minHeight = (layout.height || 450) + "px";  // holds the chart's place while plotly.js loads
   const state = window.__rnnvizCharts;
   state.pending++;
-  const draw = (P) => (gd.__rnnvizText === text ? P.react(gd, figure.data, layout, { ...config, responsive: false })
-                                                 : undefined);
+  const draw = (P) => (gd.__rnnvizText === text  // frames: the steps a chart's Play button animates
+    ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: { ...config, responsive: false } })
+    : undefined);
   const done = () => { state.pending--; state.drawn++; };
   const run = window.Plotly ? Promise.resolve(draw(window.Plotly)) : plotly(src).then(draw);
   run.then(done, (e) => {
