@@ -89,7 +89,7 @@ with left:
     result = st.session_state.get(f"{P}.result")
     if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
         slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
-        result = (cfg, lesson.train(txt, H, steps, seed=seed, callback=lesson.throttled(
+        result = (cfg, lesson.train_shared(txt, H, steps, seed, callback=lesson.throttled(
             lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {loss:.3f}"))))
         slot.empty()
         st.session_state[f"{P}.result"] = result

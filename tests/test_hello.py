@@ -148,3 +148,20 @@ def test_temperature_sentence_prints_the_same_probabilities_once():
     at_one = temperature_sentence(p1, p1, 1.0)
     assert at_one.count("(0.038, 0.125, 0.001, 0.837)") == 1 and "At 1:" not in at_one
     assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.002, 0.022, 0.000, 0.976)**.")
+
+
+def test_train_shared_trains_once_per_setting_and_shares_read_only_weights(monkeypatch):
+    from rnnviz.lessons import hello
+
+    monkeypatch.setattr(hello, "TRAINED", hello.SharedCache(2 ** 20))
+    runs = []
+    real = hello.train
+    monkeypatch.setattr(hello, "train", lambda *a, **k: runs.append(a) or real(*a, **k))
+    first = hello.train_shared("hello", 3, 50, 2)
+    again = hello.train_shared("hello", 3, 50, 2)  # Train pressed again, or a second visitor's link
+    assert again is first and len(runs) == 1
+    assert np.array_equal(first.weights.W_hh, real("hello", 3, 50, seed=2).weights.W_hh)  # what train() gives
+    with pytest.raises(ValueError):
+        first.weights.W_hh[0, 0] = 1.0  # nobody's page can change another visitor's model
+    hello.train_shared("hello", 3, 50, 3)
+    assert len(runs) == 2  # another seed is another model

@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.cells import one_hot, output_layer, rnn_cell, rnn_forward
 from rnnviz.nn.sampling import softmax
 
@@ -171,6 +172,24 @@ def train(text: str, hidden_size: int = 3, steps: int = 300, lr: float = 0.05, s
             callback(step, loss)
     w = CharRNNWeights(vocab, p["W_ih"], p["W_hh"], p["b_ih"], p["b_hh"], p["W_y"], p["b_y"])
     return TrainResult(w, losses, time.time() - t0, asked)
+
+
+
+TRAINED = SharedCache(32 * 2 ** 20)  # Train's results, shared by every visitor of a server
+
+
+def train_shared(text: str, hidden_size: int, steps: int, seed: int,
+                 callback: Callable[[int, float], None] | None = None) -> TrainResult:
+    """`train`, run once per server for the same settings (they give the same weights): pressing Train again, or a
+    class opening one shared link, costs nothing. The result is shared: its arrays are read-only."""
+    def run() -> TrainResult:
+        r = train(text, hidden_size, steps, seed=seed, callback=callback)
+        for a in vars(r.weights).values():
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        return r
+    return TRAINED.get((text, hidden_size, steps, seed), run,
+                       lambda r: sum(a.nbytes for a in vars(r.weights).values() if isinstance(a, np.ndarray)) + 8 * len(r.losses))
 
 
 @dataclass
