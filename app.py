@@ -8,7 +8,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from rnnviz.figures.base import use_house_template
-from ui.loaders import record_run
+from ui.loaders import freeze_heap, record_run
 from ui.path import pages, prev_next
 from ui.urlstate import classroom
 from ui.widgets import CLASSROOM_CSS, legend
@@ -38,3 +38,4 @@ nav.run()
 st.divider()
 prev_next(nav.url_path, "foot")
 record_run(nav.url_path, time.perf_counter() - _t0)
+freeze_heap()

@@ -10,6 +10,7 @@ import streamlit as st
 from rnnviz.nn.torch_ref import TorchMissing
 
 from ui import chart
+from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
 
 
@@ -191,3 +192,5 @@ def torch_check(run: Callable[[], R]) -> R | None:
     except TorchMissing as e:
         st.info(str(e), icon="ℹ️")
         return None
+    finally:
+        freeze_heap()  # torch's modules, the first time: out of the garbage collector's walks
