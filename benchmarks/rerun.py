@@ -30,7 +30,7 @@ CASES = [
     ("vector", "slider", "vector.radius", (0.9, 0.95), {}),
     ("vector", "slider", "vector.radius", (0.9, 0.95), {"slider:vector.H": 64}),
     ("gates", "slider", "gates.bf", (1.0, 1.1), {}),
-    ("states", "text_input", "states.lengths", ("5, 3, 2", "5, 3, 1"), {}),
+    ("states?view=padding", "text_input", "states.lengths", ("5, 3, 2", "5, 3, 1"), {}),
     ("gradients", "slider", "grad.scale", (0.9, 0.95), {}),
     ("gradients", "slider", "grad.scale", (0.9, 0.95), {"slider:grad.H": 64, "slider:grad.T": 200}),
     ("hello", "select_slider", "hello.temp", (1.0, 1.5), {}),
@@ -40,6 +40,9 @@ CASES = [
 
 def time_case(page, kind, key, values, extra, repeat):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    page, _, query = page.partition("?")  # a view named in the link, e.g. states?view=padding
+    for k, _, v in (kv.partition("=") for kv in query.split("&") if kv):
+        at.query_params[k] = v
     at.switch_page(f"app_pages/{page}.py")
     at.run()
     for spec, v in extra.items():
@@ -66,7 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"{'page':<10} {'setting':<30} {'script ms (median)':>19} {'max':>7} {'AppTest ms':>11}")
     for page, kind, key, values, extra in CASES:
-        if args.only and page not in args.only:
+        if args.only and page.split("?")[0] not in args.only:
             continue
         med, mx, at_med = time_case(page, kind, key, values, extra, args.repeat)
         setting = ", ".join(f"{k.split(':')[1]}={v}" for k, v in extra.items()) or "defaults"
