@@ -152,16 +152,21 @@ def test_analysis_of_a_tiny_model():
     assert L.analyse(tiny("rnn"), text).saturation[280] == [{}, {}]
 
 
+def recording(calls: list, until):
+    """A computation factory: work(v) records v in `calls`, waits for until() to return, and gives v."""
+    def work(v):
+        def compute():
+            calls.append(v)
+            until()
+            return v
+        return compute
+    return work
+
+
 def test_shared_cache_computes_once_and_evicts_the_oldest():
     cache = L.SharedCache(max_bytes=100)
     calls = []
-
-    def slow(v):
-        def work():
-            calls.append(v)
-            time.sleep(0.2)
-            return v
-        return work
+    slow = recording(calls, lambda: time.sleep(0.2))
 
     out = []
     threads = [threading.Thread(target=lambda: out.append(cache.get("k", slow("K"), lambda v: 10))) for _ in range(5)]
@@ -186,13 +191,7 @@ def test_shared_cache_computes_once_and_evicts_the_oldest():
 def test_a_value_computed_ahead_is_found_later_and_computed_once():
     cache = L.SharedCache(max_bytes=100)
     calls, release = [], threading.Event()
-
-    def work(v):
-        def compute():
-            calls.append(v)
-            release.wait(5)
-            return v
-        return compute
+    work = recording(calls, lambda: release.wait(5))
 
     assert cache.fill_ahead("next", work("N"))
     assert not cache.fill_ahead("other", work("O"))  # one at a time per cache
