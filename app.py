@@ -20,6 +20,7 @@ threadpool_limits(1)  # the pages' matrices are small: one BLAS thread is faster
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
                    initial_sidebar_state="collapsed" if classroom() else "auto")
 nav = st.navigation(pages(), position="hidden" if classroom() else "sidebar")
+freeze_heap()  # the first run only: the loaded modules, before any page's objects exist
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     prev_next(nav.url_path, "top")
@@ -38,4 +39,3 @@ nav.run()
 st.divider()
 prev_next(nav.url_path, "foot")
 record_run(nav.url_path, time.perf_counter() - _t0)
-freeze_heap()

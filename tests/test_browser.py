@@ -152,3 +152,18 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     page.wait_for_selector('.st-key-sample-sat .main-svg', timeout=30_000)  # the saturation scatter is drawn
     assert "Using your model" in page.inner_text("body")  # still the visitor's model after every rerun
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_charts_say_so_when_plotly_js_cannot_be_fetched(server, page):
+    """plotly.js unreachable (a proxy that drops app/static/): each chart says it could not be drawn, the rest of
+    the page works, and nothing is left waiting."""
+    page.route("**/app/static/plotly-*.js", lambda route: route.abort())
+    page.goto(f"{server.url}/scalar")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('.rnnviz-chart-problem:not([hidden])').length === 3",
+                           timeout=30_000)
+    assert "could not be drawn" in page.locator(".rnnviz-chart-problem").first.inner_text()
+    assert page.evaluate("() => window.__rnnvizCharts.pending") == 0
+    page.get_by_role("button", name="Flood").click()  # the numbers still follow the controls
+    page.wait_for_function("() => document.body.innerText.includes('0.949')", timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import plotly
+import pytest
 
 from rnnviz.figures import scalar
 from tests.conftest import charts
@@ -40,8 +41,13 @@ def test_a_moved_slider_sends_new_figures_under_the_same_chart_identities(open_p
     assert {el.proto.id for el in at.get("bidi_component")} == ids  # ... and kept its identity: updated in place
 
 
-def test_without_static_serving_the_pages_use_st_plotly_chart(open_page, monkeypatch):
-    monkeypatch.setattr(chart, "_AVAILABLE", False)
+@pytest.mark.parametrize("why", ["no plotly.js in static/", "static serving off"])
+def test_without_plotly_js_served_the_pages_use_st_plotly_chart(open_page, monkeypatch, why):
+    if why == "static serving off":
+        get = chart.st.get_option
+        monkeypatch.setattr(chart.st, "get_option", lambda k: False if k == "server.enableStaticServing" else get(k))
+    else:
+        monkeypatch.setattr(chart, "_AVAILABLE", False)
     at = open_page("scalar")
     assert not at.exception and not at.get("bidi_component")
     assert [c.key for c in charts(at)] == ["scalar.tanh", "scalar.states", "scalar.cobweb"]

@@ -216,14 +216,15 @@ def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monke
     monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
     calls = []
     monkeypatch.setattr(L, "draw_sample", lambda lm, s, *a: calls.append(s.seed) or SimpleNamespace(seed=s.seed, nbytes=1))
-    s = L.Settings("ROMEO:", 20, 0.8, None, None, 7)
-    assert L.sample_for("shipped", None, s, {}, ahead=True).seed == 7
+    s, lm = L.Settings("ROMEO:", 20, 0.8, None, None, 7), SimpleNamespace(cost_per_char=L.SHIPPED_COST)
+    assert L.sample_for("shipped", lm, s, {}, ahead=True).seed == 7
     with L.SAMPLES._ahead:  # the fill has finished
-        assert calls == [7, 8] and L.sample_for("shipped", None, L.Settings("ROMEO:", 20, 0.8, None, None, 8), {}).seed == 8
+        assert calls == [7, 8] and L.sample_for("shipped", lm, L.Settings("ROMEO:", 20, 0.8, None, None, 8), {}).seed == 8
     assert calls == [7, 8]  # the next seed was waiting
-    assert not L.draw_ahead("shipped", None, L.Settings("ROMEO:", 20, 0.8, 1, None, 7))  # greedy: same text any seed
-    assert not L.draw_ahead("shipped", None, L.Settings("ROMEO:", 20, 0.8, None, None, L.MAX_SEED))
-    assert not L.draw_ahead("upload-1", None, s)  # a visitor's own model: only what they ask for
+    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 20, 0.8, 1, None, 7))  # greedy: same text any seed
+    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 20, 0.8, None, None, L.MAX_SEED))
+    assert not L.draw_ahead("upload-1", lm, s)  # a visitor's own model: only what they ask for
+    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 2000, 0.8, None, None, 7))  # long: not behind their back
 
 
 def test_text_markup_is_escaped_and_one_span_per_character():

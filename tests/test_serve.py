@@ -161,6 +161,10 @@ def test_two_replicas_behind_nginx_serve_separate_visitors_and_stop_without_orph
             f"{url}/app/static/{chart.PLOTLY_JS}", headers={"Accept-Encoding": "gzip"}), timeout=30)
         assert js.headers["Content-Encoding"] == "gzip" and "immutable" in js.headers["Cache-Control"]
         assert gzip.decompress(js.read()) == chart.SOURCE.read_bytes()
+        time.sleep(0.3)  # nginx logs the request once it is done
+        sent = re.findall(rf'"GET /app/static/{re.escape(chart.PLOTLY_JS)} [^"]*" 200 (\d+) .*upstream_bytes=(\d+)',
+                          log.read_text())
+        assert sent and int(sent[-1][0]) < 2_000_000 < int(sent[-1][1])  # compressed by nginx, not by the replica
         seen: set[str] = set()
         ids = [a.cookies["rnnviz_visitor"], b.cookies["rnnviz_visitor"]]
         for _ in range(10):  # a new visitor lands on either replica: keep arriving until both have had one

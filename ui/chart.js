@@ -35,26 +35,43 @@ function plotly(src) {
     window.__rnnvizPlotly = new Promise((resolve, reject) => {
       const script = document.createElement("script");
       script.src = new URL(src, document.baseURI).href;  // relative: works under any base path or proxy
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => { window.__rnnvizPlotly = null; reject(new Error("plotly.js did not load")); };
+      const fail = (why) => { window.__rnnvizPlotly = null; script.remove(); reject(new Error(why)); };
+      script.onload = () => (window.Plotly ? resolve(window.Plotly) : fail("plotly.js loaded without Plotly"));
+      script.onerror = () => fail("plotly.js did not load");
       document.head.appendChild(script);
     });
   }
   return window.__rnnvizPlotly;
 }
 
+function chartElement(parentElement) {
+  let gd = parentElement.querySelector(":scope > .rnnviz-chart");
+  if (gd) return gd;
+  gd = document.createElement("div");
+  gd.className = "rnnviz-chart";
+  gd.setAttribute("role", "img");
+  const problem = document.createElement("p");  // a drawing that failed says so here, not inside the chart
+  problem.className = "rnnviz-chart-problem";
+  problem.setAttribute("role", "alert");
+  problem.hidden = true;
+  parentElement.append(gd, problem);
+  // Follow the column's width (the sidebar opening, a window resized), as st.plotly_chart does; a new height is
+  // the figure's own and already drawn.
+  let width = null;
+  new ResizeObserver((entries) => {
+    const w = entries[entries.length - 1].contentRect.width;
+    if (w === width) return;
+    width = w;
+    if (gd.isConnected && gd.offsetParent && gd._fullLayout && window.Plotly) {
+      window.Plotly.Plots.resize(gd).catch(() => {});  // a chart taken off the page meanwhile: nothing to fit
+    }
+  }).observe(parentElement);
+  return gd;
+}
+
 export default function ({ data, parentElement }) {
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  let gd = parentElement.querySelector(":scope > .rnnviz-chart");
-  if (!gd) {
-    gd = document.createElement("div");
-    gd.className = "rnnviz-chart";
-    gd.setAttribute("role", "img");
-    parentElement.appendChild(gd);
-    // Follow the column's width (the sidebar opening, a window resized), as st.plotly_chart does.
-    new ResizeObserver(() => { if (gd._fullLayout && window.Plotly) window.Plotly.Plots.resize(gd); })
-      .observe(parentElement);
-  }
+  const gd = chartElement(parentElement);
   if (gd.__rnnvizText === text) return;  // the same figure: nothing to redraw
   gd.__rnnvizText = text;
   const { figure, config, alt, src } = JSON.parse(text);
@@ -67,10 +84,19 @@ export default function ({ data, parentElement }) {
   const draw = (P) => (gd.__rnnvizText === text  // frames: the steps a chart's Play button animates
     ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: { ...config, responsive: false } })
     : undefined);
-  const done = () => { state.pending--; state.drawn++; };
-  const run = window.Plotly ? Promise.resolve(draw(window.Plotly)) : plotly(src).then(draw);
-  run.then(done, (e) => {
-    done();
-    gd.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
+  const problem = parentElement.querySelector(":scope > .rnnviz-chart-problem");
+  // Drawn now when plotly.js is already here (the usual case: in the same frame as the rest of the rerun); a throw
+  // becomes a rejection either way.
+  const run = window.Plotly ? new Promise((resolve) => resolve(draw(window.Plotly))) : plotly(src).then(draw);
+  run.then(() => {
+    problem.hidden = true;
+  }, (e) => {
+    if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
+    if (window.Plotly) window.Plotly.purge(gd);
+    problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
+    problem.hidden = false;
+  }).finally(() => {
+    state.pending--;
+    state.drawn++;
   });
 }

@@ -34,12 +34,16 @@ def provide_plotly_js(static: Path = STATIC) -> bool:
         return True
     try:
         fd, tmp = tempfile.mkstemp(dir=static, suffix=".part")
+    except OSError:
+        return False
+    try:
         with os.fdopen(fd, "wb") as out, SOURCE.open("rb") as src:
             shutil.copyfileobj(src, out)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
         return True
     except OSError:
+        Path(tmp).unlink(missing_ok=True)  # the static folder is served: leave nothing half-written there
         return False
 
 

@@ -25,13 +25,15 @@ _FROZEN: set[str] = set()
 
 
 def freeze_heap() -> None:
-    """Take what this server has loaded so far (modules, the model, and torch once a cross-check has imported it) out
-    of the cyclic garbage collector's walks, with gc.freeze(), once at the first run and once after torch. Otherwise
-    every full collection walks it all: 50 ms of pause with the app's modules, 120-170 ms once torch is in, several
-    times a minute, landing on whichever visitor's rerun is running."""
+    """Take what is alive now out of the cyclic garbage collector's walks (gc.freeze), twice per server: at the first
+    run, before its page (the modules, streamlit, plotly, numpy, rnnviz), and once torch has been imported by a
+    cross-check. Otherwise every full collection walks it all: a 50 ms pause with the app's modules, 120-170 ms with
+    torch, often enough to land on most reruns. Garbage is collected first; what is frozen is never collected as a
+    cycle, so a page's objects alive at the torch moment stay until the process ends (a one-time, bounded cost)."""
     for moment in ("start", "torch"):
         if moment not in _FROZEN and (moment == "start" or "torch" in sys.modules):
             _FROZEN.add(moment)
+            gc.collect()
             gc.freeze()
 
 

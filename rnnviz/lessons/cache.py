@@ -27,11 +27,21 @@ class SharedCache:
                     return self._items[key][0]
                 gate = self._busy.get(key)
                 if gate is None:
-                    gate = self._busy[key] = threading.Lock()
-                    gate.acquire()
+                    gate = self._claim(key)
                     break
             with gate:  # someone else is computing it: wait, then look again (they may have been interrupted)
                 pass
+        return self._fill(key, gate, compute, size, pinned)
+
+    def _claim(self, key) -> threading.Lock:
+        """Mark `key` as being computed (the caller holds self._lock); others wait on the returned, held gate."""
+        gate = self._busy[key] = threading.Lock()
+        gate.acquire()
+        return gate
+
+    def _fill(self, key, gate: threading.Lock, compute: Callable[[], object], size: Callable[[object], int],
+              pinned: bool):
+        """Compute a claimed key, keep it, and open its gate whatever happens."""
         try:
             value = compute()
             with self._lock:
@@ -48,22 +58,31 @@ class SharedCache:
             gate.release()
 
     def fill_ahead(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0) -> bool:
-        """Compute `key` in a background thread, so that a later get() finds it (or waits for it instead of computing
-        it twice). One at a time per cache: False, and nothing started, when the key is cached or being computed or
-        another fill is running."""
-        with self._lock:
-            if key in self._items or key in self._busy:
-                return False
+        """Compute `key` in a background thread, so that a later get() finds it, or waits for it instead of computing
+        it twice (the key is claimed before this returns). One at a time per cache: False, and nothing started, when
+        the key is cached or being computed or another fill is running."""
         if not self._ahead.acquire(blocking=False):
+            return False
+        with self._lock:
+            gate = None if key in self._items or key in self._busy else self._claim(key)
+        if gate is None:
+            self._ahead.release()
             return False
 
         def run():
             try:
-                self.get(key, compute, size)
+                self._fill(key, gate, compute, size, False)
             except Exception:  # nobody is waiting for it: a visitor who asks computes it then, and sees any error
                 logging.getLogger(__name__).exception("computing %r ahead failed", key)
             finally:
                 self._ahead.release()
 
-        threading.Thread(target=run, name="rnnviz-ahead", daemon=True).start()
+        try:
+            threading.Thread(target=run, name="rnnviz-ahead", daemon=True).start()
+        except RuntimeError:  # no thread to be had: give the key and the slot back
+            with self._lock:
+                del self._busy[key]
+            gate.release()
+            self._ahead.release()
+            return False
         return True

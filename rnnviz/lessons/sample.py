@@ -221,8 +221,8 @@ def draw_ahead(model_id: str, lm: CharLM, s: Settings) -> bool:
     """After "Sample again": the shipped model's sample for the next seed, drawn in the background (one at a time per
     server), so that a visitor clicking through samples waits for the first one only."""
     nxt = replace(s, seed=s.seed + 1)
-    if model_id != "shipped" or s.top_k == 1 or nxt.seed > MAX_SEED:  # greedy: every seed gives the same text
-        return False
+    if model_id != "shipped" or s.top_k == 1 or nxt.seed > MAX_SEED or is_long(lm, nxt):
+        return False  # greedy: every seed gives the same text; long: whoever waits for it should see its progress
     return SAMPLES.fill_ahead((model_id, nxt), lambda: draw_sample(lm, nxt), lambda v: v.nbytes)
 
 
