@@ -86,3 +86,21 @@ def test_a_slider_move_redraws_its_charts_in_place(page):
     page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .js-plotly-plot')._transitionData"
                            "._frames.length === 3", timeout=10_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_chart_goes_full_screen_and_back(page):
+    """The chart toolbar's full-screen button (st.plotly_chart's toolbar had one): the chart fills the screen's
+    height, and has its own again afterwards."""
+    page.goto(f"{page.server.url}/scalar")
+    wait_idle(page)
+    charts_ready(page, ["scalar-cobweb"])
+    gd = ".st-key-scalar-cobweb .js-plotly-plot"
+    own = page.evaluate(f"() => document.querySelector('{gd}')._fullLayout.height")
+    titles = page.evaluate("() => [...document.querySelectorAll('.st-key-scalar-cobweb .modebar-btn')].map(b => b.dataset.title)")
+    assert "Download plot as a PNG" in titles and not [t for t in titles if "Share" in t]  # no upload to Plotly Cloud
+    page.locator(".st-key-scalar-cobweb .modebar-btn[data-title^='Full screen']").click()
+    page.wait_for_function(f"() => document.fullscreenElement && document.querySelector('{gd}')._fullLayout.height"
+                           " === window.innerHeight - 48", timeout=10_000)
+    page.evaluate("() => document.exitFullscreen()")
+    page.wait_for_function(f"() => !document.fullscreenElement && document.querySelector('{gd}')._fullLayout.height"
+                           f" === {own}", timeout=10_000)

@@ -44,6 +44,22 @@ function plotly(src) {
   return window.__rnnvizPlotly;
 }
 
+// The full-screen button st.plotly_chart's toolbar had, on the chart's own toolbar: for a projector.
+const EXPAND = { width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z" };
+
+const NOT_HERE = ["sendChartToCloud"];  // plotly.js 4 offers to upload the chart to Plotly Cloud: not from a lesson
+
+function fullScreen(gd) {
+  return document.fullscreenElement ? document.exitFullscreen() : gd.parentElement.requestFullscreen();
+}
+
+function fitScreen(gd) {  // entering or leaving full screen: the chart takes the screen's height, or its own again
+  const box = gd.parentElement, on = document.fullscreenElement === box;
+  box.style.background = on ? "#FFFFFF" : "";
+  box.style.padding = on ? "24px" : "";
+  if (gd._fullLayout) window.Plotly.relayout(gd, { height: on ? window.innerHeight - 48 : gd.__rnnvizHeight });
+}
+
 function chartElement(parentElement) {
   let gd = parentElement.querySelector(":scope > .rnnviz-chart");
   if (gd) return gd;
@@ -55,6 +71,7 @@ function chartElement(parentElement) {
   problem.setAttribute("role", "alert");
   problem.hidden = true;
   parentElement.append(gd, problem);
+  parentElement.addEventListener("fullscreenchange", () => fitScreen(gd));
   // Follow the column's width (the sidebar opening, a window resized), as st.plotly_chart does; a new height is
   // the figure's own and already drawn.
   let width = null;
@@ -79,10 +96,14 @@ export default function ({ data, parentElement }) {
   const layout = { ...figure.layout, template: TEMPLATE, autosize: true };
   delete layout.width;
   gd.style.minHeight = (layout.height || 450) + "px";  // holds the chart's place while plotly.js loads
+  gd.__rnnvizHeight = layout.height || 450;
+  if (document.fullscreenElement === parentElement) layout.height = window.innerHeight - 48;  // a move while full
+  const full = { ...config, responsive: false, modeBarButtonsToRemove: NOT_HERE, modeBarButtonsToAdd: [
+    { name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND, click: fullScreen }] };
   const state = window.__rnnvizCharts;
   state.pending++;
   const draw = (P) => (gd.__rnnvizText === text  // frames: the steps a chart's Play button animates
-    ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: { ...config, responsive: false } })
+    ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: full })
     : undefined);
   const problem = parentElement.querySelector(":scope > .rnnviz-chart-problem");
   // Drawn now when plotly.js is already here (the usual case: in the same frame as the rest of the rerun); a throw
