@@ -248,13 +248,18 @@ def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatc
     real = L.draw_sample
     monkeypatch.setattr(L, "draw_sample", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
     first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
-    assert view(first)["text"] == view(second)["text"] and len(calls) == 1
+    with L.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
+        assert view(first)["text"] == view(second)["text"] and [c.seed for c in calls] == [11, 12]
     second.slider(key=f"{P}.pos").set_value(40).run()  # moving the position draws nothing new
     second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
-    assert len(calls) == 1
+    second.button(key=f"{P}.again").click().run()  # drawn already
+    assert second.number_input(key=f"{P}.seed").value == 12 and [c.seed for c in calls[:2]] == [11, 12]
+    second.number_input(key=f"{P}.seed").set_value(11).run()
+    with L.SAMPLES._ahead:
+        calls.clear()  # (the click drew seed 13 ahead)
     second.select_slider(key=f"{P}.temp").set_value(1.0).run()
     second.select_slider(key=f"{P}.temp").set_value(0.8).run()  # a revisited setting costs nothing
-    assert [c.temperature for c in calls] == [0.8, 1.0]
+    assert [(c.seed, c.temperature) for c in calls] == [(11, 1.0)]  # and a new setting draws nothing ahead
 
 
 @pytest.mark.slow

@@ -205,11 +205,13 @@ def sample_for(model_id: str, lm: CharLM, s: Settings, session: dict,
                progress: Callable[[float], None] | None = None, ahead: bool = False) -> Sample:
     """The shipped model's samples are drawn once per server (every visitor shares them); an upload's are kept in
     its visitor's session (`session`, e.g. st.session_state), the last one only. `progress(fraction done)`.
-    `ahead`: then start drawing the next seed's sample (see draw_ahead)."""
+    The next seed's sample is then drawn ahead (see draw_ahead) on a visitor's first look at the page, and after
+    each "Sample again" (`ahead`): the two moments a click on Sample again is likeliest to follow."""
     on_progress = (lambda so_far: progress(min(1.0, (len(so_far) - len(s.prime)) / max(s.n, 1)))) if progress else None
     if model_id == "shipped":
         smp = SAMPLES.get((model_id, s), lambda: draw_sample(lm, s, on_progress), lambda v: v.nbytes)
-        if ahead:
+        if ahead or not session.get("sample.looked"):  # a class on one link: drawn once per server for them all
+            session["sample.looked"] = True
             draw_ahead(model_id, lm, s)
         return smp
     if session.get("sample.sample", (None,))[0] != (model_id, s):
