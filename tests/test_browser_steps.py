@@ -104,3 +104,20 @@ def test_a_chart_goes_full_screen_and_back(page):
     page.evaluate("() => document.exitFullscreen()")
     page.wait_for_function(f"() => !document.fullscreenElement && document.querySelector('{gd}')._fullLayout.height"
                            f" === {own}", timeout=10_000)
+
+
+def test_charts_follow_the_columns_width_when_the_window_is_resized(page):
+    """A window made narrower or wider (a projector, the sidebar): every chart is laid out again to its column."""
+    page.goto(f"{page.server.url}/scalar")
+    wait_idle(page)
+    keys = ["scalar-tanh", "scalar-states", "scalar-cobweb"]
+    charts_ready(page, keys)
+    fits = """() => [...document.querySelectorAll('.rnnviz-chart')].map(gd =>
+      Math.abs(gd._fullLayout.width - gd.parentElement.getBoundingClientRect().width) < 2 ? gd._fullLayout.width : 0)"""
+    wide = page.evaluate(fits)
+    assert len(wide) == 3 and all(wide)
+    try:
+        page.set_viewport_size({"width": 1000, "height": 1000})
+        page.wait_for_function(f"() => ({fits})().every((w, k) => w && w < {wide}[k])", timeout=10_000)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
