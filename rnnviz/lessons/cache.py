@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from typing import Callable
+from typing import Callable, Iterable
 
 
 class SharedCache:
@@ -56,6 +56,17 @@ class SharedCache:
             with self._lock:
                 del self._busy[key]
             gate.release()
+
+    def get_arrays(self, key, compute: Callable[[], object], arrays: Callable[[object], Iterable],
+                   size: Callable[[object], int] = lambda v: 0):
+        """get() for a result holding NumPy arrays, `arrays(result)`: they are made read-only (every visitor shares
+        them; none may change another's), and the result's size is their bytes plus `size(result)`."""
+        def frozen():
+            value = compute()
+            for a in arrays(value):
+                a.setflags(write=False)
+            return value
+        return self.get(key, frozen, lambda v: sum(a.nbytes for a in arrays(v)) + size(v))
 
     def fill_ahead(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0) -> bool:
         """Compute `key` in a background thread, so that a later get() finds it, or waits for it instead of computing

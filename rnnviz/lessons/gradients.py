@@ -82,12 +82,6 @@ def _arrays(cmp: Comparison) -> list[np.ndarray]:
     return [a for r in cmp.reports.values() for a in (*vars(r).values(), *r.factors.values()) if isinstance(a, np.ndarray)]
 
 
-def _shared(cmp: Comparison) -> Comparison:
-    for a in _arrays(cmp):
-        a.setflags(write=False)  # shared across sessions: nothing may change it
-    return cmp
-
-
 COMPARISONS = SharedCache(64 * 2 ** 20)  # ~2 MB at the page's defaults, 27 MB at H = 64, T = 200
 
 
@@ -96,7 +90,7 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     """`compare`, kept per server (the last 64 MB of settings): a setting revisited, by a slider moved back or a
     shared link, costs nothing. Its arrays are read-only: every visitor shares them."""
     key = (hidden_size, T, w_scale, forget_bias, input_scale, seed, by, update_bias)
-    return COMPARISONS.get(key, lambda: _shared(compare(*key)), lambda cmp: sum(a.nbytes for a in _arrays(cmp)))
+    return COMPARISONS.get_arrays(key, lambda: compare(*key), _arrays)
 
 
 def curves(cmp: Comparison) -> dict[str, np.ndarray]:

@@ -174,7 +174,6 @@ def train(text: str, hidden_size: int = 3, steps: int = 300, lr: float = 0.05, s
     return TrainResult(w, losses, time.time() - t0, asked)
 
 
-
 TRAINED = SharedCache(32 * 2 ** 20)  # Train's results, shared by every visitor of a server
 
 
@@ -182,14 +181,10 @@ def train_shared(text: str, hidden_size: int, steps: int, seed: int,
                  callback: Callable[[int, float], None] | None = None) -> TrainResult:
     """`train`, run once per server for the same settings (they give the same weights): pressing Train again, or a
     class opening one shared link, costs nothing. The result is shared: its arrays are read-only."""
-    def run() -> TrainResult:
-        r = train(text, hidden_size, steps, seed=seed, callback=callback)
-        for a in vars(r.weights).values():
-            if isinstance(a, np.ndarray):
-                a.flags.writeable = False
-        return r
-    return TRAINED.get((text, hidden_size, steps, seed), run,
-                       lambda r: sum(a.nbytes for a in vars(r.weights).values() if isinstance(a, np.ndarray)) + 8 * len(r.losses))
+    return TRAINED.get_arrays((text, hidden_size, steps, seed),
+                              lambda: train(text, hidden_size, steps, seed=seed, callback=callback),
+                              lambda r: [a for a in vars(r.weights).values() if isinstance(a, np.ndarray)],
+                              lambda r: 8 * len(r.losses))
 
 
 @dataclass
