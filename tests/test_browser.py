@@ -72,22 +72,27 @@ def test_gradients_page_responds_to_explode(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def click_character(page, i: int, then: str) -> None:
+    """Click character i of the sampled text once the page is idle (a click on the text while it is being redrawn
+    can be lost), then wait until the page says `then`."""
+    wait_idle(page)
+    page.locator(f'span[data-i="{i}"]').click()
+    page.wait_for_function(f"() => document.body.innerText.includes({then!r})", timeout=30_000)
+
+
 def test_sample_page_text_is_clickable_and_resamples(server, page):
     page.goto(f"{server.url}/sample")
     wait_idle(page)
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)  # the text view's spans (inside a shadow root)
     text = "".join(page.locator("span[data-i]").all_inner_texts()).replace("↵", "\n")
     assert text.startswith("ROMEO:") and len(text) == 506
-    page.locator('span[data-i="30"]').click()  # a click inspects that character
+    click_character(page, 30, "Character 30:")  # a click inspects that character
     page.wait_for_function("() => window.location.search.includes('pos=30')", timeout=30_000)
-    page.wait_for_function("() => document.body.innerText.includes('Character 30:')", timeout=30_000)
     assert page.locator('span[data-i="30"].sel').count() == 1
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()  # shading follows the position
     page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
                            timeout=30_000)
-    page.locator('span[data-i="350"]').click()
-    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 350')",
-                           timeout=30_000)
+    click_character(page, 350, "Connectivity of the prediction of character 350")
     page.get_by_role("button", name="Sample again").click()
     page.wait_for_function("() => window.location.search.includes('seed=2')", timeout=30_000)
     wait_idle(page)
@@ -142,10 +147,7 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()
     page.wait_for_function("() => window.location.search.includes('shade=connectivity')", timeout=30_000)
-    wait_idle(page)  # a click on the text while it is being redrawn can be lost
-    page.locator('span[data-i="30"]').click()
-    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
-                           timeout=30_000)
+    click_character(page, 30, "Connectivity of the prediction of character 30")
     page.locator(".st-key-sample-view button", has_text="Gate saturation").click()
     page.wait_for_function("() => document.body.innerText.includes('layer 1:')", timeout=30_000)
     wait_idle(page)

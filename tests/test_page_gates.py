@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import all_text, charts
+from tests.test_export import code_of
 
 P = "gates"
 
@@ -57,10 +58,7 @@ def test_next_moves_the_step_and_the_link(open_page):
 
 def test_export_script_built_when_opened(open_page):
     at = open_page(P, H="2")
-    assert not any(c.value.startswith('"""Exported from rnnviz') for c in at.code)  # closed: nothing built or sent
-    at.session_state[f"{P}.export"] = True
-    at.run()
-    code = next(c.value for c in at.code if c.value.startswith('"""Exported from rnnviz'))
+    code = code_of(at, P)  # nothing built or sent until the box is opened
     assert "torch.nn.LSTM(input_size=4, hidden_size=2" in code and at.get("download_button")
 
 
