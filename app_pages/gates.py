@@ -1,12 +1,22 @@
 """Gates: LSTM and GRU stepped like the vanilla cell, three cells in lockstep, the forget bias, the valve."""
 import streamlit as st
 
-from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore
-from ui.widgets import (controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, sequence_params,
-                        step_controls, torch_check)
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
+from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, number, publish, restore
+from ui.widgets import (
+    controls_box,
+    export_panel,
+    intro,
+    md,
+    page_columns,
+    plot,
+    sequence_inputs,
+    sequence_params,
+    step_controls,
+    torch_check,
+)
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}

@@ -4,10 +4,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from ui.urlstate import choice, classroom, font_scale, integer, number, Param, publish, restore, set_state
-from ui.widgets import controls_box, intro, plot
 from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson, lag
+from ui.urlstate import Param, choice, classroom, font_scale, integer, number, publish, restore, set_state
+from ui.widgets import controls_box, intro, plot
 
 P = "grad"
 PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [

@@ -3,13 +3,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import page_columns, controls_box, error, intro, md, number_table, plot
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
 from rnnviz.lessons.scalar import InputError, parse_sequence
 from rnnviz.nn.sampling import softmax
+from ui.urlstate import Param, classroom, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
+from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
 
 P = "hello"
 PARAMS = [

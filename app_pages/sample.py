@@ -4,14 +4,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.loaders import force_character, shipped_model
-from ui.textview import textview
-from ui.upload import model_upload
-from ui.urlstate import choice, dump_flag, flag, font_scale, integer, number, Param, publish, restore, set_state, text
-from ui.widgets import error, intro, md, plot
 from rnnviz import charlm
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
+from ui.loaders import force_character, shipped_model
+from ui.textview import textview
+from ui.upload import model_upload
+from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, number, publish, restore, set_state, text
+from ui.widgets import error, intro, md, plot
 
 P = "sample"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"

@@ -2,12 +2,12 @@
 import numpy as np
 import streamlit as st
 
-from ui.urlstate import choice, dump_flag, flag, font_scale, integer, Param, publish, restore, set_state, text
-from ui.widgets import error, intro, page_columns, plot, torch_check
 from rnnviz.figures import states as figures
-from rnnviz.nn.params import millions
 from rnnviz.lessons import states as lesson
 from rnnviz.lessons.scalar import InputError
+from rnnviz.nn.params import millions
+from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
+from ui.widgets import error, intro, page_columns, plot, torch_check
 
 P = "states"
 VIEWS = {"heads": "Classifier vs language model", "padding": "The padding trap", "bi": "Bidirectional",

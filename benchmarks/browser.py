@@ -26,9 +26,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Locator, Page, sync_playwright
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import (
+    Error as PlaywrightError,
+    Locator,
+    Page,
+    TimeoutError as PlaywrightTimeout,
+    sync_playwright,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

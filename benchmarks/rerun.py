@@ -22,7 +22,7 @@ import os  # noqa: E402
 os.environ["RNNVIZ_TIMING"] = "1"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ui.loaders import RUN_TIMES
+from ui.loaders import RUN_TIMES  # noqa: E402
 
 # page, widget kind, key, two values to alternate, extra settings applied first (heavy variant)
 CASES = [

@@ -18,9 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.request
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository: app.py, .streamlit/, deploy/
 SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s

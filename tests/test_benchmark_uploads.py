@@ -26,7 +26,7 @@ def test_the_benchmark_uploads_are_accepted_or_refused_for_their_own_reason():
 @pytest.mark.slow
 def test_one_round_of_uploads_in_a_browser():
     need_browser()
-    from benchmarks.load import rss_mb, cpu_s
+    from benchmarks.load import cpu_s, rss_mb
 
     srv = Server()
     lines = []

@@ -11,11 +11,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from rnnviz import charlm
-from tests.conftest import ROOT
-from rnnviz.charlm import CheckpointError
-from rnnviz.charlm import CharRNNConfig
+from rnnviz.charlm import CharRNNConfig, CheckpointError
 from rnnviz.charlm.model import CharRNN
 from rnnviz.charlm.train import main as train_main
+from tests.conftest import ROOT
 
 CORPUS = "the cat sat on the mat. " * 40
 

@@ -12,8 +12,15 @@ import pytest
 
 from rnnviz import charlm
 from rnnviz.charlm import checkpoint
-from rnnviz.charlm.checkpoint import (SHIPPED_COST_PER_CHAR, SHIPPED_PARAMS, UPLOAD_LIMITS, CheckpointError,
-                                      cost_per_char, expected_shapes, param_count)
+from rnnviz.charlm.checkpoint import (
+    SHIPPED_COST_PER_CHAR,
+    SHIPPED_PARAMS,
+    UPLOAD_LIMITS,
+    CheckpointError,
+    cost_per_char,
+    expected_shapes,
+    param_count,
+)
 from tests.conftest import ROOT
 
 SHIPPED = ROOT / "models" / "shakespeare.safetensors"
@@ -66,7 +73,7 @@ def test_every_float_dtype_gives_the_float32_models_probabilities(dtype):
 
 def test_bfloat16_matches_torchs_reading_of_the_same_bits():
     torch = pytest.importorskip("torch")
-    from safetensors.torch import save, load
+    from safetensors.torch import load, save
 
     t = {"x": torch.randn(7, 5).to(torch.bfloat16)}
     raw = save(t)

@@ -4,7 +4,6 @@ import subprocess
 import sys
 
 import pytest
-
 import torch
 from safetensors.torch import load_file
 

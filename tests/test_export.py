@@ -5,7 +5,6 @@ import sys
 import pytest
 
 
-
 def run_script(code: str, tmp_path) -> str:
     f = tmp_path / "exported.py"
     f.write_text(code)

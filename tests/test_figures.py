@@ -104,11 +104,9 @@ def _walk(obj, path=""):
 
 def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
     """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
+    from rnnviz.lessons.gates import LOCKSTEP_PANELS, generate as ggen, lockstep, run, valve_experiment
     from rnnviz.lessons.gradients import compare
-    from rnnviz.lessons.gates import LOCKSTEP_PANELS, lockstep, run, valve_experiment
-    from rnnviz.lessons.gates import generate as ggen
-    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves
-    from rnnviz.lessons.vector import run as vrun
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
 
     monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
     x = encode_word("hello", list("helo"))

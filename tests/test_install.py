@@ -9,10 +9,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tests.conftest import ROOT
 
@@ -71,7 +71,7 @@ def test_every_package_and_console_script_is_declared():
 
 
 def app_imports() -> list[str]:
-    """Every rnnviz module the app imports (app.py, app_pages/, ui/), and every module of nn/, lessons/, figures/,
+    """Every rnnviz module the app imports (app.py, pages/, ui/), and every module of nn/, lessons/, figures/,
     charlm/ and the CLI shims that needs no torch by design."""
     mods = set()
     for f in [ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:

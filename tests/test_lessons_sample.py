@@ -260,7 +260,7 @@ def test_figures_build():
     assert line["x"][:3] == [1, 2, 3] and line["y"][:3] == list(share[:3])  # the start, character by character
     assert len(line["x"]) <= 50 and math.isclose(line["y"][-1], share[-len(share) // 10:].mean(), rel_tol=0.2)
     assert "rises" in figures.units_markup([{"feature": "<f>", "unit": "u", "strength": 0.5, "r": "+0.500",
-                                             "direction": "rises with it", "what": "w"}]) 
+                                             "direction": "rises with it", "what": "w"}])
 
 
 def test_gate_charts_scale_their_type_for_a_projector():

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from rnnviz.nn.cells import rnn_forward
 from rnnviz.lessons.presets import SCALAR_PRESETS, SOFTMAX_SCORES
+from rnnviz.nn.cells import rnn_forward
 from rnnviz.nn.sampling import softmax
 
 

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from rnnviz.nn.params import cell_params, classifier_params, lm_params
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
+from rnnviz.nn.params import cell_params, classifier_params, lm_params
 
 MODULES = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
 

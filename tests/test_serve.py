@@ -10,12 +10,12 @@ import subprocess
 import sys
 import threading
 import time
-import tomllib
 import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from benchmarks.load import Session
 from rnnviz.serve import ROOT, free_ports, nginx_config, render

@@ -8,11 +8,9 @@ import numpy as np
 import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
-
 from ui import chart
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
-
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # everything str.splitlines splits on

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rnnviz.charlm.checkpoint import (LOCAL_LIMITS, UPLOAD_LIMITS, CharRNNConfig, CheckpointError, validate_card)
+from rnnviz.charlm.checkpoint import LOCAL_LIMITS, UPLOAD_LIMITS, CharRNNConfig, CheckpointError, validate_card
 from rnnviz.charlm.corpus import CorpusError, read_corpus
 
 EMBED_NAMES = ("embed", "encoder", "embedding", "emb")

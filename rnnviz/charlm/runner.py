@@ -14,8 +14,19 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rnnviz.charlm.checkpoint import (LOCAL_LIMITS, UPLOAD_LIMITS, CheckpointError, Limits, card_path, check_tensors,
-                                      cost_per_char, param_count, parse_card, read_tensors, validate_card)
+from rnnviz.charlm.checkpoint import (
+    LOCAL_LIMITS,
+    UPLOAD_LIMITS,
+    CheckpointError,
+    Limits,
+    card_path,
+    check_tensors,
+    cost_per_char,
+    param_count,
+    parse_card,
+    read_tensors,
+    validate_card,
+)
 from rnnviz.nn.cells import GATES, gru_cell, lstm_cell, rnn_cell
 from rnnviz.nn.sampling import filter_probs, softmax
 

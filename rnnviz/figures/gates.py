@@ -10,9 +10,8 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
+from rnnviz.figures.base import AMBER, COLORS, DIVERGING, _axis_name, _columns, _fig, _in, _layout, _ref, _vrect
 from rnnviz.figures.fonts import text_sizes
-from rnnviz.figures.base import COLORS, DIVERGING, AMBER, _layout, _fig, _axis_name, _ref, _columns, _in, _vrect
-
 
 GATE_INFO = {  # name: (title, colour key, value range)
     "f": ("forget f<sub>t</sub>", "gate", (0, 1)), "i": ("input i<sub>t</sub>", "gate", (0, 1)),

@@ -4,8 +4,20 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, GREEN, REDS, _layout, _fig, _axis_name, _columns, _in, x_margin, y_margin
-from rnnviz.figures.base import prob_bars  # noqa: F401 - drawn by the page too
+from rnnviz.figures.base import (
+    COLORS,
+    DIVERGING,
+    GREEN,
+    REDS,
+    _axis_name,
+    _columns,
+    _fig,
+    _in,
+    _layout,
+    prob_bars,  # noqa: F401 - drawn by the page too
+    x_margin,
+    y_margin,
+)
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.lessons.hello import VISIBLE  # how a space or a line break is drawn
 

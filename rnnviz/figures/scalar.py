@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _layout, _fig, grown, x_margin, y_margin
+from rnnviz.figures.base import COLORS, _fig, _layout, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
 
 

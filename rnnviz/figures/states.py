@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, REDS, _layout, _fig, _unit_labels, _vrect
+from rnnviz.figures.base import COLORS, DIVERGING, REDS, _fig, _layout, _unit_labels, _vrect
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.gates import tick_size
 

@@ -4,8 +4,19 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, _layout, _fig, _axis_name, _columns, _in, _unit_labels, grown, y_margin
-from rnnviz.figures.base import state_heatmap
+from rnnviz.figures.base import (
+    COLORS,
+    DIVERGING,
+    _axis_name,
+    _columns,
+    _fig,
+    _in,
+    _layout,
+    _unit_labels,
+    grown,
+    state_heatmap,
+    y_margin,
+)
 from rnnviz.figures.fonts import text_sizes
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

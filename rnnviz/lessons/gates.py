@@ -12,8 +12,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rnnviz.nn.cells import (GATES, GRUTrace, LSTMTrace, RNNTrace, gru_forward, init_weights, lstm_forward, rnn_forward,
-                             sigmoid)
+from rnnviz.nn.cells import (
+    GATES,
+    GRUTrace,
+    LSTMTrace,
+    RNNTrace,
+    gru_forward,
+    init_weights,
+    lstm_forward,
+    rnn_forward,
+    sigmoid,
+)
 from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 

@@ -11,8 +11,17 @@ import numpy as np
 
 from rnnviz.charlm import SHIPPED_MODEL, CharLM
 from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
-from rnnviz.charlm.inspect import (FEATURES, GATE_NAMES, SPANS, PassageAnalysis, UnitHit, analyse, connectivity,  # noqa: F401
-                                   forget_means, rank_units)
+from rnnviz.charlm.inspect import (  # noqa: F401
+    FEATURES,
+    GATE_NAMES,
+    SPANS,
+    PassageAnalysis,
+    UnitHit,
+    analyse,
+    connectivity,
+    forget_means,
+    rank_units,
+)
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import entropies
 
