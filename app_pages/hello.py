@@ -6,8 +6,8 @@ import streamlit as st
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
-from rnnviz.lessons.scalar import InputError, parse_sequence
 from rnnviz.nn.sampling import softmax
+from rnnviz.text import InputError, parse_sequence
 from ui.urlstate import Param, classroom, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
 from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
 

@@ -4,8 +4,8 @@ import streamlit as st
 
 from rnnviz.figures import states as figures
 from rnnviz.lessons import states as lesson
-from rnnviz.lessons.scalar import InputError
 from rnnviz.nn.params import millions
+from rnnviz.text import InputError
 from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
 from ui.widgets import error, intro, page_columns, plot, torch_check
 

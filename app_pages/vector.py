@@ -9,7 +9,7 @@ from ui.widgets import (controls_box, error, page_columns, export_panel, intro, 
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
-from rnnviz.lessons.scalar import InputError
+from rnnviz.text import InputError
 
 P = "vector"
 PARAMS = sequence_params(P) + [

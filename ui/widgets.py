@@ -132,8 +132,8 @@ def sequence_params(page: str) -> list[Param]:
 def sequence_inputs(page: str):
     """Input controls shared by the vector and gate pages. Returns x (T, d), the characters or None,
     and the vocabulary or None; text that does not parse gets a message and the last valid input."""
-    from rnnviz.lessons.scalar import InputError
     from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
+    from rnnviz.text import InputError
 
     mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
                     format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,

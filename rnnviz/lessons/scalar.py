@@ -3,61 +3,18 @@ predict mode, and backpropagation by hand (dh_k/dh_1 as a product of one factor 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from rnnviz.nn.cells import RNNTrace, rnn_forward
-
-MAX_STEPS = 200
-MAX_ABS_INPUT = 100.0
-
-
-class InputError(ValueError):
-    """Text that does not describe a sequence of numbers."""
-
-
-def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS_INPUT) -> list[float]:
-    """'1, 0, 0' or '1 0 0' -> [1.0, 0.0, 0.0]; anything else raises InputError saying what is wrong."""
-    if text is None or not text.strip():
-        raise InputError("The input sequence is empty: type numbers separated by commas, e.g. 1, 0, 0.")
-    parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p]
-    if len(parts) > max_len:
-        raise InputError(f"The sequence has {len(parts)} numbers; the limit is {max_len}.")
-    out = []
-    for k, p in enumerate(parts, 1):
-        try:
-            v = float(p)
-        except ValueError:
-            shown = p if len(p) <= 20 else p[:20] + "…"
-            raise InputError(f"Item {k}, {shown!r}, is not a number.") from None
-        if not math.isfinite(v):
-            raise InputError(f"Item {k} is {p}: inputs must be finite numbers.")
-        if abs(v) > max_abs:
-            raise InputError(f"Item {k} is {v:g}; inputs are limited to ±{max_abs:g}.")
-        out.append(v)
-    return out
+from rnnviz.text import MAX_STEPS, InputError, fmt, parse_sequence, power_text, sub, sup  # noqa: F401  (read here too)
 
 
 def run_scalar(x, w_x: float, w_h: float, b: float = 0.0, h0: float = 0.0) -> RNNTrace:
     """Run the one-unit cell; the trace's arrays are (T, 1)."""
     return rnn_forward(np.asarray(x, dtype=float), w_x, w_h, b, None, h0=h0)
-
-
-def fmt(v: float, digits: int = 3) -> str:
-    """Numbers as the notes print them: 3 decimals, no '-0.000'."""
-    s = f"{v:.{digits}f}"
-    return s[1:] if s.startswith("-") and float(s) == 0 else s
-
-
-_SUB = str.maketrans("0123456789+-−=()txhjkn", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₜₓₕⱼₖₙ")
-
-
-def sub(s: str) -> str:
-    """Unicode subscripts for table headers and plain text: sub('t-1') -> 'ₜ₋₁'."""
-    return str(s).translate(_SUB)
 
 
 def worked_rows(trace: RNNTrace, b: float = 0.0, digits: int = 3) -> list[dict[str, str]]:
@@ -260,22 +217,6 @@ def backprop_text(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
 
 def _paren(s: str) -> str:
     return f"({s})" if s.startswith("-") else s
-
-
-_SUP = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
-
-
-def sup(s: object) -> str:
-    """Unicode superscripts: sup(-7) -> '⁻⁷'."""
-    return str(s).translate(_SUP)
-
-
-def power_text(v: float) -> str:
-    """4 decimals for ordinary sizes, a power of ten otherwise: 1.200 × 10⁻⁷."""
-    if v == 0 or 1e-3 <= abs(v) < 1e4:
-        return f"{v:.4f}"
-    m, e = f"{v:.3e}".split("e")
-    return f"{m} × 10{sup(int(e))}"
 
 
 def backprop_rows(bp: Backprop, w_h: float) -> dict[str, list[str]]:

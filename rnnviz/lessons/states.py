@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
-from rnnviz.lessons.scalar import InputError
 from rnnviz.nn.cells import GATES, init_weights, output_layer, rnn_forward
 from rnnviz.nn.params import classifier_params, lm_params
 from rnnviz.nn.sampling import softmax
 from rnnviz.nn.torch_ref import import_torch, torch_cell
+from rnnviz.text import InputError
 
 DEFAULT_LENGTHS = [5, 3, 2]
 EXACT = 1e-12  # differences below this are rounding, not a different state

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.lessons.scalar import InputError, sub  # noqa: F401 - sub is used by the page
 from rnnviz.nn.cells import RNNTrace, init_weights, one_hot, output_layer, rnn_forward, singular_values, spectral_radius
 from rnnviz.nn.sampling import softmax
 from rnnviz.nn.torch_ref import import_torch, torch_cell
+from rnnviz.text import InputError, sub  # noqa: F401 - sub is used by the page
 
 MAX_T, MAX_DIM = 200, 64
 EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
