@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 from rnnviz.figures.base import use_house_template
 from ui.loaders import freeze_heap, record_run
 from ui.path import pages, prev_next
-from ui.urlstate import classroom
+from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, legend
 
 _t0 = time.perf_counter()
@@ -35,7 +35,11 @@ else:
                 "page is computed live from the weights you set, and checked in tests against PyTorch. "
                 "Add `?classroom=1` to a link for projector-sized type."
             )
+top_link = st.container(key="link_top")  # filled after the page has run, so the link carries this run's settings
 nav.run()
+if nav.url_path:  # a lesson page (the welcome page has no settings to link to)
+    with top_link:
+        link_control()
 st.divider()
 prev_next(nav.url_path, "foot")
 record_run(nav.url_path, time.perf_counter() - _t0)

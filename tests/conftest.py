@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -71,6 +72,11 @@ def all_text(at) -> str:
     parts += [t.value.to_string() for t in at.table] + [d.value.to_string() for d in at.dataframe]
     parts += [c.value for c in at.code] + [l.value for l in at.latex]
     return "\n".join(str(p) for p in parts)
+
+
+def page_codes(at) -> list[str]:
+    """The code blocks a page shows, less the header's "Link to this setup" (an address with its query)."""
+    return [c.value for c in at.code if not re.fullmatch(r"(https?://[^\s?]*)?(\?\S*)?", c.value)]
 
 
 class Chart(NamedTuple):

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT, all_text, charts
+from tests.conftest import ROOT, all_text, charts, page_codes
 
 P = "sample"
 MODEL = ROOT / "models" / "shakespeare.safetensors"
@@ -92,7 +92,7 @@ def test_inspect_branch_and_clear(open_page):
 
 def test_the_text_as_plain_text(open_page):
     at = open_page(P, view="text")
-    assert at.code[0].value == view(at)["text"]  # what the shaded view shows, to copy
+    assert page_codes(at)[0] == view(at)["text"]  # what the shaded view shows, to copy
 
 
 def test_a_link_restores_position_shading_and_branches(open_page):

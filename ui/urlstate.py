@@ -7,8 +7,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
+from urllib.parse import urlencode
 
 import streamlit as st
+
+_KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
 
 
 @dataclass(frozen=True)
@@ -76,22 +79,29 @@ def dump_flag(v: bool) -> str:
 
 
 def restore(page: str, params: list[Param]) -> None:
-    """Seed each widget's state from the URL on the page's first run in a session; defaults otherwise.
-    Invalid URL values fall back to their defaults, with a notice naming them."""
-    loaded = f"{page}._url_loaded"
-    if not st.session_state.get(loaded):
-        st.session_state[loaded] = True
+    """Seed each widget's state when a visitor arrives on the page: from the link where it names any of the page's
+    settings (a shared link, the browser's Back / Forward), else from what this visitor last set here (a lesson link,
+    the sidebar), else the defaults. Streamlit forgets a widget's value once a run leaves it out, so `publish` keeps a
+    copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice."""
+    arrived = st.session_state.get("app.page") != page
+    st.session_state["app.page"] = page
+    if arrived:
+        named = [p for p in params if p.url in st.query_params]
         bad = []
         for p in params:
-            if p.url in st.query_params:
-                try:
-                    st.session_state[p.key] = p.parse(st.query_params[p.url])
-                except (ValueError, TypeError, OverflowError):
-                    bad.append(p.url)
+            if not named:
+                if _KEEP + p.key in st.session_state:
+                    st.session_state[p.key] = st.session_state[_KEEP + p.key]
+                continue
+            try:
+                st.session_state[p.key] = p.parse(st.query_params[p.url]) if p.url in st.query_params else p.default
+            except (ValueError, TypeError, OverflowError):
+                st.session_state[p.key] = p.default
+                bad.append(p.url)
         st.session_state[f"{page}._url_bad"] = bad
     for p in params:
         if p.key not in st.session_state:
-            st.session_state[p.key] = p.default
+            st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
     bad = st.session_state.get(f"{page}._url_bad")
     if bad:
         st.info(f"The link's value for {', '.join(f'`{b}`' for b in bad)} was not valid here, so the default is used.",
@@ -102,6 +112,7 @@ def publish(params: list[Param]) -> None:
     """Write the page's current state into the URL, leaving out values that equal their defaults."""
     for p in params:
         v = st.session_state.get(p.key, p.default)
+        st.session_state[_KEEP + p.key] = v  # outlives the widget: brought back when the visitor returns
         if v != p.default:
             s = p.dump(v)
             if st.query_params.get(p.url) != s:
@@ -131,3 +142,17 @@ def classroom() -> bool:
 
 def font_scale() -> float:
     return 1.45 if classroom() else 1.0
+
+
+def setup_link() -> str:
+    """The address of this page with its current settings, as a student would open it."""
+    base = st.context.url.split("?", 1)[0] if st.context.url else ""
+    query = urlencode(st.query_params.to_dict())
+    return f"{base}?{query}" if query else base
+
+
+def link_control() -> None:
+    """A visible way to copy the link to this setup (a full-screen projector hides the address bar)."""
+    with st.popover("Link to this setup", icon=":material/link:"):
+        st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
+        st.code(setup_link(), language=None, wrap_lines=True)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
 from ui import chart
+from ui.keys import step_keys
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
 
@@ -158,8 +159,9 @@ def sequence_inputs(page: str):
 
 
 def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
-    """Back / Next buttons (← → keys), optionally Reset (Home key), and a time scrubber bound to `{page}.t`;
-    returns t (1-based)."""
+    """Back / Next buttons (← → keys, and PageUp / PageDown whatever holds the focus), optionally Reset (Home key),
+    and a time scrubber bound to `{page}.t`; returns t (1-based)."""
+    step_keys(page)
     key = f"{page}.t"
     if st.session_state.get(key, 1) > T:
         st.session_state[key] = T
@@ -171,9 +173,9 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
         c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
     t_now = st.session_state.get(key, 1)
     c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
-              disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← key)")
+              disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")
     c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t_now + 1)},), type="primary",
-              disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ key)")
+              disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
     if T > 1:
         return c3.slider("Time step t", 1, T, key=key, help=what)
     c3.markdown("Time step t = 1")

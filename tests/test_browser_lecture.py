@@ -1,0 +1,100 @@
+"""What a lecturer does in a real browser: a fresh server's first deep link, presentation-remote keys, settings that
+come back by the lesson links and the browser's Back, and a link to the setup without the address bar."""
+import re
+
+import pytest
+
+from tests.browser import Server, chromium, wait_idle
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()
+    yield s
+    s.close()
+
+
+def test_a_fresh_servers_first_request_deep_links_into_classroom_mode(browser):
+    """The first request a new server sees is a deep link: it must run app.py's navigation (classroom mode, no
+    sidebar), not Streamlit's legacy folder navigation. A `pages/` folder beside app.py turns the legacy mode on
+    for such a first run, which is why the page scripts live in `app_pages/`."""
+    fresh = Server()
+    try:
+        pg = browser.new_page(viewport={"width": 1024, "height": 768})
+        pg.goto(f"{fresh.url}/scalar?classroom=1")
+        wait_idle(pg)
+        pg.wait_for_function("() => document.body.innerText.includes('0.762')", timeout=30_000)
+        assert pg.locator('[data-testid="stSidebarNav"]').count() == 0
+        assert pg.locator('[data-testid="stSidebar"]').count() == 0 or not pg.locator(
+            '[data-testid="stSidebar"]').is_visible()
+        # app.py's lesson links ran (they come with the run that painted the numbers, or just after it)
+        pg.wait_for_function("() => document.body.innerText.includes('2. The cell, step by step →')", timeout=30_000)
+        pg.close()
+    finally:
+        fresh.close()
+
+
+def step_shown(pg) -> int:
+    return int(re.search(r"Step (\d+)\.", pg.inner_text("body")).group(1))
+
+
+def test_page_down_and_up_step_even_when_a_slider_holds_the_focus(server, browser):
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/scalar?classroom=1&t=1")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.body.innerText.includes('Step 1.')", timeout=30_000)
+    pg.locator('[data-testid="stSlider"] input[type="range"]').first.focus()
+    thumb = pg.locator('[data-testid="stSlider"] [data-focused="true"]').first
+    outline = thumb.evaluate("el => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineWidth")
+    assert outline.startswith("solid") and not outline.endswith(" 0px")  # the focused slider shows it
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function("() => document.body.innerText.includes('Step 2.')", timeout=30_000)
+    wait_idle(pg)
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function("() => document.body.innerText.includes('Step 3.')", timeout=30_000)
+    wait_idle(pg)
+    pg.keyboard.press("PageUp")
+    pg.wait_for_function("() => document.body.innerText.includes('Step 2.')", timeout=30_000)
+    wait_idle(pg)
+    assert step_shown(pg) == 2
+    pg.close()
+
+
+def test_settings_come_back_by_the_lesson_links_and_the_browsers_back(server, browser):
+    pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+    pg.goto(f"{server.url}/scalar?wh=1.5")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.body.innerText.includes('1.50')", timeout=30_000)
+    pg.get_by_role("link", name=re.compile("The cell, step by step")).first.click()
+    wait_idle(pg)
+    pg.wait_for_url(re.compile(r"/vector"), timeout=30_000)
+    pg.get_by_role("link", name=re.compile("One unit by hand")).first.click()
+    wait_idle(pg)
+    pg.wait_for_url(re.compile(r"/scalar\?.*wh=1\.5"), timeout=30_000)  # the lesson link brought w_h back
+    pg.go_back()
+    wait_idle(pg)
+    pg.wait_for_url(re.compile(r"/vector"), timeout=30_000)
+    pg.go_forward()
+    wait_idle(pg)
+    pg.wait_for_url(re.compile(r"/scalar\?.*wh=1\.5"), timeout=30_000)
+    pg.close()
+
+
+def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/scalar?classroom=1&wh=2")
+    wait_idle(pg)
+    pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
+    code = pg.locator('[data-testid="stCode"]').first
+    code.wait_for(timeout=30_000)
+    link = code.inner_text()
+    assert link.startswith(server.url + "/scalar?") and "wh=2" in link and "classroom=1" in link
+    pg.close()

@@ -1,0 +1,37 @@
+"""Keys a lecturer can trust: PageDown / PageUp (what a presentation remote sends) press the page's Next / Back
+step buttons whatever holds the focus, and a slider that holds the focus shows it (there, ← → move the slider, not
+the step). Registered once, here; mounted by every stepping page's controls."""
+from __future__ import annotations
+
+import streamlit as st
+
+# One listener per browser tab (the component's code runs again on every mount): capture phase, so a focused
+# slider or text box never sees PageDown first. Buttons are found by their Streamlit key's suffix, `.next` / `.back`.
+_JS = """
+export default function() {
+  if (document.documentElement.dataset.rnnvizKeys) return;
+  document.documentElement.dataset.rnnvizKeys = '1';
+  document.addEventListener('keydown', e => {
+    if ((e.key !== 'PageDown' && e.key !== 'PageUp') || e.altKey || e.ctrlKey || e.metaKey) return;
+    const suffix = e.key === 'PageDown' ? '-next' : '-back';  // a key's dots become hyphens in its class
+    const box = [...document.querySelectorAll('[class*="st-key-"]')].find(
+      el => [...el.classList].some(c => c.startsWith('st-key-') && c.endsWith(suffix)));
+    const button = box && box.querySelector('button');
+    if (!button) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (!button.disabled) button.click();
+  }, true);
+}
+"""
+_CSS = """
+[data-testid="stSlider"] [data-focused="true"] {  /* the thumb, whose hidden range input holds the focus */
+  outline: 3px solid #0072B2; outline-offset: 4px; box-shadow: 0 0 0 7px rgba(0, 114, 178, 0.25);
+}
+"""
+_keys = st.components.v2.component("rnnviz_keys", js=_JS, css=_CSS, isolate_styles=False)
+
+
+def step_keys(page: str) -> None:
+    """Mount the key handling (nothing visible)."""
+    _keys(key=f"{page}.step_keys", height=0)
