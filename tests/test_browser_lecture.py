@@ -98,3 +98,29 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
     link = code.inner_text()
     assert link.startswith(server.url + "/scalar?") and "wh=2" in link and "classroom=1" in link
     pg.close()
+
+
+# Each lesson page's primary control and the chart it moves (by their Streamlit keys; dots become hyphens).
+PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("vector", "vector.radius", "vector.moves"),
+           ("gradients", "grad.scale", "grad.decay"), ("gates", "gates.bf", "gates.heat"),
+           ("states", "states.cell", "states.pad"), ("hello", "hello.temp", "hello.softmax"),
+           ("sample", "sample.temp", "sample.text")]
+
+
+def box(pg, key: str):
+    el = pg.locator(f".st-key-{key.replace('.', '-')}").first
+    el.wait_for(state="attached", timeout=30_000)
+    return el.bounding_box()
+
+
+@pytest.mark.parametrize("path,control,chart", PRIMARY)
+def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server, browser, path, control, chart):
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/{path}?classroom=1")
+    wait_idle(pg)
+    c, g = box(pg, control), box(pg, chart)
+    for name, b in ((control, c), (chart, g)):
+        assert b and b["height"] > 0, f"{name} is not drawn"
+        assert b["y"] >= 0 and b["y"] + min(b["height"], 200) <= 768, f"{name} starts at y = {b['y']:.0f}, past 768"
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 1024, f"{name} runs off the side"
+    pg.close()

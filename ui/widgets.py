@@ -49,9 +49,9 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 
 
 def page_columns(widths: list[float]) -> list:
-    """Side-by-side columns of these relative widths; in classroom mode stacked full width, so nothing is squeezed
-    on a projector."""
-    return [st.container() for _ in widths] if classroom() else st.columns(widths, gap="large")
+    """Side-by-side columns of these relative widths: the controls beside the chart they move. On a projector too
+    (1024 px), so that a slider and its chart share the first screen; there the gap is small."""
+    return st.columns(widths, gap="small" if classroom() else "large")
 
 
 def controls_box():
