@@ -66,6 +66,7 @@ class Question:
     options: tuple[str, ...] = ()
     lo: float = 0.0
     hi: float = 0.0
+    tol: float = 0.0  # a number within tol of the truth counts as right
     lesson: str = ""  # the page it came from
     setup: str = ""  # that page's link query (what the class saw)
 
