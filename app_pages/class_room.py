@@ -38,8 +38,9 @@ def vote(code: str, number: int, rnd: int, value) -> None:
 @st.fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
-    try:
-        view = store.join(code, ss[R.KEY_VOTER])
+    try:  # counted in once; then each refresh only reads the room
+        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, ss[R.KEY_VOTER])
+        ss[f"{P}.in.{code}"] = True
     except RoomError as e:
         st.warning(e.message, icon=":material/info:")
         return
@@ -51,8 +52,7 @@ def student(code: str) -> None:
         st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")
         return
     q, mine = view.question, ss.get(f"{P}.mine.{code}.{view.number}.{view.round}")
-    st.markdown(f"**Question {view.number}**" + (" · round 2: you have discussed it, vote again" if view.round == 2
-                                                  else ""))
+    st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
     st.markdown(R.plain(q.prompt))
     if view.phase == "open" and mine is None:
         if q.kind == "choice":

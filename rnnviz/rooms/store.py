@@ -159,6 +159,9 @@ class RoomStore(ABC):
     def _answers(self, code: str, number: int, rnd: int) -> list[float]: ...
 
     @abstractmethod
+    def _count(self, code: str, number: int, rnd: int) -> int: ...
+
+    @abstractmethod
     def _vote(self, code: str, voter: str, number: int, rnd: int, value: float) -> str: ...  # a status word
 
     @abstractmethod
@@ -191,7 +194,7 @@ class RoomStore(ABC):
         code, m = self._room(code)
         n, r = int(m["q"]), int(m["round"])
         q = self._question(code, n) if n else None
-        return RoomView(code, n, r, m["phase"], q, self._students(code), len(self._answers(code, n, r)) if n else 0,
+        return RoomView(code, n, r, m["phase"], q, self._students(code), self._count(code, n, r) if n else 0,
                         float(m["expires"]))
 
     def ask(self, code: str, token: str, question: Question) -> int:
@@ -319,6 +322,11 @@ class MemoryStore(RoomStore):
             room = self._live(code)
             return list(room["answers"].get((number, rnd), {}).values()) if room else []
 
+    def _count(self, code, number, rnd):
+        with self._lock:
+            room = self._live(code)
+            return len(room["answers"].get((number, rnd), {})) if room else 0
+
     def _join_locked(self, room, voter):
         if voter not in room["voters"]:
             if len(room["voters"]) >= self.max_students:
@@ -384,11 +392,11 @@ class RedisStore(RoomStore):
         import redis  # only here: the in-process store needs no client
 
         super().__init__(ttl_s, max_students)
-        self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-                        redis.exceptions.BusyLoadingError, OSError)
+        self._errors = (redis.exceptions.RedisError, OSError)  # down, timed out, loading, out of memory
         self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2,
                                       health_check_interval=10)
         self.prefix = prefix
+        self._asked: dict[tuple[str, int], Question] = {}
         self._vote_lua, self._join_lua = self.r.register_script(VOTE_LUA), self.r.register_script(JOIN_LUA)
 
     def _k(self, code: str, *part) -> str:
@@ -432,14 +440,24 @@ class RedisStore(RoomStore):
         return self._call(write)
 
     def _question(self, code, number):
-        s = self._call(self.r.lindex, self._k(code, "q"), number - 1)
-        return Question.from_json(s) if s else None
+        key = (code, number)  # a question never changes once asked: each replica reads it from Redis once
+        if key not in self._asked:
+            s = self._call(self.r.lindex, self._k(code, "q"), number - 1)
+            if not s:
+                return None
+            if len(self._asked) >= 4096:
+                self._asked.clear()
+            self._asked[key] = Question.from_json(s)
+        return self._asked[key]
 
     def _students(self, code):
         return self._call(self.r.scard, self._k(code, "voters"))
 
     def _answers(self, code, number, rnd):
         return [float(v) for v in self._call(self.r.hvals, self._k(code, "a", number, rnd))]
+
+    def _count(self, code, number, rnd):
+        return self._call(self.r.hlen, self._k(code, "a", number, rnd))
 
     def _vote(self, code, voter, number, rnd, value):
         keys = [self._k(code), self._k(code, "voters"), self._k(code, "a", number, rnd)]
