@@ -103,31 +103,31 @@ def ask_panel(code: str, token: str) -> None:
 def lecturer() -> None:
     show_message()
     if R.KEY_CODE not in ss:
-        st.markdown("Open a room, show its code or QR code, and every phone in the hall can answer the question you "
-                    "ask from a lesson page's setup. No accounts; answers are anonymous and gone after 12 hours.")
+        st.markdown(R.INTRO)
         st.button("Open a room", key=f"{P}.open", type="primary", on_click=act, args=(open_room,))
         return
-    code, token = ss[R.KEY_CODE], ss[R.KEY_TOKEN]
-    url = R.join_url(st.context.url, code)
+    code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.markdown(f"## Room **{code}**")
         st.image(R.qr_png(url), width=380, caption="Scan to join")
         st.markdown(f"Join at `{url}`")
-    with right:
-        ask_panel(code, token)
+    with right:  # what the class is doing first (the projector's first screen), the next question below
         try:
             view = store.view(code)
         except RoomError as e:
             st.warning(e.message, icon=":material/info:")
             return
         if view.phase == "open":
+            st.markdown(R.plain(view.question.prompt))
             live_count(code)
             st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=act, args=(store.reveal, code, token))
         elif view.phase in ("revealed", "closed") and view.number:
+            R.draw_reveal(store, token, view)
             if view.round == 1 and view.phase == "revealed":
                 st.button("Discuss and vote again", key=f"{P}.revote", on_click=act, args=(store.revote, code, token))
-            R.draw_reveal(store, token, view)
+        with st.expander("Next question" if view.number else "Ask a question", expanded=not view.number):
+            ask_panel(code, token)
         c1, c2 = st.columns(2)
         try:
             c1.download_button("Questions and counts (CSV)", R.csv_rows(store.export(code, token)), f"room-{code}.csv",

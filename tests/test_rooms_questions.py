@@ -149,3 +149,15 @@ def test_a_round_is_scored_by_distance_and_binned():
     assert (c.right, list(c.counts)) == (3, [1, 3, 1])
     empty = Q.summarise("number", 0.3, 0.05, [], -1, 1)
     assert empty.n == 0 and np.isnan(empty.median_error)
+
+
+def test_the_reveal_draws_both_rounds_against_the_truth():
+    from rnnviz.rooms.figure import reveal_figure
+
+    c1, c2 = Q.summarise("choice", 1, 0, [0, 1, 2], options=3), Q.summarise("choice", 1, 0, [1, 1, 2], options=3)
+    fig = reveal_figure(["a", "b ✓", "c"], {1: (c1.counts, c1.edges), 2: (c2.counts, c2.edges)}, 1, "b", 1)
+    assert [list(t.y) for t in fig.data] == [[1, 1, 1], [0, 2, 1]] and fig.layout.showlegend
+    assert list(fig.data[1].marker.line.width) == [0, 3, 0]  # the right option outlined
+    n = Q.summarise("number", 0.18, 0.05, [0.18, 0.5, -0.3], -1, 1)
+    fig = reveal_figure(None, {1: (n.counts, n.edges)}, 0.18, "exact: 0.180")
+    assert sum(fig.data[0].y) == 3 and fig.layout.shapes[0].x0 == 0.18  # the truth as a line

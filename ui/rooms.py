@@ -22,7 +22,7 @@ from rnnviz.rooms import questions as Q
 from rnnviz.rooms.figure import reveal_figure
 from rnnviz.rooms.store import Question, RoomStore, RoomView
 from rnnviz.text import InputError, fmt, parse_sequence, sub
-from ui.urlstate import choice, flag, integer, number, text
+from ui.urlstate import choice, flag, font_scale, integer, number, text
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
@@ -56,6 +56,8 @@ SETUPS = {
     "hello": {"scores": (", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400))},
     "sample": {"prime": ("ROMEO:", text(500))},
 }
+INTRO = ("Open a room, show its code or QR code, and every phone in the hall can answer the question you ask from a "
+         "lesson page's setup. No accounts; answers are anonymous and gone after 12 hours.")
 CELL_NAMES = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
@@ -282,6 +284,7 @@ def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
         rounds[r] = Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options))
     labels = [f"{o} ✓" if i == int(q.truth) else o for i, o in enumerate(q.options)] if q.kind == "choice" else None
     fig = reveal_figure(labels, {r: (s.counts, s.edges) for r, s in rounds.items()}, q.truth,
-                        f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None)
+                        f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None,
+                        font_scale=font_scale())
     plot(fig, key=f"{P}.reveal", alt=f"answers per round against the exact answer {truth_text(q)}")
     st.markdown(f"The exact answer: **{plain(truth_text(q))}**. " + moved_text(q, rounds[1], rounds.get(2)))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS
+from rnnviz.figures.base import COLORS, _layout
 
 ROUND_COLORS = {1: COLORS["muted"], 2: COLORS["state"]}
 
 
 def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, np.ndarray]], truth: float,
                   truth_label: str, right: int | None = None, title: str = "The class's answers",
-                  height: int = 380) -> go.Figure:
+                  height: int = 380, font_scale: float = 1.0) -> go.Figure:
     """`rounds`: round -> (counts, bin edges; empty edges for a choice). A choice's right option (index `right`)
     is outlined; a number's truth is a vertical line labelled `truth_label`."""
     fig = go.Figure()
@@ -31,6 +31,6 @@ def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, 
         fig.update_layout(barmode="overlay")
     else:
         fig.update_layout(barmode="group")
-    fig.update_layout(title=title, height=height, yaxis_title="answers", legend=dict(orientation="h", y=-0.2),
-                      margin=dict(t=60, b=40, l=50, r=20))
+    fig.update_layout(**_layout(title, height, font_scale), showlegend=len(rounds) > 1)
+    fig.update_yaxes(title="answers", rangemode="tozero", tickformat="d")
     return fig
