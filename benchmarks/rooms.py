@@ -8,6 +8,7 @@ number). Then `--students` sessions join with ?room=CODE, each landing on whiche
 each votes once at a random moment within `--window` seconds (the Vote button of its own page: a fragment rerun,
 as a phone sends it). A vote's latency runs from sending it to the server's script-finished message; a vote is
 lost unless its page then says the answer is in AND the lecturer's reveal counts it (every vote counted once).
+`--poll 1.5` adds each phone's own refresh while it waits (what a real class costs the servers).
 Finally the lecturer presses Reveal (reveal_ms: that rerun, which reads every answer and draws the chart).
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
 """
@@ -89,7 +90,7 @@ async def lecturer(url: str) -> tuple[Visitor, str]:
     return lec, code.group(1)
 
 
-async def student(url: str, code: str, window: float, rng: random.Random, joined: asyncio.Event,
+async def student(url: str, code: str, window: float, poll: float, rng: random.Random, joined: asyncio.Event,
                   voted: asyncio.Event, out: dict):
     s = Visitor(url, f"room={code}")
     try:
@@ -98,10 +99,18 @@ async def student(url: str, code: str, window: float, rng: random.Random, joined
         if out["joined"] == out["n"]:
             joined.set()
         await joined.wait()  # every student in the room before the voting starts, as in class
-        await asyncio.sleep(rng.uniform(0, window))
-        num = WidgetState(id=s.widget_id("class.num.1.1"), double_value=round(rng.uniform(-1, 1), 3))
         vote = s.press("class.vote")
-        out["lat"].append(await s.rerun([num, vote], fragment=s.fragments.get(vote.id, "")))
+        fragment = s.fragments.get(vote.id, "")
+        wait = rng.uniform(0, window)
+        if poll:  # the phone's own refresh (run_every) until its student votes, at a random phase
+            await asyncio.sleep(rng.uniform(0, poll))
+            while wait > poll:
+                wait -= poll
+                await asyncio.gather(s.rerun([], fragment=fragment), asyncio.sleep(poll))
+                out["polls"] += 1
+        await asyncio.sleep(wait)
+        num = WidgetState(id=s.widget_id("class.num.1.1"), double_value=round(rng.uniform(-1, 1), 3))
+        out["lat"].append(await s.rerun([num, vote], fragment=fragment))
         out["in"] += "Your answer is in" in s.text()
         out["errors"] += s.exceptions
     except Exception as e:  # noqa: BLE001 - counted as lost, reported
@@ -115,9 +124,9 @@ async def student(url: str, code: str, window: float, rng: random.Random, joined
             await s.ws.close()
 
 
-async def run(url: str, n: int, window: float, cap: float, seed: int, pids: list[int]) -> dict:
+async def run(url: str, n: int, window: float, poll: float, cap: float, seed: int, pids: list[int]) -> dict:
     lec, code = await lecturer(url)
-    out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": []}
+    out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": [], "polls": 0}
     rng, joined, voted = random.Random(seed), asyncio.Event(), asyncio.Event()
     t0, cpu0 = time.perf_counter(), cpu_s(pids)
 
@@ -128,7 +137,7 @@ async def run(url: str, n: int, window: float, cap: float, seed: int, pids: list
         out["vote_s"], out["cpu_vote"] = time.perf_counter() - t0 - out["join_s"], cpu_s(pids) - cpu0 - out["cpu_join"]
     marker = asyncio.create_task(mark())
     try:
-        students = [student(url, code, window, random.Random(rng.random()), joined, voted, out) for _ in range(n)]
+        students = [student(url, code, window, poll, random.Random(rng.random()), joined, voted, out) for _ in range(n)]
         await asyncio.wait_for(asyncio.gather(*students), timeout=cap)
     except asyncio.TimeoutError:
         out["failed"].append(f"cap of {cap} s reached")
@@ -152,13 +161,15 @@ def main() -> None:
     ap.add_argument("--url", required=True, help="a running server or nginx in front of replicas (loopback)")
     ap.add_argument("--students", type=int, default=300)
     ap.add_argument("--window", type=float, default=10.0, help="seconds over which the votes arrive")
+    ap.add_argument("--poll", type=float, default=0.0, help="phones refresh every this many seconds while waiting "
+                    "to vote, as the page's fragment does (1.5); 0: off")
     ap.add_argument("--cap", type=float, default=180.0, help="seconds before reporting what finished")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pid", type=int, action="append", default=[], help="a replica whose CPU time to report")
     args = ap.parse_args()
     url = check_loopback(args.url)
     NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
-    o = asyncio.run(run(url, args.students, args.window, args.cap, args.seed, args.pid))
+    o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid))
     lost = args.students - min(o["in"], o["counted"])
     print(f"joined={o['joined']} voted={len(o['lat'])} confirmed={o['in']} counted_by_lecturer={o['counted']} "
           f"exceptions={o['errors']} failures={len(o['failed'])} wall_s={o['wall_s']:.1f} "
@@ -166,8 +177,9 @@ def main() -> None:
           f"p50_vote_ms={1000 * pct(o['lat'], 0.5):.0f} "
           f"max_vote_ms={1000 * max(o['lat'], default=0):.0f}")
     if args.pid:  # what a join and a vote cost the servers, a figure that holds on a busy machine
+        reruns = max(1, len(o["lat"]) + o["polls"])  # the voting phase's fragment reruns: votes and refreshes
         print(f"cpu_ms_per_join={1000 * o.get('cpu_join', float('nan')) / args.students:.1f} "
-              f"cpu_ms_per_vote={1000 * o.get('cpu_vote', float('nan')) / max(1, len(o['lat'])):.1f}")
+              f"cpu_ms_per_vote_or_poll={1000 * o.get('cpu_vote', float('nan')) / reruns:.1f} polls={o['polls']}")
     for f in sorted(set(o["failed"]))[:5]:
         print("  failure:", f)
     print(f"students={args.students} lost={lost} p95_vote_ms={1000 * pct(o['lat'], 0.95):.0f} "
