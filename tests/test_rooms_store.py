@@ -196,3 +196,14 @@ def test_a_redis_outage_is_a_message_and_the_store_reconnects(redis_server):
     s.ask(code, token, CHOICE)
     s.vote(code, "v1", 1, 1, 1)
     assert s.view(code).answered == 1
+
+
+def test_a_server_keeps_a_bounded_number_of_rooms_in_memory(monkeypatch):
+    import rnnviz.rooms.store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_ROOMS", 3)
+    s = MemoryStore()
+    for _ in range(3):
+        s.open_room()
+    with pytest.raises(Full, match="Too many rooms"):
+        s.open_room()

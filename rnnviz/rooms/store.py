@@ -24,6 +24,7 @@ CODE_LENGTH = 6  # 31^6 ~ 8.9e8 codes
 TTL_S = 12 * 3600
 MAX_STUDENTS = 1000
 MAX_QUESTIONS = 200
+MAX_ROOMS = 10_000  # per server in memory (a few kB each); Redis is bounded by its maxmemory instead
 MAX_OPTIONS = 12
 MAX_TEXT = 500
 
@@ -287,6 +288,8 @@ class MemoryStore(RoomStore):
         with self._lock:
             if self._live(code) is not None:
                 return False
+            if len(self._rooms) >= MAX_ROOMS:
+                raise Full("Too many rooms are open on this server right now; please try again later.")
             self._rooms[code] = {"meta": {"token": token_hash, "q": 0, "round": 1, "phase": "waiting",
                                           "expires": expires}, "questions": [], "voters": set(), "answers": {}}
             return True
@@ -373,6 +376,13 @@ if redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[4]) == 0 then return 'again' end
 redis.call('EXPIREAT', KEYS[3], math.ceil(tonumber(m[4])))
 return 'ok'
 """
+# KEYS: meta hash; ARGV: token hash, expiry (unix seconds, exact and rounded up): a room whole, or none
+CREATE_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'q', 0, 'round', 1, 'phase', 'waiting', 'expires', ARGV[2])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return 1
+"""
 # KEYS: meta hash, voters set; ARGV: voter, max students
 JOIN_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'noroom' end
@@ -398,6 +408,7 @@ class RedisStore(RoomStore):
         self.prefix = prefix
         self._asked: dict[tuple[str, int], Question] = {}
         self._vote_lua, self._join_lua = self.r.register_script(VOTE_LUA), self.r.register_script(JOIN_LUA)
+        self._create_lua = self.r.register_script(CREATE_LUA)
 
     def _k(self, code: str, *part) -> str:
         return self.prefix + ":".join((code, *map(str, part)))
@@ -410,15 +421,8 @@ class RedisStore(RoomStore):
                             "Try again in a few seconds.") from None
 
     def _create(self, code, token_hash, expires):
-        meta = {"token": token_hash, "q": 0, "round": 1, "phase": "waiting", "expires": repr(expires)}
-
-        def create():
-            if not self.r.hsetnx(self._k(code), "token", token_hash):
-                return False
-            with self.r.pipeline() as p:
-                p.hset(self._k(code), mapping=meta).expireat(self._k(code), math.ceil(expires)).execute()
-            return True
-        return self._call(create)
+        args = [token_hash, repr(expires), math.ceil(expires)]
+        return bool(self._call(self._create_lua, keys=[self._k(code)], args=args))
 
     def _meta(self, code):
         m = self._call(self.r.hgetall, self._k(code))
