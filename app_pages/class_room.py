@@ -24,10 +24,6 @@ def show_message() -> None:
         st.warning(msg, icon=":material/info:")
 
 
-def open_room() -> None:
-    ss[R.KEY_CODE], ss[R.KEY_TOKEN] = store.open_room()
-
-
 def vote(code: str, number: int, rnd: int, value) -> None:
     """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing)."""
     value = ss.get(value) if isinstance(value, str) else value
@@ -101,10 +97,12 @@ def ask_panel(code: str, token: str) -> None:
 
 
 def lecturer() -> None:
+    R.resume(ss, store, st.query_params)
     show_message()
     if R.KEY_CODE not in ss:
         st.markdown(R.INTRO)
-        st.button("Open a room", key=f"{P}.open", type="primary", on_click=act, args=(open_room,))
+        st.button("Open a room", key=f"{P}.open", type="primary", on_click=act,
+                  args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
         return
     code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
     left, right = st.columns([2, 3], gap="large")
@@ -112,6 +110,7 @@ def lecturer() -> None:
         st.markdown(f"## Room **{code}**")
         st.image(R.qr_png(url), width=380, caption="Scan to join")
         st.markdown(f"Join at `{url}`")
+        R.keep_link(url, code, token)
     with right:  # what the class is doing first (the projector's first screen), the next question below
         try:
             view = store.view(code)

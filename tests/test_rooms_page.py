@@ -116,3 +116,15 @@ def test_a_store_that_is_down_is_a_message(open_page, monkeypatch):
     assert "not answering" in all_text(at) and not at.exception
     s = open_page("class_room", room="ABCDEF")
     assert "not answering" in all_text(s) and not s.exception
+
+
+def test_the_lecturers_own_link_gives_the_room_back_after_a_reload(open_page):
+    at, code = lecturer_with_question(open_page)
+    token = at.session_state["class.token"]
+    assert f"?host={code}&key={token}" in all_text(at)  # folded away in an expander on the lecturer's page
+    again = open_page("class_room", host=code, key=token)  # a new session, as after a reload
+    assert f"Room **{code}**" in all_text(again) and "key" not in again.query_params  # the key leaves the URL
+    again.button(key="class.reveal_btn").click().run()
+    assert "The exact answer" in all_text(again)
+    wrong = open_page("class_room", host=code, key="guess")
+    assert "does not open a room" in all_text(wrong) and wrong.button(key="class.open")

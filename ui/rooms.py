@@ -20,7 +20,7 @@ from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, SOFTMAX_SCORE
 from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
 from rnnviz.rooms import questions as Q
 from rnnviz.rooms.figure import reveal_figure
-from rnnviz.rooms.store import Question, RoomStore, RoomView
+from rnnviz.rooms.store import Question, RoomError, RoomStore, RoomView, clean_code
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.urlstate import choice, flag, font_scale, integer, number, text
 from ui.widgets import plot
@@ -288,3 +288,24 @@ def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
                         font_scale=font_scale())
     plot(fig, key=f"{P}.reveal", alt=f"answers per round against the exact answer {truth_text(q)}")
     st.markdown(f"The exact answer: **{plain(truth_text(q))}**. " + moved_text(q, rounds[1], rounds.get(2)))
+
+
+def resume(ss, store: RoomStore, params) -> None:
+    """A lecturer's bookmarked link (?host=CODE&key=TOKEN) gives this browser its room back after a reload; both
+    leave the address bar at once (a projector shows it)."""
+    code, key = params.get("host"), params.get("key")
+    if not (code and key):
+        return
+    del params["host"], params["key"]
+    try:
+        store.answers(code, key, 0, 1)  # only the room's token may read its answers
+        ss[KEY_CODE], ss[KEY_TOKEN] = clean_code(code), key
+    except RoomError:
+        ss[f"{P}.msg"] = "That lecturer link does not open a room (wrong key, or the room has expired)."
+
+
+def keep_link(url: str, code: str, token: str) -> None:
+    """The lecturer's own link, folded away: it steers the room, so it is for this browser's bookmarks only."""
+    with st.expander("Keep control after a reload"):
+        st.caption("Bookmark this link for yourself; never show it to the class: whoever has it steers the room.")
+        st.code(url.split("?")[0] + f"?host={code}&key={token}", language=None)
