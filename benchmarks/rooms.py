@@ -36,7 +36,7 @@ class Visitor(Session):
 
     def __init__(self, url: str, query: str = ""):
         super().__init__(url, PAGE)
-        self.query, self.texts, self.fragments = query, [], {}
+        self.query, self.texts, self.fragments, self.fragment = query, [], {}, ""
 
     async def rerun(self, state, fragment: str = "") -> float:
         msg = BackMsg()
@@ -65,6 +65,7 @@ class Visitor(Session):
                 if getattr(w, "id", ""):
                     self.widgets[w.id] = w.id
                     self.fragments[w.id] = fm.delta.fragment_id
+                self.fragment = fm.delta.fragment_id or self.fragment  # the phone's self-refreshing part
             elif kind == "page_info_changed":
                 self.query = fm.page_info_changed.query_string
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -99,6 +100,11 @@ async def student(url: str, code: str, window: float, poll: float, rng: random.R
         if out["joined"] == out["n"]:
             joined.set()
         await joined.wait()  # every student in the room before the voting starts, as in class
+        for _ in range(5):  # a page that showed a message instead (a store call timed out) refreshes, as a phone does
+            if any(w.endswith("class.vote") for w in s.widgets) or not s.fragment:
+                break
+            out["refreshed"].append(s.text()[:120])
+            await asyncio.gather(s.rerun([], fragment=s.fragment), asyncio.sleep(poll or 1.5))
         vote = s.press("class.vote")
         fragment = s.fragments.get(vote.id, "")
         wait = rng.uniform(0, window)
@@ -126,7 +132,7 @@ async def student(url: str, code: str, window: float, poll: float, rng: random.R
 
 async def run(url: str, n: int, window: float, poll: float, cap: float, seed: int, pids: list[int]) -> dict:
     lec, code = await lecturer(url)
-    out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": [], "polls": 0}
+    out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": [], "polls": 0, "refreshed": []}
     rng, joined, voted = random.Random(seed), asyncio.Event(), asyncio.Event()
     t0, cpu0 = time.perf_counter(), cpu_s(pids)
 
@@ -182,6 +188,8 @@ def main() -> None:
               f"cpu_ms_per_vote_or_poll={1000 * o.get('cpu_vote', float('nan')) / reruns:.1f} polls={o['polls']}")
     for f in sorted(set(o["failed"]))[:5]:
         print("  failure:", f)
+    if o["refreshed"]:
+        print(f"refreshes_before_voting={len(o['refreshed'])}; the page said, e.g.: {o['refreshed'][0]!r}")
     print(f"students={args.students} lost={lost} p95_vote_ms={1000 * pct(o['lat'], 0.95):.0f} "
           f"reveal_ms={1000 * o['reveal_s']:.0f}")
 

@@ -403,7 +403,7 @@ class RedisStore(RoomStore):
 
         super().__init__(ttl_s, max_students)
         self._errors = (redis.exceptions.RedisError, OSError)  # down, timed out, loading, out of memory
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2,
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2,
                                       health_check_interval=10)
         self.prefix = prefix
         self._asked: dict[tuple[str, int], Question] = {}
