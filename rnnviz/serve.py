@@ -105,6 +105,36 @@ def stop(procs: list[subprocess.Popen], grace: float = 10) -> None:
             return
 
 
+def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
+    """A redis-server for the class rooms (rnnviz/rooms/store.py) on a free loopback port, in memory only, with
+    its log in workdir; sets RNNVIZ_REDIS_URL for the replicas started after it, so a room is one room whichever
+    replica a phone lands on. None (and no redis) when RNNVIZ_REDIS_URL is already set or redis-server is missing."""
+    exe = shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/bin")
+    if os.environ.get("RNNVIZ_REDIS_URL") or exe is None:
+        if exe is None:
+            print("redis-server not found: each replica keeps its own class rooms", file=sys.stderr, flush=True)
+        return None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", str(workdir), "--logfile", str(workdir / "redis.log"), "--maxmemory", "256mb",
+                             "--maxmemory-policy", "noeviction"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and proc.poll() is None:
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.settimeout(0.5)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"PING\r\n")
+            if s.recv(16).startswith(b"+PONG"):
+                os.environ["RNNVIZ_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+                print(f"redis: pid {proc.pid} {os.environ['RNNVIZ_REDIS_URL']} (class rooms)", flush=True)
+                return proc
+        time.sleep(0.1)
+    stop([proc])
+    raise RuntimeError(f"redis-server did not answer on port {port}; see {workdir / 'redis.log'}")
+
+
 def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) -> int:
     """Start the replicas and nginx, print the URL, restart a replica that dies; return when nginx exits."""
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
@@ -115,7 +145,9 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
     ports = free_ports("127.0.0.1", port + 1, replicas)
     logs = [workdir / f"replica-{i}.log" for i in range(1, replicas + 1)]
     procs: list[subprocess.Popen] = []  # the replicas, then nginx
+    rooms: list[subprocess.Popen] = []  # redis for the class rooms, stopped after the replicas
     try:
+        rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
         procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc)
@@ -139,6 +171,7 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
         stop(procs)
+        stop(rooms)
 
 
 def main() -> None:

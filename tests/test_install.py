@@ -43,13 +43,14 @@ def test_the_shipped_corpus_is_the_one_the_card_names():
 def test_requirements_serve_without_torch_and_match_pyproject():
     serve = requirement_names((ROOT / "requirements.txt").read_text().splitlines())
     dev = requirement_names((ROOT / "requirements-dev.txt").read_text().splitlines())
-    assert "torch" not in serve and set(serve) == {"numpy", "streamlit", "plotly", "safetensors", "threadpoolctl", "tqdm"}
+    app = ["streamlit", "segno", "redis"]  # the app's alone: pages, the class room's QR code, its shared store
+    assert "torch" not in serve and set(serve) == {"numpy", "plotly", "safetensors", "threadpoolctl", "tqdm", *app}
     assert dev["torch"] == "torch==2.13.0" and {"pytest", "playwright"} <= set(dev)
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
     lib = requirement_names(PYPROJECT["project"]["dependencies"])
-    assert {k: v for k, v in serve.items() if k != "streamlit"} == lib  # same pins, less the app's streamlit
+    assert {k: v for k, v in serve.items() if k not in app} == lib  # same pins, less the app's own
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert extras["app"] == [serve["streamlit"]] and extras["torch"] == ["torch==2.13.0"]
+    assert extras["app"] == [serve[k] for k in app] and extras["torch"] == ["torch==2.13.0"]
 
 
 def test_every_package_and_console_script_is_declared():

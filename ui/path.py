@@ -45,6 +45,8 @@ def pages() -> dict[str, list]:
                              default=True)]}
     for ls in LESSONS:
         out.setdefault(ls.section, []).append(st.Page(ls.script, title=ls.title, icon=ls.icon, url_path=ls.url))
+    out["Class"] = [st.Page("app_pages/class_room.py", title="Class: everyone answers", icon=":material/groups:",
+                            url_path="class_room")]  # outside the lesson numbering: rooms, phones vote (ui/rooms.py)
     return out
 
 

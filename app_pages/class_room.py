@@ -1,0 +1,149 @@
+"""Class: the whole room predicts (peer instruction). The lecturer opens a room, asks a question computed from a lesson
+page's setup, watches the count, reveals the answers against the truth, and runs a second round; phones join with
+?room=CODE and vote once per round."""
+import streamlit as st
+
+from rnnviz.rooms import questions as Q
+from rnnviz.rooms.store import RoomError, default_store
+from ui import rooms as R
+from ui.loaders import shipped_model
+
+P, ss, store = R.P, st.session_state, default_store()
+
+
+def act(fn, *args) -> None:
+    """A button's store call; a refusal or an outage becomes a message on the next run, never a traceback."""
+    try:
+        fn(*args)
+    except RoomError as e:
+        ss[f"{P}.msg"] = e.message
+
+
+def show_message() -> None:
+    if msg := ss.pop(f"{P}.msg", None):
+        st.warning(msg, icon=":material/info:")
+
+
+def vote(code: str, number: int, rnd: int, value) -> None:
+    """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing)."""
+    value = ss.get(value) if isinstance(value, str) else value
+    store.vote(code, ss[R.KEY_VOTER], number, rnd, value)
+    ss[f"{P}.mine.{code}.{number}.{rnd}"] = value
+
+
+@st.fragment(run_every=R.REFRESH_S)
+def student(code: str) -> None:
+    """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
+    try:  # counted in once; then each refresh only reads the room
+        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, ss[R.KEY_VOTER])
+        ss[f"{P}.in.{code}"] = True
+    except RoomError as e:
+        st.warning(e.message, icon=":material/info:")
+        return
+    show_message()
+    if view.phase == "closed":
+        st.info("The lecturer has closed this room. Thank you for answering!")
+        return
+    if not view.number:
+        st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")
+        return
+    q, mine = view.question, ss.get(f"{P}.mine.{code}.{view.number}.{view.round}")
+    st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
+    st.markdown(R.plain(q.prompt))
+    if view.phase == "open" and mine is None:
+        if q.kind == "choice":
+            for i, label in enumerate(q.options):
+                st.button(label, key=f"{P}.pick.{i}", on_click=act, args=(vote, code, view.number, view.round, i),
+                          width="stretch")
+        else:
+            key = f"{P}.num.{view.number}.{view.round}"
+            st.number_input(f"Your answer ({q.lo:g} to {q.hi:g})", min_value=q.lo, max_value=q.hi, value=None,
+                            format="%.3f" if q.hi - q.lo <= 10 else "%.0f", key=key)
+            st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=act,
+                      args=(vote, code, view.number, view.round, key))
+    elif view.phase == "open":
+        st.success(f"Your answer is in: **{R.plain(R.answer_text(q, mine))}**. Wait for the reveal.")
+    else:
+        right = mine is not None and Q.is_right(q.kind, q.truth, q.tol, mine)
+        st.markdown(f"The answer: **{R.plain(R.truth_text(q))}**" + ("" if mine is None else
+                    f". Yours: {R.plain(R.answer_text(q, mine))}, {'right' if right else 'not quite'}."))
+
+
+@st.fragment(run_every=R.REFRESH_S)
+def live_count(code: str) -> None:
+    """The projector's count while a round is open: how many answered, never what."""
+    try:
+        view = store.view(code)
+    except RoomError as e:
+        st.warning(e.message, icon=":material/info:")
+        return
+    if view.phase != "open":
+        st.rerun(scope="app")
+    st.metric(f"Question {view.number}, round {view.round}: answers", f"{view.answered} of {view.students}")
+
+
+def ask_panel(code: str, token: str) -> None:
+    lesson = st.selectbox("Lesson page", list(R.MAKERS), key=f"{P}.lesson", format_func=R.LESSON_NAMES.get)
+    qid = st.selectbox("Question", list(R.MAKERS[lesson]), key=f"{P}.question",
+                       format_func=lambda k: R.MAKERS[lesson][k][0])
+    link = st.text_input("Link of the lesson page as the class sees it (optional)", key=f"{P}.link", max_chars=4000,
+                         help="Copy the page's address: every setting is in it. Empty: the page's defaults.")
+    q, made, note = R.make(lesson, qid, link, shipped_model(str(R.MODEL)) if lesson == "sample" else None)
+    if note:
+        st.info(note, icon=":material/info:")
+    if q is not None:
+        st.caption(R.plain(q.prompt))
+        st.button("Ask the class", key=f"{P}.ask", type="primary", on_click=act, args=(store.ask, code, token, q))
+
+
+def lecturer() -> None:
+    R.resume(ss, store, st.query_params)
+    show_message()
+    if R.KEY_CODE not in ss:
+        st.markdown(R.INTRO)
+        st.button("Open a room", key=f"{P}.open", type="primary", on_click=act,
+                  args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
+        return
+    code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        st.markdown(f"## Room **{code}**")
+        st.image(R.qr_png(url), width=380, caption="Scan to join")
+        st.markdown(f"Join at `{url}`")
+        R.keep_link(url, code, token)
+    with right:  # what the class is doing first (the projector's first screen), the next question below
+        try:
+            view = store.view(code)
+        except RoomError as e:
+            st.warning(e.message, icon=":material/info:")
+            return
+        if view.phase == "open":
+            st.markdown(R.plain(view.question.prompt))
+            live_count(code)
+            st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=act, args=(store.reveal, code, token))
+        elif view.phase in ("revealed", "closed") and view.number:
+            R.draw_reveal(store, token, view)
+            if view.round == 1 and view.phase == "revealed":
+                st.button("Discuss and vote again", key=f"{P}.revote", on_click=act, args=(store.revote, code, token))
+        with st.expander("Next question" if view.number else "Ask a question", expanded=not view.number):
+            ask_panel(code, token)
+        c1, c2 = st.columns(2)
+        try:
+            c1.download_button("Questions and counts (CSV)", R.csv_rows(store.export(code, token)), f"room-{code}.csv",
+                               "text/csv", key=f"{P}.csv")
+        except RoomError as e:
+            c1.warning(e.message, icon=":material/info:")
+        if view.phase != "closed":
+            c2.button("Close the room", key=f"{P}.close", on_click=act, args=(store.close, code, token))
+        else:
+            st.info("The room is closed: phones show a thank-you. The CSV stays here until the room expires.")
+
+
+if room := st.query_params.get("room"):
+    if R.KEY_VOTER not in ss:
+        ss[R.KEY_VOTER] = R.voter_from(st.query_params.get("me"))
+        st.query_params["me"] = ss[R.KEY_VOTER]  # a reload keeps the same voter (one vote per round)
+    st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick", max_chars=40)
+    student(room)
+else:
+    lecturer()

@@ -1,0 +1,198 @@
+"""A whole class in one room, over Streamlit's own websocket protocol (the sessions of benchmarks/load.py).
+
+    python -m rnnviz.serve --replicas 2 --port 9220 &
+    python benchmarks/rooms.py --url http://127.0.0.1:9220 --students 300
+
+A lecturer session opens a room on the Class page and asks its default question (h_t on the one-unit page: a
+number). Then `--students` sessions join with ?room=CODE, each landing on whichever replica nginx gives it, and
+each votes once at a random moment within `--window` seconds (the Vote button of its own page: a fragment rerun,
+as a phone sends it). A vote's latency runs from sending it to the server's script-finished message; a vote is
+lost unless its page then says the answer is in AND the lecturer's reveal counts it (every vote counted once).
+`--poll 1.5` adds each phone's own refresh while it waits (what a real class costs the servers).
+Finally the lecturer presses Reveal (reveal_ms: that rerun, which reads every answer and draws the chart).
+Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import NO_PROXY, Session, check_loopback, cpu_s  # noqa: E402 - benchmarks/ is not a package
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+PAGE = "class_room"
+
+
+class Visitor(Session):
+    """A Session that also keeps what the page says (markdown, metrics, alerts) and which fragment drew each widget."""
+
+    def __init__(self, url: str, query: str = ""):
+        super().__init__(url, PAGE)
+        self.query, self.texts, self.fragments, self.fragment = query, [], {}, ""
+
+    async def rerun(self, state, fragment: str = "") -> float:
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_name = self.page
+        if fragment:
+            msg.rerun_script.fragment_id = fragment
+        for s in state or []:
+            msg.rerun_script.widget_states.widgets.append(s)
+        self.texts = []
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=60))
+            kind = fm.WhichOneof("type")
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                el = fm.delta.new_element
+                which = el.WhichOneof("type")
+                self.exceptions += which == "exception"
+                w = getattr(el, which, None)
+                if which in ("markdown", "alert"):
+                    self.texts.append(w.body)
+                elif which == "metric":
+                    self.texts.append(f"{w.label} {w.body}")
+                if getattr(w, "id", ""):
+                    self.widgets[w.id] = w.id
+                    self.fragments[w.id] = fm.delta.fragment_id
+                self.fragment = fm.delta.fragment_id or self.fragment  # the phone's self-refreshing part
+            elif kind == "page_info_changed":
+                self.query = fm.page_info_changed.query_string
+            elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return time.perf_counter() - t0
+
+    def press(self, key: str) -> WidgetState:
+        return WidgetState(id=self.widget_id(key), trigger_value=True)
+
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+
+async def lecturer(url: str) -> tuple[Visitor, str]:
+    lec = Visitor(url)
+    await lec.open()
+    await lec.rerun([lec.press("class.open")])
+    code = re.search(r"room=([A-Z0-9]{6})", lec.text())
+    if not code:
+        raise SystemExit(f"no room code on the lecturer's page: {lec.text()[:300]}")
+    await lec.rerun([lec.press("class.ask")])
+    if "answers 0 of 0" not in lec.text():
+        raise SystemExit(f"the question did not open: {lec.text()[:300]}")
+    return lec, code.group(1)
+
+
+async def student(url: str, code: str, window: float, poll: float, rng: random.Random, joined: asyncio.Event,
+                  voted: asyncio.Event, out: dict):
+    s = Visitor(url, f"room={code}")
+    try:
+        await s.open()
+        out["joined"] += 1
+        if out["joined"] == out["n"]:
+            joined.set()
+        await joined.wait()  # every student in the room before the voting starts, as in class
+        for _ in range(5):  # a page that showed a message instead (a store call timed out) refreshes, as a phone does
+            if any(w.endswith("class.vote") for w in s.widgets) or not s.fragment:
+                break
+            out["refreshed"].append(s.text()[:120])
+            await asyncio.gather(s.rerun([], fragment=s.fragment), asyncio.sleep(poll or 1.5))
+        vote = s.press("class.vote")
+        fragment = s.fragments.get(vote.id, "")
+        wait = rng.uniform(0, window)
+        if poll:  # the phone's own refresh (run_every) until its student votes, at a random phase
+            await asyncio.sleep(rng.uniform(0, poll))
+            while wait > poll:
+                wait -= poll
+                await asyncio.gather(s.rerun([], fragment=fragment), asyncio.sleep(poll))
+                out["polls"] += 1
+        await asyncio.sleep(wait)
+        num = WidgetState(id=s.widget_id("class.num.1.1"), double_value=round(rng.uniform(-1, 1), 3))
+        out["lat"].append(await s.rerun([num, vote], fragment=fragment))
+        out["in"] += "Your answer is in" in s.text()
+        out["errors"] += s.exceptions
+    except Exception as e:  # noqa: BLE001 - counted as lost, reported
+        out["failed"].append(f"{type(e).__name__}: {e}")
+        joined.set() if out["joined"] + len(out["failed"]) >= out["n"] else None
+    finally:
+        if len(out["lat"]) + len(out["failed"]) >= out["n"]:
+            voted.set()
+        await asyncio.wait_for(voted.wait(), 600)  # phones stay in the room until the reveal
+        if getattr(s, "ws", None) is not None:
+            await s.ws.close()
+
+
+async def run(url: str, n: int, window: float, poll: float, cap: float, seed: int, pids: list[int]) -> dict:
+    lec, code = await lecturer(url)
+    out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": [], "polls": 0, "refreshed": []}
+    rng, joined, voted = random.Random(seed), asyncio.Event(), asyncio.Event()
+    t0, cpu0 = time.perf_counter(), cpu_s(pids)
+
+    async def mark():  # the servers' CPU time for the joins, then for the votes
+        await joined.wait()
+        out["join_s"], out["cpu_join"] = time.perf_counter() - t0, cpu_s(pids) - cpu0
+        await voted.wait()
+        out["vote_s"], out["cpu_vote"] = time.perf_counter() - t0 - out["join_s"], cpu_s(pids) - cpu0 - out["cpu_join"]
+    marker = asyncio.create_task(mark())
+    try:
+        students = [student(url, code, window, poll, random.Random(rng.random()), joined, voted, out) for _ in range(n)]
+        await asyncio.wait_for(asyncio.gather(*students), timeout=cap)
+    except asyncio.TimeoutError:
+        out["failed"].append(f"cap of {cap} s reached")
+    await asyncio.sleep(0)
+    marker.cancel()
+    out["wall_s"] = time.perf_counter() - t0
+    out["reveal_s"] = await lec.rerun([lec.press("class.reveal_btn")])
+    counted = re.search(r"Round 1: \*\*(\d+) of (\d+)\*\*", lec.text())
+    out["counted"] = int(counted.group(2)) if counted else 0
+    await lec.ws.close()
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", required=True, help="a running server or nginx in front of replicas (loopback)")
+    ap.add_argument("--students", type=int, default=300)
+    ap.add_argument("--window", type=float, default=10.0, help="seconds over which the votes arrive")
+    ap.add_argument("--poll", type=float, default=0.0, help="phones refresh every this many seconds while waiting "
+                    "to vote, as the page's fragment does (1.5); 0: off")
+    ap.add_argument("--cap", type=float, default=180.0, help="seconds before reporting what finished")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pid", type=int, action="append", default=[], help="a replica whose CPU time to report")
+    args = ap.parse_args()
+    url = check_loopback(args.url)
+    NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
+    o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid))
+    lost = args.students - min(o["in"], o["counted"])
+    print(f"joined={o['joined']} voted={len(o['lat'])} confirmed={o['in']} counted_by_lecturer={o['counted']} "
+          f"exceptions={o['errors']} failures={len(o['failed'])} wall_s={o['wall_s']:.1f} "
+          f"join_s={o.get('join_s', float('nan')):.1f} vote_s={o.get('vote_s', float('nan')):.1f} "
+          f"p50_vote_ms={1000 * pct(o['lat'], 0.5):.0f} "
+          f"max_vote_ms={1000 * max(o['lat'], default=0):.0f}")
+    if args.pid:  # what a join and a vote cost the servers, a figure that holds on a busy machine
+        reruns = max(1, len(o["lat"]) + o["polls"])  # the voting phase's fragment reruns: votes and refreshes
+        print(f"cpu_ms_per_join={1000 * o.get('cpu_join', float('nan')) / args.students:.1f} "
+              f"cpu_ms_per_vote_or_poll={1000 * o.get('cpu_vote', float('nan')) / reruns:.1f} polls={o['polls']}")
+    for f in sorted(set(o["failed"]))[:5]:
+        print("  failure:", f)
+    if o["refreshed"]:
+        print(f"refreshes_before_voting={len(o['refreshed'])}; the page said, e.g.: {o['refreshed'][0]!r}")
+    print(f"students={args.students} lost={lost} p95_vote_ms={1000 * pct(o['lat'], 0.95):.0f} "
+          f"reveal_ms={1000 * o['reveal_s']:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The numbers behind a class question: each exact answer computed from a lesson page's setup by that page's own
+`rnnviz.lessons` functions, the options offered, how an answer is scored (by distance for a number), and how a
+round's answers are summarised and binned for the reveal. Words (prompts, option labels) live in ui/rooms.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rnnviz.lessons import gates, gradients, scalar, states, vector
+from rnnviz.nn.sampling import softmax
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A question's truth: a number in [lo, hi] (right within tol), or the index of the right one of `options`."""
+
+    kind: str  # "number" or "choice"
+    truth: float
+    lo: float = 0.0
+    hi: float = 0.0
+    tol: float = 0.0
+    options: tuple = ()  # identifiers or characters, not labels
+    facts: tuple = ()  # numbers the app may quote at the reveal (e.g. the norm itself)
+
+
+def _number(truth: float, lo: float, hi: float, tol: float, *facts) -> Answer:
+    return Answer("number", float(truth), float(lo), float(hi), float(tol), (), tuple(float(f) for f in facts))
+
+
+def _choice(options, right: int, *facts) -> Answer:
+    return Answer("choice", float(right), options=tuple(options), facts=tuple(float(f) for f in facts))
+
+
+# -- one unit by hand ---------------------------------------------------------------------------------------------
+def scalar_state(x: list[float], w_x: float, w_h: float, b: float, h0: float, t: int) -> Answer:
+    """h_t of h_t = tanh(w_x x_t + w_h h_(t-1) + b); right within 0.05, as the page's own predict mode scores it."""
+    trace = scalar.run_scalar(np.asarray(x, float), w_x, w_h, b, h0)
+    return _number(trace.h[t - 1, 0], -1, 1, 0.05)
+
+
+def scalar_settle(x: list[float], w_x: float, w_h: float, b: float, h0: float, steps: int = 5000) -> Answer | None:
+    """Where the state settles once the input stops: the stable fixed point the silent run from h_T reaches. None
+    when it reaches none (a 2-cycle for w_h < -1, or a crawl at |w_h| = 1 that has not arrived)."""
+    trace = scalar.run_scalar(np.asarray(x, float), w_x, w_h, b, h0)
+    end = scalar.iterate_silence(float(trace.h[-1, 0]), w_h, b, steps)[-1]
+    stable = [h for h, ok in scalar.fixed_points(w_h, b) if ok]
+    near = min(stable, key=lambda h: abs(h - end), default=None)
+    if near is None or abs(near - end) > 1e-3:
+        return None
+    return _number(near, -1, 1, 0.05)
+
+
+# -- the cell, step by step ----------------------------------------------------------------------------------------
+def vector_largest_unit(x: np.ndarray, H: int, K: int, seed: int, radius: float | None) -> Answer:
+    """Which unit of the last state h_T is largest, with the page's generated weights (units 1..H)."""
+    w = vector.generate(x.shape[1], H, K, seed, radius)
+    trace = vector.run(vector.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H)))
+    h = trace.h[-1]
+    return _choice(range(1, H + 1), int(np.argmax(h)), *h)
+
+
+# -- gradients through time ----------------------------------------------------------------------------------------
+def gradient_threshold(H: int, T: int, scale: float, by: str, bf: float, bz: float, xs: float, seed: int,
+                       cell: str = "rnn", threshold: float = 1e-3) -> Answer:
+    """Is ||dh_T/dh_0|| of `cell` above or below `threshold`? options ("above", "below"); the log10 norm in facts."""
+    cmp = gradients.compared(H, T, scale, bf, xs, seed, by, bz)
+    log10 = float(cmp.reports[cell].log10_spectral[T])
+    return _choice(("above", "below"), 0 if log10 > np.log10(threshold) else 1, log10)
+
+
+# -- gates ---------------------------------------------------------------------------------------------------------
+def gates_memory(H: int, seed: int, radius: float, bf: float, T: int = 50) -> Answer:
+    """Which cell's state still depends most on step 1 after T steps: the largest ||dh_T/dh_1|| of a vanilla RNN,
+    an LSTM (forget bias bf) and a GRU, each W_hh scaled to spectral radius `radius`, on one random input."""
+    cmp = gradients.compare(H, T, radius, bf, 1.0, seed, by="rho")
+    cells = ("rnn", "lstm", "gru")
+    logs = [float(cmp.reports[c].log10_spectral[T - 1]) for c in cells]
+    return _choice(cells, int(np.argmax(logs)), *logs)
+
+
+def gate_value(cell: str, x: np.ndarray, H: int, seed: int, radius: float, bf: float, t: int) -> Answer:
+    """The first unit's forget gate f_t (LSTM) or update gate z_t (GRU) at step t, with the page's weights."""
+    w = gates.generate(cell, x.shape[1], H, seed, radius, bf if cell == "lstm" else 0.0)
+    values = gates.step_values(cell, gates.run(cell, x, w), t)
+    return _number(values["f" if cell == "lstm" else "z"][0], 0, 1, 0.05)
+
+
+# -- using the states ----------------------------------------------------------------------------------------------
+def parameter_count(task: str, cell: str, d: int, H: int, V: int, K: int, emb: int, layers: int, bi: bool) -> Answer:
+    """The model's parameter count as torch counts it; right within 10 %."""
+    total = states.calculate(task, cell, d, H, V, K, emb, layers, bi)["total"]
+    return _number(total, 0, 1e12, 0.1 * total)
+
+
+# -- train "hello" -------------------------------------------------------------------------------------------------
+def softmax_first(scores: list[float]) -> Answer:
+    """The softmax probability of the first score; right within 0.05."""
+    return _number(softmax(np.asarray(scores, float))[0], 0, 1, 0.05)
+
+
+# -- sample a trained model ----------------------------------------------------------------------------------------
+def next_character(lm, prime: str, shown: int = 4) -> Answer:
+    """Which character the model finds most likely after `prime`: its `shown` most likely ones, in vocabulary order
+    (so the first is not always right); their probabilities in facts."""
+    p = lm.run(prime).probs_at(len(prime) - 1)
+    top = sorted(np.argsort(-p, kind="stable")[:shown])
+    right = top.index(int(np.argmax(p)))
+    return _choice([lm.itos[i] for i in top], right, *(p[i] for i in top))
+
+
+def next_probability(lm, prime: str) -> Answer:
+    """The probability of the most likely next character after `prime`; right within 0.05."""
+    p = lm.run(prime).probs_at(len(prime) - 1)
+    return _number(float(p.max()), 0, 1, 0.05, int(np.argmax(p)))
+
+
+# -- scoring and the reveal ----------------------------------------------------------------------------------------
+def is_right(kind: str, truth: float, tol: float, answer: float) -> bool:
+    return abs(answer - truth) <= tol + 1e-12 if kind == "number" else int(answer) == int(truth)
+
+
+@dataclass(frozen=True)
+class Round:
+    n: int
+    right: int  # answers right (a number within tol, or the right choice)
+    counts: np.ndarray  # per option, or per bin
+    edges: np.ndarray  # bin edges (numbers only; empty for a choice)
+    median_error: float  # numbers: median |answer - truth|; NaN without answers or for a choice
+
+
+def summarise(kind: str, truth: float, tol: float, answers: list[float], lo: float = 0.0, hi: float = 1.0,
+              options: int = 0, bins: int = 20) -> Round:
+    """A round's answers: how many, how many right, counts per option or per bin over [lo, hi]."""
+    a = np.asarray(answers, float)
+    right = int(sum(is_right(kind, truth, tol, v) for v in a))
+    if kind == "choice":
+        return Round(len(a), right, np.bincount(a.astype(int), minlength=options)[:options], np.empty(0), float("nan"))
+    span = np.concatenate([a, [truth - 2 * tol, truth + 2 * tol]])  # the answers given and the truth, within [lo, hi]
+    counts, edges = np.histogram(a, bins=bins, range=(max(lo, span.min()), min(hi, span.max())))
+    err = float(np.median(np.abs(a - truth))) if len(a) else float("nan")
+    return Round(len(a), right, counts, edges, err)

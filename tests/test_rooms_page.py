@@ -1,0 +1,130 @@
+"""The Class page in AppTest: the lecturer opens a room and asks, students on their own sessions vote once per round,
+the count shows no answers, Reveal draws them against the exact answer, round 2, CSV, close; and refusals (a wrong
+code, a full room, a store that is down) are messages, never tracebacks."""
+import pytest
+
+from rnnviz.rooms import store as store_module
+from rnnviz.rooms.questions import scalar_state
+from rnnviz.rooms.store import MemoryStore, RedisStore
+from tests.conftest import all_text
+from tests.test_rooms_store import free_port
+from ui.rooms import MAKERS
+
+
+@pytest.fixture(autouse=True)
+def fresh_store(monkeypatch):
+    s = MemoryStore()
+    monkeypatch.setattr(store_module, "_default", s)
+    return s
+
+
+def lecturer_with_question(open_page, lesson="gates", qid="memory", link=""):
+    at = open_page("class_room")
+    assert not at.exception
+    at.button(key="class.open").click().run()
+    at.selectbox(key="class.lesson").set_value(lesson).run()
+    at.selectbox(key="class.question").set_value(qid).run()
+    at.text_input(key="class.link").set_value(link).run()
+    at.button(key="class.ask").click().run()
+    assert not at.exception
+    return at, at.session_state["class.code"]
+
+
+def test_a_full_loop_open_ask_vote_count_reveal_revote_close(open_page, fresh_store):
+    at, code = lecturer_with_question(open_page)
+    assert code in all_text(at) and f"room={code}" in all_text(at)
+    assert at.get("image")  # the QR code of the join link
+    students = [open_page("class_room", room=code) for _ in range(3)]
+    for k, s in enumerate(students):
+        assert "Which cell still holds x₁" in all_text(s) and not s.exception
+        s.button(key=f"class.pick.{[1, 1, 0][k]}").click().run()
+        assert "Your answer is in" in all_text(s)
+        assert not [b for b in s.button if b.key.startswith("class.pick")]  # one answer per round: no more buttons
+    at.run()
+    assert at.metric[0].value == "3 of 3" and not at.get("plotly_chart")  # a count, no answers before the reveal
+    at.button(key="class.reveal_btn").click().run()
+    text = all_text(at)
+    assert "The exact answer: **LSTM**" in text and "Round 1: **2 of 3** right" in text
+    students[2].run()
+    assert "The answer: **LSTM**" in all_text(students[2]) and "not quite" in all_text(students[2])
+    at.button(key="class.revote").click().run()
+    for s in students:
+        s.run()
+        assert "round 2" in all_text(s)
+        s.button(key="class.pick.1").click().run()
+    at.run()
+    assert at.metric[0].value == "3 of 3"
+    at.button(key="class.reveal_btn").click().run()
+    assert "After discussing: **3 of 3** right" in all_text(at)
+    csv = at.get("download_button")[0].proto.url
+    assert csv  # the export is offered; its rows are checked against the store below
+    rows = fresh_store.export(code, at.session_state["class.token"])
+    assert {(r["round"], r["answer"], r["count"]) for r in rows} == {(1, "LSTM", 2), (1, "vanilla RNN", 1),
+                                                                      (2, "LSTM", 3)}
+    at.button(key="class.close").click().run()
+    students[0].run()
+    assert "closed this room" in all_text(students[0]) and not at.exception
+
+
+def test_a_number_question_from_a_lesson_link_is_scored_by_distance(open_page):
+    link = "http://host/scalar?wx=1&wh=2&x=1,0,0&t=2"
+    at, code = lecturer_with_question(open_page, "scalar", "state", link)
+    truth = scalar_state([1, 0, 0], 1, 2, 0, 0, 2).truth
+    s = open_page("class_room", room=code)
+    assert "What is h₂?" in all_text(s)
+    s.number_input(key="class.num.1.1").set_value(round(truth + 0.01, 3)).run()
+    s.button(key="class.vote").click().run()
+    t = open_page("class_room", room=code)
+    t.button(key="class.vote").click().run()  # no number typed
+    assert "Please enter a number" in all_text(t)
+    at.button(key="class.reveal_btn").click().run()
+    assert f"The exact answer: **{truth:.3f}**" in all_text(at).replace("\\", "")
+    assert "Round 1: **1 of 1** right" in all_text(at)
+
+
+def test_every_lesson_offers_a_question_from_its_defaults(open_page):
+    at = open_page("class_room")
+    at.button(key="class.open").click().run()
+    for lesson in MAKERS:
+        at.selectbox(key="class.lesson").set_value(lesson).run()
+        assert not at.exception, lesson
+        assert at.button(key="class.ask"), lesson  # at least one question per page, from the page's defaults
+
+
+def test_bad_codes_full_rooms_and_bad_links_are_messages(open_page, monkeypatch):
+    s = open_page("class_room", room="NOSUCH")
+    assert "no room with that code" in all_text(s) and not s.exception
+    at = open_page("class_room")
+    at.button(key="class.open").click().run()
+    at.selectbox(key="class.question").set_value("settle").run()
+    at.text_input(key="class.link").set_value("http://host/scalar?wh=-3&wx=banana").run()
+    text = all_text(at)
+    assert "value for wx was not valid" in text and "no single answer" in text  # w_h = -3: a 2-cycle, no settling
+    assert not [b for b in at.button if b.key == "class.ask"] and not at.exception
+    small = MemoryStore(max_students=1)
+    monkeypatch.setattr(store_module, "_default", small)
+    at, code = lecturer_with_question(open_page, "gates", "memory")
+    open_page("class_room", room=code)
+    late = open_page("class_room", room=code)
+    assert "This room is full" in all_text(late) and not late.exception
+
+
+def test_a_store_that_is_down_is_a_message(open_page, monkeypatch):
+    monkeypatch.setattr(store_module, "_default", RedisStore(f"redis://127.0.0.1:{free_port()}/0"))
+    at = open_page("class_room")
+    at.button(key="class.open").click().run()
+    assert "not answering" in all_text(at) and not at.exception
+    s = open_page("class_room", room="ABCDEF")
+    assert "not answering" in all_text(s) and not s.exception
+
+
+def test_the_lecturers_own_link_gives_the_room_back_after_a_reload(open_page):
+    at, code = lecturer_with_question(open_page)
+    token = at.session_state["class.token"]
+    assert f"?host={code}&key={token}" in all_text(at)  # folded away in an expander on the lecturer's page
+    again = open_page("class_room", host=code, key=token)  # a new session, as after a reload
+    assert f"Room **{code}**" in all_text(again) and "key" not in again.query_params  # the key leaves the URL
+    again.button(key="class.reveal_btn").click().run()
+    assert "The exact answer" in all_text(again)
+    wrong = open_page("class_room", host=code, key="guess")
+    assert "does not open a room" in all_text(wrong) and wrong.button(key="class.open")

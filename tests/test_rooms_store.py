@@ -1,0 +1,209 @@
+"""The room store, the same test bodies against the in-process store (fast tier) and a real redis-server started
+here (slow tier): open, vote, one vote per voter, limits, bad votes refused, expiry, the token, and an outage."""
+import shutil
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from rnnviz.rooms.store import (
+    ALPHABET,
+    CODE_LENGTH,
+    Full,
+    MemoryStore,
+    NoRoom,
+    NotAllowed,
+    Question,
+    RedisStore,
+    Refused,
+    StoreDown,
+)
+
+CHOICE = Question("Which cell still holds x1?", "choice", 1.0, ("vanilla", "LSTM", "GRU"))
+NUMBER = Question("h3 for these weights?", "number", 0.25, lo=-1.0, hi=1.0)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_redis(port: int, workdir) -> subprocess.Popen:
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(workdir)], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server not installed")
+    port, workdir = free_port(), tmp_path_factory.mktemp("redis")
+    proc = start_redis(port, workdir)
+    yield {"url": f"redis://127.0.0.1:{port}/0", "port": port, "dir": workdir, "proc": proc}
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.slow)])
+def make(request):
+    """A factory of stores of one kind (each Redis store on its own prefix, so tests do not meet)."""
+    if request.param == "memory":
+        return lambda **kw: MemoryStore(**kw)
+    server = request.getfixturevalue("redis_server")
+    prefix = f"test:{request.node.name}:{time.monotonic_ns()}:"
+    return lambda **kw: RedisStore(server["url"], prefix=prefix, **kw)
+
+
+def test_a_room_has_a_code_hard_to_guess_and_students_see_the_question(make):
+    s = make()
+    codes = {s.open_room()[0] for _ in range(20)}
+    assert len(codes) == 20 and all(len(c) == CODE_LENGTH and set(c) <= set(ALPHABET) for c in codes)
+    code, token = s.open_room()
+    assert len(token) >= 32
+    assert s.join(code, "v1").phase == "waiting"
+    assert s.ask(code, token, CHOICE) == 1
+    v = s.join(code.lower(), "v1")  # a code typed in lower case is the same room
+    assert (v.number, v.round, v.phase, v.question, v.students, v.answered) == (1, 1, "open", CHOICE, 1, 0)
+
+
+def test_votes_are_counted_once_per_voter_per_round(make):
+    s = make()
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    for i, a in enumerate([1, 1, 2, 0]):
+        s.vote(code, f"v{i}", 1, 1, a)
+    with pytest.raises(Refused, match="already answered"):
+        s.vote(code, "v0", 1, 1, 2)
+    assert s.view(code).answered == 4
+    assert sorted(s.reveal(code, token)) == [0, 1, 1, 2]
+    with pytest.raises(Refused, match="ended"):
+        s.vote(code, "v9", 1, 1, 1)  # after reveal, round 1 is closed
+    s.revote(code, token)
+    assert (s.view(code).round, s.view(code).answered) == (2, 0)
+    s.vote(code, "v0", 1, 2, 1)  # a new round: the same voter answers again
+    with pytest.raises(Refused, match="moved on"):
+        s.vote(code, "v1", 1, 1, 1)  # a phone still showing round 1
+    assert s.answers(code, token, 1, 2) == [1.0]
+    rows = s.export(code, token)
+    assert {(r["round"], r["answer"], r["count"]) for r in rows} == {(1, "vanilla", 1), (1, "LSTM", 2), (1, "GRU", 1),
+                                                                      (2, "LSTM", 1)}
+    assert all(r["truth"] == "LSTM" for r in rows)
+
+
+def test_concurrent_votes_from_one_voter_count_once(make):
+    s = make()
+    code, token = s.open_room()
+    s.ask(code, token, NUMBER)
+
+    def vote(i):
+        try:
+            s.vote(code, "same" if i % 2 else f"v{i}", 1, 1, 0.5)
+            return True
+        except Refused:
+            return False
+    with ThreadPoolExecutor(8) as ex:
+        ok = list(ex.map(vote, range(40)))
+    assert sum(ok) == 21 and s.view(code).answered == 21
+
+
+def test_bad_votes_are_refused_with_a_message(make):
+    s = make()
+    code, token = s.open_room()
+    s.ask(code, token, NUMBER)
+    for bad in (1.5, float("nan"), "abc", None):
+        with pytest.raises(Refused, match="number"):
+            s.vote(code, "v", 1, 1, bad)
+    s.ask(code, token, CHOICE)
+    for bad in (3, -1, True, "1"):
+        with pytest.raises(Refused, match="not one of the choices"):
+            s.vote(code, "v", 2, 1, bad)
+    assert s.view(code).answered == 0
+    with pytest.raises(NoRoom):
+        s.join("NOPE!!", "v")
+    with pytest.raises(NoRoom):
+        s.join("ABCDEF" if "ABCDEF" != code else "ABCDEG", "v")
+
+
+def test_only_the_token_holder_steers(make):
+    s = make()
+    code, token = s.open_room()
+    other_code, other_token = s.open_room()
+    for call in (lambda t: s.ask(code, t, CHOICE), lambda t: s.reveal(code, t), lambda t: s.close(code, t),
+                 lambda t: s.answers(code, t, 1, 1), lambda t: s.export(code, t)):
+        for wrong in ("", "guess", other_token):
+            with pytest.raises(NotAllowed):
+                call(wrong)
+    s.ask(code, token, CHOICE)
+    with pytest.raises(NotAllowed):
+        s.revote(code, other_token)
+    s.close(code, token)
+    assert s.view(code).phase == "closed"
+    with pytest.raises(Refused, match="closed"):
+        s.ask(code, token, CHOICE)
+
+
+def test_a_room_holds_a_bounded_number_of_students(make):
+    s = make(max_students=5)
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    for i in range(5):
+        s.vote(code, f"v{i}", 1, 1, 0)
+    with pytest.raises(Full, match="full"):
+        s.join(code, "late")
+    with pytest.raises(Full, match="full"):
+        s.vote(code, "late", 1, 1, 0)
+    s.join(code, "v0")  # one already in stays in
+    assert s.view(code).students == 5
+
+
+def test_rooms_and_answers_expire(make):
+    s = make(ttl_s=1)
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    s.vote(code, "v", 1, 1, 0)
+    time.sleep(2.1)
+    with pytest.raises(NoRoom):
+        s.view(code)
+
+
+@pytest.mark.slow
+def test_a_redis_outage_is_a_message_and_the_store_reconnects(redis_server):
+    s = RedisStore(redis_server["url"], prefix=f"outage:{time.monotonic_ns()}:")
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    s.vote(code, "v0", 1, 1, 1)
+    redis_server["proc"].terminate()
+    redis_server["proc"].wait(10)
+    with pytest.raises(StoreDown, match="not answering"):
+        s.view(code)
+    with pytest.raises(StoreDown):
+        s.vote(code, "v1", 1, 1, 1)
+    redis_server["proc"] = start_redis(redis_server["port"], redis_server["dir"])  # nothing persisted: a new start
+    with pytest.raises(NoRoom):
+        s.view(code)  # the room did not survive (no persistence), but the store is back
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    s.vote(code, "v1", 1, 1, 1)
+    assert s.view(code).answered == 1
+
+
+def test_a_server_keeps_a_bounded_number_of_rooms_in_memory(monkeypatch):
+    import rnnviz.rooms.store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_ROOMS", 3)
+    s = MemoryStore()
+    for _ in range(3):
+        s.open_room()
+    with pytest.raises(Full, match="Too many rooms"):
+        s.open_room()

@@ -1,0 +1,311 @@
+"""The Class page's words, keys and state: which questions each lesson page offers and how they read, the lesson
+link a question is built from (the same query names the pages write), the join link's QR code, and the reveal.
+Numbers come from rnnviz.rooms.questions; rooms live in rnnviz.rooms.store (Redis when RNNVIZ_REDIS_URL is set).
+"""
+from __future__ import annotations
+
+import io
+import re
+import secrets
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import segno
+import streamlit as st
+
+from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, SOFTMAX_SCORES
+from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
+from rnnviz.rooms import questions as Q
+from rnnviz.rooms.figure import reveal_figure
+from rnnviz.rooms.store import Question, RoomError, RoomStore, RoomView, clean_code
+from rnnviz.text import InputError, fmt, parse_sequence, sub
+from ui.urlstate import choice, flag, font_scale, integer, number, text
+from ui.widgets import plot
+
+P = "class"  # session and widget keys: class.*
+MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
+KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
+REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
+LESSON_NAMES = {"scalar": "One unit by hand", "vector": "The cell, step by step", "gradients": "Gradients through time",
+                "gates": "Gates: LSTM and GRU", "states": "Using the states", "hello": 'Train "hello" yourself',
+                "sample": "Sample a trained model"}
+D = SCALAR_PRESETS[DEFAULT_SCALAR]
+SEQ = {"in": ("chars", choice(["chars", "vectors"])), "word": ("hello", text(200)), "vocab": ("helo", text(64)),
+       "vec": ("1 0 0\n0 1 0\n0 0 1\n1 1 0", text(8000))}
+# Each page's link names with the page's defaults and parsers (as its Param list has them), for the values used.
+SETUPS = {
+    "scalar": {"wx": (D.w_x, number(-10, 10, 0.05)), "wh": (D.w_h, number(-10, 10, 0.05)),
+               "b": (D.b, number(-10, 10, 0.05)), "h0": (D.h0, number(-1, 1, 0.01)),
+               "x": (", ".join(f"{v:g}" for v in D.x), text(2000)), "t": (0, integer(1, 200))},
+    "vector": {**SEQ, "H": (3, integer(1, 64)), "K": (2, integer(1, 64)), "seed": (0, integer(0, 10_000)),
+               "rho": (0.9, number(0.0, 3.0, 0.05))},
+    "gradients": {"H": (32, integer(1, 64)), "T": (50, integer(2, 200)), "w": (0.9, number(0.0, 3.0, 0.05)),
+                  "by": ("sigma", choice(["sigma", "rho"])), "bf": (1.0, number(-5.0, 10.0, 0.5)),
+                  "bz": (0.0, number(-5.0, 10.0, 0.5)), "xs": (0.5, number(0.0, 5.0, 0.1)),
+                  "seed": (0, integer(0, 10_000))},
+    "gates": {**SEQ, "cell": ("lstm", choice(["lstm", "gru"])), "H": (3, integer(1, 64)),
+              "seed": (0, integer(0, 10_000)), "rho": (0.9, number(0.0, 3.0, 0.05)),
+              "bf": (1.0, number(-5.0, 5.0, 0.1)), "t": (1, integer(1, 200))},
+    "states": {"task": ("lm", choice(["classifier", "lm"])), "cell": ("rnn", choice(["rnn", "gru", "lstm"])),
+               "d": (256, integer(1, 100_000)), "H": (512, integer(1, 100_000)), "V": (37580, integer(1, 10_000_000)),
+               "K": (4, integer(1, 10_000_000)), "emb": (0, integer(0, 10_000_000)), "L": (1, integer(1, 8)),
+               "bi": (False, flag)},
+    "hello": {"scores": (", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400))},
+    "sample": {"prime": ("ROMEO:", text(500))},
+}
+INTRO = ("Open a room, show its code or QR code, and every phone in the hall can answer the question you ask from a "
+         "lesson page's setup. No accounts; answers are anonymous and gone after 12 hours.")
+CELL_NAMES = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
+
+
+@dataclass(frozen=True)
+class Made:
+    prompt: str
+    labels: tuple[str, ...]  # option labels (choice) or () for a number
+    answer: Q.Answer
+    truth_text: str  # the answer in words, for the reveal
+
+
+def read_link(lesson: str, link: str) -> tuple[dict, list[str]]:
+    """The lesson page's setup from its link (or the bare query): each value parsed as the page parses it; values
+    missing or refused take the page's default. Also the names refused."""
+    raw = link.strip()
+    query = urllib.parse.urlsplit(raw).query if "?" in raw or "://" in raw else raw
+    given = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+    out, bad = {}, []
+    for name, (default, parse) in SETUPS[lesson].items():
+        out[name] = default
+        if name in given:
+            try:
+                out[name] = parse(given[name])
+            except (ValueError, TypeError, OverflowError):
+                bad.append(name)
+    return out, bad
+
+
+def link_query(lesson: str, s: dict) -> str:
+    """The setup as a link query (only values that differ from the page's defaults), for the CSV."""
+    return urllib.parse.urlencode({k: v for k, v in s.items() if v != SETUPS[lesson][k][0]})
+
+
+def _inputs(s: dict) -> tuple[np.ndarray, str]:
+    if s["in"] == "chars":
+        return encode_word(s["word"], parse_vocab(s["vocab"])), f"the word “{s['word']}”"
+    x = parse_vectors(s["vec"])
+    return x, f"{len(x)} typed input vectors"
+
+
+def _scalar_setup(s: dict) -> tuple[list[float], str]:
+    x = parse_sequence(s["x"])
+    return x, (f"One unit, hₜ = tanh(wₓ·xₜ + wₕ·hₜ₋₁ + b) with wₓ = {s['wx']:g}, wₕ = {s['wh']:g}, b = {s['b']:g}, "
+               f"h₀ = {s['h0']:g}, inputs x = {', '.join(f'{v:g}' for v in x)}.")
+
+
+def q_scalar_state(s: dict, lm=None) -> Made:
+    x, setup = _scalar_setup(s)
+    t = min(s["t"] or len(x), len(x))
+    a = Q.scalar_state(x, s["wx"], s["wh"], s["b"], s["h0"], t)
+    return Made(f"{setup} What is h{sub(t)}? (a number between −1 and 1)", (), a, f"h{sub(t)} = {fmt(a.truth)}")
+
+
+def q_scalar_settle(s: dict, lm=None) -> Made | None:
+    x, setup = _scalar_setup(s)
+    a = Q.scalar_settle(x, s["wx"], s["wh"], s["b"], s["h0"])
+    if a is None:
+        return None
+    return Made(f"{setup} After the last input the inputs stop (x = 0 from then on). Where does h settle?", (), a,
+                f"h settles at {fmt(a.truth)}")
+
+
+def q_vector_unit(s: dict, lm=None) -> Made | None:
+    x, what = _inputs(s)
+    if not 2 <= s["H"] <= 12:
+        return None
+    a = Q.vector_largest_unit(x, s["H"], s["K"], s["seed"], s["rho"])
+    labels = tuple(f"unit {u}" for u in a.options)
+    return Made(f"A vector RNN with H = {s['H']} units (seed {s['seed']}, ρ = {s['rho']:g}) reads {what}. "
+                f"Which unit of the last state h_T is largest?", labels, a,
+                f"unit {a.options[int(a.truth)]} (h_T = {', '.join(fmt(v) for v in a.facts)})")
+
+
+def q_gradient(s: dict, lm=None) -> Made:
+    a = Q.gradient_threshold(s["H"], s["T"], s["w"], s["by"], s["bf"], s["bz"], s["xs"], s["seed"])
+    size = "σₘₐₓ" if s["by"] == "sigma" else "ρ"
+    return Made(f"A vanilla RNN with H = {s['H']} units, Wₕₕ scaled to {size} = {s['w']:g}, inputs × {s['xs']:g}, "
+                f"seed {s['seed']}. Will ‖∂h{sub(s['T'])}/∂h₀‖ be above or below 10⁻³?", ("above 10⁻³", "below 10⁻³"),
+                a, f"{'above' if a.truth == 0 else 'below'}: 10^{a.facts[0]:.1f}")
+
+
+def q_gates_memory(s: dict, lm=None) -> Made:
+    a = Q.gates_memory(s["H"], s["seed"], s["rho"], s["bf"])
+    logs = ", ".join(f"{CELL_NAMES[c]} 10^{v:.1f}" for c, v in zip(a.options, a.facts))
+    return Made(f"A vanilla RNN, an LSTM (forget bias {s['bf']:g}) and a GRU, H = {s['H']}, each Wₕₕ at ρ = "
+                f"{s['rho']:g}, read 50 random inputs. Which cell still holds x₁ after 50 steps (the largest "
+                f"‖∂h₅₀/∂h₁‖)?", tuple(CELL_NAMES[c] for c in a.options), a,
+                f"{CELL_NAMES[a.options[int(a.truth)]]} ({logs})")
+
+
+def q_gate_value(s: dict, lm=None) -> Made:
+    x, what = _inputs(s)
+    t = min(s["t"], len(x))
+    a = Q.gate_value(s["cell"], x, s["H"], s["seed"], s["rho"], s["bf"], t)
+    gate = "forget gate f" if s["cell"] == "lstm" else "update gate z"
+    bias = f", forget bias {s['bf']:g}" if s["cell"] == "lstm" else ""
+    return Made(f"An {CELL_NAMES[s['cell']]} with H = {s['H']} (seed {s['seed']}, ρ = {s['rho']:g}{bias}) "
+                f"reads {what}. "
+                f"What is the first unit's {gate}{sub('t')} at step {t}? (between 0 and 1)", (), a,
+                f"{gate}{sub(t)} = {fmt(a.truth)}")
+
+
+def q_params(s: dict, lm=None) -> Made:
+    a = Q.parameter_count(s["task"], s["cell"], s["d"], s["H"], s["V"], s["K"], s["emb"], s["L"], s["bi"])
+    what = (f"a language model over V = {s['V']:,} tokens, embeddings of {s['d']}" if s["task"] == "lm" else
+            f"a classifier of {s['d']}-d inputs into K = {s['K']} classes")
+    return Made(f"A {s['L']}-layer {'bidirectional ' if s['bi'] else ''}{CELL_NAMES[s['cell']]} with H = {s['H']}, "
+                f"{what}. How many parameters does it have? (within 10 % counts as right)", (), a,
+                f"{int(a.truth):,} parameters")
+
+
+def q_softmax(s: dict, lm=None) -> Made:
+    scores = parse_sequence(s["scores"], max_len=64)
+    a = Q.softmax_first(scores)
+    return Made(f"Scores {', '.join(f'{v:g}' for v in scores)} go through a softmax. What probability does the "
+                f"first one get? (between 0 and 1)", (), a, f"p = {fmt(a.truth)}")
+
+
+def _char(c: str) -> str:
+    return {"\n": "a line break ↵", " ": "a space ␣"}.get(c, f"“{c}”")
+
+
+def q_next_char(s: dict, lm=None) -> Made:
+    a = Q.next_character(lm, s["prime"])
+    return Made(f"The Shakespeare LSTM has read “{s['prime']}”. Which character does it find most likely next?",
+                tuple(_char(c) for c in a.options), a,
+                f"{_char(a.options[int(a.truth)])}, p = {fmt(a.facts[int(a.truth)])}")
+
+
+def q_next_prob(s: dict, lm=None) -> Made:
+    a = Q.next_probability(lm, s["prime"])
+    return Made(f"The Shakespeare LSTM has read “{s['prime']}”. What probability does it give its most likely next "
+                f"character? (between 0 and 1)", (), a, f"p = {fmt(a.truth)} for {_char(lm.itos[int(a.facts[0])])}")
+
+
+MAKERS: dict[str, dict[str, tuple[str, Callable]]] = {  # lesson -> question id -> (menu label, maker)
+    "scalar": {"state": ("hₜ for these weights (a number)", q_scalar_state),
+               "settle": ("Where does the state settle? (a number)", q_scalar_settle)},
+    "vector": {"unit": ("Which unit of h_T is largest?", q_vector_unit)},
+    "gradients": {"threshold": ("‖∂h_T/∂h₀‖ above or below 10⁻³?", q_gradient)},
+    "gates": {"memory": ("Which cell still holds x₁ after 50 steps?", q_gates_memory),
+              "gate": ("A gate's value at step t (a number)", q_gate_value)},
+    "states": {"params": ("How many parameters? (a number)", q_params)},
+    "hello": {"softmax": ("Softmax: the first probability (a number)", q_softmax)},
+    "sample": {"next": ("Which character comes next?", q_next_char),
+               "prob": ("With what probability? (a number)", q_next_prob)},
+}
+
+
+def make(lesson: str, qid: str, link: str, lm=None) -> tuple[Question | None, Made | None, str | None]:
+    """The question for the store, its words, and a message when the link's setup cannot make it."""
+    s, bad = read_link(lesson, link)
+    note = f"The link's value for {', '.join(bad)} was not valid, so the page's default is used. " if bad else ""
+    try:
+        made = MAKERS[lesson][qid][1](s, lm)
+    except InputError as e:
+        return None, None, f"{note}{e}"
+    if made is None:
+        return None, None, note + "This setup has no single answer for that question (e.g. the state never settles, " \
+                                  "or H is outside 2-12); pick another question or change the setup."
+    a = made.answer
+    q = Question(made.prompt, a.kind, a.truth, made.labels, a.lo, a.hi, a.tol, lesson, link_query(lesson, s))
+    return q, made, note or None
+
+
+def plain(s: str) -> str:
+    """Text for st.markdown with every markdown character escaped: a link's word or prime shows as typed."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", s)
+
+
+def voter_from(given: str | None) -> str:
+    """The voter id a reloaded page carries in its link, or a new random one (nothing else identifies a phone)."""
+    if given and 16 <= len(given) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", given):
+        return given
+    return secrets.token_urlsafe(16)
+
+
+def qr_png(url: str, px: int = 12) -> bytes:
+    """The join link as a PNG QR code, `px` pixels per module (about 400 px across for a short link)."""
+    buf = io.BytesIO()
+    segno.make(url, error="m").save(buf, kind="png", scale=px, border=2)
+    return buf.getvalue()
+
+
+def join_url(page_url: str, code: str) -> str:
+    """The students' link: this server's Class page with ?room=CODE."""
+    parts = urllib.parse.urlsplit(page_url or "http://localhost:8501")  # None where no browser asked (AppTest)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/class_room", f"room={code}", ""))
+
+
+def answer_text(q: Question, v: float) -> str:
+    return q.options[int(v)] if q.kind == "choice" else fmt(v)
+
+
+def truth_text(q: Question) -> str:
+    return q.options[int(q.truth)] if q.kind == "choice" else fmt(q.truth)
+
+
+def moved_text(q: Question, r1: Q.Round, r2: Q.Round | None) -> str:
+    """One line for the projector: how many were right, and after the discussion."""
+    line = f"Round 1: **{r1.right} of {r1.n}** right"
+    if q.kind == "number" and r1.n:
+        line += f" (within {fmt(q.tol) if q.tol < 1000 else f'{q.tol:,.0f}'}; median miss {fmt(r1.median_error)})"
+    if r2 is not None:
+        line += f". After discussing: **{r2.right} of {r2.n}** right"
+        if q.kind == "number" and r2.n:
+            line += f" (median miss {fmt(r2.median_error)})"
+    return line + "."
+
+
+def csv_rows(rows: list[dict]) -> bytes:
+    import pandas as pd
+
+    cols = ["question", "lesson", "prompt", "setup", "round", "answer", "truth", "count"]
+    return pd.DataFrame(rows, columns=cols).to_csv(index=False).encode()
+
+
+def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
+    """The class's answers, each round so far, against the exact answer, and how many were right."""
+    q, code = view.question, view.code
+    rounds = {}
+    for r in range(1, view.round + 1):
+        a = store.answers(code, token, view.number, r)
+        rounds[r] = Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options))
+    labels = [f"{o} ✓" if i == int(q.truth) else o for i, o in enumerate(q.options)] if q.kind == "choice" else None
+    fig = reveal_figure(labels, {r: (s.counts, s.edges) for r, s in rounds.items()}, q.truth,
+                        f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None,
+                        font_scale=font_scale())
+    plot(fig, key=f"{P}.reveal", alt=f"answers per round against the exact answer {truth_text(q)}")
+    st.markdown(f"The exact answer: **{plain(truth_text(q))}**. " + moved_text(q, rounds[1], rounds.get(2)))
+
+
+def resume(ss, store: RoomStore, params) -> None:
+    """A lecturer's bookmarked link (?host=CODE&key=TOKEN) gives this browser its room back after a reload; both
+    leave the address bar at once (a projector shows it)."""
+    code, key = params.get("host"), params.get("key")
+    if not (code and key):
+        return
+    del params["host"], params["key"]
+    try:
+        store.answers(code, key, 0, 1)  # only the room's token may read its answers
+        ss[KEY_CODE], ss[KEY_TOKEN] = clean_code(code), key
+    except RoomError:
+        ss[f"{P}.msg"] = "That lecturer link does not open a room (wrong key, or the room has expired)."
+
+
+def keep_link(url: str, code: str, token: str) -> None:
+    """The lecturer's own link, folded away: it steers the room, so it is for this browser's bookmarks only."""
+    with st.expander("Keep control after a reload"):
+        st.caption("Bookmark this link for yourself; never show it to the class: whoever has it steers the room.")
+        st.code(url.split("?")[0] + f"?host={code}&key={token}", language=None)
