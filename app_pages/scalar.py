@@ -7,8 +7,28 @@ from rnnviz.lessons.export import rnn_script
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
 from ui.lessons.scalar import PARAMS, P
-from ui.urlstate import classroom, font_scale, publish, restore
+from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, page_columns, plot, step_controls
+
+
+def controls() -> tuple[float, float, float, float, str]:
+    """The presets and the cell's settings: w_x, w_h, b, h_0 and the input sequence as typed."""
+    st.markdown("**Presets from the notes**")
+    cols = st.columns(2)
+    for k, (name, (label, sentence)) in enumerate(words.PRESET_NAMES.items()):
+        cols[k % 2].button(label, key=f"{P}.preset.{name}", on_click=set_state, args=(words.preset_values(name),),
+                           help=sentence, width="stretch")
+    w_x = st.slider("wₓ, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
+                    help="How strongly the current input xₜ is read into the state.")
+    w_h = st.slider("wₕ, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
+                    help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past fades; "
+                         "above 1 it can grow until tanh saturates.")
+    b = st.slider("b, bias", -10.0, 10.0, step=0.05, key=f"{P}.b", help="A constant added before the squash.")
+    h0 = st.slider("h₀, initial state", -1.0, 1.0, step=0.01, key=f"{P}.h0",
+                   help="The state before the first input; the notes start from 0.")
+    x_text = st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
+                           help="Numbers separated by commas or spaces, up to 200 of them, each within ±100.")
+    return w_x, w_h, b, h0, x_text
 
 
 @st.fragment
@@ -63,7 +83,7 @@ intro("One hidden unit, one number of memory. Press **Next** to take a step and 
 fs = font_scale()
 left, right = page_columns([0.85, 2.5])
 with left, controls_box():
-    w_x, w_h, b, h0, x_text = words.controls()
+    w_x, w_h, b, h0, x_text = controls()
 
 try:
     x = parse_sequence(x_text)

@@ -41,26 +41,6 @@ def preset_values(name: str) -> dict:
             f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
 
 
-def controls() -> tuple[float, float, float, float, str]:
-    """The presets and the cell's settings: w_x, w_h, b, h_0 and the input sequence as typed."""
-    st.markdown("**Presets from the notes**")
-    cols = st.columns(2)
-    for k, (name, (label, lesson)) in enumerate(PRESET_NAMES.items()):
-        cols[k % 2].button(label, key=f"{P}.preset.{name}", on_click=set_state, args=(preset_values(name),),
-                           help=lesson, width="stretch")
-    w_x = st.slider("wₓ, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
-                    help="How strongly the current input xₜ is read into the state.")
-    w_h = st.slider("wₕ, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
-                    help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past fades; "
-                         "above 1 it can grow until tanh saturates.")
-    b = st.slider("b, bias", -10.0, 10.0, step=0.05, key=f"{P}.b", help="A constant added before the squash.")
-    h0 = st.slider("h₀, initial state", -1.0, 1.0, step=0.01, key=f"{P}.h0",
-                   help="The state before the first input; the notes start from 0.")
-    x_text = st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
-                           help="Numbers separated by commas or spaces, up to 200 of them, each within ±100.")
-    return w_x, w_h, b, h0, x_text
-
-
 def guess_box(t: int, x_t: float, h_prev: float) -> None:
     """Predict mode's question for step t, with the guess box and its Check button."""
     with st.container(border=True):
