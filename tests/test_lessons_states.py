@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from rnnviz.lessons import states as lesson
-from rnnviz.lessons.scalar import InputError
 from rnnviz.nn.params import classifier_params, lm_params
+from rnnviz.text import InputError
 
 
 @pytest.mark.parametrize("text,expected", [("5, 3, 2", [5, 3, 2]), ("5 3 2", [5, 3, 2]), (" 7 ", [7]),
