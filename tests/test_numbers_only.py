@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-CLEANED = ["scalar", "presets", "gradients", "clipping", "vector", "gates", "states"]  # rnnviz/lessons/<name>.py
+CLEANED = ["scalar", "presets", "gradients", "clipping", "vector", "gates", "states", "hello"]  # rnnviz/lessons/<name>.py
 FORBIDDEN = {
     "session state": r"session_state|MutableMapping",
     "a widget key": r"\bkey=",
