@@ -4,8 +4,9 @@ import time
 import pandas as pd
 import streamlit as st
 
+from rnnviz.experiments import lag
 from rnnviz.figures import gradients as figures
-from rnnviz.lessons import clipping, gradients as lesson, lag
+from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import format_norm
 from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P

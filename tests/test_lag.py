@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
+from rnnviz.experiments import lag
 from rnnviz.figures.gradients import lag_figure
-from rnnviz.lessons import lag
 from ui.lessons import gradients as words
 
 

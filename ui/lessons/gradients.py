@@ -1,5 +1,5 @@
 """The gradients page's words, widget keys, link parameters, presets and per-server caches (its numbers are
-rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/lessons/lag.py): the words beside the numbers are
+rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag.py): the words beside the numbers are
 computed, so they always say what the page shows."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
+from rnnviz.experiments.lag import CELLS, best_lag
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
-from rnnviz.lessons.lag import CELLS, best_lag
 from rnnviz.nn.gradients import decay_table
 from rnnviz.text import format_norm
 from ui.urlstate import Param, choice, integer, number, set_state

@@ -19,8 +19,10 @@ RESULTS = Path(__file__).resolve().parents[2] / "models" / "lag_results.json"
 CELLS = ("rnn", "lstm", "gru")
 
 
-def delayed_recall(rng: np.random.Generator, batch: int, length: int, lag: int, symbols: int) -> tuple[np.ndarray, np.ndarray]:
-    """Random symbol streams x (batch, length) and targets y with y[:, t] = x[:, t - lag]; -1 (not scored) for t < lag."""
+def delayed_recall(rng: np.random.Generator, batch: int, length: int, lag: int,
+                   symbols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random symbol streams x (batch, length) and targets y with y[:, t] = x[:, t - lag]; -1 (not scored) for
+    t < lag."""
     x = rng.integers(0, symbols, size=(batch, length))
     y = np.full((batch, length), -1)
     y[:, lag:] = x[:, :length - lag]
@@ -64,7 +66,8 @@ def train_one(cell: str, hidden_size: int, lag: int, symbols: int, steps: int, b
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    rnn = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell](symbols, hidden_size, batch_first=True)
+    module = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell]
+    rnn = module(symbols, hidden_size, batch_first=True)
     out = torch.nn.Linear(hidden_size, symbols)
     params = list(rnn.parameters()) + list(out.parameters())
     opt = torch.optim.Adam(params, lr=lr)
@@ -100,7 +103,8 @@ def run(lags: list[int], steps: int, seeds: list[int], symbols: int = 8, lstm_hi
             row = []
             for lag in lags:
                 row.append(train_one(cell, sizes[cell], lag, symbols, steps, batch, lr, seed))
-                log(f"{cell:>4} H={sizes[cell]} seed {seed} lag {lag:>3}: accuracy {row[-1]:.3f} ({time.time() - t0:.0f} s)")
+                log(f"{cell:>4} H={sizes[cell]} seed {seed} lag {lag:>3}: accuracy {row[-1]:.3f} "
+                    f"({time.time() - t0:.0f} s)")
             acc.append(row)
         cells[cell] = {"hidden_size": sizes[cell], "params": param_count(cell, sizes[cell], symbols), "accuracy": acc}
     return {"task": {"name": "delayed recall", "symbols": symbols, "scored_per_stream": 32,
