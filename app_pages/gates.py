@@ -4,7 +4,10 @@ import streamlit as st
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
-from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, number, publish, restore
+from rnnviz.text import sub
+from ui.lessons import gates as words
+from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
+from ui.urlstate import font_scale, publish, restore
 from ui.widgets import (
     controls_box,
     export_panel,
@@ -13,25 +16,9 @@ from ui.widgets import (
     page_columns,
     plot,
     sequence_inputs,
-    sequence_params,
     step_controls,
     torch_check,
 )
-
-P = "gates"
-VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
-VIEW = Param(f"{P}.view", "view", "cell", choice(list(VIEWS)))
-SETTINGS = sequence_params(P) + [
-    Param(f"{P}.cell", "cell", "lstm", choice(["lstm", "gru"])),
-    Param(f"{P}.H", "H", 3, integer(1, 64)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
-    Param(f"{P}.bf", "bf", 1.0, number(-5.0, 5.0, 0.1)),
-    Param(f"{P}.torch", "torch", False, flag, dump_flag),
-]
-STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
-VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
-PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
 
 
 def controls(view: str) -> dict:
@@ -40,7 +27,8 @@ def controls(view: str) -> dict:
     if view == "cell":
         cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", required=True,
                                     format_func={"lstm": "LSTM", "gru": "GRU"}.get,
-                                    help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.")
+                                    help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no "
+                                         "cell state.")
     x, chars, _ = sequence_inputs(P)
     H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
                   key=f"{P}.H", help="Units per state vector." if view == "cell" else
@@ -52,7 +40,7 @@ def controls(view: str) -> dict:
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if cell == "lstm":
-        st.caption(lesson.forget_caption(bf))
+        st.caption(words.forget_caption(bf))
     return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if cell == "lstm" else 0.0)
 
 
@@ -62,21 +50,21 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     T = len(c["x"])
     t = step_controls(P, T)
     publish([STEP])
-    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{str(t).translate(lesson.SUBSCRIPT)}"
+    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{sub(t)}"
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")
         plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
-                                       t - 1, fs, lesson.lockstep_notes(model, t)), f"{P}.lockstep",
-             alt=lesson.lockstep_alt(model, t))
+                                       t - 1, fs, words.lockstep_notes(model, t)), f"{P}.lockstep",
+             alt=words.lockstep_alt(model, t))
         return
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)
-    st.markdown(f"**Step {t} of {T}**, reading {what}. {lesson.step_sentence(cell, vals)}")
+    st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
     plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
-         alt=lesson.step_alt(names, vals, t))
+         alt=words.step_alt(names, vals, t))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
         if box.open:  # drawn only while open: a table of markdown cells costs more to redraw than the chart
-            st.table(lesson.step_table(vals))
+            st.table(words.step_table(vals))
 
 
 @st.fragment
@@ -87,26 +75,26 @@ def view_body(view: str) -> None:
     with left, controls_box():
         c = controls(view)
         if view == "cell":
-            st.markdown(lesson.shape_text(c["cell"], c["x"].shape[1], c["H"]))
+            st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
     with right:
-        st.markdown(f"*Untrained:* the weights are random (seed {c['seed']}), so the gates show what a cell does before "
-                   "it learns, not what it has learned.")
+        st.markdown(words.UNTRAINED.format(seed=c["seed"]))
         if view == "lockstep":
             model = lesson.lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"])
-            st.markdown(lesson.lockstep_text(model))
+            st.markdown(words.lockstep_text(model))
             if st.toggle("Check with PyTorch", key=f"{P}.torch",
-                         help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
+                         help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their "
+                              "parameters."):
                 res = torch_check(lambda: lesson.lockstep_torch(model))
                 if res:
-                    st.caption(lesson.torch_caption(model, res))
+                    st.caption(words.torch_caption(model, res))
         else:
-            st.latex(lesson.EQUATIONS[c["cell"]])
-            st.markdown(lesson.SYMBOLS[c["cell"]])
+            st.latex(words.EQUATIONS[c["cell"]])
+            st.markdown(words.SYMBOLS[c["cell"]])
             w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])
             stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
-        st.markdown(lesson.LOCKSTEP_KEY)
+        st.markdown(words.LOCKSTEP_KEY)
     else:
         cell, d, name = c["cell"], c["x"].shape[1], f"rnnviz_{c['cell']}.py"
         export_panel(lambda: gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
@@ -121,11 +109,12 @@ def valve() -> None:
     st.subheader("The valve: a one-unit LSTM that remembers")
     v1, v2 = page_columns([1, 2.3])
     with v1:
-        T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10, help="How long the silence after the first input lasts.")
+        T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10,
+                            help="How long the silence after the first input lasts.")
         publish([VALVE])
-        res = lesson.valve_experiment(T_valve)
-        st.markdown(lesson.valve_text(res))
-        st.table(lesson.valve_table(res))
+        res = words.shared_valve(T_valve)
+        st.markdown(words.valve_text(res))
+        st.table(words.valve_table(res))
     with v2:
         plot(figures.valve_figure(res, fs), f"{P}.valve",
              alt=f"LSTM cell state stays at {res.lstm.c[-1, 0]:.4f} after {T_valve} steps; vanilla state falls to "

@@ -4,20 +4,15 @@ import time
 import pandas as pd
 import streamlit as st
 
+from rnnviz.experiments import lag
 from rnnviz.figures import gradients as figures
-from rnnviz.lessons import clipping, gradients as lesson, lag
-from ui.urlstate import Param, choice, classroom, font_scale, integer, number, publish, restore, set_state
+from rnnviz.lessons import clipping, gradients as lesson
+from rnnviz.text import format_norm
+from ui.lessons import gradients as words
+from ui.lessons.gradients import PARAMS, P
+from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, intro, plot
 
-P = "grad"
-PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
-    ("H", "H", 32, integer(1, 64)), ("T", "T", 50, integer(2, 200)), ("scale", "w", 0.9, number(0.0, 3.0, 0.05)),
-    ("by", "by", "sigma", choice(list(lesson.SCALE_BY))), ("bf", "bf", 1.0, number(-5.0, 10.0, 0.5)),
-    ("bz", "bz", 0.0, number(-5.0, 10.0, 0.5)), ("xs", "xs", 0.5, number(0.0, 5.0, 0.1)),
-    ("seed", "seed", 0, integer(0, 10_000)), ("clip", "clip", 1.0, number(0.1, 10.0, 0.1)),
-    ("rho", "trho", 2.0, number(0.5, 3.0, 0.1)), ("lr", "lr", 0.3, clipping.parse_rate),
-    ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
-    ("view", "view", "decay", choice(lesson.VIEWS))]]
 fs = font_scale()
 note = st.markdown if classroom() else st.caption  # explanations a projector must show at reading size
 
@@ -31,36 +26,29 @@ def controls() -> dict:
     """The explorer's settings other than the W_hh scale, read from their widgets (three columns)."""
     a, b, c = st.columns(3)
     return dict(
-        by=a.radio("Scale Wₕₕ so that", list(lesson.SCALE_BY), key=f"{P}.by", horizontal=True,
-                   format_func=lesson.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step can "
+        by=a.radio("Scale Wₕₕ so that", list(words.SCALE_BY), key=f"{P}.by", horizontal=True,
+                   format_func=words.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step can "
                    "stretch). ρ: the spectral radius (largest |eigenvalue|). Every recurrent block is rescaled."),
         xs=a.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
                     help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
         bf=b.slider("LSTM forget-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bf",
                     help="Its bias $b_f$: σ($b_f$) is about the fraction of the cell state each step keeps."),
         bz=b.slider("GRU update-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bz",
-                    help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the next."),
+                    help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the "
+                         "next."),
         H=c.slider("Hidden size H", 1, 64, key=f"{P}.H", help="Units per state."),
         T=c.slider("Sequence length T", 2, 200, key=f"{P}.T", help="How many steps the gradient travels back."),
         seed=int(a.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")))
 
 
-def presets(table: dict, prefix: str, cols: list | None = None) -> None:
-    """One button per preset (in `cols`, or columns of their own); each sets the widget states it names."""
-    for col, (name, pr) in zip(cols or st.columns(len(table)), table.items()):
-        col.button(pr["label"], key=f"{P}.{prefix}{name}", width="stretch", help=pr["help"], on_click=set_state,
-                   args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
-
-
 @st.fragment
 def explorer() -> None:
     b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
-    presets(lesson.PRESETS, "", [b1, b2])
-    view = b3.segmented_control("Show", list(lesson.VIEWS), key=f"{P}.view", format_func=lesson.VIEWS.get,
-                                help="One chart at a time, so a move redraws only what you look at.") or "decay"
+    words.presets(words.PRESETS, "", [b1, b2])
+    view = words.view_control(b3)
     with controls_box():
         c = controls()
-    note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + lesson.SCALE_NOTE)
+    note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + words.SCALE_NOTE)
     weights_view(c, view)
 
 
@@ -68,21 +56,21 @@ def explorer() -> None:
 def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns only what it changes
     top = st.container()
     left, right = split(1, 2.8)
-    scale = left.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
-    cmp = lesson.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
+    scale = words.scale_control(left)
+    cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
-    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), lesson.CURVES.items()):
-        col.metric(label, lesson.format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")
+    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), words.CURVES.items()):
+        col.metric(label, format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")
     with left:
-        note(lesson.scale_note(cmp, c["by"], scale))
+        note(words.scale_note(cmp, c["by"], scale))
     with right:
         if view == "decay":
-            plot(figures.gradient_decay(curves, lesson.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
-                 alt=f"log plot of gradient norms over {T} steps back: " + lesson.ends(curves))
+            plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
+                 alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
-            st.markdown("\n\n".join(lesson.factor_notes(cmp, T)))
+            st.markdown("\n\n".join(words.factor_notes(cmp, T)))
         else:
             clip_section(cmp.reports["rnn"], T, curves["rnn"][T])
     publish(PARAMS)
@@ -90,10 +78,9 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
 
 @st.fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
-    demo = lesson.clip_demo(report, T, st.slider("Clip threshold", 0.1, 10.0, step=0.1, key=f"{P}.clip",
-                                                 help="A gradient longer than this is rescaled to this length."))
-    st.markdown(lesson.clip_note(demo, metric_log10, T))
-    (st.success if demo["clipped"] else st.info)(lesson.CLIP_VERDICT[demo["clipped"]])
+    demo = lesson.clip_demo(report, T, words.clip_control())
+    st.markdown(words.clip_note(demo, metric_log10, T))
+    (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
     plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
          alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")
     publish(PARAMS)
@@ -103,18 +90,12 @@ def clip_section(report, T: int, metric_log10: float) -> None:
 def training() -> None:
     c1, c2 = split(1, 2.6)
     with c1:
-        presets(clipping.PRESETS, "t")
-        s = clipping.Settings(
-            st.slider("Spectral radius ρ of Wₕₕ at the start", 0.5, 3.0, step=0.1, key=f"{P}.rho"),
-            st.select_slider("Learning rate", clipping.RATES, key=f"{P}.lr", help="Plain SGD: w ← w − rate · g."),
-            st.slider("Clip threshold (clipped run)", 0.1, 20.0, step=0.1, key=f"{P}.tclip",
-                      help="The clipped run rescales g to this length whenever ‖g‖ is longer."),
-            seed=int(st.number_input("Seed", 0, 1000, key=f"{P}.tseed", help="Initial weights and batches.")))
+        s = words.training_settings()
     with c2:
-        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), clipping.cached(s)
-        runs = clipping.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
-        bar.progress(1.0, text=clipping.done_text(seen, time.perf_counter() - t0))
-        verdict = clipping.verdict(clipping.summary(runs))
+        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), words.cached(s)
+        runs = words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
+        bar.progress(1.0, text=words.done_text(seen, time.perf_counter() - t0))
+        verdict = words.verdict(clipping.summary(runs))
         plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
              alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
         st.markdown(verdict)
@@ -123,28 +104,29 @@ def training() -> None:
 
 st.title("Gradients through time")
 restore(P, PARAMS)
-intro(lesson.INTRO)
-note(lesson.LOSS_NOTE)
+intro(words.INTRO)
+note(words.LOSS_NOTE)
 explorer()
 
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
-t1.table(pd.DataFrame(lesson.notes_table()).set_index("t"))
-(t1.markdown if classroom() else t1.caption)(lesson.NOTES_CAPTION)
+t1.table(pd.DataFrame(words.notes_table()).set_index("t"))
+(t1.markdown if classroom() else t1.caption)(words.NOTES_CAPTION)
 t2.metric("Scalar w = 2, fifty steps", f"{lesson.explode(2.0, 50):.1e}", "2⁵⁰ ≈ 1.1e15",
-          delta_color="off", delta_arrow="off", help=lesson.EXPLODE_HELP)
+          delta_color="off", delta_arrow="off", help=words.EXPLODE_HELP)
 
 st.subheader("Explosion vs clipping, trained live")
-st.markdown(clipping.ABOUT)
+st.markdown(words.CLIP_ABOUT)
 training()
 
 st.subheader("Learning the lag")
 results = lag.load_results()
 if results is None:
-    st.info("No results shipped yet: `python -m rnnviz.lag` makes models/lag_results.json.")
+    st.info(words.LAG_MISSING)
 else:
-    st.markdown(lag.ABOUT)
-    plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, RNN, LSTM, GRU. " + lag.summary(results))
-    st.markdown(lag.summary(results))
-    note(lag.provenance(results))
+    st.markdown(words.LAG_ABOUT)
+    summary = words.lag_summary(results)
+    plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, RNN, LSTM, GRU. " + summary)
+    st.markdown(summary)
+    note(words.provenance(results))
 publish(PARAMS)

@@ -8,24 +8,16 @@ from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
 from rnnviz.nn.sampling import softmax
 from rnnviz.text import InputError, parse_sequence
-from ui.urlstate import Param, classroom, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
+from ui.lessons import hello as words
+from ui.lessons.hello import PARAMS, P
+from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
-
-P = "hello"
-PARAMS = [
-    Param(f"{P}.text", "text", "hello", text(lesson.MAX_TEXT)),
-    Param(f"{P}.H", "H", 3, integer(1, 32)),
-    Param(f"{P}.steps", "steps", 300, lesson.multiple_of(10, 0, 1000)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.trained", "trained", False, flag, dump_flag),  # a shared link retrains on open: same weights
-    Param(f"{P}.temp", "temp", 1.0, lesson.notch(lesson.TEMPERATURES)),
-    Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
-]
 
 
 def controls() -> tuple[str, int, int, int]:
     raw = st.text_area("Training text", key=f"{P}.text", max_chars=lesson.MAX_TEXT, height=90,
-                       help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the next one.")
+                       help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the "
+                            "next one.")
     try:
         txt = lesson.check_text(raw)
     except ValueError as e:
@@ -42,10 +34,10 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
     s1, s2 = page_columns([1, 2.3])
     with s1:
-        temp = st.select_slider("Temperature", lesson.TEMPERATURES, key=f"{P}.temp",
+        temp = st.select_slider("Temperature", words.TEMPERATURES, key=f"{P}.temp",
                                 help="Scores are divided by the temperature before the softmax: below 1 the "
                                      "distribution sharpens toward the top choice, above 1 it flattens toward uniform.")
-        start = st.selectbox("Start from", w.vocab, key=f"{P}.start", format_func=lesson.visible,
+        start = st.selectbox("Start from", w.vocab, key=f"{P}.start", format_func=words.visible,
                              help="The first character fed in.")
         n = st.slider("Characters to sample", 1, 200, 30, key=f"{P}.n")
         st.markdown("**Sample** (each character fed back in as the next input):")
@@ -64,8 +56,8 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1", f"temperature {temp:g}", fs,
                                title=f"softmax(scores / {temp:g})"), f"{P}.softmax",
              alt="probabilities " + ", ".join(f"{v:.3f}" for v in pt))
-        st.markdown(lesson.temperature_sentence(p1, pt, temp))
-        if note := lesson.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
+        st.markdown(words.temperature_sentence(p1, pt, temp))
+        if note := words.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
     publish(PARAMS)
 
@@ -84,12 +76,12 @@ with left:
     st.button("Train", key=f"{P}.train", type="primary", width="stretch", on_click=set_state,
               args=({f"{P}.train_requested": True},),
               help="Backpropagation through time on the text, on this server's CPU, in a second or two.")
-    if cap := lesson.budget_message(txt, H, steps):
+    if cap := words.budget_message(txt, H, steps):
         st.warning(cap, icon="⏱️")
     result = st.session_state.get(f"{P}.result")
     if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
         slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
-        result = (cfg, lesson.train_shared(txt, H, steps, seed, callback=lesson.throttled(
+        result = (cfg, words.train_shared(txt, H, steps, seed, callback=words.throttled(
             lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {loss:.3f}"))))
         slot.empty()
         st.session_state[f"{P}.result"] = result
@@ -102,13 +94,13 @@ model = current or lesson.train(txt, H, 0, seed=seed)
 w, vocab = model.weights, model.weights.vocab
 steps_read = lesson.read(txt, w)
 with right:
-    st.markdown(lesson.status(txt, H, seed, current, f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None))
+    st.markdown(words.status(txt, H, seed, current, f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None))
     m1, m2, m3 = st.columns(3)
     m1.metric("Loss", f"{steps_read.loss:.4f}", help="Mean cross-entropy of each next character, in nats "
               "(natural-log units): −ln p(target), averaged.")
     m2.metric("Perplexity = exp(loss)", f"{steps_read.perplexity:.3f}",
               help="As if the model chose uniformly among this many characters; 1 is perfect.")
-    vocab_text, vocab_note = lesson.vocab_display(vocab)
+    vocab_text, vocab_note = words.vocab_display(vocab)
     m3.metric("Vocabulary", vocab_text)
     if vocab_note:
         st.caption(vocab_note)
@@ -118,7 +110,7 @@ with right:
     if len(steps_read.inputs) <= 24:
         plot(figures.char_steps_figure(steps_read, vocab, fs, width=940 if classroom() else 720), f"{P}.steps_fig",
              alt="per step: one-hot input, hidden state, scores, softmax")
-    table = pd.DataFrame(lesson.step_table(steps_read, vocab),
+    table = pd.DataFrame(words.step_table(steps_read, vocab),
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
     number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
 

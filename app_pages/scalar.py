@@ -1,38 +1,23 @@
 """One unit by hand: h_t = tanh(w_x x_t + w_h h_{t-1} + b), stepped forward and back, predicted, differentiated."""
 import streamlit as st
 
-from ui.urlstate import classroom, dump_flag, flag, font_scale, integer, number, Param, publish, restore, set_state, text
-from ui.widgets import page_columns, controls_box, error, export_panel, intro, plot, step_controls
 from rnnviz.figures import scalar as figures
 from rnnviz.lessons import scalar as lesson
 from rnnviz.lessons.export import rnn_script
-from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
-
-P = "scalar"
-D = SCALAR_PRESETS[DEFAULT_SCALAR]
-PARAMS = [
-    Param(f"{P}.w_x", "wx", D.w_x, number(-10, 10, 0.05)),
-    Param(f"{P}.w_h", "wh", D.w_h, number(-10, 10, 0.05)),
-    Param(f"{P}.b", "b", D.b, number(-10, 10, 0.05)),
-    Param(f"{P}.h0", "h0", D.h0, number(-1, 1, 0.01)),
-    Param(f"{P}.x", "x", ", ".join(f"{v:g}" for v in D.x), text(2000)),
-    Param(f"{P}.t", "t", len(D.x), integer(1, 200)),
-    Param(f"{P}.predict", "predict", False, flag, dump_flag),
-]
-
-
-def preset_values(name: str) -> dict:
-    p = SCALAR_PRESETS[name]
-    return {f"{P}.w_x": p.w_x, f"{P}.w_h": p.w_h, f"{P}.b": p.b, f"{P}.h0": p.h0,
-            f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
+from rnnviz.text import InputError, fmt, parse_sequence, sub
+from ui.lessons import scalar as words
+from ui.lessons.scalar import PARAMS, P
+from ui.urlstate import classroom, font_scale, publish, restore, set_state
+from ui.widgets import controls_box, error, export_panel, intro, page_columns, plot, step_controls
 
 
 def controls() -> tuple[float, float, float, float, str]:
+    """The presets and the cell's settings: w_x, w_h, b, h_0 and the input sequence as typed."""
     st.markdown("**Presets from the notes**")
     cols = st.columns(2)
-    for k, (name, p) in enumerate(SCALAR_PRESETS.items()):
-        cols[k % 2].button(p.label, key=f"{P}.preset.{name}", on_click=set_state, args=(preset_values(name),),
-                           help=p.lesson, width="stretch")
+    for k, (name, (label, sentence)) in enumerate(words.PRESET_NAMES.items()):
+        cols[k % 2].button(label, key=f"{P}.preset.{name}", on_click=set_state, args=(words.preset_values(name),),
+                           help=sentence, width="stretch")
     w_x = st.slider("wₓ, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
                     help="How strongly the current input xₜ is read into the state.")
     w_h = st.slider("wₕ, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
@@ -53,23 +38,17 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     k = t - 1
     view = lesson.PredictView(t, False, len(x))
     if predict:  # steps 1..frontier are revealed; step frontier + 1 is the question
-        view = lesson.predict_step(st.session_state, P, (w_x, w_h, b, h0, tuple(x)), t, float(trace.h[k, 0]))
+        view = words.predict_step(st.session_state, (w_x, w_h, b, h0, tuple(x)), t, float(trace.h[k, 0]))
     h_prev = trace.h[k - 1, 0] if k else h0
     if view.asking:
-        with st.container(border=True):
-            st.markdown(lesson.question_text(t, x[k], h_prev))
-            g1, g2 = st.columns([2, 1], vertical_alignment="bottom")
-            g1.number_input(f"Your guess for h{lesson.sub(t)}", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
-                            help="Between −1 and 1: tanh can give nothing else.")
-            g2.button("Check", key=f"{P}.check", on_click=set_state, args=({f"{P}.checked": t},), type="primary",
-                      width="stretch")
+        words.guess_box(t, x[k], h_prev)
     else:
         verdict = st.session_state.get(f"{P}.verdict")
         if predict and verdict and verdict[0] == t:
             st.info(verdict[1], icon="🎯")
-        st.markdown(lesson.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
+        st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
     if predict:
-        st.caption(lesson.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
+        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
@@ -77,22 +56,22 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
              alt=f"tanh curve with steps 1 to {shown} marked")
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
-        st.table(lesson.worked_table(trace, b, t, view.asking))
-        if shown >= 2 and (note := lesson.rounding_note(trace, w_x, w_h, b, h0)):
+        st.table(words.worked_table(trace, b, t, view.asking))
+        if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
             st.caption(note)
     backprop_section(trace, w_h, shown)
     publish(PARAMS)
 
 
 def backprop_section(trace, w_h: float, k: int) -> None:
-    st.markdown(f"**Backpropagation by hand: how much does h{lesson.sub(max(k, 2))} move when h₁ moves?**")
+    st.markdown(f"**Backpropagation by hand: how much does h{sub(max(k, 2))} move when h₁ moves?**")
     if k < 2:
         st.caption("Step to t = 2 or later: the gradient needs at least one step of memory between them.")
         return
     bp = lesson.backprop(trace, w_h, k)
-    st.markdown(lesson.BACKPROP_INTRO)
-    st.markdown(lesson.backprop_text(bp, w_h))
-    st.table(lesson.backprop_rows(bp, w_h))
+    st.markdown(words.BACKPROP_INTRO)
+    st.markdown(words.backprop_text(bp, w_h))
+    st.table(words.backprop_rows(bp, w_h))
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)
 
@@ -107,11 +86,11 @@ with left, controls_box():
     w_x, w_h, b, h0, x_text = controls()
 
 try:
-    x = lesson.parse_sequence(x_text)
-except lesson.InputError as e:
+    x = parse_sequence(x_text)
+except InputError as e:
     with right:
         error(f"{e} The charts below still show your last valid sequence.")
-    x = st.session_state.get(f"{P}._last_x", list(D.x))
+    x = st.session_state.get(f"{P}._last_x", list(words.D.x))
 else:
     if x != st.session_state.get(f"{P}._last_x", x):  # a new sequence opens on its last step (first, when predicting)
         st.session_state[f"{P}.t"] = 1 if st.session_state.get(f"{P}.predict") else len(x)
@@ -131,7 +110,7 @@ with right:
         st.caption("Predict mode hides the chart of hₜ over time: the table above holds the states revealed so far.")
     else:  # all steps, drawn once per setup: stepping does not redraw it
         plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
-             alt="h_t over time: " + ", ".join(lesson.fmt(v) for v in trace.h[:, 0]))
+             alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
     st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
     fps = lesson.fixed_points(w_h, b)
     f1, f2 = st.columns([1.4, 1])
@@ -140,8 +119,8 @@ with right:
         plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
              alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(f"{h:.3f}" for h, _ in fps))
     with f2:
-        st.markdown(lesson.FIXED_POINT_INTRO)
-        st.markdown(lesson.fixed_point_text(fps, w_h))
+        st.markdown(words.FIXED_POINT_INTRO)
+        st.markdown(words.fixed_point_text(fps, w_h))
         if predict:
             st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
 if not predict:  # the script asserts every h_t: it would give the answers away

@@ -6,35 +6,17 @@ from rnnviz.figures import states as figures
 from rnnviz.lessons import states as lesson
 from rnnviz.nn.params import millions
 from rnnviz.text import InputError
-from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, publish, restore, set_state, text
+from ui.lessons import states as words
+from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
+from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import error, intro, page_columns, plot, torch_check
-
-P = "states"
-VIEWS = {"heads": "Classifier vs language model", "padding": "The padding trap", "bi": "Bidirectional",
-         "params": "Parameter counts"}
-D = lesson.CALC_DEFAULTS
-VIEW = Param(f"{P}.view", "view", "heads", choice(list(VIEWS)))
-PADDING = [Param(f"{P}.lengths", "len", "5, 3, 2", text(200)), Param(f"{P}.torch_pad", "torch", False, flag, dump_flag)]
-BIDIR = [Param(f"{P}.torch_bi", "torchbi", False, flag, dump_flag)]
-CALC = [
-    Param(f"{P}.task", "task", D["task"], choice(["classifier", "lm"])),
-    Param(f"{P}.cell", "cell", D["cell"], choice(["rnn", "gru", "lstm"])),
-    Param(f"{P}.d", "d", D["d"], integer(1, 100_000)),
-    Param(f"{P}.H", "H", D["H"], integer(1, 100_000)),
-    Param(f"{P}.V", "V", D["V"], integer(1, 10_000_000)),  # the language model's vocabulary
-    Param(f"{P}.K", "K", D["K"], integer(1, 10_000_000)),  # the classifier's classes
-    Param(f"{P}.emb", "emb", D["emb"], integer(0, 10_000_000)),  # the classifier's embedding vocabulary
-    Param(f"{P}.layers", "L", D["layers"], integer(1, 8)),
-    Param(f"{P}.bi", "bi", D["bi"], flag, dump_flag),
-]
-PARAMS = [VIEW] + PADDING + BIDIR + CALC
 
 
 def controls() -> dict:
     """The calculator's settings, read from its widgets, as plain values (each head keeps its own output size)."""
-    for col, (name, (label, what)) in zip(st.columns(2), lesson.PRESET_LABELS.items()):
+    for col, (name, (label, what)) in zip(st.columns(2), words.PRESET_LABELS.items()):
         col.button(label, key=f"{P}.preset.{name}", width="stretch", on_click=set_state, help=what,
-                   args=({f"{P}.{k}": v for k, v in lesson.CALC_PRESETS[name].items()},))
+                   args=({f"{P}.{k}": v for k, v in words.CALC_PRESETS[name].items()},))
     c = dict(task=st.radio("Task", ["classifier", "lm"], key=f"{P}.task", horizontal=True,
                            format_func={"classifier": "Classifier", "lm": "Language model"}.get,
                            help="A classifier has a small output layer; a language model's is vocabulary-sized."),
@@ -47,27 +29,30 @@ def controls() -> dict:
                                  help="Both the embedding table and the softmax layer have one row per token.")
     else:
         c["K"] = st.number_input("Classes C", 1, 10_000_000, key=f"{P}.K", help="Outputs of the final linear layer.")
-        c["emb"] = st.number_input("Embedding vocabulary (0: vectors come precomputed)", 0, 10_000_000, key=f"{P}.emb",
+        c["emb"] = st.number_input("Embedding vocabulary (0: vectors come precomputed)", 0, 10_000_000,
+                                   key=f"{P}.emb",
                                    help="0 when the inputs are fixed word vectors, as in the notes' GRU example.")
     c["layers"] = st.number_input("Layers", 1, 8, key=f"{P}.layers", help="Stacked cells; each reads the states below.")
     if c["task"] != "lm":
-        c["bi"] = st.toggle("Bidirectional", key=f"{P}.bi", help="Two directions double the cell and the output's input.")
+        c["bi"] = st.toggle("Bidirectional", key=f"{P}.bi",
+                            help="Two directions double the cell and the output's input.")
     return c
 
 
 @st.fragment
 def heads_view(fs: float) -> None:
     demo = lesson.heads_demo()
-    st.markdown(lesson.heads_text(demo))
-    st.markdown(lesson.shapes_text(demo))
+    st.markdown(words.heads_text(demo))
+    st.markdown(words.shapes_text(demo))
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Classifier** reads $h_T$, the last state, and gives one distribution per sequence.")
-        st.table(lesson.classifier_table(demo))
+        st.table(words.classifier_table(demo))
     with c2:
-        st.markdown("**Language model** reads every $h_t$ and gives a distribution over the vocabulary at every step.")
-        plot(figures.state_heatmap(demo.lm[0], "Sequence 1: p(next token) at each step", "token", fs, True), f"{P}.lm",
-             alt="language model probabilities, one column per step: " + "; ".join(
+        st.markdown("**Language model** reads every $h_t$ and gives a distribution over the vocabulary at every "
+                    "step.")
+        plot(figures.state_heatmap(demo.lm[0], "Sequence 1: p(next token) at each step", "token", fs, True),
+             f"{P}.lm", alt="language model probabilities, one column per step: " + "; ".join(
                  ", ".join(f"{p:.2f}" for p in row) for row in demo.lm[0]))
 
 
@@ -81,26 +66,28 @@ def padding_view(fs: float) -> None:
             lengths = lesson.parse_lengths(lengths_text)
         except InputError as e:
             error(f"{e} Using 5, 3, 2.")
-            lengths = lesson.DEFAULT_LENGTHS
+            lengths = words.DEFAULT_LENGTHS
         check = st.toggle("Check with PyTorch", key=f"{P}.torch_pad",
                           help="Also run torch's pack_padded_sequence on the same weights and compare.")
         publish(PADDING)
-        demo = (check and torch_check(lambda: lesson.padding_demo(lengths, with_torch=True))) or lesson.padding_demo(lengths)
-        st.markdown(lesson.padding_text(demo))
+        demo = (check and torch_check(lambda: lesson.padding_demo(lengths, with_torch=True))
+                or lesson.padding_demo(lengths))
+        st.markdown(words.padding_text(demo))
     with c2:
         plot(figures.padding_bars(demo, fs), f"{P}.pad", alt="max difference from the state after the last real token: "
              + ", ".join(f"example {b + 1}: {v:.4f}" for b, v in enumerate(demo.diff)))
-        st.table(lesson.padding_table(demo))
+        st.table(words.padding_table(demo))
         st.caption(f"Unit 1 of H = {demo.states.shape[2]} units shown; untrained random weights (seed 0).")
         if demo.packed is not None:
-            st.caption(f"Packed torch states equal the length − 1 states to {np.abs(demo.packed - demo.at_length).max():.1e}.")
+            gap = np.abs(demo.packed - demo.at_length).max()
+            st.caption(f"Packed torch states equal the length − 1 states to {gap:.1e}.")
 
 
 @st.fragment
 def bidirectional_view(fs: float) -> None:
     xb = np.random.default_rng(1).normal(size=(6, 3))
     bi = lesson.bidirectional(xb)
-    st.markdown(lesson.BIDIRECTIONAL_TEXT)
+    st.markdown(words.BIDIRECTIONAL_TEXT)
     c1, c2 = st.columns(2)
     with c1:
         plot(figures.state_heatmap(bi.forward, "Left to right →", font_scale=fs), f"{P}.fwd", alt="forward states")
@@ -127,7 +114,7 @@ def params_view(fs: float) -> None:
             col.metric(label, f"{parts[key]:,}", millions(parts[key]), delta_color="off", delta_arrow="off")
         plot(figures.param_breakdown(parts, fs), f"{P}.params", alt=f"total {parts['total']:,} parameters: embedding "
              f"{parts['embedding']:,}, recurrent cell {parts['cell']:,}, output layer {parts['output']:,}")
-        st.markdown(lesson.formula_text(c["cell"], c["task"]))
+        st.markdown(words.formula_text(c["cell"], c["task"]))
 
 
 st.title("Using the states")

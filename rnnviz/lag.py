@@ -1,5 +1,5 @@
-"""`python -m rnnviz.lag`: see `rnnviz.lessons.lag`."""
-from rnnviz.lessons.lag import main
+"""`python -m rnnviz.lag`: see `rnnviz.experiments.lag`."""
+from rnnviz.experiments.lag import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

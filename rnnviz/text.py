@@ -1,5 +1,5 @@
-"""Text helpers every page shares: how numbers are written (fmt, power_text), Unicode sub- and superscripts, and
-reading a typed sequence of numbers (parse_sequence, which raises InputError saying what is wrong)."""
+"""Text helpers every page shares: how numbers are written (fmt, power_text, format_norm), Unicode sub- and
+superscripts, and reading a typed sequence of numbers (parse_sequence, which raises InputError saying what is wrong)."""
 from __future__ import annotations
 
 import math
@@ -63,3 +63,20 @@ def power_text(v: float) -> str:
         return f"{v:.4f}"
     m, e = f"{v:.3e}".split("e")
     return f"{m} × 10{sup(int(e))}"
+
+
+def format_norm(log10_value: float) -> str:
+    """A norm given by its exact log10, in one format for every norm on the page: 3 significant digits, plain from
+    0.001 to 9999, else mantissa e exponent (also far beyond float64: '2.50e-450'); '0' for an exact zero."""
+    v = float(log10_value)
+    if math.isnan(v) or v == -math.inf:
+        return "0"
+    if v == math.inf:
+        return "∞"
+    if -3 <= v < 4:
+        return f"{10 ** v:#.3g}".rstrip(".")  # '1.00', '56.9', '123', '0.0346'; never '1e+03' in this range
+    e = math.floor(v)
+    m = round(10 ** (v - e), 2)
+    if m >= 10:
+        m, e = m / 10, e + 1
+    return f"{m:.2f}e{e:+03d}"

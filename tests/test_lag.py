@@ -5,8 +5,9 @@ import json
 import numpy as np
 import pytest
 
+from rnnviz.experiments import lag
 from rnnviz.figures.gradients import lag_figure
-from rnnviz.lessons import lag
+from ui.lessons import gradients as words
 
 
 def test_target_is_the_symbol_lag_steps_back():
@@ -36,10 +37,10 @@ def fake(acc, lags=(1, 2, 4)):
 
 def test_summary_is_honest_about_a_budget_that_does_not_separate():
     same = fake({c: [1.0, 0.95, 0.5] for c in lag.CELLS})
-    text = lag.summary(same)
+    text = words.lag_summary(same)
     assert "do not separate" in text and "up to lag 2" in text
     apart = fake({"rnn": [1.0, 0.5, 0.2], "lstm": [1.0, 1.0, 0.95], "gru": [1.0, 0.96, 0.3]})
-    text = lag.summary(apart)
+    text = words.lag_summary(apart)
     assert "LSTM does best" in text and "vanilla RNN up to lag 1" in text and "LSTM up to lag 4" in text
     assert lag.best_lag(fake({"rnn": [0.5, 1.0, 1.0]}), "rnn") is None
 
@@ -57,7 +58,7 @@ def test_shipped_results_say_how_they_were_made():
     fig = lag_figure(res)
     means = [tr for tr in fig.data if tr.mode == "lines+markers"]
     assert len(means) == 3 and all(list(tr.x) == res["lags"] for tr in means)
-    assert "python -m rnnviz.lag" in lag.provenance(res)
+    assert "python -m rnnviz.lag" in words.provenance(res)
 
 
 @pytest.mark.slow

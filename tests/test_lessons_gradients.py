@@ -1,5 +1,5 @@
-"""The gradients page's lesson: presets that do what they say for every seed, the two LSTM curves, one norm format,
-the clip demo, and the words beside the numbers."""
+"""The gradients page's numbers: presets that do what they say for every seed, the two LSTM curves, one norm format,
+the clip demo, the notes' table and 2^50 (the words beside them: test_ui_lessons_gradients.py)."""
 import re
 
 import numpy as np
@@ -7,13 +7,15 @@ import pytest
 
 from rnnviz.lessons import gradients as lesson
 from rnnviz.nn.cells import spectral_radius
+from rnnviz.text import format_norm
+from ui.lessons.gradients import PRESETS
 
 SEEDS = range(100)
 FORMAT = re.compile(r"^(0|\d\.\d\de[+-]\d{2,}|\d\.\d\d|\d\d\.\d|\d{3}|0\.\d+)$")
 
 
 def vanilla(seed, preset, H=32, T=50):
-    sets = {"scale": 0.9, "by": "sigma", "xs": 0.5, **lesson.PRESETS[preset]["sets"]}
+    sets = {"scale": 0.9, "by": "sigma", "xs": 0.5, **PRESETS[preset]["sets"]}
     cmp = lesson.compare(H, T, sets["scale"], 1.0, sets["xs"], seed, sets["by"], cells=("rnn",))
     return cmp, cmp.reports["rnn"].log10_spectral
 
@@ -65,19 +67,6 @@ def test_the_two_cell_curves_differ_where_the_issue_saw_it():
     c = {"lstm_f": cmp.reports["lstm"].log10_forget_path.max(axis=1), "lstm_c": cmp.reports["lstm"].log10_cell_spectral}
     assert 10 ** c["lstm_f"][200] > 0.95
     assert c["lstm_c"][200] > 3  # above 1000: the detours through W_hh pile up when f is about 1
-    note = lesson.factor_notes(lesson.compare(16, 60, 0.9, 10.0, 0.0, 0), 60)[1]
-    c = lesson.curves(lesson.compare(16, 60, 0.9, 10.0, 0.0, 0))
-    assert lesson.format_norm(c["lstm_f"][60]) in note and lesson.format_norm(c["lstm_c"][60]) in note
-
-
-def test_gru_note_says_why_it_vanishes_fastest_only_when_it_does():
-    fast = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0, "rho")  # the old default: the GRU ends lowest
-    assert lesson.slowest(fast) == "gru" and "vanishes fastest here" in lesson.factor_notes(fast, 50)[2]
-    other = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)  # sigma_max = 0.9: the vanilla RNN ends lowest
-    assert lesson.slowest(other) == "rnn" and "fastest" not in lesson.factor_notes(other, 50)[2]
-    assert "0.500" in lesson.factor_notes(other, 50)[2]  # z = sigma(0) on average
-    ends = [lesson.curves(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0, update_bias=b))["gru"][50] for b in (0, 2, 5)]
-    assert np.all(np.diff(ends) > 0) and 10 ** ends[-1] > 0.5  # raising b_z flattens it, as the note says
 
 
 @pytest.mark.parametrize("log10,text", [(0.0, "1.00"), (np.log10(0.0346), "0.0346"), (np.log10(56.93), "56.9"),
@@ -85,7 +74,7 @@ def test_gru_note_says_why_it_vanishes_fastest_only_when_it_does():
                                         (np.log10(2.69e-5), "2.69e-05"), (-5.0, "1.00e-05"), (-450.4, "3.98e-451"),
                                         (np.log10(9.999e-5), "1.00e-04"), (-np.inf, "0"), (350.0, "1.00e+350")])
 def test_one_format_for_every_norm(log10, text):
-    assert lesson.format_norm(log10) == text
+    assert format_norm(log10) == text
 
 
 def test_clip_demo_before_and_after_in_the_same_format():
@@ -113,28 +102,10 @@ def test_clip_demo_far_beyond_float_range_keeps_the_direction():
     assert zero["before"] == zero["after"] == "0" and not zero["clipped"]
 
 
-def test_clip_note_names_the_difference_with_the_metric():
-    """The two 'vanilla, 50 back' numbers: sigma_max of the Jacobian (metric) >= the one loss's gradient (clipping)."""
-    for seed, preset in [(0, "vanish"), (0, "explode"), (3, "explode")]:
-        cmp, logs = vanilla(seed, preset)
-        demo = lesson.clip_demo(cmp.reports["rnn"], 50, 1.0)
-        assert demo["log10_before"] <= logs[50] + 1e-9
-        note = lesson.clip_note(demo, logs[50], 50)
-        assert lesson.format_norm(logs[50]) in note and demo["before"] in note and "at most" in note
-
-
-def test_notes_table_and_two_to_the_fifty():
-    tab = lesson.notes_table()
-    assert tab["vanilla (0.5×0.9)ᵗ"] == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
-    assert tab["LSTM f = 0.9: 0.9ᵗ"] == ["1", "0.59", "0.35", "0.12", "0.015"]
+def test_reference_curves_and_two_to_the_fifty():
+    refs = lesson.reference_curves(np.arange(41))
+    assert list(refs) == ["vanilla", "lstm", "lstm_f1"] and refs["lstm_f1"][40] == 1
+    assert refs["vanilla"][20] == pytest.approx(0.45 ** 20) and refs["lstm"][40] == pytest.approx(0.9 ** 40)
+    assert lesson.slowest(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0, "rho")) == "gru"
+    assert lesson.slowest(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)) == "rnn"
     assert f"{lesson.explode(2.0, 50):.1e}" == "1.1e+15"
-
-
-def test_scale_note_reports_both_sizes():
-    cmp = lesson.compare(32, 10, 0.9, 1.0, 0.5, 0)
-    note = lesson.scale_note(cmp, "sigma", 0.9)
-    assert f"{cmp.sigma_max:.3f}" in note and f"{cmp.rho:.3f}" in note and cmp.rho < cmp.sigma_max
-    assert "σₘₐₓ = 0.9)" in note and "ρ = 1.5)" in lesson.scale_note(cmp, "rho", 1.5)
-    assert "guarantees vanishing" in lesson.SCALE_NOTE and "ρ ≤ σₘₐₓ" in lesson.SCALE_NOTE
-    assert "random and untrained" in lesson.SCALE_NOTE  # shown in classroom mode too, where the intro is not
-    assert "L = u \\cdot h_T" in lesson.LOSS_NOTE and "sqrt{H}" in lesson.LOSS_NOTE  # what L is

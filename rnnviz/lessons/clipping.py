@@ -3,13 +3,12 @@ plain SGD, run twice from the same initial weights on the same batches, once unc
 gradient clipped by norm (as torch.nn.utils.clip_grad_norm_ does).
 
 The loss is summed over each 25-character window and averaged over the batch, as in Karpathy's min-char-rnn (which the
-notes point to); the chart shows it per character. Backpropagation is `rnnviz.lessons.hello.loss_and_grads`.
+notes point to); the chart shows it per character. Backpropagation is `rnnviz.lessons.hello.loss_and_grads`. The
+presets, the words and the per-server cache of both runs are the app's (ui/lessons/gradients.py).
 """
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -24,20 +23,6 @@ TEXT_CHARS = 400  # the training text: the excerpt's first 400 characters
 HIDDEN = 32  # hidden units
 WINDOW = 25  # characters per training window (min-char-rnn's seq_length)
 BATCH = 8  # windows per SGD step, drawn at random offsets (the same ones for both runs)
-RATES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)  # learning rates on offer
-PRESETS = {  # button label, tooltip, and the settings it makes (rho: starting spectral radius, lr: rate); tests check
-    "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},  # that each does what it says
-                "help": "Wₕₕ at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
-    "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
-             "help": "Wₕₕ at spectral radius 1 and rate 0.02: neither run diverges."},
-}
-
-
-ABOUT = (f"A vanilla RNN ({HIDDEN} units, untrained) learns the first {TEXT_CHARS} characters of the Shakespeare excerpt "
-         f"by plain SGD, twice: from the same initial weights, on the same batches ({BATCH} windows of {WINDOW} "
-         "characters per step), once unclipped and once with the whole gradient $g$ clipped by norm. The loss is summed "
-         "over each window, as in Karpathy's min-char-rnn, and drawn per character. With $W_{hh}$ started at spectral "
-         "radius 2 and a large rate the unclipped run blows up; the clipped one learns from the same start.")
 
 
 @dataclass(frozen=True)
@@ -47,14 +32,6 @@ class Settings:
     clip: float  # the clipped run's threshold on ||g||
     steps: int = 200  # SGD steps per run
     seed: int = 0  # initial weights and the batches' offsets
-
-
-def parse_rate(s: str) -> float:
-    """A learning rate from a link: one of RATES."""
-    v = float(s)
-    if v not in RATES:
-        raise ValueError(s)
-    return v
 
 
 def corpus(n: int = TEXT_CHARS) -> tuple[list[str], np.ndarray]:
@@ -81,7 +58,8 @@ def batches(ids: np.ndarray, steps: int, seed: int) -> tuple[np.ndarray, np.ndar
     return ids[idx], ids[idx + 1]
 
 
-def window_loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+def window_loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray,
+                          y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
     """Loss per character, and the gradient of the loss summed over each window and averaged over the batch."""
     loss, g = loss_and_grads(p, x, y)  # mean over every target; the window sum is WINDOW times it
     return loss, {k: v * x.shape[1] for k, v in g.items()}
@@ -120,22 +98,9 @@ def sgd(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, lr: float, clip:
     return {"loss": loss, "log10_norm": lg, "overflow": overflow}
 
 
-_CACHE: OrderedDict = OrderedDict()  # Settings -> runs; a revisited or shared setting costs nothing
-_LOCK = threading.Lock()
-
-
-def cached(s: Settings) -> bool:
-    """Whether both runs for these settings are already at hand."""
-    with _LOCK:
-        return s in _CACHE
-
-
 def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
-    """Both runs from the same weights and batches: {'unclipped': ..., 'clipped': ...}; progress(fraction) as they go."""
-    with _LOCK:
-        if s in _CACHE:
-            _CACHE.move_to_end(s)
-            return _CACHE[s]
+    """Both runs from the same weights and batches: {'unclipped': ..., 'clipped': ...}; progress(fraction) as they
+    go."""
     vocab, ids = corpus()
     p0 = init_params(len(vocab), s.radius, s.seed)
     x, y = batches(ids, s.steps, s.seed)
@@ -143,16 +108,7 @@ def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> 
     for n, (name, clip) in enumerate((("unclipped", None), ("clipped", s.clip))):
         tick = (lambda step, n=n: progress((n * s.steps + step) / (2 * s.steps))) if progress else None
         runs[name] = sgd(p0, x, y, s.lr, clip, tick)
-    with _LOCK:
-        _CACHE[s] = runs
-        while len(_CACHE) > 32:
-            _CACHE.popitem(last=False)
     return runs
-
-
-def done_text(seen: bool, seconds: float) -> str:
-    """The progress bar's last words."""
-    return "Both runs: this setting was trained before, results kept." if seen else f"Both runs trained in {seconds:.1f} s."
 
 
 def summary(runs: dict[str, dict]) -> dict[str, dict]:
@@ -167,21 +123,3 @@ def summary(runs: dict[str, dict]) -> dict[str, dict]:
                      "max_log10_norm": float(np.nanmax(lg)), "end": float(np.nanmean(loss[ok][-20:])),
                      "overflow": r["overflow"], "steps": len(loss)}
     return out
-
-
-def verdict(summ: dict[str, dict]) -> str:
-    """What the chart shows, in one paragraph of numbers."""
-    from rnnviz.lessons.gradients import format_norm
-
-    parts = []
-    for name, label in (("unclipped", "Unclipped"), ("clipped", "Clipped")):
-        r = summ[name]
-        where = f"its weights overflowed at step {r['overflow']}; " if r["overflow"] else ""
-        diverged = r["above_twice"] >= r["steps"] // 4 or r["overflow"]
-        state = ("diverged" if diverged else "learned" if r["end"] < 0.6 * r["start"] else
-                 "learning slowly" if r["end"] < 0.95 * r["start"] else "did not learn")
-        parts.append(f"**{label}: {state}.** Loss {r['start']:.2f} at the start, {r['end']:.2f} over the last 20 "
-                     f"steps; {where}{r['above_twice']} of {r['steps']} steps above twice the start; largest ‖g‖ "
-                     f"{format_norm(r['max_log10_norm'])}.")
-    return " ".join(parts)
-

@@ -1,16 +1,15 @@
 """Gated cells for the gates page: generated LSTM/GRU weights, one step's gate values, three cells in lockstep
-with matched parameter counts, and the valve experiment.
+with matched parameter counts, and the valve experiment (the words, and the valve's cache, are the app's:
+ui/lessons/gates.py).
 
 The valve experiment (a one-unit LSTM whose forget gate stays open and whose input gate shuts after the
 first step) keeps the first input in its cell state for hundreds of steps; a vanilla unit loses it.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from rnnviz.nn.cells import (
     GATES,
@@ -27,45 +26,14 @@ from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 
 CELLS = ("rnn", "lstm", "gru")
-SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-CELL_NAMES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 FORWARD = {"rnn": rnn_forward, "lstm": lstm_forward, "gru": gru_forward}
 
-# One equation per line where a line would otherwise run past a 1400 px column (the GRU's).
-EQUATIONS = {
-    "lstm": r"""\begin{aligned}
-f_t &= \sigma(W_f[h_{t-1}, x_t] + b_f) & i_t &= \sigma(W_i[h_{t-1}, x_t] + b_i) \\
-g_t &= \tanh(W_g[h_{t-1}, x_t] + b_g) & o_t &= \sigma(W_o[h_{t-1}, x_t] + b_o) \\
-c_t &= f_t \odot c_{t-1} + i_t \odot g_t & h_t &= o_t \odot \tanh(c_t)
-\end{aligned}""",
-    "gru": r"""\begin{aligned}
-r_t &= \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
-z_t &= \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
-n_t &= \tanh\big(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})\big) \\
-h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
-\end{aligned}""",
-}
-SYMBOLS = {
-    "lstm": "$x_t$: the input at step $t$; $h_{t-1}$: the previous hidden state; $[h_{t-1}, x_t]$: the two stacked "
-            "into one vector; $W_\\bullet, b_\\bullet$: each gate's weights and bias. $\\sigma$, the sigmoid, squashes "
-            "to (0, 1), so a gate is a dial from shut (0) to open (1); $\\tanh$ squashes to (−1, 1); $\\odot$ multiplies "
-            "entry by entry. $f$ forget (how much of $c_{t-1}$ to keep), $i$ input (how much of the candidate $g$ to "
-            "write), $o$ output (how much of the cell to show), $c$ the cell state, $h$ the hidden state.",
-    "gru": "$x_t$: the input at step $t$; $h_{t-1}$: the previous state; $W_{i\\bullet}, b_{i\\bullet}$ read the input "
-           "and $W_{h\\bullet}, b_{h\\bullet}$ read the memory (PyTorch's names). $\\sigma$, the sigmoid, squashes to (0, 1), "
-           "so a gate is a dial from shut (0) to open (1); $\\tanh$ squashes to (−1, 1); $\\odot$ multiplies entry by "
-           "entry. $r$ reset (how much memory the candidate reads), $z$ update (how much of $h_{t-1}$ to keep), "
-           "$n$ the candidate, $h$ the state.",
-}
-# Column headers of the step table, with real subscripts (st.table renders markdown and LaTeX).
-HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c_{t-1}$", "f*c_prev": "$f_t \\odot c_{t-1}$",
-           "i*g": "$i_t \\odot g_t$", "c": "$c_t$", "tanh(c)": "$\\tanh(c_t)$", "h": "$h_t$", "r": "$r_t$", "z": "$z_t$",
-           "n": "$n_t$", "h_prev": "$h_{t-1}$", "(1-z)*n": "$(1 - z_t) \\odot n_t$", "z*h_prev": "$z_t \\odot h_{t-1}$"}
 PANELS = {"lstm": ["f", "i", "g", "o", "c", "h"], "gru": ["r", "z", "n", "h"], "rnn": ["h"]}
 LOCKSTEP_PANELS = {"rnn": ["h"], "lstm": ["f", "i", "o", "c", "h"], "gru": ["r", "z", "h"]}  # gates, then states
 
 
-def generate(cell: str, d: int, H: int, seed: int, radius: float | None, forget_bias: float = 0.0) -> dict[str, np.ndarray]:
+def generate(cell: str, d: int, H: int, seed: int, radius: float | None,
+             forget_bias: float = 0.0) -> dict[str, np.ndarray]:
     """Seeded weights in torch layout; each W_hh gate block rescaled to `radius`; LSTM b_f set."""
     return init_weights(cell, d, H, seed=seed, radius=radius, forget_bias=forget_bias)
 
@@ -90,49 +58,11 @@ def step_values(cell: str, trace, t: int) -> dict[str, np.ndarray]:
             "(1-z)*n": (1 - trace.z[k]) * trace.n[k], "z*h_prev": trace.z[k] * h_prev, "h": trace.h[k]}
 
 
-def forget_caption(bf: float) -> str:
-    """Where the forget gates start for a bias b_f (markdown)."""
-    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is "
-            "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
-
-
-def step_alt(names: list[str], values: dict[str, np.ndarray], t: int) -> str:
-    """Text alternative for the gate heatmap: what it shows, and the current step's values."""
-    return (f"gates and states over time for {', '.join(names)}; at step {t}: "
-            + "; ".join(f"{n} = " + ", ".join(f"{v:.2f}" for v in values[n]) for n in names))
-
-
-def step_table(values: dict[str, np.ndarray], digits: int = 4) -> pd.DataFrame:
-    """One step's numbers, units down, with LaTeX column headers; values rounded for display."""
-    H = len(next(iter(values.values())))
-    return pd.DataFrame({HEADERS.get(k, k): np.round(v, digits) for k, v in values.items()},
-                        index=[f"unit {k + 1}" for k in range(H)])
-
-
-def step_sentence(cell: str, values: dict[str, np.ndarray]) -> str:
-    """What the gates did on average at this step, in words (markdown; subscripts as Unicode characters, so this
-    line, redrawn at every step, needs no math typesetting)."""
-    if cell == "lstm":
-        return (f"On average the forget gates keep **{np.mean(values['f']):.0%}** of cₜ₋₁ and the input gates let in "
-                f"**{np.mean(values['i']):.0%}** of the candidate gₜ.")
-    return (f"On average the update gates keep **{np.mean(values['z']):.0%}** of hₜ₋₁ and take "
-            f"**{1 - np.mean(values['z']):.0%}** from the candidate nₜ; the reset gates let the candidate read "
-            f"**{np.mean(values['r']):.0%}** of the memory.")
-
-
 def shape_summary(cell: str, d: int, H: int) -> dict[str, object]:
     """The stacked-matrix view: G gate blocks, one matrix G*H x (H + d), and the torch parameter count."""
     G = GATES[cell]
-    return {"G": G, "stacked": (G * H, H + d), "W_ih": (G * H, d), "W_hh": (G * H, H), "params": cell_params(cell, d, H)}
-
-
-def shape_text(cell: str, d: int, H: int) -> str:
-    """The shapes paragraph (markdown), every number computed."""
-    s = shape_summary(cell, d, H)
-    return (f"**Shapes.** {s['G']} gate blocks stacked, for d = {d} inputs and H = {H} units: one matrix of "
-            f"{s['G']}H × (H + d) = **{s['stacked'][0]} × {s['stacked'][1]}** (PyTorch keeps it as $W_{{ih}}$ "
-            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}); **{s['params']:,}** "
-            "parameters with both bias vectors.")
+    return {"G": G, "stacked": (G * H, H + d), "W_ih": (G * H, d), "W_hh": (G * H, H),
+            "params": cell_params(cell, d, H)}
 
 
 # ---- three cells in lockstep ---------------------------------------------------------------------
@@ -174,40 +104,6 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
                     {c: run(c, x, weights[c]) for c in CELLS})
 
 
-def lockstep_notes(ls: Lockstep, t: int) -> dict[str, str]:
-    """Per cell at step t: the length of its state, then the mean of each gate on a second line (chart markup); two
-    short lines, as the three cells' titles share the width of a 1024 px projector."""
-    notes = {}
-    for c in CELLS:
-        tr, k = ls.traces[c], t - 1
-        gates = {"lstm": ("f", "i", "o"), "gru": ("r", "z"), "rnn": ()}[c]
-        means = " · ".join(f"{g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates)
-        notes[c] = f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}" + (f"<br>mean {means}" if gates else "")
-    return notes
-
-
-LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of the state vector, "
-                "$\\sqrt{\\sum_k h_{t,k}^2}$; mean: the average over units of the forget $f_t$, input $i_t$ and "
-                "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU); $c_t$: the LSTM's cell "
-                "state. Heatmaps: amber for gates (white 0 shut, amber 1 open), purple below zero to dark grey above for "
-                "states (−1 to 1); the outlined column is step $t$, its values printed.")
-
-
-def lockstep_alt(ls: Lockstep, t: int) -> str:
-    """Text alternative for the three-cell heatmaps: each cell's state at step t."""
-    return f"three cells at step {t}: " + "; ".join(
-        f"{CELL_NAMES[c]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1]) for c, tr in ls.traces.items())
-
-
-def lockstep_text(ls: Lockstep) -> str:
-    """How the hidden sizes were matched (markdown), every count computed."""
-    d, s, p = ls.x.shape[1], ls.sizes, ls.params
-    return (f"The LSTM with $H$ = {s['lstm']} sets the budget: **{ls.budget:,}** parameters for $d$ = {d} inputs. "
-            f"The GRU gets $H$ = {s['gru']} (**{p['gru']:,}**) and the vanilla RNN $H$ = {s['rnn']} (**{p['rnn']:,}**): "
-            "the sizes whose counts come closest. Per unit a vanilla cell needs one block of weights, a GRU three, an "
-            "LSTM four, so for the same budget the vanilla cell gets the most units.")
-
-
 def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
     """torch.nn.RNN/LSTM/GRU on the same weights and input: per cell the max |difference| of every state
     (and the LSTM's cell states) and torch's own parameter count."""
@@ -224,13 +120,6 @@ def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
     return out
 
 
-def torch_caption(ls: Lockstep, res: dict[str, tuple[float, int]]) -> str:
-    """What the PyTorch cross-check found, per cell."""
-    return "PyTorch on the same weights: " + "; ".join(
-        f"{CELL_NAMES[c]} agrees to {d:.1e}, {n:,} parameters ({'equal to' if n == ls.params[c] else 'NOT equal to'} ours)"
-        for c, (d, n) in res.items()) + "."
-
-
 # ---- the valve -----------------------------------------------------------------------------------
 
 @dataclass
@@ -243,7 +132,6 @@ class Valve:
     weights: dict[str, float]  # the one-unit LSTM's weights, by name
 
 
-@functools.lru_cache(maxsize=16)
 def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) -> Valve:
     """A one-unit LSTM with forget gate sigma(gain) ~ 1 always, input gate open only when x = 1,
     candidate tanh(x), output gate ~ 1; beside a vanilla unit tanh(x_t + w_h h_{t-1})."""
@@ -255,28 +143,6 @@ def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) ->
     b_ih = np.array([-a, a, 0.0, a])
     lstm = lstm_forward(x[:, None], W_ih, np.zeros((4, 1)), b_ih, None)
     rnn = rnn_forward(x, 1.0, w_h)
-    for tr in (lstm, rnn):  # cached and shared between sessions: read-only
-        for arr in vars(tr).values():
-            arr.setflags(write=False)
     weights = {"w_i": 2 * a, "b_i": -a, "b_f": a, "w_g": 1.0, "b_o": a, "w_h": w_h,
                "f": float(sigmoid(a)), "i (x=1)": float(sigmoid(a)), "i (x=0)": float(sigmoid(-a))}
     return Valve(x, lstm, rnn, weights)
-
-
-def valve_text(valve: Valve) -> str:
-    """The valve's explanation (markdown), with its weights' numbers; Unicode subscripts, as it is redrawn with
-    every move of the slider."""
-    T, w = len(valve.x), valve.weights
-    return (f"Input: a single 1, then {T - 1} zeros. The LSTM's forget gate is σ({w['b_f']:g}) = {w['f']:.10f}; its "
-            f"input gate is open only while x = 1 (i = {w['i (x=1)']:.6f}, then {w['i (x=0)']:.1e}), so "
-            f"cₜ = cₜ₋₁ + 0 copies. The vanilla unit hₜ = tanh(xₜ + {w['w_h']:g} hₜ₋₁) multiplies by {w['w_h']:g} "
-            "and squashes at every step.")
-
-
-def valve_table(valve: Valve) -> pd.DataFrame:
-    """The LSTM's cell state and the vanilla state at t = 1, 10 and T: one row per time, so it stays narrow."""
-    T = len(valve.x)
-    ts = sorted({1, min(10, T), T})
-    return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
-                         "vanilla hₜ": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
-                                        for t in ts]}).set_index("t")

@@ -6,26 +6,20 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ScalarPreset:
-    """A one-unit RNN setup: h_t = tanh(w_x x_t + w_h h_{t-1} + b)."""
+    """A one-unit RNN setup: h_t = tanh(w_x x_t + w_h h_{t-1} + b) (its name and sentence: ui/lessons/scalar.py)."""
 
-    label: str
     w_x: float
     w_h: float
     b: float
     h0: float
     x: tuple[float, ...]
-    lesson: str  # what a student should see, one sentence
 
 
 SCALAR_PRESETS: dict[str, ScalarPreset] = {
-    "fade": ScalarPreset("Fade", 1.0, 0.5, 0.0, 0.0, (1, 0, 0),
-                         "w_h = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh trims it further."),
-    "flood": ScalarPreset("Flood", 1.0, 2.0, 0.0, 0.0, (1, 0, 0),
-                          "w_h = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
-    "rewrite": ScalarPreset("Rewrite", 1.0, 0.5, 0.0, 0.0, (1, 0, 1),
-                            "x = 1, 0, 1. The middle zero only fades the state; the third input writes over what remains."),
-    "silence": ScalarPreset("Silence", 1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10,
-                            "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
+    "fade": ScalarPreset(1.0, 0.5, 0.0, 0.0, (1, 0, 0)),
+    "flood": ScalarPreset(1.0, 2.0, 0.0, 0.0, (1, 0, 0)),
+    "rewrite": ScalarPreset(1.0, 0.5, 0.0, 0.0, (1, 0, 1)),
+    "silence": ScalarPreset(1.0, 0.5, 0.0, 0.0, (1,) + (0,) * 10),
 }
 
 DEFAULT_SCALAR = "fade"

@@ -1,21 +1,19 @@
 """Using the states: classifier (last state) vs language model (every state), the padding trap, a
 bidirectional pass and the parameter calculator; computed with our NumPy cell and checked against torch's
-packed sequences and modules."""
+packed sequences and modules (the words, tables and the calculator's presets are the app's: ui/lessons/states.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
-from rnnviz.nn.cells import GATES, init_weights, output_layer, rnn_forward
+from rnnviz.nn.cells import init_weights, output_layer, rnn_forward
 from rnnviz.nn.params import classifier_params, lm_params
 from rnnviz.nn.sampling import softmax
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 from rnnviz.text import InputError
 
-DEFAULT_LENGTHS = [5, 3, 2]
 EXACT = 1e-12  # differences below this are rounding, not a different state
 
 
@@ -44,7 +42,8 @@ class PaddingDemo:
     diff: np.ndarray  # (B,) |last_index - at_length| (max over units)
 
 
-def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0, with_torch: bool = False) -> PaddingDemo:
+def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0,
+                 with_torch: bool = False) -> PaddingDemo:
     """Random token vectors for sequences of the given lengths, right-padded with zeros to the longest;
     with_torch also runs torch's pack_padded_sequence on the same weights."""
     rng = np.random.default_rng(seed)
@@ -63,41 +62,14 @@ def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0, with
     return PaddingDemo(list(lengths), x, states, last, at_len, packed, left, np.abs(last - at_len).max(axis=1))
 
 
-def padding_text(demo: PaddingDemo) -> str:
-    """What the padding demo shows, in words (markdown); every claim follows from the numbers computed."""
-    worst, left = float(demo.diff.max()), float(np.abs(demo.left_padded - demo.at_length).max())
-    if worst < EXACT:
-        return ("No sequence here is shorter than the longest, so nothing is padded and the state at index T − 1 is "
-                "already the right one. Give lengths that differ, e.g. 5, 3, 2, to see the trap.")
-    text = ("Padding fills the short sequences with zero vectors at the end, so **the state at index T − 1 is the "
-            f"state after the padding**, here off by up to **{worst:.3f}**. Two fixes give exactly the state after the "
-            "last real token: read index length − 1 for each example, or pack the batch so the recurrence stops at "
-            "each true length (PyTorch's `pack_padded_sequence`; switch on the check to run it). ")
-    if left < EXACT:
-        return text + "A third, putting the padding first, agrees with them here."
-    return text + (f"A third, putting the padding first, only comes close (within **{left:.3f}**): while the cell "
-                   "reads the leading zeros, its biases still move the state away from h₀ = 0, so the real tokens "
-                   "start from a slightly different state.")
-
-
-def padding_table(demo: PaddingDemo, unit: int = 0) -> pd.DataFrame:
-    """One row per example: unit `unit` of each way of reading the last state, and the worst difference."""
-    cols = {"length": demo.lengths, r"$h_{T-1}$, after the padding": demo.last_index[:, unit],
-            r"$h_{\mathrm{length}-1}$": demo.at_length[:, unit], "padding first": demo.left_padded[:, unit]}
-    if demo.packed is not None:
-        cols["packed (PyTorch)"] = demo.packed[:, unit]
-    cols[r"largest $\lvert h_{T-1} - h_{\mathrm{length}-1} \rvert$"] = demo.diff
-    df = pd.DataFrame(cols, index=[f"example {b + 1}" for b in range(len(demo.lengths))])
-    return df.round(4)
-
-
 def _torch_packed(x: np.ndarray, lengths: list[int], w: dict) -> np.ndarray:
     torch = import_torch()
     from torch.nn.utils.rnn import pack_padded_sequence
 
     m = torch_cell("rnn", w)
     with torch.no_grad():
-        packed = pack_padded_sequence(torch.from_numpy(x), torch.tensor(lengths), batch_first=True, enforce_sorted=False)
+        packed = pack_padded_sequence(torch.from_numpy(x), torch.tensor(lengths), batch_first=True,
+                                      enforce_sorted=False)
         _, h_n = m(packed)
     return h_n[0].numpy()
 
@@ -156,71 +128,12 @@ def heads_demo(B: int = 2, T: int = 5, d: int = 4, H: int = 3, C: int = 3, V: in
     return Heads(x, states, out["classifier"], out["lm"])
 
 
-def heads_text(demo: Heads) -> str:
-    """What the demo batch is, every symbol named (markdown)."""
-    (B, T, d), H, C, V = demo.x.shape, demo.states.shape[2], demo.classifier.shape[1], demo.lm.shape[2]
-    return (f"A batch of **B = {B}** sequences of **T = {T}** steps, each step a vector of input size **d = {d}**, read "
-            f"by a cell of **H = {H}** units; the classifier picks one of **C = {C}** classes, the language model one of "
-            f"**|V| = {V}** tokens. *Untrained:* every weight is random, so the probabilities below are arbitrary; what "
-            "matters is their shapes.")
-
-
-BIDIRECTIONAL_TEXT = ("Two cells read the same six inputs, one from the left and one from the right; each position gets "
-                      "both states side by side, so it sees its past **and** its future. That suits tagging; for a "
-                      "language model it would be peeking at the answer. *Untrained:* both cells have random weights.")
-
-
-def classifier_table(demo: Heads) -> pd.DataFrame:
-    """The classifier's distribution per sequence, rounded for display."""
-    B, C = demo.classifier.shape
-    return pd.DataFrame(demo.classifier, columns=[f"class {k + 1}" for k in range(C)],
-                        index=[f"sequence {b + 1}" for b in range(B)]).round(3)
-
-
-def shapes_text(demo: Heads) -> str:
-    """The shapes line (markdown with the notes' colours): inputs -> states -> either head."""
-    return (f":green[inputs [B, T, d] = {list(demo.x.shape)}] → :blue[states [B, T, H] = {list(demo.states.shape)}] → "
-            f":red[classifier: last state only, [B, C] = {list(demo.classifier.shape)}] "
-            f"or :red[language model: every state, [B, T, |V|] = {list(demo.lm.shape)}]")
-
-
 # ---- the parameter calculator ------------------------------------------------------------------------------
-# Each head keeps its own output size: a language model's vocabulary, a classifier's classes and (optional)
-# embedding vocabulary are separate settings, so switching heads never turns 37,580 tokens into 37,580 classes.
-CALC_DEFAULTS = {"task": "lm", "cell": RNN_LM["cell"], "d": RNN_LM["embed_size"], "H": RNN_LM["hidden_size"],
-                 "V": RNN_LM["vocab_size"], "K": GRU_CLASSIFIER["num_classes"], "emb": 0, "layers": 1, "bi": False}
-CALC_PRESETS = {
-    "gru": {"task": "classifier", "cell": GRU_CLASSIFIER["cell"], "d": GRU_CLASSIFIER["input_size"],
-            "H": GRU_CLASSIFIER["hidden_size"], "K": GRU_CLASSIFIER["num_classes"], "emb": 0, "layers": 1, "bi": False},
-    "lm": {"task": "lm", "cell": RNN_LM["cell"], "d": RNN_LM["embed_size"], "H": RNN_LM["hidden_size"],
-           "V": RNN_LM["vocab_size"], "layers": 1},
-}
 
-PRESET_LABELS = {  # button label, what it sets
-    "gru": ("GRU classifier (notes)", f"A one-layer GRU, H = {GRU_CLASSIFIER['hidden_size']}, reading "
-            f"{GRU_CLASSIFIER['input_size']}-d word vectors, {GRU_CLASSIFIER['num_classes']} classes."),
-    "lm": ("RNN language model (notes)", f"A BPE vocabulary of {RNN_LM['vocab_size']:,}, embeddings of "
-           f"{RNN_LM['embed_size']}, H = {RNN_LM['hidden_size']}."),
-}
-
-
-def calculate(task: str, cell: str, d: int, H: int, V: int = RNN_LM["vocab_size"], K: int = GRU_CLASSIFIER["num_classes"],
-              emb: int = 0, layers: int = 1, bi: bool = False) -> dict[str, int]:
+def calculate(task: str, cell: str, d: int, H: int, V: int = RNN_LM["vocab_size"],
+              K: int = GRU_CLASSIFIER["num_classes"], emb: int = 0, layers: int = 1,
+              bi: bool = False) -> dict[str, int]:
     """Embedding / cell / output / total parameters of the chosen head, as torch counts them."""
     if task == "lm":
         return lm_params(cell, V, d, H, layers)
     return classifier_params(cell, d, H, K, vocab_size=emb, num_layers=layers, bidirectional=bi)
-
-
-def formula_text(cell: str, task: str) -> str:
-    """How the counts are made up (markdown), with the cell's gate-block count."""
-    G = GATES[cell]
-    blocks = f"{G} gate block{'s' if G > 1 else ''}"
-    if task == "lm":
-        rest = "The output layer holds H·|V| + |V| and the embedding table |V|·d (|V|: the vocabulary size)."
-    else:
-        rest = ("The output layer holds H·C + C (C: the number of classes; 2H·C + C when bidirectional), and an "
-                "embedding table, if any, its vocabulary × d.")
-    return (f"Per direction and layer the {cell.upper()} cell holds {G} × (H·d + H·H + 2H): {blocks}, each with "
-            f"weights for the input (H·d) and the state (H·H) and two bias vectors, as PyTorch keeps them (d: the "
-            f"input size, H: the hidden size). {rest}")

@@ -1,7 +1,7 @@
 """Learning the lag: how far back can a cell learn to recall? A delayed-recall task (the input is a stream of random
 symbols; the target at step t is the symbol read at step t - lag), for a vanilla RNN, an LSTM and a GRU with equal
 parameter counts, trained in torch on the CPU by `python -m rnnviz.lag`. The results ship as JSON with the command,
-seeds and budget; the gradients page reads them without torch.
+seeds and budget; the gradients page reads them without torch (its words about them: ui/lessons/gradients.py).
 """
 from __future__ import annotations
 
@@ -17,14 +17,12 @@ from rnnviz.nn.params import classifier_params
 
 RESULTS = Path(__file__).resolve().parents[2] / "models" / "lag_results.json"
 CELLS = ("rnn", "lstm", "gru")
-ABOUT = ("How far back can each cell learn to look? The input is a stream of random symbols; at every step the target is "
-         "the symbol read *lag* steps earlier. A vanilla RNN, an LSTM and a GRU with (nearly) equal parameter counts were "
-         "trained in PyTorch on the CPU for the same number of steps, then scored on fresh streams. The gradient that "
-         "teaches lag k crosses k steps, so this is where vanishing should show.")
 
 
-def delayed_recall(rng: np.random.Generator, batch: int, length: int, lag: int, symbols: int) -> tuple[np.ndarray, np.ndarray]:
-    """Random symbol streams x (batch, length) and targets y with y[:, t] = x[:, t - lag]; -1 (not scored) for t < lag."""
+def delayed_recall(rng: np.random.Generator, batch: int, length: int, lag: int,
+                   symbols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random symbol streams x (batch, length) and targets y with y[:, t] = x[:, t - lag]; -1 (not scored) for
+    t < lag."""
     x = rng.integers(0, symbols, size=(batch, length))
     y = np.full((batch, length), -1)
     y[:, lag:] = x[:, :length - lag]
@@ -59,38 +57,6 @@ def best_lag(results: dict, cell: str, level: float = 0.9) -> int | None:
     return best
 
 
-def summary(results: dict, level: float = 0.9) -> str:
-    """One honest paragraph: how far each cell recalls at this budget, and whether the budget separates them."""
-    names = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
-    reach = {c: best_lag(results, c, level) for c in CELLS if c in results["cells"]}
-    said = "; ".join(f"{names[c]} up to lag {r}" if r else f"{names[c]} not even at lag {results['lags'][0]}"
-                     for c, r in reach.items())
-    acc = {c: np.asarray(results["cells"][c]["accuracy"], float).mean(axis=0) for c in reach}
-    spread = max(float(np.max(np.ptp(np.stack(list(acc.values())), axis=0))), 0.0)
-    b = results["budget"]
-    text = (f"At {level:.0%} accuracy or better: {said}. Budget: {b['steps']} Adam steps of {b['batch']} streams per "
-            f"cell and lag, {len(results['seeds'])} seed{'s' if len(results['seeds']) != 1 else ''}.")
-    if spread < 0.1:
-        return text + " At this budget the cells do not separate: every curve is within 10 points of the others."
-    leader = max(acc, key=lambda c: acc[c].sum())
-    text += f" At this budget the {names[leader]} does best overall; the gap is up to {spread:.0%} at one lag."
-    if leader == "rnn":
-        sizes = {c: results["cells"][c]["hidden_size"] for c in reach}
-        text += (f" So this budget does not show gates helping. With equal parameters the vanilla RNN has "
-                 f"{sizes['rnn']} units to the LSTM's {sizes.get('lstm', '?')}, and this task asks a cell to hold the "
-                 "last k symbols all at once; a short training rewards what a cell learns fast, not what it could "
-                 "learn to keep.")
-    return text
-
-
-def provenance(results: dict) -> str:
-    """Where the numbers come from: the exact command, time, torch version and seeds."""
-    cpu = f", {results['cpu_seconds']:.0f} s of CPU" if "cpu_seconds" in results else ""
-    return (f"Made by `{results['command']}` in {results['seconds']:.0f} s{cpu} (torch {results.get('torch', '?')}, "
-            f"one CPU thread on a shared 2-core machine); seeds {', '.join(map(str, results['seeds']))}. The page only "
-            "reads models/lag_results.json.")
-
-
 # ---- training (torch, CPU) ------------------------------------------------------------------------------------------
 
 def train_one(cell: str, hidden_size: int, lag: int, symbols: int, steps: int, batch: int, lr: float, seed: int,
@@ -100,7 +66,8 @@ def train_one(cell: str, hidden_size: int, lag: int, symbols: int, steps: int, b
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    rnn = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell](symbols, hidden_size, batch_first=True)
+    module = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell]
+    rnn = module(symbols, hidden_size, batch_first=True)
     out = torch.nn.Linear(hidden_size, symbols)
     params = list(rnn.parameters()) + list(out.parameters())
     opt = torch.optim.Adam(params, lr=lr)
@@ -136,7 +103,8 @@ def run(lags: list[int], steps: int, seeds: list[int], symbols: int = 8, lstm_hi
             row = []
             for lag in lags:
                 row.append(train_one(cell, sizes[cell], lag, symbols, steps, batch, lr, seed))
-                log(f"{cell:>4} H={sizes[cell]} seed {seed} lag {lag:>3}: accuracy {row[-1]:.3f} ({time.time() - t0:.0f} s)")
+                log(f"{cell:>4} H={sizes[cell]} seed {seed} lag {lag:>3}: accuracy {row[-1]:.3f} "
+                    f"({time.time() - t0:.0f} s)")
             acc.append(row)
         cells[cell] = {"hidden_size": sizes[cell], "params": param_count(cell, sizes[cell], symbols), "accuracy": acc}
     return {"task": {"name": "delayed recall", "symbols": symbols, "scored_per_stream": 32,

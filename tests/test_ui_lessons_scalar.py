@@ -1,0 +1,91 @@
+"""The one-unit page's words: the worked table, predict mode's bookkeeping in a session's state, each step and
+question in words, the notes' rounding, fixed points and backprop written out."""
+from rnnviz.lessons import scalar as lesson
+from rnnviz.lessons.presets import SCALAR_PRESETS
+from ui.lessons import scalar as words
+
+
+def fade():
+    p = SCALAR_PRESETS["fade"]
+    return lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
+
+
+def test_every_preset_has_a_name_and_sets_its_numbers():
+    assert list(words.PRESET_NAMES) == list(SCALAR_PRESETS)
+    assert words.preset_values("flood") == {"scalar.w_x": 1.0, "scalar.w_h": 2.0, "scalar.b": 0.0, "scalar.h0": 0.0,
+                                            "scalar.x": "1, 0, 0", "scalar.t": 3}
+    assert words.PRESET_NAMES["flood"][0] == "Flood" and "w_h = 2" in words.PRESET_NAMES["flood"][1]
+
+
+def test_table_headers():
+    table = words.worked_table(fade(), 0.0, 3, asking=False)
+    assert list(table) == ["t", "xₜ", "wₓxₜ + wₕhₜ₋₁", "hₜ = tanh(·)"]
+    assert table["hₜ = tanh(·)"] == ["0.762", "0.363", "0.180"]  # the notes' table
+    assert table["wₓxₜ + wₕhₜ₋₁"][1] == "0.000 + 0.381 = 0.381"
+    asked = words.worked_table(fade(), 0.0, 2, asking=True)
+    assert asked["hₜ = tanh(·)"] == ["0.762", "?"] and asked["wₓxₜ + wₕhₜ₋₁"][-1] == "?"
+    assert "+ b" in next(iter(k for k in words.worked_table(fade(), 0.5, 1, False) if k.startswith("w")))
+
+
+def test_predict_step_scores_once_and_moves_the_frontier():
+    tr = fade()
+    setup = (1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    state = {}
+    assert words.predict_step(state, setup, 1, tr.h[0, 0]).asking
+    state.update({"scalar.checked": 1, "scalar.guess": 0.75})
+    v = words.predict_step(state, setup, 1, tr.h[0, 0])
+    assert not v.asking and v.shown == 1 and state["scalar.score"] == (2, 1) and "Spot on" in state["scalar.verdict"][1]
+    state.update({"scalar.checked": 1, "scalar.guess": -1.0})  # checking an answered step again scores nothing
+    words.predict_step(state, setup, 1, tr.h[0, 0])
+    assert state["scalar.score"] == (2, 1)
+    assert words.predict_step(state, setup, 2, tr.h[1, 0]).asking
+    other = (1.0, 2.0, 0.0, 0.0, (1.0, 0.0, 0.0))  # a new setup starts over: step 1 is asked again
+    assert words.predict_step(state, other, 1, 0.0).asking
+
+
+def test_step_question_and_score_texts():
+    tr = fade()
+    text = words.step_text(2, 0.0, 1.0, 0.5, 0.0, tr.h[0, 0], tr)
+    assert text.startswith("**Step 2.**") and "0.5 × 0.762 = **0.381**" in text
+    assert "h₂ = tanh(0.381) = **0.363**" in text
+    q = words.question_text(2, 0.0, tr.h[0, 0])
+    assert "h₁ = 0.762" in q and "What will h₂ be?" in q and "0.363" not in q
+    assert words.score_text(1, 1).startswith("Score: 1 point from 1 guess (")
+    assert words.score_text(3, 2).startswith("Score: 3 points from 2 guesses")
+
+
+def test_score_guess_verdicts():
+    assert words.score_guess(0.74, 0.762) == words.Verdict(2, "Spot on: h_t = 0.762, you said 0.740 (off by 0.022). +2")
+    assert words.score_guess(0.3, 0.762).message == "Right direction: h_t = 0.762, you said 0.300. +1"
+    assert words.score_guess(-0.3, 0.762).points == 0 and "sign of z" in words.score_guess(-0.3, 0.762).message
+
+
+def test_rounding_note_matches_the_notes_two_roundings():
+    note = words.rounding_note(fade(), 1.0, 0.5, 0.0, 0.0)
+    assert "0.3636 ≈ 0.364" in note and "0.3634 ≈ 0.363" in note
+    assert words.rounding_note(fade(), 1.0, 2.0, 0.0, 0.0) is None  # only for the notes' example
+
+
+def test_fixed_point_words():
+    fps = lesson.fixed_points(2.0)
+    lines = words.fixed_point_lines(fps, 2.0)
+    assert "slope wₕ(1 − h*²) = 2.000; unstable" in lines[1] and "stable: nearby states fall in" in lines[0]
+    assert "Two stable states" in words.fixed_point_text(fps, 2.0)
+    assert "Two stable states" not in words.fixed_point_text(lesson.fixed_points(0.5), 0.5)
+
+
+def test_backprop_written_out_on_the_worked_example():
+    bp = lesson.backprop(fade(), 0.5, 3)
+    text = words.backprop_text(bp, 0.5)
+    assert text.startswith("∂h₃/∂h₁ = wₕ²(1 − h₂²)(1 − h₃²)  \n")
+    assert "= 0.5 (1 − 0.363²) · 0.5 (1 − 0.180²)" in text and "= 0.4340 · 0.4838" in text
+    assert text.endswith("  \n= 0.2100")
+    rows = words.backprop_rows(bp, 0.5)
+    assert rows["hⱼ"] == ["0.3634", "0.1797"] and rows["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"] == ["0.4340", "0.4838"]
+
+
+def test_backprop_long_chains():
+    p = SCALAR_PRESETS["silence"]
+    tr = lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
+    bp = lesson.backprop(tr, p.w_h, 11)
+    assert len(bp.factors) == 10 and "∂h₁₁/∂h₁ = ∏ⱼ₌₂¹¹ wₕ(1 − hⱼ²)" in words.backprop_text(bp, p.w_h)

@@ -1,0 +1,180 @@
+"""The gates page's words, widget keys, link parameters and the valve's per-server cache (its numbers are
+rnnviz/lessons/gates.py): equations, symbols, table headers, captions, the lockstep and valve sentences."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from rnnviz.lessons.gates import Lockstep, Valve, shape_summary, valve_experiment
+from rnnviz.nn.cells import sigmoid
+from ui.urlstate import Param, choice, dump_flag, flag, integer, number
+from ui.widgets import sequence_params
+
+P = "gates"
+VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
+VIEW = Param(f"{P}.view", "view", "cell", choice(list(VIEWS)))
+SETTINGS = sequence_params(P) + [
+    Param(f"{P}.cell", "cell", "lstm", choice(["lstm", "gru"])),
+    Param(f"{P}.H", "H", 3, integer(1, 64)),
+    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
+    Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
+    Param(f"{P}.bf", "bf", 1.0, number(-5.0, 5.0, 0.1)),
+    Param(f"{P}.torch", "torch", False, flag, dump_flag),
+]
+STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
+VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
+PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
+NOTE_GATES = {"rnn": (), "lstm": ("f", "i", "o"), "gru": ("r", "z")}  # the gates whose means the lockstep titles give
+UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
+             "learns, not what it has learned.")
+
+
+@functools.lru_cache(maxsize=16)
+def shared_valve(T: int) -> Valve:
+    """`valve_experiment(T)`, kept per server (the last 16 lengths) and shared between sessions: read-only."""
+    res = valve_experiment(T)
+    for tr in (res.lstm, res.rnn):
+        for arr in vars(tr).values():
+            arr.setflags(write=False)
+    return res
+
+
+CELL_NAMES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
+
+# One equation per line where a line would otherwise run past a 1400 px column (the GRU's).
+EQUATIONS = {
+    "lstm": r"""\begin{aligned}
+f_t &= \sigma(W_f[h_{t-1}, x_t] + b_f) & i_t &= \sigma(W_i[h_{t-1}, x_t] + b_i) \\
+g_t &= \tanh(W_g[h_{t-1}, x_t] + b_g) & o_t &= \sigma(W_o[h_{t-1}, x_t] + b_o) \\
+c_t &= f_t \odot c_{t-1} + i_t \odot g_t & h_t &= o_t \odot \tanh(c_t)
+\end{aligned}""",
+    "gru": r"""\begin{aligned}
+r_t &= \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
+z_t &= \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
+n_t &= \tanh\big(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})\big) \\
+h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
+\end{aligned}""",
+}
+SYMBOLS = {
+    "lstm": "$x_t$: the input at step $t$; $h_{t-1}$: the previous hidden state; $[h_{t-1}, x_t]$: the two stacked "
+            "into one vector; $W_\\bullet, b_\\bullet$: each gate's weights and bias. $\\sigma$, the sigmoid, "
+            "squashes to (0, 1), so a gate is a dial from shut (0) to open (1); $\\tanh$ squashes to (−1, 1); "
+            "$\\odot$ multiplies entry by entry. $f$ forget (how much of $c_{t-1}$ to keep), $i$ input (how much of "
+            "the candidate $g$ to write), $o$ output (how much of the cell to show), $c$ the cell state, $h$ the "
+            "hidden state.",
+    "gru": "$x_t$: the input at step $t$; $h_{t-1}$: the previous state; $W_{i\\bullet}, b_{i\\bullet}$ read the input "
+           "and $W_{h\\bullet}, b_{h\\bullet}$ read the memory (PyTorch's names). $\\sigma$, the sigmoid, squashes "
+           "to (0, 1), so a gate is a dial from shut (0) to open (1); $\\tanh$ squashes to (−1, 1); "
+           "$\\odot$ multiplies entry by entry. $r$ reset (how much memory the candidate reads), $z$ update (how much "
+           "of $h_{t-1}$ to keep), $n$ the candidate, $h$ the state.",
+}
+# Column headers of the step table, with real subscripts (st.table renders markdown and LaTeX).
+HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c_{t-1}$",
+           "f*c_prev": "$f_t \\odot c_{t-1}$", "i*g": "$i_t \\odot g_t$", "c": "$c_t$", "tanh(c)": "$\\tanh(c_t)$",
+           "h": "$h_t$", "r": "$r_t$", "z": "$z_t$", "n": "$n_t$",
+           "h_prev": "$h_{t-1}$", "(1-z)*n": "$(1 - z_t) \\odot n_t$", "z*h_prev": "$z_t \\odot h_{t-1}$"}
+
+
+def forget_caption(bf: float) -> str:
+    """Where the forget gates start for a bias b_f (markdown)."""
+    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is "
+            "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+
+
+def step_alt(names: list[str], values: dict[str, np.ndarray], t: int) -> str:
+    """Text alternative for the gate heatmap: what it shows, and the current step's values."""
+    return (f"gates and states over time for {', '.join(names)}; at step {t}: "
+            + "; ".join(f"{n} = " + ", ".join(f"{v:.2f}" for v in values[n]) for n in names))
+
+
+def step_table(values: dict[str, np.ndarray], digits: int = 4) -> pd.DataFrame:
+    """One step's numbers, units down, with LaTeX column headers; values rounded for display."""
+    H = len(next(iter(values.values())))
+    return pd.DataFrame({HEADERS.get(k, k): np.round(v, digits) for k, v in values.items()},
+                        index=[f"unit {k + 1}" for k in range(H)])
+
+
+def step_sentence(values: dict[str, np.ndarray]) -> str:
+    """What the gates did on average at this step, in words (markdown; subscripts as Unicode characters, so this
+    line, redrawn at every step, needs no math typesetting)."""
+    if "f" in values:  # an LSTM's step
+        return (f"On average the forget gates keep **{np.mean(values['f']):.0%}** of cₜ₋₁ and the input gates let "
+                f"in **{np.mean(values['i']):.0%}** of the candidate gₜ.")
+    return (f"On average the update gates keep **{np.mean(values['z']):.0%}** of hₜ₋₁ and take "
+            f"**{1 - np.mean(values['z']):.0%}** from the candidate nₜ; the reset gates let the candidate read "
+            f"**{np.mean(values['r']):.0%}** of the memory.")
+
+
+def shape_text(cell: str, d: int, H: int) -> str:
+    """The shapes paragraph (markdown), every number computed."""
+    s = shape_summary(cell, d, H)
+    return (f"**Shapes.** {s['G']} gate blocks stacked, for d = {d} inputs and H = {H} units: one matrix of "
+            f"{s['G']}H × (H + d) = **{s['stacked'][0]} × {s['stacked'][1]}** (PyTorch keeps it as $W_{{ih}}$ "
+            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}); **{s['params']:,}** "
+            "parameters with both bias vectors.")
+
+
+
+def lockstep_notes(ls: Lockstep, t: int) -> dict[str, str]:
+    """Per cell at step t: the length of its state, then the mean of each gate on a second line (chart markup); two
+    short lines, as the three cells' titles share the width of a 1024 px projector."""
+    notes = {}
+    for c in NOTE_GATES:
+        tr, k = ls.traces[c], t - 1
+        gates = NOTE_GATES[c]
+        means = " · ".join(f"{g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates)
+        notes[c] = f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}" + (f"<br>mean {means}" if gates else "")
+    return notes
+
+
+LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of the state vector, "
+                "$\\sqrt{\\sum_k h_{t,k}^2}$; mean: the average over units of the forget $f_t$, input $i_t$ and "
+                "output $o_t$ gates (LSTM) or the reset $r_t$ and update $z_t$ gates (GRU); $c_t$: the LSTM's cell "
+                "state. Heatmaps: amber for gates (white 0 shut, amber 1 open), purple below zero to dark grey above "
+                "for states (−1 to 1); the outlined column is step $t$, its values printed.")
+
+
+def lockstep_alt(ls: Lockstep, t: int) -> str:
+    """Text alternative for the three-cell heatmaps: each cell's state at step t."""
+    return f"three cells at step {t}: " + "; ".join(
+        f"{CELL_NAMES[c]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1]) for c, tr in ls.traces.items())
+
+
+def lockstep_text(ls: Lockstep) -> str:
+    """How the hidden sizes were matched (markdown), every count computed."""
+    d, s, p = ls.x.shape[1], ls.sizes, ls.params
+    return (f"The LSTM with $H$ = {s['lstm']} sets the budget: **{ls.budget:,}** parameters for $d$ = {d} inputs. "
+            f"The GRU gets $H$ = {s['gru']} (**{p['gru']:,}**) and the vanilla RNN $H$ = {s['rnn']} "
+            f"(**{p['rnn']:,}**): the sizes whose counts come closest. "
+            f"Per unit a vanilla cell needs one block of weights, a GRU three, an "
+            "LSTM four, so for the same budget the vanilla cell gets the most units.")
+
+
+
+def torch_caption(ls: Lockstep, res: dict[str, tuple[float, int]]) -> str:
+    """What the PyTorch cross-check found, per cell."""
+    return "PyTorch on the same weights: " + "; ".join(
+        f"{CELL_NAMES[c]} agrees to {d:.1e}, {n:,} parameters "
+        f"({'equal to' if n == ls.params[c] else 'NOT equal to'} ours)" for c, (d, n) in res.items()) + "."
+
+
+
+def valve_text(valve: Valve) -> str:
+    """The valve's explanation (markdown), with its weights' numbers; Unicode subscripts, as it is redrawn with
+    every move of the slider."""
+    T, w = len(valve.x), valve.weights
+    return (f"Input: a single 1, then {T - 1} zeros. The LSTM's forget gate is σ({w['b_f']:g}) = {w['f']:.10f}; its "
+            f"input gate is open only while x = 1 (i = {w['i (x=1)']:.6f}, then {w['i (x=0)']:.1e}), so "
+            f"cₜ = cₜ₋₁ + 0 copies. The vanilla unit hₜ = tanh(xₜ + {w['w_h']:g} hₜ₋₁) multiplies by {w['w_h']:g} "
+            "and squashes at every step.")
+
+
+def valve_table(valve: Valve) -> pd.DataFrame:
+    """The LSTM's cell state and the vanilla state at t = 1, 10 and T: one row per time, so it stays narrow."""
+    T = len(valve.x)
+    ts = sorted({1, min(10, T), T})
+    return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
+                         "vanilla hₜ": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
+                                        for t in ts]}).set_index("t")

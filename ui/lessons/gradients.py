@@ -1,0 +1,304 @@
+"""The gradients page's words, widget keys, link parameters, presets and per-server caches (its numbers are
+rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag.py): the words beside the numbers are
+computed, so they always say what the page shows."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable
+
+import numpy as np
+import streamlit as st
+
+from rnnviz.experiments.lag import CELLS, best_lag
+from rnnviz.lessons import clipping
+from rnnviz.lessons.cache import SharedCache
+from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
+from rnnviz.nn.gradients import decay_table
+from rnnviz.text import format_norm
+from ui.urlstate import Param, choice, integer, number, set_state
+
+P = "grad"
+SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
+VIEWS = {"decay": "Steps back", "factors": "Per-step factors", "clip": "Clipping"}  # the chart beside the controls
+RATES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)  # learning rates on offer in the training comparison
+
+
+def parse_rate(s: str) -> float:
+    """A learning rate from a link: one of RATES."""
+    v = float(s)
+    if v not in RATES:
+        raise ValueError(s)
+    return v
+
+
+PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
+    ("H", "H", 32, integer(1, 64)), ("T", "T", 50, integer(2, 200)), ("scale", "w", 0.9, number(0.0, 3.0, 0.05)),
+    ("by", "by", "sigma", choice(list(SCALE_BY))), ("bf", "bf", 1.0, number(-5.0, 10.0, 0.5)),
+    ("bz", "bz", 0.0, number(-5.0, 10.0, 0.5)), ("xs", "xs", 0.5, number(0.0, 5.0, 0.1)),
+    ("seed", "seed", 0, integer(0, 10_000)), ("clip", "clip", 1.0, number(0.1, 10.0, 0.1)),
+    ("rho", "trho", 2.0, number(0.5, 3.0, 0.1)), ("lr", "lr", 0.3, parse_rate),
+    ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
+    ("view", "view", "decay", choice(VIEWS))]]
+
+PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
+    "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
+               "help": "Largest singular value 0.9 < 1: with tanh′ ≤ 1 every step shrinks the gradient, for any "
+                       "seed."},
+    "explode": {"label": "Explode: ρ = 1.5, x = 0", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
+                "help": "Spectral radius 1.5 and the input switched off (x = 0): every state stays at 0 (tanh′ = 1), "
+                        "so the product is Wₕₕᵏ, at least 1.5ᵏ long, for any seed."},
+}
+CLIP_PRESETS = {  # the training comparison's (rho: starting spectral radius, lr: rate); tests check each holds
+    "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},
+                "help": "Wₕₕ at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
+    "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
+             "help": "Wₕₕ at spectral radius 1 and rate 0.02: neither run diverges."},
+}
+CURVES = {  # series key: (metric label, what it measures)
+    "rnn": ("vanilla h", "Vanilla RNN: the spectral norm of ∂h_T/∂h_t."),
+    "lstm": ("LSTM h", "LSTM: the spectral norm of ∂h_T/∂h_t."),
+    "lstm_f": ("LSTM c, f path", "LSTM cell state along the forget gates alone: the product f_T ⊙ … ⊙ f_(t+1) of "
+               "its best-kept unit (the spectral norm of that diagonal matrix)."),
+    "lstm_c": ("LSTM c, all paths", "LSTM cell state, all paths: the spectral norm of ∂c_T/∂c_t, the forget-gate "
+               "path plus every detour through h, W_hh and the gates."),
+    "gru": ("GRU h", "GRU: the spectral norm of ∂h_T/∂h_t."),
+}
+REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>t</sup>", "lstm": "LSTM 0.9<sup>t</sup>", "lstm_f1": "LSTM 1"}
+
+
+# ---- the controls ---------------------------------------------------------------------------------------------------
+
+def presets(table: dict, prefix: str, cols: list | None = None) -> None:
+    """One button per preset (in `cols`, or columns of their own); each sets the widget states it names."""
+    for col, (name, pr) in zip(cols or st.columns(len(table)), table.items()):
+        col.button(pr["label"], key=f"{P}.{prefix}{name}", width="stretch", help=pr["help"], on_click=set_state,
+                   args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
+
+
+def view_control(col) -> str:
+    """Which chart the explorer shows beside its controls."""
+    return col.segmented_control("Show", list(VIEWS), key=f"{P}.view", format_func=VIEWS.get,
+                                 help="One chart at a time, so a move redraws only what you look at.") or "decay"
+
+
+def scale_control(col) -> float:
+    return col.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
+
+
+def clip_control() -> float:
+    return st.slider("Clip threshold", 0.1, 10.0, step=0.1, key=f"{P}.clip",
+                     help="A gradient longer than this is rescaled to this length.")
+
+
+def training_settings() -> clipping.Settings:
+    """The training comparison's presets and settings."""
+    presets(CLIP_PRESETS, "t")
+    return clipping.Settings(
+        st.slider("Spectral radius ρ of Wₕₕ at the start", 0.5, 3.0, step=0.1, key=f"{P}.rho"),
+        st.select_slider("Learning rate", RATES, key=f"{P}.lr", help="Plain SGD: w ← w − rate · g."),
+        st.slider("Clip threshold (clipped run)", 0.1, 20.0, step=0.1, key=f"{P}.tclip",
+                  help="The clipped run rescales g to this length whenever ‖g‖ is longer."),
+        seed=int(st.number_input("Seed", 0, 1000, key=f"{P}.tseed", help="Initial weights and batches.")))
+
+
+# ---- per-server caches ----------------------------------------------------------------------------------------------
+
+COMPARISONS = SharedCache(64 * 2 ** 20)  # ~2 MB at the page's defaults, 27 MB at H = 64, T = 200
+
+
+def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input_scale: float, seed: int,
+             by: str = "sigma", update_bias: float = 0.0) -> Comparison:
+    """`compare`, kept per server (the last 64 MB of settings): a setting revisited, by a slider moved back or a
+    shared link, costs nothing. Its arrays are read-only: every visitor shares them."""
+    key = (hidden_size, T, w_scale, forget_bias, input_scale, seed, by, update_bias)
+    return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
+
+
+_RUNS: OrderedDict = OrderedDict()  # Settings -> both training runs; a revisited or shared setting costs nothing
+_RUNS_LOCK = threading.Lock()
+
+
+def cached(s: clipping.Settings) -> bool:
+    """Whether both runs for these settings are already at hand."""
+    with _RUNS_LOCK:
+        return s in _RUNS
+
+
+def train_pair(s: clipping.Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
+    """`clipping.train_pair`, kept per server (the last 32 settings)."""
+    with _RUNS_LOCK:
+        if s in _RUNS:
+            _RUNS.move_to_end(s)
+            return _RUNS[s]
+    runs = clipping.train_pair(s, progress)
+    with _RUNS_LOCK:
+        _RUNS[s] = runs
+        while len(_RUNS) > 32:
+            _RUNS.popitem(last=False)
+    return runs
+
+
+# ---- the words beside the numbers -----------------------------------------------------------------------------------
+
+INTRO = ("The gradient that reaches a state k steps back is a product of k step Jacobians. Every curve below is "
+         "computed from the random, untrained weights set here. **Vanish** sets $W_{hh}$'s largest singular value "
+         "$\\sigma_{\\max} = 0.9$: with $\\tanh' \\le 1$ every step shrinks the gradient, so the vanilla curve falls "
+         "for every seed. **Explode** sets the spectral radius $\\rho = 1.5$ and switches the input off: every state "
+         "stays at 0, where $\\tanh' = 1$, the product is $W_{hh}^k$ and grows at least like $1.5^k$. Then raise the "
+         "input scale and watch saturation pull it back down. Raise the LSTM's forget-gate bias $b_f$ and watch its "
+         "forget-gate path flatten towards 1.")
+
+
+LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$, $L = u \\cdot h_T$ with "
+             "$u = (1, \\dots, 1)/\\sqrt{H}$, so $\\partial L/\\partial h_T = u$ has length 1 and "
+             "$\\partial L/\\partial h_t = u^\\top\\, \\partial h_T/\\partial h_t$. The curves and the numbers below "
+             "are spectral norms $\\lVert \\partial h_T/\\partial h_t \\rVert_2$ (for the LSTM's cell, "
+             "$\\lVert \\partial c_T/\\partial c_t \\rVert_2$): the most any loss whose gradient at $h_T$ has length "
+             "1 can receive at step $t$.")
+
+
+SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the curves show a cell before it learns. "
+              "σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
+              "radius (largest |eigenvalue|), is how fast Wₕₕᵏ grows in the long run, and ρ ≤ σₘₐₓ. As tanh′ ≤ 1, "
+              "σₘₐₓ < 1 guarantees vanishing; σₘₐₓ > 1 allows explosion but does not cause it: saturated units "
+              "(tanh′ ≈ 0) pull the product down.")
+
+NOTES_CAPTION = ("Idealised: tanh′ ≈ 0.5 on average and a recurrent weight of about 0.9. The dashed grey lines on "
+                 "the plot are these formulas.")
+EXPLODE_HELP = ("A one-unit cell with w = 2 held at h = 0, in tanh's linear part where tanh′ = 1: each of the fifty "
+                "steps multiplies the gradient by exactly 2.")
+
+
+def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
+    """The notes' idealised decay, named as the chart's legend names it."""
+    from rnnviz.lessons.gradients import reference_curves as numbers
+
+    return {REFERENCES[k]: v for k, v in numbers(steps).items()}
+
+
+def notes_table() -> dict[str, list[str]]:
+    """The notes' table of idealised factors, formatted as the notes print it (columns; t first)."""
+    tab = decay_table()
+    return {"t": [str(int(t)) for t in tab["t"]], "vanilla (0.5×0.9)ᵗ": [f"{v:.1e}" for v in tab["vanilla"]],
+            "LSTM f = 0.9: 0.9ᵗ": [f"{v:.2g}" for v in tab["lstm"]], "LSTM f = 1": [f"{v:g}" for v in tab["lstm_f1"]]}
+
+
+def scale_note(cmp: Comparison, by: str, scale: float) -> str:
+    """Both sizes of the vanilla W_hh and which one the slider set (plain Unicode: this line is redrawn on every
+    move, and typeset maths costs more to draw than the chart)."""
+    return (f"Vanilla Wₕₕ: σₘₐₓ = **{cmp.sigma_max:.3f}**, ρ = **{cmp.rho:.3f}** "
+            f"(the slider set {'σₘₐₓ' if by == 'sigma' else 'ρ'} = {scale:g}).")
+
+
+def ends(series: dict[str, np.ndarray]) -> str:
+    """Where each curve ends, in words (for the chart's text alternative)."""
+    return ", ".join(f"{CURVES[k][0]} ends at {format_norm(v[-1])}" for k, v in series.items())
+
+
+def factor_notes(cmp: Comparison, T: int) -> list[str]:
+    """One short paragraph per cell: what each step multiplies the gradient by, with this run's numbers."""
+    R, k = cmp.reports, curves(cmp)
+    tp = R["rnn"].factors["tanh_prime"]
+    f, z = R["lstm"].factors["forget"], R["gru"].factors["update"]
+    gru_last = slowest(cmp) == "gru"
+    return [
+        f"**Vanilla:** each step multiplies by diag(tanh′(zₛ))·Wₕₕ. Here tanh′ averages **{tp.mean():.3f}** and "
+        f"**{(tp < 0.1).mean():.0%}** of unit-steps are saturated (tanh′ < 0.1): those pass almost nothing back.",
+        f"**LSTM:** along the cell state alone each step multiplies by its forget gates f, here **{f.mean():.3f}** "
+        f"on average; over {T} steps the best-kept unit keeps **{format_norm(k['lstm_f'][T])}** (the forget-gate "
+        f"path). All paths into c together give **{format_norm(k['lstm_c'][T])}**: they add detours that leave c "
+        "through h = o ⊙ tanh(c), pass Wₕₕ into the gates and the candidate, and come back into c. Those detours are "
+        "products of Wₕₕ like the vanilla RNN's, so they can vanish or explode whatever f does; with f ≈ 1 nothing "
+        "shrinks them either.",
+        f"**GRU:** hₜ = (1 − zₜ) ⊙ nₜ + zₜ ⊙ hₜ₋₁, so its copy path is the update gate z, here **{z.mean():.3f}** on "
+        "average; the path through Wₕₕ is scaled down by (1 − z) and the reset gate. A copy path with z ≈ 0.5 halves "
+        "the gradient at every step" + (", which is why the GRU vanishes fastest here" if gru_last else "")
+        + ": gates fix vanishing only when they are open. Raise the update-gate bias (as the forget-gate bias for the "
+        "LSTM) and the GRU's curve flattens.",
+    ]
+
+
+CLIP_VERDICT = {
+    True: "Clipped: the direction is kept and the length is cut to the threshold. Explosion tamed.",
+    False: "Not clipped: the norm is under the threshold. Clipping only shortens; it cannot lengthen a vanished "
+           "gradient back to life.",
+}
+
+
+def clip_note(demo: dict, metric_log10: float, T: int) -> str:
+    """The clipping sentence, naming how its number differs from the 'vanilla h' metric."""
+    return (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** "
+            f"after. The metric *vanilla h* above ({format_norm(metric_log10)}) is the largest singular value of the "
+            "whole Jacobian back to h₀, the most any such loss could receive; ‖∂L/∂h₀‖ for our one L is at most that.")
+
+
+CLIP_ABOUT = (
+    f"A vanilla RNN ({clipping.HIDDEN} units, untrained) learns the first {clipping.TEXT_CHARS} characters of the "
+    f"Shakespeare excerpt by plain SGD, twice: from the same initial weights, on the same batches ({clipping.BATCH} "
+    f"windows of {clipping.WINDOW} characters per step), once unclipped and once with the whole gradient $g$ clipped "
+    "by norm. The loss is summed over each window, as in Karpathy's min-char-rnn, and drawn per character. With "
+    "$W_{hh}$ started at spectral radius 2 and a large rate the unclipped run blows up; the clipped one learns from "
+    "the same start.")
+
+
+def done_text(seen: bool, seconds: float) -> str:
+    """The progress bar's last words."""
+    if seen:
+        return "Both runs: this setting was trained before, results kept."
+    return f"Both runs trained in {seconds:.1f} s."
+
+
+def verdict(summ: dict[str, dict]) -> str:
+    """What the training chart shows, in one paragraph of numbers."""
+    parts = []
+    for name, label in (("unclipped", "Unclipped"), ("clipped", "Clipped")):
+        r = summ[name]
+        where = f"its weights overflowed at step {r['overflow']}; " if r["overflow"] else ""
+        diverged = r["above_twice"] >= r["steps"] // 4 or r["overflow"]
+        state = ("diverged" if diverged else "learned" if r["end"] < 0.6 * r["start"] else
+                 "learning slowly" if r["end"] < 0.95 * r["start"] else "did not learn")
+        parts.append(f"**{label}: {state}.** Loss {r['start']:.2f} at the start, {r['end']:.2f} over the last 20 "
+                     f"steps; {where}{r['above_twice']} of {r['steps']} steps above twice the start; largest ‖g‖ "
+                     f"{format_norm(r['max_log10_norm'])}.")
+    return " ".join(parts)
+
+
+LAG_ABOUT = (
+    "How far back can each cell learn to look? The input is a stream of random symbols; at every step the target "
+    "is the symbol read *lag* steps earlier. A vanilla RNN, an LSTM and a GRU with (nearly) equal parameter counts "
+    "were trained in PyTorch on the CPU for the same number of steps, then scored on fresh streams. The gradient "
+    "that teaches lag k crosses k steps, so this is where vanishing should show.")
+LAG_MISSING = "No results shipped yet: `python -m rnnviz.lag` makes models/lag_results.json."
+
+
+def lag_summary(results: dict, level: float = 0.9) -> str:
+    """One honest paragraph: how far each cell recalls at this budget, and whether the budget separates them."""
+    names = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
+    reach = {c: best_lag(results, c, level) for c in CELLS if c in results["cells"]}
+    said = "; ".join(f"{names[c]} up to lag {r}" if r else f"{names[c]} not even at lag {results['lags'][0]}"
+                     for c, r in reach.items())
+    acc = {c: np.asarray(results["cells"][c]["accuracy"], float).mean(axis=0) for c in reach}
+    spread = max(float(np.max(np.ptp(np.stack(list(acc.values())), axis=0))), 0.0)
+    b = results["budget"]
+    text = (f"At {level:.0%} accuracy or better: {said}. Budget: {b['steps']} Adam steps of {b['batch']} streams per "
+            f"cell and lag, {len(results['seeds'])} seed{'s' if len(results['seeds']) != 1 else ''}.")
+    if spread < 0.1:
+        return text + " At this budget the cells do not separate: every curve is within 10 points of the others."
+    leader = max(acc, key=lambda c: acc[c].sum())
+    text += f" At this budget the {names[leader]} does best overall; the gap is up to {spread:.0%} at one lag."
+    if leader == "rnn":
+        sizes = {c: results["cells"][c]["hidden_size"] for c in reach}
+        text += (f" So this budget does not show gates helping. With equal parameters the vanilla RNN has "
+                 f"{sizes['rnn']} units to the LSTM's {sizes.get('lstm', '?')}, and this task asks a cell to hold the "
+                 "last k symbols all at once; a short training rewards what a cell learns fast, not what it could "
+                 "learn to keep.")
+    return text
+
+
+def provenance(results: dict) -> str:
+    """Where the numbers come from: the exact command, time, torch version and seeds."""
+    cpu = f", {results['cpu_seconds']:.0f} s of CPU" if "cpu_seconds" in results else ""
+    return (f"Made by `{results['command']}` in {results['seconds']:.0f} s{cpu} (torch {results.get('torch', '?')}, "
+            f"one CPU thread on a shared 2-core machine); seeds {', '.join(map(str, results['seeds']))}. The page "
+            "only reads models/lag_results.json.")

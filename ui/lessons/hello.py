@@ -1,0 +1,158 @@
+"""The hello page's words, link parameters and parsers, and the per-server cache of trained models (its numbers are
+rnnviz/lessons/hello.py): the budget and status sentences, the step table, the temperature and softmax notes."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from rnnviz.lessons.cache import SharedCache
+from rnnviz.lessons.hello import (
+    MAX_TEXT,
+    MIN_COUNTED,
+    VISIBLE,
+    WORK_BUDGET,
+    CharSteps,
+    TrainResult,
+    step_work,
+    steps_within_budget,
+    train,
+    vocabulary,
+)
+from rnnviz.lessons.presets import SOFTMAX_SCORES
+from ui.urlstate import Param, dump_flag, flag, integer, text
+
+P = "hello"
+TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
+
+
+def notch(options) -> Callable[[str], float]:
+    """URL parser for a slider with fixed notches: a value that is not one of them is refused (the page then uses
+    its default, with a notice) rather than silently moved to another notch."""
+    def parse(s: str) -> float:
+        v = float(s)
+        if v not in options:
+            raise ValueError(s)
+        return v
+    return parse
+
+
+def multiple_of(step: int, lo: int, hi: int) -> Callable[[str], int]:
+    """URL parser for an integer slider with a step: refused unless on one of its notches."""
+    def parse(s: str) -> int:
+        v = int(s)
+        if not lo <= v <= hi or (v - lo) % step:
+            raise ValueError(s)
+        return v
+    return parse
+
+
+PARAMS = [
+    Param(f"{P}.text", "text", "hello", text(MAX_TEXT)),
+    Param(f"{P}.H", "H", 3, integer(1, 32)),
+    Param(f"{P}.steps", "steps", 300, multiple_of(10, 0, 1000)),
+    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
+    Param(f"{P}.trained", "trained", False, flag, dump_flag),  # a shared link retrains on open: same weights
+    Param(f"{P}.temp", "temp", 1.0, notch(TEMPERATURES)),
+    Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
+]
+
+
+def budget_message(text: str, hidden_size: int, steps: int, budget: int = WORK_BUDGET) -> str | None:
+    """What the budget caps for this setup, in words; None when it fits."""
+    allowed = steps_within_budget(text, hidden_size, steps, budget)
+    if allowed >= steps:
+        return None
+    V, n = len(vocabulary(text)), len(text)
+    return (f"Training is capped at {allowed:,} of the {steps:,} steps asked: this server allows vocabulary × "
+            f"text length × hidden size × steps up to {budget:,} per click (vocabulary and hidden size counted as at "
+            f"least {MIN_COUNTED}), and one step here is {max(V, MIN_COUNTED)} × {n:,} × "
+            f"{max(hidden_size, MIN_COUNTED)} = {step_work(V, n, hidden_size):,}. A shorter text, fewer distinct "
+            "characters or a smaller hidden size allow more steps.")
+
+
+
+TRAINED = SharedCache(32 * 2 ** 20)  # Train's results, shared by every visitor of a server
+
+
+def train_shared(text: str, hidden_size: int, steps: int, seed: int,
+                 callback: Callable[[int, float], None] | None = None) -> TrainResult:
+    """`train`, run once per server for the same settings (they give the same weights): pressing Train again, or a
+    class opening one shared link, costs nothing. The result is shared: its arrays are read-only."""
+    return TRAINED.get_arrays((text, hidden_size, steps, seed),
+                              lambda: train(text, hidden_size, steps, seed=seed, callback=callback),
+                              lambda r: [a for a in vars(r.weights).values() if isinstance(a, np.ndarray)],
+                              lambda r: 8 * len(r.losses))
+
+
+
+def visible(c: str) -> str:
+    """A character as it can be seen: a space as ␣, a line break as ↵, a tab as ⇥."""
+    return VISIBLE.get(c, c)
+
+
+def vocab_display(vocab: list[str], limit: int = 24) -> tuple[str, str | None]:
+    """The vocabulary as '{h, e, l, o}' with invisible characters drawn visibly, and a note naming those glyphs."""
+    if len(vocab) > limit:
+        text = f"{len(vocab)} characters"
+    else:
+        text = "{" + ", ".join(visible(c) for c in vocab[:12]) + ("…" if len(vocab) > 12 else "") + "}"
+    names = {" ": "␣ is the space", "\n": "↵ a line break", "\t": "⇥ a tab"}
+    shown = [names[c] for c in names if c in vocab]
+    return text, ("In the vocabulary, " + ", ".join(shown) + ".") if shown else None
+
+
+def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None) -> str:
+    """What the model on the page is: trained on what, how long, from which start; or untrained (markdown).
+    `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes."""
+    n, V = len(text), len(vocabulary(text))
+    what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
+    if result is None or not result.losses:
+        return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so every guess is chance. "
+                f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
+    capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
+    return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
+            f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {result.losses[0]:.3f} to "
+            f"{result.losses[-1]:.3f} nats per character (the average −ln p of each next character; nats are "
+            f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
+
+
+def step_table(steps: CharSteps, vocab: list[str]) -> dict[str, list]:
+    """Per step: input, target (visible glyphs), the probability the model gives the target, its best guess."""
+    p = steps.probs[np.arange(len(steps.targets)), [vocab.index(c) for c in steps.targets]]
+    return {"input": [visible(c) for c in steps.inputs], "target": [visible(c) for c in steps.targets],
+            "p(target)": np.round(p, 3), "model's best guess": [visible(vocab[i]) for i in steps.probs.argmax(axis=1)]}
+
+
+def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Callable[[int, float], None]:
+    """A progress callback that passes a report on at most every `seconds` (none at all for a short run), so the
+    browser is not sent a redraw for every ten steps."""
+    import time
+
+    last = [time.perf_counter()]
+
+    def cb(step: int, loss: float) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= seconds:
+            last[0] = now
+            report(step, loss)
+    return cb
+
+
+def temperature_sentence(p1: np.ndarray, pt: np.ndarray, temp: float) -> str:
+    """The probabilities at temperature 1 and at the slider's temperature (markdown); at 1 they are the same, so
+    they are printed once."""
+    fmt = lambda p: "**(" + ", ".join(f"{v:.3f}" for v in p) + ")**"  # noqa: E731
+    if temp == 1:
+        return f"At temperature 1: {fmt(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
+    return f"At temperature 1: {fmt(p1)}. At {temp:g}: {fmt(pt)}."
+
+
+def softmax_note(scores, probs, notes_scores, notes_printed) -> str | None:
+    """When the scores are the notes' example: the notes print the probabilities with two decimals (and not all
+    rounded the same way); say so next to the page's three."""
+    if tuple(float(v) for v in scores) != tuple(notes_scores):
+        return None
+    return ("The notes print these as (" + ", ".join(f"{v:.2f}" for v in notes_printed) + "), two decimals and "
+            "roughly rounded; to three decimals they are (" + ", ".join(f"{v:.3f}" for v in probs) + ").")

@@ -1,0 +1,205 @@
+"""The one-unit page's words, widget keys, link parameters and predict mode's session state (its numbers are
+rnnviz/lessons/scalar.py): the notes' worked table, each step in words, the fixed points and backprop written out."""
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+
+import streamlit as st
+
+from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
+from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view
+from rnnviz.nn.cells import RNNTrace
+from rnnviz.text import fmt, power_text, sub, sup
+from ui.urlstate import Param, dump_flag, flag, integer, number, set_state, text
+
+P = "scalar"
+D = SCALAR_PRESETS[DEFAULT_SCALAR]
+PARAMS = [
+    Param(f"{P}.w_x", "wx", D.w_x, number(-10, 10, 0.05)),
+    Param(f"{P}.w_h", "wh", D.w_h, number(-10, 10, 0.05)),
+    Param(f"{P}.b", "b", D.b, number(-10, 10, 0.05)),
+    Param(f"{P}.h0", "h0", D.h0, number(-1, 1, 0.01)),
+    Param(f"{P}.x", "x", ", ".join(f"{v:g}" for v in D.x), text(2000)),
+    Param(f"{P}.t", "t", len(D.x), integer(1, 200)),
+    Param(f"{P}.predict", "predict", False, flag, dump_flag),
+]
+PRESET_NAMES = {  # preset: (button label, what a student should see, one sentence)
+    "fade": ("Fade", "w_h = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh "
+                     "trims it further."),
+    "flood": ("Flood", "w_h = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
+    "rewrite": ("Rewrite", "x = 1, 0, 1. The middle zero only fades the state; the third input writes over what "
+                           "remains."),
+    "silence": ("Silence", "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
+}
+
+
+def preset_values(name: str) -> dict:
+    """The widget states a preset sets."""
+    p = SCALAR_PRESETS[name]
+    return {f"{P}.w_x": p.w_x, f"{P}.w_h": p.w_h, f"{P}.b": p.b, f"{P}.h0": p.h0,
+            f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
+
+
+def guess_box(t: int, x_t: float, h_prev: float) -> None:
+    """Predict mode's question for step t, with the guess box and its Check button."""
+    with st.container(border=True):
+        st.markdown(question_text(t, x_t, h_prev))
+        g1, g2 = st.columns([2, 1], vertical_alignment="bottom")
+        g1.number_input(f"Your guess for h{sub(t)}", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
+                        help="Between −1 and 1: tanh can give nothing else.")
+        g2.button("Check", key=f"{P}.check", on_click=set_state, args=({f"{P}.checked": t},), type="primary",
+                  width="stretch")
+
+
+def worked_rows(trace: RNNTrace, b: float = 0.0, digits: int = 3) -> list[dict[str, str]]:
+    """The notes' table: t, x_t, 'W_x x_t + W_h h_{t-1}' written out as a sum, and h_t."""
+    rows = []
+    for t in range(len(trace.h)):
+        xp, hp, pre = trace.x_part[t, 0], trace.h_part[t, 0], trace.pre[t, 0]
+        expr = f"{fmt(xp, digits)} + {fmt(hp, digits)}"
+        if b:
+            expr += f" + {fmt(b, digits)}"
+        rows.append({"t": str(t + 1), "x_t": f"{trace.x[t, 0]:g}", "pre": f"{expr} = {fmt(pre, digits)}",
+                     "h_t": fmt(trace.h[t, 0], digits)})
+    return rows
+
+
+H_COLUMN = "hₜ = tanh(·)"
+
+
+def worked_table(trace: RNNTrace, b: float, upto: int, asking: bool) -> dict[str, list[str]]:
+    """The worked table's columns (headers with real subscripts) for steps 1..upto; when `asking`, the last row's
+    sum and h_t are '?' (predict mode: that step is the question)."""
+    rows = worked_rows(trace, b)[:upto]
+    if asking and rows:
+        rows[-1] = dict(rows[-1], pre="?", h_t="?")
+    return {"t": [r["t"] for r in rows], "xₜ": [r["x_t"] for r in rows],
+            "wₓxₜ + wₕhₜ₋₁" + (" + b" if b else ""): [r["pre"] for r in rows],
+            H_COLUMN: [r["h_t"] for r in rows]}
+
+
+def step_text(t: int, x_t: float, w_x: float, w_h: float, b: float, h_prev: float, trace: RNNTrace) -> str:
+    """The four moves of step t in words, with the page's numbers (markdown)."""
+    k = t - 1
+    xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
+    bias = f" the bias {b:g}" if b else ""
+    return (f"**Step {t}.** Read the input: wₓxₜ = {w_x:g} × {x_t:g} = **{fmt(xp)}**. "
+            f"Read the memory: wₕhₜ₋₁ = {w_h:g} × {fmt(h_prev)} = **{fmt(hp)}**. "
+            f"Add{bias}: z = **{fmt(pre)}**. Squash: h{sub(t)} = tanh({fmt(pre)}) = **{fmt(h)}**.")
+
+
+def question_text(t: int, x_t: float, h_prev: float) -> str:
+    """Predict mode's question for step t: only the input and the memory before it are given."""
+    return (f"**Your turn, step {t}.** The input is x{sub(t)} = {x_t:g} and the memory is "
+            f"h{sub(t - 1)} = {fmt(h_prev)}. What will h{sub(t)} be?")
+
+
+def score_text(points: int, guesses: int) -> str:
+    return (f"Score: {points} point{'s' if points != 1 else ''} from {guesses} guess{'es' if guesses != 1 else ''} "
+            "(2 for within 0.05, 1 for the right sign).")
+
+
+@dataclass
+class Verdict:
+    points: int  # 2 within 0.05, 1 for the right sign (or both near zero), 0 otherwise
+    message: str
+
+
+def score_guess(guess: float, actual: float) -> Verdict:
+    """Score a predicted h_t against the computed one, in words."""
+    points = guess_points(guess, actual)
+    if points == 2:
+        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {abs(guess - actual):.3f}). +2")
+    if points == 1:
+        return Verdict(1, f"Right direction: h_t = {fmt(actual)}, you said {fmt(guess)}. +1")
+    return Verdict(0, f"Not quite: h_t = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")
+
+
+def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> PredictView:
+    """Predict mode's bookkeeping in a session's state (a mapping): score a guess checked at step t (its h_t is
+    `h_t`), advance the frontier of revealed steps for this setup, and say what step t may show."""
+    key, frontier = state.get(f"{P}.frontier", (setup, 0))
+    frontier = frontier if key == setup else 0
+    if state.pop(f"{P}.checked", None) == t == frontier + 1:
+        res = score_guess(state[f"{P}.guess"], h_t)
+        pts, n = state.get(f"{P}.score", (0, 0))
+        state[f"{P}.score"] = (pts + res.points, n + 1)
+        state[f"{P}.verdict"] = (t, res.message)
+        frontier = t
+    view = predict_view(t, frontier)
+    state[f"{P}.frontier"] = (setup, view.frontier)
+    return view
+
+
+def rounding_note(trace: RNNTrace, w_x: float, w_h: float, b: float, h0: float) -> str | None:
+    """For the notes' example, where one of the notes rounds h_1 to three decimals before the next step and so
+    prints h_2 one digit off: say so, with both computations (None when the two agree or for another setup)."""
+    r = notes_rounding(trace, w_x, w_h, b, h0)
+    if r is None or fmt(r.h2_from_rounded) == fmt(r.h2):
+        return None
+    return (f"Rounding: one of the notes rounds h₁ to {r.h1_rounded:.3f} first and gets h₂ = "
+            f"tanh({fmt(w_h * r.h1_rounded)}) = {r.h2_from_rounded:.4f} ≈ {fmt(r.h2_from_rounded)}; this page carries "
+            f"full precision, h₂ = tanh({w_h:g} × {r.h1:.5f}) = {r.h2:.4f} ≈ {fmt(r.h2)}.")
+
+
+def fixed_point_lines(fps: list[tuple[float, bool]], w_h: float) -> list[str]:
+    """One markdown line per fixed point h*, with the slope of the map there, which decides its stability."""
+    out = []
+    for h_star, stable in fps:
+        slope = w_h * (1 - h_star ** 2)
+        why = "stable: nearby states fall in" if stable else "unstable: nearby states leave"
+        out.append(f"- h* = **{h_star:.4f}**, slope wₕ(1 − h*²) = {slope:.3f}; {why}")
+    return out
+
+
+def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
+    """The fixed points as a markdown list; with two stable ones, what that means for memory."""
+    text = "\n".join(fixed_point_lines(fps, w_h))
+    if sum(stable for _, stable in fps) >= 2:
+        text += ("\n\nTwo stable states: the unit can hold a bit of memory forever, and the sign of h₁ decides "
+                 "which one it keeps.")
+    return text
+
+
+FIXED_POINT_INTRO = (
+    "With no input the cell repeats h → tanh(wₕ·h + b). A **fixed point** h* is a state that maps to itself: "
+    "where the curve crosses the dashed diagonal. It is **stable** when the curve's slope there, wₕ(1 − h*²), "
+    "is below 1 in size (a small nudge shrinks, so nearby states fall in) and **unstable** when it is above 1 "
+    "(a nudge grows). The black **cobweb** replays the silent run: up to the curve (the next state), across to "
+    "the diagonal (it becomes the current state), again.")
+
+
+BACKPROP_INTRO = (
+    "Each step passes a nudge of its memory on multiplied by ∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²): the recurrent weight times "
+    "the slope of tanh at that step (tanh′(z) = 1 − tanh(z)² = 1 − hⱼ²). The chain rule multiplies one such factor "
+    "per step, with the inputs held fixed:")
+
+
+def backprop_text(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
+    """The chain rule written out with the page's numbers, one equality per line (markdown, Unicode: plain text
+    redraws far cheaper than typeset maths on every move): ∂h₃/∂h₁ = wₕ²(1 − h₂²)(1 − h₃²) = 0.5 (1 − 0.363²) · …"""
+    k, n = bp.k, len(bp.factors)
+    first = f"∂h{sub(k)}/∂h₁ = "
+    if n <= max_terms:
+        lines = [first + ("wₕ" + (sup(n) if n > 1 else "")) + "".join(f"(1 − h{sub(j)}²)" for j in range(2, k + 1)),
+                 " · ".join(f"{w_h:g} (1 − {_paren(fmt(h))}²)" for h in bp.h)]
+        if n > 1:
+            lines.append(" · ".join(f"{f:.4f}" for f in bp.factors))
+    else:
+        lines = [first + f"∏ⱼ₌₂{sup(k)} wₕ(1 − hⱼ²)",
+                 " · ".join(f"{f:.4f}" for f in bp.factors[:2]) + f" ⋯ {bp.factors[-1]:.4f}"]
+    lines.append(power_text(bp.value))
+    return "  \n= ".join(lines)
+
+
+def _paren(s: str) -> str:
+    return f"({s})" if s.startswith("-") else s
+
+
+def backprop_rows(bp: Backprop, w_h: float) -> dict[str, list[str]]:
+    """Each factor of the chain rule as a table row: j, h_j, 1 - h_j^2 (tanh' at step j), w_h (1 - h_j^2)."""
+    j = list(range(2, bp.k + 1))
+    return {"step j": [str(v) for v in j], "hⱼ": [f"{h:.4f}" for h in bp.h],
+            "1 − hⱼ² (tanh′)": [f"{1 - h ** 2:.4f}" for h in bp.h],
+            "∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)": [f"{f:.4f}" for f in bp.factors]}

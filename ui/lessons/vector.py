@@ -1,0 +1,168 @@
+"""The vector page's words, widget keys, link parameters and edit boxes (their text, parsing and session state); its
+numbers are rnnviz/lessons/vector.py."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import streamlit as st
+
+from rnnviz.lessons.vector import StepMoves
+from rnnviz.text import InputError, sub
+from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, number
+from ui.widgets import error, md, sequence_params
+
+P = "vector"
+PARAMS = sequence_params(P) + [
+    Param(f"{P}.H", "H", 3, integer(1, 64)),
+    Param(f"{P}.K", "K", 2, integer(1, 64)),
+    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
+    Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
+    Param(f"{P}.wmode", "w", "generate", choice(["generate", "edit"])),
+    Param(f"{P}.t", "t", 1, integer(1, 200)),
+    Param(f"{P}.torch", "torch", False, flag, dump_flag),
+]
+EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
+EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits their box shows, so what is shown is what is used
+EDIT_MAX_ABS = 10.0
+EDIT_MAX_CHARS = 4_000  # a 16 × 16 matrix of -10.000 takes about 2,100 characters
+
+
+def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list[str], what: str) -> np.ndarray:
+    """A text box seeded from `default`, one row per line, holding exactly the numbers used (3 decimals, within ±10).
+    Text that does not parse gets a message naming the matrix, and the last valid weights stay in use."""
+    key = f"{P}.edit.{key}.{len(rows)}x{len(cols)}"
+    seed_text = format_matrix(default)
+    if key not in st.session_state or st.session_state.get(f"{key}._from") != seed_text:  # new sizes, seed or ρ
+        st.session_state[key] = st.session_state[f"{key}._from"] = seed_text
+        st.session_state[f"{key}._used"] = grid_values(np.atleast_2d(default))
+    label = f"${name}$" if "_" in name else f"**{name}**"
+    st.text_area(f"{label}, {what}", key=key, height="content", on_change=tidy, args=(key, name, rows, cols),
+                 help="One row per line, numbers separated by spaces or commas.")
+    st.caption(md(edit_caption(rows, cols)))
+    try:
+        st.session_state[f"{key}._used"] = parse_matrix(st.session_state[key], name, rows, cols)
+    except InputError as e:
+        error(f"{e} The last valid {name} stays in use.")
+    return st.session_state[f"{key}._used"]
+
+
+def tidy(key: str, name: str, rows: list[str], cols: list[str]) -> None:
+    """Rewrite a valid edit as it is used (3 decimals), so the box shows exactly that; bad text stays to be fixed."""
+    try:
+        st.session_state[key] = format_matrix(parse_matrix(st.session_state[key], name, rows, cols))
+    except InputError:
+        if not isinstance(st.session_state[key], str):  # a crafted widget state: the box shows the weights in use
+            st.session_state[key] = format_matrix(st.session_state[f"{key}._used"])
+
+
+def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
+    """Replace the generated weights by hand-edited ones (in place); False where the sizes are too large."""
+    if max(H, x.shape[1], K) > EDIT_LIMIT:
+        st.warning(f"Editing by hand is offered up to size {EDIT_LIMIT}; using generated weights.")
+        return False
+    units = [f"h{k + 1}" for k in range(H)]
+    outs = [repr(c) for c in vocab] if vocab else [f"y{k + 1}" for k in range(K)]
+    st.html(f"<style>[class*='st-key-{P}-edit-'] textarea {{font-family: 'Source Code Pro', monospace; "
+            f"white-space: pre; overflow-x: auto; font-size: {0.875 * font_scale():.2f}rem}}</style>")  # static CSS
+    st.caption(f"Numbers within −10 … 10, kept to {EDIT_DECIMALS} decimals: the boxes show exactly the "
+               "numbers used. Hand-edited weights are not carried by the page link.")
+    ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else [repr(c) for c in vocab]
+    w["W_x"] = edited("W_x", "Wₓ", w["W_x"], units, ins, "input weights (row: unit, column: input)")
+    w["W_h"] = edited("W_h", "Wₕ", w["W_h"], units, units, "memory weights (row: unit, column: previous unit)")
+    w["b"] = edited("b", "b", w["b"][:, None], units, ["b"], "bias of each unit")[:, 0]
+    w["W_y"] = edited("W_y", "W_y", w["W_y"], outs, units, "output weights (row: score, column: unit)")
+    w["b_y"] = edited("b_y", "b_y", w["b_y"][:, None], outs, ["b_y"], "output bias")[:, 0]
+    return True
+
+
+def pass_on_text(t: int, T: int, probs: np.ndarray, vocab: list[str] | None) -> str:
+    """Move ⑥ in words: h_t goes on to the next step; with characters, the model's best guess for the next one."""
+    nxt = f"step {t + 1}" if t < T else "the next step, if there were one"
+    best = int(np.argmax(probs))
+    guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {probs[best]:.3f})."
+             if vocab else "")
+    return f"⑥ **Pass it on**: h{sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}"
+
+
+def grid_values(a: np.ndarray) -> np.ndarray:
+    """Weights as the edit box shows and the page uses them: finite (nan counts as 0), within ±10, rounded to
+    EDIT_DECIMALS."""
+    a = np.nan_to_num(np.asarray(a, dtype=float), nan=0.0, posinf=EDIT_MAX_ABS, neginf=-EDIT_MAX_ABS)
+    return np.round(np.clip(a, -EDIT_MAX_ABS, EDIT_MAX_ABS), EDIT_DECIMALS)
+
+
+def format_matrix(a: np.ndarray) -> str:
+    """A weight matrix as its edit box holds it: one row per line, EDIT_DECIMALS decimals, columns right-aligned."""
+    a = grid_values(np.atleast_2d(a)) + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.000"
+    cells = [[f"{v:.{EDIT_DECIMALS}f}" for v in row] for row in a]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def parse_matrix(text, name: str, rows: list[str], cols: list[str]) -> np.ndarray:
+    """The text of an edit box -> (len(rows), len(cols)) weights rounded to EDIT_DECIMALS; one row per line (or ';'),
+    numbers separated by spaces or commas. Anything else raises InputError naming the matrix and what is wrong."""
+    shape = f"{len(rows)} × {len(cols)}"
+    if not isinstance(text, str):
+        raise InputError(f"{name}: the edit was not text; type {shape} numbers.")
+    if len(text) > EDIT_MAX_CHARS:
+        raise InputError(f"{name}: {len(text):,} characters is more than a {shape} matrix needs "
+                         f"(at most {EDIT_MAX_CHARS:,}).")
+    lines = [r for r in re.split(r"[;\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+", text.replace("−", "-")) if r.strip()]
+    if len(lines) != len(rows):
+        typed = f"{len(lines)} row{'' if len(lines) == 1 else 's'} typed" if lines else "nothing typed"
+        raise InputError(f"{name}: {typed}; it needs {len(rows)}, one line per row ({_names(rows)}).")
+    out = []
+    for row, line in zip(rows, lines):
+        parts = [p for p in re.split(r"[,\s\[\]]+", line) if p]
+        if len(parts) != len(cols):
+            typed = f"{len(parts)} number{'' if len(parts) == 1 else 's'}"
+            raise InputError(f"{name}: row {row} has {typed}; it needs {len(cols)}, one per column ({_names(cols)}).")
+        for col, p in zip(cols, parts):
+            where = f"{name}, row {row}, column {col}"
+            if not _NUMBER.fullmatch(p):
+                finite = p.lstrip("+-").lower() not in ("nan", "inf", "infinity")
+                raise InputError(f"{where}: '{_cut(p)}' is not {'a' if finite else 'a finite'} number.")
+            if not abs(float(p)) <= EDIT_MAX_ABS:
+                raise InputError(f"{where}: {_cut(p)} is beyond ±{EDIT_MAX_ABS:g}; weights here stay within "
+                                 f"−{EDIT_MAX_ABS:g} … {EDIT_MAX_ABS:g}.")
+        out.append([float(p) for p in parts])
+    return np.round(np.array(out), EDIT_DECIMALS)
+
+
+def edit_caption(rows: list[str], cols: list[str]) -> str:
+    """What the lines and columns of an edit box stand for: 'rows h1, h2, h3 · columns 'h', 'e', 'l', 'o''."""
+    return f"rows {', '.join(rows)} · " + (f"columns {', '.join(cols)}" if len(cols) > 1 else "one number a row")
+
+
+def _cut(p: str) -> str:
+    return p if len(p) <= 12 else p[:12] + "…"
+
+
+def _names(labels: list[str]) -> str:
+    return ", ".join(labels) if len(labels) <= 8 else f"{', '.join(labels[:3])}, …, {labels[-1]}"
+
+
+def step_table(m: StepMoves) -> dict[str, np.ndarray]:
+    """The numbers of one step, one column per move, headers with real subscripts; rounded to 4 decimals."""
+    return {"Wₓxₜ": np.round(m.read_input, 4), "Wₕhₜ₋₁": np.round(m.read_memory, 4), "b": np.round(m.bias, 4),
+            "z = sum": np.round(m.z, 4), "hₜ = tanh(z)": np.round(m.h, 4)}
+
+
+def untrained_note(seed: int, edited: bool) -> str:
+    """What the weights are: random and untrained (so move ⑤ predicts by chance), or typed by hand."""
+    if edited:
+        return "Weights typed by hand (untrained): move ⑤'s prediction is whatever these numbers give."
+    return (f"**Untrained**: the weights are random (seed {seed}), so move ⑤'s prediction is a guess by chance; "
+            "the *Train \"hello\"* page trains a cell like this one.")
+
+
+SPECTRUM_NOTE = (
+    "Spectral radius: the largest |eigenvalue| of Wₕ, which decides what many multiplications by Wₕ do in the long "
+    "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σₘₐₓ = σ₁, "
+    "is never below the spectral radius; when σₘₐₓ < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
+    "the state, so gradients through many steps are guaranteed to vanish.")
