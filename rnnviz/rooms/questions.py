@@ -65,7 +65,7 @@ def vector_largest_unit(x: np.ndarray, H: int, K: int, seed: int, radius: float 
 def gradient_threshold(H: int, T: int, scale: float, by: str, bf: float, bz: float, xs: float, seed: int,
                        cell: str = "rnn", threshold: float = 1e-3) -> Answer:
     """Is ||dh_T/dh_0|| of `cell` above or below `threshold`? options ("above", "below"); the log10 norm in facts."""
-    cmp = gradients.compared(H, T, scale, bf, xs, seed, by, bz)
+    cmp = gradients.compare(H, T, scale, bf, xs, seed, by, bz)
     log10 = float(cmp.reports[cell].log10_spectral[T])
     return _choice(("above", "below"), 0 if log10 > np.log10(threshold) else 1, log10)
 
