@@ -79,3 +79,35 @@ def test_visitor_text_cannot_start_a_markdown_line(brk):
 
     shown = md(f"name{brk}# heading{brk}```{brk}- item")
     assert len(shown.splitlines()) == 1 and "\\#" in shown and "\\`\\`\\`" in shown
+
+
+# GitHub-flavoured markdown's autolink literals (mdast-util-gfm-autolink-literal), applied to the text as markdown reads
+# it once escapes are resolved: each match would be shown as a link.
+GFM_AUTOLINKS = [re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.I | re.A),
+                 re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.A)]
+ADDRESSES = ["https://evil.example/login", "http://evil.example", "HTTPS://EVIL.EXAMPLE/x", "www.evil.example/a",
+             "WWW.evil.example", "mail me: a@evil.example", "mailto:a@evil.example", "xmpp:a@evil.example"]
+
+
+def as_read(markdown: str) -> str:
+    """The text of markdown source once its backslash escapes are resolved."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+@pytest.mark.parametrize("address", ADDRESSES)
+def test_an_address_in_visitor_text_never_becomes_a_link(address):
+    from ui.widgets import WORD_JOINER, md
+
+    shown = as_read(md(f"see {address} now"))
+    assert not any(p.search(shown) for p in GFM_AUTOLINKS), shown
+    assert shown.replace(WORD_JOINER, "") == f"see {address} now"  # every character is still there, as typed
+
+
+@pytest.mark.parametrize("page,query", [("scalar", {"x": "https://evil.example/x"}), ("hello", {"text": "www.evil.example/a"}),
+                                        ("hello", {"text": "mail me: a@evil.example"})])
+def test_an_address_in_a_link_is_shown_as_text(open_page, page, query):
+    at = open_page(page, **query)
+    assert not at.exception
+    shown = [as_read(t) for t in rendered_markdown(at)]
+    assert any("evil" in t for t in shown)  # the visitor's text is on the page
+    assert not any(p.search(t) for t in shown for p in GFM_AUTOLINKS), shown
