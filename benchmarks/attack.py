@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -314,7 +315,8 @@ async def attack_hang(srv: Server, watch_s: float = 40) -> None:
                 replaced = time.monotonic() - t0
             await asyncio.sleep(0.5)
     finally:
-        os.kill(hung, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):  # the watchdog has killed it
+            os.kill(hung, signal.SIGCONT)
     print(f"hang: replica on {other} stopped; replaced after "
           f"{'%.1f s' % replaced if replaced is not None else f'more than {watch_s:.0f} s (never)'}; the bystander "
           f"on {mine} made {k} reruns with {errors} errors", flush=True)

@@ -111,3 +111,42 @@ def test_an_address_in_a_link_is_shown_as_text(open_page, page, query):
     shown = [as_read(t) for t in rendered_markdown(at)]
     assert any("evil" in t for t in shown)  # the visitor's text is on the page
     assert not any(p.search(t) for t in shown for p in GFM_AUTOLINKS), shown
+
+
+class _Boom(dict):
+    def __getitem__(self, key):
+        raise RecursionError("maximum recursion depth exceeded while decoding a JSON array")
+
+
+@pytest.mark.parametrize("clicked", ["x", float("nan"), float("inf"), None, [[[[1]]]], 10**400, True, -3, 2.5, _Boom()])
+def test_a_crafted_click_on_the_shaded_text_changes_nothing(monkeypatch, clicked):
+    import types
+
+    from ui import textview
+
+    state = {"t": _Boom() if isinstance(clicked, _Boom) else {"clicked": clicked}, "pos": 7}
+    monkeypatch.setattr(textview, "st", types.SimpleNamespace(session_state=state))
+    textview._clicked("t", "pos")  # raised ValueError, OverflowError, TypeError or RecursionError
+    assert state["pos"] == 7
+    state["t"] = {"clicked": 12.0}  # what a real click sends (a JSON number)
+    textview._clicked("t", "pos")
+    assert state["pos"] == 12 and type(state["pos"]) is int
+
+
+def test_connectivity_of_an_unstable_uploaded_model_is_a_message_not_an_error():
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save
+
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as L
+
+    card = {"itos": list("abcdefgh :\n"), "cell": "rnn", "nonlinearity": "relu", "embed_size": 4, "hidden_size": 64,
+            "num_layers": 2}
+    rng = np.random.default_rng(0)
+    lm = charlm.load_bytes(save({k: (50 * rng.normal(0, 1, s)).astype(np.float32)  # weights of scale 50
+                                 for k, s in charlm.expected_shapes(card).items()}), json.dumps(card).encode())
+    smp = L.draw_sample(lm, L.Settings("ab", 300, 1.0, None, None, 1, {}))
+    sh = L.shading("connectivity", lm, smp, 201)  # raised "All-NaN slice encountered"
+    assert "not finite" in sh.caption and np.isnan(sh.values).all()
