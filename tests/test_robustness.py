@@ -150,3 +150,36 @@ def test_connectivity_of_an_unstable_uploaded_model_is_a_message_not_an_error():
     smp = L.draw_sample(lm, L.Settings("ab", 300, 1.0, None, None, 1, {}))
     sh = L.shading("connectivity", lm, smp, 201)  # raised "All-NaN slice encountered"
     assert "not finite" in sh.caption and np.isnan(sh.values).all()
+
+
+def test_an_invalid_classroom_value_is_named_in_a_notice(open_page):
+    at = open_page("scalar", classroom="maybe")
+    assert not at.exception
+    assert any("`classroom`" in i.value for i in at.info)
+
+
+def test_a_visitors_clear_cache_message_keeps_the_shipped_model():
+    """Any browser can send Streamlit's clear_cache message, which empties every st.cache_* of the server."""
+    import streamlit as st
+
+    from rnnviz import charlm
+    from ui.loaders import shipped_model
+
+    model = shipped_model(str(charlm.SHIPPED_MODEL))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    assert shipped_model(str(charlm.SHIPPED_MODEL)) is model
+
+
+def test_a_huge_card_field_is_cut_for_the_card_view():
+    import json
+
+    from ui.upload import CARD_FIELD_CHARS, shown_card
+
+    card = {"itos": list("ab"), "cell": "gru", "embed_size": 4, "hidden_size": 8, "num_layers": 1,
+            "note": "😀" * 262_000, "history": [{"step": i} for i in range(50_000)], "val_loss": 1.5}
+    shown = shown_card(card)
+    assert len(json.dumps(shown)) < 12 * 2 * CARD_FIELD_CHARS + 1000  # was 3 MB: past the 2 MB message limit
+    assert {k: shown[k] for k in ("itos", "cell", "embed_size", "hidden_size", "num_layers", "val_loss")} == \
+        {k: card[k] for k in ("itos", "cell", "embed_size", "hidden_size", "num_layers", "val_loss")}
+    assert shown["note"].startswith("😀" * 10) and "262,000 characters" in shown["note"]

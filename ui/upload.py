@@ -9,6 +9,7 @@ models share a per-server byte budget, past which an upload is refused with a me
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -18,6 +19,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz import charlm
+from rnnviz.charlm.checkpoint import CARD_KEYS
 from rnnviz.lessons.cache import deep_sizeof
 from ui.widgets import error
 
@@ -27,6 +29,7 @@ LOOSE_SESSION_BYTES = 2 * FILE_BYTES  # files in flight in one session (both box
 LOOSE_SERVER_BYTES = 3 * FILE_BYTES  # ... and in all sessions of this server
 MODEL_SERVER_BYTES = 240 * 2**20  # accepted models (their files and arrays) in all sessions of this server
 SWEEP_EVERY_S = 0.5
+CARD_FIELD_CHARS = 1000  # a card field shown in the card view (a 1 MiB field of emoji exceeded the message limit)
 
 
 class UploadGuard:
@@ -124,6 +127,19 @@ def guard_uploads() -> UploadGuard | None:
         return _GUARD
 
 
+def shown_card(card: dict) -> dict:
+    """The card with every free-form field (not the vocabulary or sizes the model is built from) cut to
+    CARD_FIELD_CHARS characters of its JSON, so that the card view stays a small message whatever was uploaded."""
+    out = {}
+    for k, v in card.items():
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+        if k in CARD_KEYS or k == "nonlinearity" or len(text) <= CARD_FIELD_CHARS:
+            out[k] = v
+        else:
+            out[k] = f"{text[:CARD_FIELD_CHARS]}… ({len(text):,} characters, cut here)"
+    return out
+
+
 def model_upload(prefix: str, shipped: Callable[[], charlm.CharLM]) -> tuple[str, charlm.CharLM]:
     """("upload:<file ids>", the model) when a valid pair is uploaded, else ("shipped", shipped()); the page stops
     with a message if even the shipped model cannot be loaded."""
@@ -157,6 +173,7 @@ def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
                 guard.keep_model(ctx.session_id, None)
             try:
                 lm = charlm.load_bytes(wf.getvalue(), cf.getvalue())
+                lm.card = shown_card(lm.card)
                 cost = deep_sizeof(lm) + wf.size + cf.size
                 if guard is not None and not guard.model_room(ctx.session_id, cost):
                     raise charlm.CheckpointError(
