@@ -51,7 +51,8 @@ def tiny_model(cell="lstm", V=8, E=3, H=4, L=2, seed=0, grid=64.0, **extra):
     card = {"itos": list("abcdef\n ")[:V] if V <= 8 else [chr(0x4E00 + i) for i in range(V)], "cell": cell,
             "embed_size": E, "hidden_size": H, "num_layers": L, **extra}
     rng = np.random.default_rng(seed)
-    arrays = {k: (np.round(rng.normal(0, 0.5, s) * grid) / grid).astype(np.float32) for k, s in expected_shapes(card).items()}
+    arrays = {k: (np.round(rng.normal(0, 0.5, s) * grid) / grid).astype(np.float32)
+              for k, s in expected_shapes(card).items()}
     return arrays, card
 
 
@@ -152,7 +153,8 @@ def _rewrite_header(data: bytes, edit) -> bytes:
 
 
 @pytest.mark.parametrize("edit,msg", [
-    (lambda h: h["head.bias"].update(data_offsets=[0, h["head.bias"]["data_offsets"][1] - h["head.bias"]["data_offsets"][0]]),
+    (lambda h: h["head.bias"].update(
+        data_offsets=[0, h["head.bias"]["data_offsets"][1] - h["head.bias"]["data_offsets"][0]]),
      "overlap or leave gaps"),
     (lambda h: h["head.bias"].update(shape=[10**12]), "do not fit"),
     (lambda h: h["head.bias"].update(shape=[-6]), "invalid shape"),

@@ -19,7 +19,8 @@ RAW_MARKUP = re.compile(r"(?<!\\)<(script|img)", re.I)
 
 
 def rendered_markdown(at):
-    return [e.value for kind in ("markdown", "error", "info", "warning", "success", "caption") for e in getattr(at, kind)]
+    kinds = ("markdown", "error", "info", "warning", "success", "caption")
+    return [e.value for kind in kinds for e in getattr(at, kind)]
 
 
 @pytest.mark.parametrize("page,kind,key", BOXES)
@@ -53,11 +54,12 @@ def test_hostile_links(open_page, query):
     assert list(at.table[0].value["hₜ = tanh(·)"])  # the page still shows its numbers
 
 
-@pytest.mark.parametrize("page,query", [("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),
-                                        ("gates", {"cell": "transformer", "bf": "inf"}), ("hello", {"text": "", "H": "-1"}),
-                                        ("states", {"L": "99", "d": "-3"}),
-                                        ("sample", {"temp": "2.9", "k": "100", "branch": "1.2,x", "pos": "-4", "shade": "<b>",
-                                                    "layer": "9", "unit": "99999", "first": "7", "n": "1e9"})])
+@pytest.mark.parametrize("page,query", [
+    ("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),
+    ("gates", {"cell": "transformer", "bf": "inf"}), ("hello", {"text": "", "H": "-1"}),
+    ("states", {"L": "99", "d": "-3"}),
+    ("sample", {"temp": "2.9", "k": "100", "branch": "1.2,x", "pos": "-4", "shade": "<b>", "layer": "9",
+                "unit": "99999", "first": "7", "n": "1e9"})])
 def test_hostile_links_everywhere(open_page, page, query):
     at = open_page(page, **query)
     assert not at.exception
@@ -103,7 +105,8 @@ def test_an_address_in_visitor_text_never_becomes_a_link(address):
     assert shown.replace(WORD_JOINER, "") == f"see {address} now"  # every character is still there, as typed
 
 
-@pytest.mark.parametrize("page,query", [("scalar", {"x": "https://evil.example/x"}), ("hello", {"text": "www.evil.example/a"}),
+@pytest.mark.parametrize("page,query", [("scalar", {"x": "https://evil.example/x"}),
+                                        ("hello", {"text": "www.evil.example/a"}),
                                         ("hello", {"text": "mail me: a@evil.example"})])
 def test_an_address_in_a_link_is_shown_as_text(open_page, page, query):
     at = open_page(page, **query)
