@@ -8,12 +8,14 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from rnnviz.figures.base import use_house_template
+from ui.limits import pace_reruns
 from ui.loaders import freeze_heap, record_run
 from ui.path import pages, prev_next
 from ui.upload import guard_uploads
 from ui.urlstate import classroom
 from ui.widgets import CLASSROOM_CSS, legend
 
+pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
 _t0 = time.perf_counter()
 use_house_template()
 threadpool_limits(1)  # the pages' matrices are small: one BLAS thread is faster, and sessions run in parallel

@@ -1,4 +1,5 @@
-"""Uploaded files a session does not use are freed, and accepted models share a per-server budget (ui/upload.py)."""
+"""Each visitor's share of a server: uploaded files a session does not use are freed, accepted models share a
+per-server budget (ui/upload.py), and reruns are paced per visitor (ui/limits.py)."""
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
@@ -57,3 +58,21 @@ def test_accepted_models_share_a_per_server_budget():
             taken += 1
     assert taken == MODEL_SERVER_BYTES // cost < 8
     assert guard.model_room("s0", cost)  # a session replacing its own model is not counted twice
+
+
+def test_a_visitor_looping_reruns_is_paced_and_others_are_not():
+    from ui.limits import BURST, RERUNS_PER_S, Pacer
+
+    now = [0.0]
+    pacer = Pacer(clock=lambda: now[0])
+    waits = [pacer.take("looper") for _ in range(int(BURST))]
+    assert max(waits) == 0  # a burst goes through
+    waits = [pacer.take("looper") for _ in range(10)]
+    assert waits[-1] > waits[0] > 0  # then each rerun waits longer
+    assert pacer.take("bystander") == 0  # another visitor is not slowed
+    looped = 0.0
+    for _ in range(200):  # looping as fast as it is let: its reruns average RERUNS_PER_S a second
+        wait = pacer.take("looper2") if now[0] else 0
+        now[0] += max(wait, 0.01)
+        looped += 1
+    assert looped / now[0] < RERUNS_PER_S * 1.3
