@@ -42,7 +42,6 @@ class UploadGuard:
         self.models: dict[str, int] = {}  # session id -> bytes of its accepted model (files + arrays)
         self._seen: dict[tuple[str, str], float] = {}  # (session, file) -> when first seen loose
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
 
     def hold(self, session_id: str, file_ids: set[str]) -> None:
         """The files this session's boxes hold now; any other file of the session is loose."""
@@ -94,36 +93,37 @@ class UploadGuard:
             self._seen.pop((sid, fid), None)
         return sum(size for *_, size in drop)
 
-    def start(self) -> None:
-        """Sweep every SWEEP_EVERY_S seconds in a daemon thread (once)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="rnnviz-uploads", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(SWEEP_EVERY_S)
-            try:
-                self.sweep()
-            except Exception:  # a changed upload manager must not take the server down: files then stay as Streamlit
-                logging.getLogger(__name__).exception("sweeping uploads failed")  # keeps them (until session end)
-                return
 
 
 _GUARD: UploadGuard | None = None
 _GUARD_LOCK = threading.Lock()
+_SWEEPER: threading.Thread | None = None
+
+
+def _sweep_forever() -> None:
+    """Sweep this server's guard every SWEEP_EVERY_S seconds (one thread per process)."""
+    while True:
+        time.sleep(SWEEP_EVERY_S)
+        try:
+            if _GUARD is not None:
+                _GUARD.sweep()
+        except Exception:  # a changed upload manager must not take the server down: files then stay as Streamlit
+            logging.getLogger(__name__).exception("sweeping uploads failed")  # keeps them (until session end)
+            return
 
 
 def guard_uploads() -> UploadGuard | None:
     """This server's UploadGuard, its sweeper started on the first call (app.py calls this on every run)."""
-    global _GUARD
+    global _GUARD, _SWEEPER
     ctx = get_script_run_ctx()
     if ctx is None:
         return None
     with _GUARD_LOCK:
-        if _GUARD is None or _GUARD.manager is not ctx.uploaded_file_mgr:
+        if _GUARD is None or _GUARD.manager is not ctx.uploaded_file_mgr:  # one per server (AppTest: per test)
             _GUARD = UploadGuard(ctx.uploaded_file_mgr)
-            _GUARD.start()
+        if _SWEEPER is None:
+            _SWEEPER = threading.Thread(target=_sweep_forever, name="rnnviz-uploads", daemon=True)
+            _SWEEPER.start()
         return _GUARD
 
 
