@@ -119,7 +119,7 @@ class Server:
         visitor = v.cookies["rnnviz_visitor"]
         for _ in range(50):
             text = (self.workdir / "access.log").read_text()
-            ports = re.findall(rf"upstream=127\.0\.0\.1:(\d+) visitor={re.escape(visitor)}\b", text)
+            ports = re.findall(rf"upstream=(?:\S+, )*127\.0\.0\.1:(\d+) visitor={re.escape(visitor)}\b", text)
             if ports:
                 return int(ports[-1])
             time.sleep(0.1)

@@ -29,7 +29,8 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]  # the repository: app.py, .streamlit/, deploy/
 SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s
 LOG_MAX_BYTES = 10 * 2**20  # each replica's log and nginx's, before it is rotated; one old copy (.1) is kept
-UNHEALTHY_AFTER = 15.0  # seconds of failed health checks before a replica is replaced (a hung one never exits)
+UNHEALTHY_AFTER = 20.0  # seconds of failed health checks before a replica is replaced (a hung one never exits)
+HEALTH_TIMEOUT = 5.0  # one check; a replica slowed by a busy machine still answers within it
 PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
 
 
@@ -131,7 +132,7 @@ class Watchdog:
     def check(self, procs: list[subprocess.Popen]) -> list[tuple[int, str]]:
         """(index, why) of each replica to replace now: it exited, or its health check has failed for longer than
         unhealthy_after seconds (a fresh replica gets `startup` seconds to answer first)."""
-        oks = list(self._pool.map(lambda p: healthy(f"http://127.0.0.1:{p}", 2), self.ports))
+        oks = list(self._pool.map(lambda p: healthy(f"http://127.0.0.1:{p}", HEALTH_TIMEOUT), self.ports))
         now, out = time.monotonic(), []
         for i, (proc, ok) in enumerate(zip(procs, oks)):
             if ok:
