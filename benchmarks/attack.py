@@ -277,20 +277,23 @@ async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> N
             crowd.append(v)
         except Exception:
             refused += 1
-    stop = asyncio.Event()
+    stop, looped = asyncio.Event(), [0]
 
     async def loop(v):
         k = 0
         while not stop.is_set():
             await v.rerun(v.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
             k += 1
+            looped[0] += 1
     tasks = [asyncio.create_task(loop(v)) for v in crowd]
+    t0 = time.perf_counter()
     busy = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves)]
+    rate = looped[0] / (time.perf_counter() - t0)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     print(f"bystander: {loopers} looping sessions of one visitor asked, {len(crowd)} open ({refused} refused); the "
           f"bystander's rerun median_s alone={statistics.median(quiet):.3f} with them={statistics.median(busy):.3f} "
-          f"max={max(busy):.3f}", flush=True)
+          f"max={max(busy):.3f}; the crowd's reruns/s={rate:.1f}", flush=True)
     for v in [*crowd, b]:
         await v.ws.close()
 
