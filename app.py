@@ -8,11 +8,14 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from rnnviz.figures.base import use_house_template
+from ui.limits import pace_reruns
 from ui.loaders import freeze_heap, record_run
 from ui.path import pages, prev_next
+from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, legend
 
+pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
 _t0 = time.perf_counter()
 use_house_template()
 threadpool_limits(1)  # the pages' matrices are small: one BLAS thread is faster, and sessions run in parallel
@@ -21,6 +24,7 @@ st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_i
                    initial_sidebar_state="collapsed" if classroom() else "auto")
 nav = st.navigation(pages(), position="hidden" if classroom() else "sidebar")
 freeze_heap()  # the first run only: the loaded modules, before any page's objects exist
+guard_uploads()  # files PUT into a session that no file box holds are removed (ui/upload.py)
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     prev_next(nav.url_path, "top")

@@ -8,7 +8,9 @@ directory. Ctrl-C or SIGTERM stops nginx and every replica; each runs in its own
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
+import logging.handlers
 import os
 import re
 import shutil
@@ -17,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -25,6 +28,9 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository: app.py, .streamlit/, deploy/
 SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s
+LOG_MAX_BYTES = 10 * 2**20  # each replica's log and nginx's, before it is rotated; one old copy (.1) is kept
+UNHEALTHY_AFTER = 20.0  # seconds of failed health checks before a replica is replaced (a hung one never exits)
+HEALTH_TIMEOUT = 5.0  # one check; a replica slowed by a busy machine still answers within it
 PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
 
 
@@ -65,16 +71,94 @@ def free_ports(host: str, start: int, n: int) -> list[int]:
 
 
 def start_replica(app_root: Path, port: int, log: Path) -> subprocess.Popen:
-    """`python -m streamlit run app.py` on 127.0.0.1:port in its own process group, output to log."""
+    """`python -m streamlit run app.py` on 127.0.0.1:port in its own process group, output to log (size-capped)."""
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
     # glibc gives each thread that allocates its own memory pool, and Streamlit runs every session on its own
     # thread: a process's memory then grows with each new visitor and is never handed back. Two pools kept
     # the upload soak flat (benchmarks/load.py --soak 100 --uploads 5: 415 -> 560 MB without, 392-412 MB with).
-    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")}
-    with open(log, "ab") as out:
-        return subprocess.Popen(cmd, cwd=app_root, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env()}
+    proc = subprocess.Popen(cmd, cwd=app_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, env=env)
+    keep_log(proc.stdout, log)
+    return proc
+
+
+def large_blocks_env() -> dict[str, str]:
+    """Uploads are read into blocks of up to 21 MiB. glibc serves a block that large from mmap, hands it back to the
+    system when it is freed, and then raises its mmap threshold (up to 32 MiB) so that the next such block comes
+    from the heap, where freed memory stays with the process: after an upload flood a replica kept 880 MB with no
+    session left. A fixed threshold keeps every block over 1 MiB in mmap, returned when freed."""
+    return {"MALLOC_MMAP_THRESHOLD_": os.environ.get("MALLOC_MMAP_THRESHOLD_", str(2**20))}
+
+
+def keep_log(stream, log: Path, max_bytes: int = LOG_MAX_BYTES) -> threading.Thread:
+    """Copy a process's output, line by line, to log, rotated at max_bytes (log.1 keeps the previous part), in a
+    thread: a replica that logs a line per malformed message can no longer fill the disk."""
+    handler = logging.handlers.RotatingFileHandler(log, maxBytes=max_bytes, backupCount=1, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+
+    def copy():
+        with stream, contextlib.closing(handler):
+            for line in iter(stream.readline, b""):
+                handler.emit(logging.makeLogRecord({"msg": line.decode("utf-8", "replace").rstrip("\n")[:4096]}))
+
+    t = threading.Thread(target=copy, name=f"log {log.name}", daemon=True)
+    t.start()
+    return t
+
+
+def healthy(url: str, timeout: float = 3) -> bool:
+    """url/_stcore/health answers ok within timeout."""
+    try:
+        return urllib.request.urlopen(url + "/_stcore/health", timeout=timeout).read() == b"ok"
+    except OSError:
+        return False
+
+
+class Watchdog:
+    """Replaces replicas that exit or stop answering their health check. A replica that is hung (stopped, deadlocked,
+    or busy with the interpreter lock held) never exits, so the exit check alone left it in place for good; nginx
+    routes around it meanwhile (max_fails), and a visitor on another replica sees nothing."""
+
+    def __init__(self, ports: list[int], unhealthy_after: float = UNHEALTHY_AFTER, startup: float = 90.0):
+        self.ports, self.unhealthy_after, self.startup = ports, unhealthy_after, startup
+        now = time.monotonic()
+        self.last_ok = [now] * len(ports)
+        self.up = [True] * len(ports)  # answered since it was (re)started; started replicas were waited for
+        self._pool = concurrent.futures.ThreadPoolExecutor(max(1, len(ports)), thread_name_prefix="health")
+
+    def check(self, procs: list[subprocess.Popen]) -> list[tuple[int, str]]:
+        """(index, why) of each replica to replace now: it exited, or its health check has failed for longer than
+        unhealthy_after seconds (a fresh replica gets `startup` seconds to answer first)."""
+        oks = list(self._pool.map(lambda p: healthy(f"http://127.0.0.1:{p}", HEALTH_TIMEOUT), self.ports))
+        now, out = time.monotonic(), []
+        for i, (proc, ok) in enumerate(zip(procs, oks)):
+            if ok:
+                self.last_ok[i], self.up[i] = now, True
+            if proc.poll() is not None:
+                out.append((i, f"exited ({proc.returncode})"))
+            elif not ok and now - self.last_ok[i] > (self.unhealthy_after if self.up[i] else self.startup):
+                out.append((i, f"has not answered its health check for {now - self.last_ok[i]:.0f} s"))
+        return out
+
+    def replaced(self, i: int) -> None:
+        self.last_ok[i], self.up[i] = time.monotonic(), False
+
+
+def rotate_nginx_logs(workdir: Path, nginx_pid: int, max_bytes: int = LOG_MAX_BYTES) -> None:
+    """Move nginx's access or error log to .1 once it passes max_bytes, and have nginx reopen its logs (SIGUSR1)."""
+    moved = False
+    for name in ("access.log", "error.log"):
+        log = workdir / name
+        with contextlib.suppress(OSError):
+            if log.stat().st_size > max_bytes:
+                log.replace(log.with_name(name + ".1"))
+                moved = True
+    if moved:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(nginx_pid, signal.SIGUSR1)
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
@@ -135,8 +219,9 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
     raise RuntimeError(f"redis-server did not answer on port {port}; see {workdir / 'redis.log'}")
 
 
-def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) -> int:
-    """Start the replicas and nginx, print the URL, restart a replica that dies; return when nginx exits."""
+def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
+          unhealthy_after: float = UNHEALTHY_AFTER) -> int:
+    """Start the replicas and nginx, print the URL, replace a replica that dies or hangs; return when nginx exits."""
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
     if nginx is None:
         sys.exit("nginx not found: install Debian's nginx (apt-get install -y nginx)")
@@ -159,12 +244,16 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
         wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", procs[-1])
         print(f"nginx: pid {procs[-1].pid} config {conf} access log {workdir / 'access.log'}", flush=True)
         print(f"rnnviz on http://{host}:{port}/ ({replicas} replicas); Ctrl-C stops everything", flush=True)
+        watchdog = Watchdog(ports, unhealthy_after)
         while procs[-1].poll() is None:
             time.sleep(1)
-            for i, (proc, p, log) in enumerate(zip(procs, ports, logs)):
-                if proc.poll() is not None:  # nginx routes around it meanwhile (max_fails)
-                    print(f"replica {i + 1} exited ({proc.returncode}); restarting it", file=sys.stderr, flush=True)
-                    procs[i] = start_replica(app_root, p, log)
+            for i, why in watchdog.check(procs[:-1]):  # nginx routes around it meanwhile (max_fails)
+                print(f"replica {i + 1} {why}; replacing it", file=sys.stderr, flush=True)
+                stop([procs[i]], grace=2)
+                procs[i] = start_replica(app_root, ports[i], logs[i])
+                watchdog.replaced(i)
+                print(f"replica {i + 1}: pid {procs[i].pid} http://127.0.0.1:{ports[i]} log {logs[i]}", flush=True)
+            rotate_nginx_logs(workdir, procs[-1].pid)
         print(f"nginx exited ({procs[-1].returncode}); see {workdir / 'error.log'}", file=sys.stderr)
         return 1
     finally:
@@ -182,6 +271,8 @@ def main() -> None:
     ap.add_argument("--host", default="127.0.0.1", help="nginx listen address (0.0.0.0: every interface)")
     ap.add_argument("--app-root", type=Path, default=ROOT, help="directory holding app.py and .streamlit/")
     ap.add_argument("--workdir", type=Path, help="nginx config, logs and temp files (default: a temp dir, removed)")
+    ap.add_argument("--unhealthy-after", type=float, default=UNHEALTHY_AFTER,
+                    help="replace a replica whose health check has failed for this many seconds")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwind through serve()'s finally, like Ctrl-C
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (`cmd &`)
@@ -189,7 +280,8 @@ def main() -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     code = 0
     try:
-        code = serve(args.replicas, args.port, args.host, args.app_root.resolve(), workdir.resolve())
+        code = serve(args.replicas, args.port, args.host, args.app_root.resolve(), workdir.resolve(),
+                     args.unhealthy_after)
     except KeyboardInterrupt:
         pass
     except RuntimeError as e:  # a replica or nginx that did not come up: its log says why

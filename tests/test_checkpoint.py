@@ -51,7 +51,8 @@ def tiny_model(cell="lstm", V=8, E=3, H=4, L=2, seed=0, grid=64.0, **extra):
     card = {"itos": list("abcdef\n ")[:V] if V <= 8 else [chr(0x4E00 + i) for i in range(V)], "cell": cell,
             "embed_size": E, "hidden_size": H, "num_layers": L, **extra}
     rng = np.random.default_rng(seed)
-    arrays = {k: (np.round(rng.normal(0, 0.5, s) * grid) / grid).astype(np.float32) for k, s in expected_shapes(card).items()}
+    arrays = {k: (np.round(rng.normal(0, 0.5, s) * grid) / grid).astype(np.float32)
+              for k, s in expected_shapes(card).items()}
     return arrays, card
 
 
@@ -152,7 +153,8 @@ def _rewrite_header(data: bytes, edit) -> bytes:
 
 
 @pytest.mark.parametrize("edit,msg", [
-    (lambda h: h["head.bias"].update(data_offsets=[0, h["head.bias"]["data_offsets"][1] - h["head.bias"]["data_offsets"][0]]),
+    (lambda h: h["head.bias"].update(
+        data_offsets=[0, h["head.bias"]["data_offsets"][1] - h["head.bias"]["data_offsets"][0]]),
      "overlap or leave gaps"),
     (lambda h: h["head.bias"].update(shape=[10**12]), "do not fit"),
     (lambda h: h["head.bias"].update(shape=[-6]), "invalid shape"),
@@ -186,6 +188,32 @@ def _refused(card_text, match, arrays=None):
 
 def test_card_nested_100000_levels_is_refused_without_recursion(no_tensor_reads):
     _refused('{"itos": ' + "[" * 100_000 + "]" * 100_000 + "}", "nests 100,001 levels deep; the limit is 16")
+
+
+def adversarial_strings(n: int) -> str:
+    """`"` then `\\"` repeated, n characters: a string that never closes, whose every quote is escaped."""
+    return '"' + '\\"' * ((n - 1) // 2)
+
+
+@pytest.mark.parametrize("n", [32 * 2**10, 2**20])  # 32 KiB first: it took 3 s with the quadratic check
+def test_an_unterminated_card_of_escaped_quotes_is_refused_in_linear_time(n, no_tensor_reads):
+    arrays, card = tiny_model()
+    text = adversarial_strings(n)
+    t = time.process_time()
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        charlm.check_upload(safetensors_bytes(arrays), text)
+    assert time.process_time() - t < 1.0
+    assert checkpoint.json_depth('{"a": "x\\"]]]", "b": [1, {"c": "\\\\"}], "d": "{"}') == 3  # strings skipped
+
+
+def test_a_100kb_header_of_escaped_quotes_is_refused_within_a_second(no_tensor_reads):
+    _, card = tiny_model()
+    header = ("{" + adversarial_strings(100_000 - 1)).encode()
+    data = struct.pack("<Q", len(header)) + header
+    t = time.process_time()
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        charlm.check_upload(data, json.dumps(card))
+    assert time.process_time() - t < 1.0
 
 
 def test_card_with_a_5000_digit_integer(no_tensor_reads):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 import tomllib
 
 from benchmarks.load import Session
-from rnnviz.serve import ROOT, free_ports, nginx_config, render
+from rnnviz.serve import ROOT, free_ports, keep_log, nginx_config, render, rotate_nginx_logs
 from ui import chart
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
@@ -183,3 +184,157 @@ def test_two_replicas_behind_nginx_serve_separate_visitors_and_stop_without_orph
         proc.wait(60)
     assert proc.returncode == 0
     assert [p for p in started if alive(p)] == []
+
+
+def test_config_limits_each_visitor_and_frames_nothing_foreign(tmp_path):
+    conf = nginx_config(["127.0.0.1:8601"], "127.0.0.1:8600", tmp_path)
+    uploads = re.search(r"location \^~ /_stcore/upload_file/ \{(.*?)\}", conf, re.S).group(1)
+    assert f"client_max_body_size {UPLOAD_MIB}m;" in uploads and re.search(r"limit_req zone=visitor_upload", uploads)
+    assert re.search(r"limit_conn visitor_uploads \d;", uploads)
+    stream = re.search(r"location /_stcore/stream \{(.*?)\}", conf, re.S).group(1)
+    assert re.search(r"limit_conn visitor_sessions \d+;", stream)
+    assert re.search(r"^\s*client_max_body_size 1m;", conf, re.M)  # nothing else has a body
+    assert "limit_req_zone $rnnviz_visitor" in conf and "limit_conn_zone $rnnviz_visitor" in conf
+    assert conf.count("add_header X-Frame-Options SAMEORIGIN always;") == 2  # the server's, and static files'
+    assert conf.count("frame-ancestors 'self'") == 2
+    assert conf.count("location ~ /\\. {") == 2  # no dotfiles, in /app/static/ too (a ^~ prefix skips regexes)
+
+
+def test_replica_logs_are_capped_and_rotated(tmp_path):
+    read, write = os.pipe()
+    log = tmp_path / "replica-1.log"
+    copier = keep_log(os.fdopen(read, "rb"), log, max_bytes=100_000)
+    with os.fdopen(write, "wb") as out:
+        for i in range(20_000):  # 1.2 MB of warnings
+            out.write(b"Client tried to shut down runtime when not in development mode %06d\n" % i)
+    copier.join(10)
+    assert log.stat().st_size <= 100_000 and log.with_name("replica-1.log.1").stat().st_size <= 100_000
+    assert log.read_text().splitlines()[-1].endswith("019999")  # the latest lines are kept
+    assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_nginx_logs_are_moved_aside_past_their_cap_and_reopened(tmp_path):
+    (tmp_path / "access.log").write_bytes(b"x" * 2000)
+    (tmp_path / "error.log").write_bytes(b"y" * 10)
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        rotate_nginx_logs(tmp_path, sleeper.pid, max_bytes=1000)
+        assert sleeper.wait(5) == -signal.SIGUSR1  # it ends a plain sleep; nginx reopens its logs on it
+    finally:
+        sleeper.kill()
+    assert (tmp_path / "access.log.1").stat().st_size == 2000 and not (tmp_path / "access.log").exists()
+    assert (tmp_path / "error.log").stat().st_size == 10
+
+
+def test_compose_caps_logs_and_replaces_a_hung_replica():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    for name, service in compose["services"].items():
+        assert service["logging"]["driver"] == "json-file" and service["logging"]["options"]["max-size"], name
+    app = compose["services"]["app"]
+    assert app["init"] is True and "deploy/healthcheck.py" in app["healthcheck"]["test"]
+
+
+def test_the_compose_healthcheck_kills_the_app_after_three_failures(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "deploy"))
+    import healthcheck
+
+    monkeypatch.setattr(healthcheck, "URL", "http://127.0.0.1:9/_stcore/health")  # nothing answers
+    monkeypatch.setattr(healthcheck, "COUNT", tmp_path / "count")
+    app = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "streamlit"])
+    monkeypatch.setattr(healthcheck, "app_pids", lambda: [app.pid])
+    try:
+        assert [healthcheck.main() for _ in range(2)] == [1, 1] and app.poll() is None
+        assert healthcheck.main() == 1
+        assert app.wait(5) == -signal.SIGKILL
+    finally:
+        app.kill()
+    monkeypatch.undo()
+    probe = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "streamlit"])
+    try:  # the app is found by "streamlit" in its command line
+        assert probe.pid in healthcheck.app_pids() and os.getpid() not in healthcheck.app_pids()
+    finally:
+        probe.kill()
+
+
+async def hang_one_replica(url: str, log: Path, replicas: dict[int, int], lines: list[str]) -> dict:
+    """The limits a visitor meets, then a bystander rerunning every 0.5 s while the other replica is stopped."""
+    out = {}
+    first = Session(url, "scalar")
+    await first.open()
+    tabs, refused = [first], 0
+    for _ in range(7):  # one visitor opens 8 sessions (tabs)
+        s = Session(url, "scalar")
+        s.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
+        try:
+            await s.open()
+            tabs.append(s)
+        except Exception:
+            refused += 1
+    out["sessions"] = (len(tabs), refused)
+    out["uploads"] = [await asyncio.to_thread(upload, first) for _ in range(12)]
+    for s in tabs:
+        await s.ws.close()
+
+    b = Session(url, "scalar")
+    await b.open()
+    b.http("/_stcore/host-config")  # a request with its cookie: the access log names its replica
+    time.sleep(0.3)
+    mine = int(next(iter(upstreams(log, b.cookies["rnnviz_visitor"]))).rsplit(":", 1)[1])
+    other = next(p for p in replicas if p != mine)
+    os.kill(replicas[other], signal.SIGSTOP)
+    t0, k, errors, replaced = time.monotonic(), 0, 0, None
+    while time.monotonic() - t0 < 40 and (replaced is None or time.monotonic() - t0 < replaced + 3):
+        try:
+            await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+        except Exception:
+            errors += 1
+        k += 1
+        if replaced is None and any(f"http://127.0.0.1:{other} " in line and "pid" in line
+                                    and f"pid {replicas[other]} " not in line for line in lines):
+            replaced = time.monotonic() - t0
+        await asyncio.sleep(0.5)
+    await b.ws.close()
+    out.update(replaced=replaced, reruns=k, errors=errors + b.exceptions, hung=replicas[other], query=b.query)
+    return out
+
+
+@pytest.mark.slow
+def test_per_visitor_limits_and_a_hung_replica_replaced_while_a_bystander_sees_no_error(tmp_path):
+    need_nginx()
+    port = free_ports("127.0.0.1", 8700, 1)[0]
+    proc = subprocess.Popen([sys.executable, "-m", "rnnviz.serve", "--replicas", "2", "--port", str(port),
+                             "--workdir", str(tmp_path), "--unhealthy-after", "10"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines: list[str] = []
+    threading.Thread(target=lambda: [lines.append(line) for line in proc.stdout], daemon=True).start()
+    hung = None
+    try:
+        deadline = time.monotonic() + 180
+        while not any("rnnviz on" in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
+            time.sleep(0.2)
+        replicas = {int(p): int(pid) for pid, p in re.findall(r"^replica \d: pid (\d+) http://127\.0\.0\.1:(\d+)",
+                                                              "".join(lines), re.M)}
+        url = f"http://127.0.0.1:{port}"
+        page = urllib.request.urlopen(url + "/scalar", timeout=30)
+        assert page.headers["X-Frame-Options"] == "SAMEORIGIN"
+        assert "frame-ancestors 'self'" in page.headers["Content-Security-Policy"]
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(url + "/app/static/.gitignore", timeout=30)
+        assert e.value.code == 404 and (ROOT / "static" / ".gitignore").exists()
+
+        out = asyncio.run(hang_one_replica(url, tmp_path / "access.log", replicas, lines))
+        hung = out["hung"]
+        assert out["sessions"] == (4, 4)  # a visitor's 5th to 8th tabs are refused
+        assert out["uploads"].count(204) >= 6 and 429 in out["uploads"]  # a burst of uploads, then refused
+        assert out["replaced"] is not None and out["replaced"] < 30, "".join(lines)
+        assert out["errors"] == 0 and out["reruns"] > 10 and "wh=" in out["query"]
+        assert not alive(hung)  # the stopped replica was killed, not left behind
+    finally:
+        if hung and alive(hung):
+            os.kill(hung, signal.SIGCONT)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    assert proc.returncode == 0

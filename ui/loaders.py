@@ -6,6 +6,7 @@ globals (and everything they hold) alive.
 from __future__ import annotations
 
 import collections
+import functools
 import gc
 import os
 import sys
@@ -37,9 +38,10 @@ def freeze_heap() -> None:
             gc.freeze()
 
 
-@st.cache_resource(show_spinner="Loading the model…")
+@functools.lru_cache(maxsize=2)
 def shipped_model(path: str):
-    """Loaded once per server and shared by every session; a CharLM's arrays are read-only."""
+    """Loaded once per server and shared by every session; a CharLM's arrays are read-only. Not st.cache_resource:
+    any visitor's browser can send Streamlit's clear_cache message, which empties every st.cache_* of the server."""
     from rnnviz import charlm
 
     return charlm.load(path)

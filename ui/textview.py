@@ -6,6 +6,8 @@ import functools
 
 import streamlit as st
 
+MAX_INDEX = 10**6  # no text shown is longer; the page clamps the position to its text
+
 _JS = """
 export default function(component) {
   const { data, setTriggerValue, parentElement } = component;
@@ -42,7 +44,16 @@ _view = st.components.v2.component("rnnviz_textview", js=_JS, css=_CSS)
 
 
 def _clicked(key: str, target: str) -> None:
-    st.session_state[target] = int(st.session_state[key]["clicked"])
+    """A click's index into st.session_state[target]. The value comes from the browser, so anything else (a string,
+    NaN, Infinity, null, a huge or deeply nested value: what a crafted message can send) is ignored."""
+    try:
+        value = st.session_state[key]["clicked"]
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError):
+        return
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_INDEX:
+        st.session_state[target] = value
 
 
 def textview(markup: str, alt: str, key: str, target: str, selected: int | None = None) -> None:

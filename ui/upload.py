@@ -1,13 +1,143 @@
 """Bring your own character model: two file boxes, validation, and a refusal remembered for that file pair (a
-rerun never parses a refused upload again). The model lives in this session only."""
+rerun never parses a refused upload again). The model lives in this session only.
+
+Bytes are bounded per session and per server. nginx bounds what arrives (one file is at most server.maxUploadSize,
+a visitor sends two at a time and a dozen a minute). Streamlit keeps every file PUT to `/_stcore/upload_file/<session>/
+<any id>` until that session ends, used or not: `UploadGuard` removes, through the upload manager's own `remove_file`,
+every file no file box of its session holds once it is older than a few seconds or past a small budget; and accepted
+models share a per-server byte budget, past which an upload is refused with a message.
+"""
 from __future__ import annotations
 
+import json
+import logging
+import threading
+import time
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz import charlm
+from rnnviz.charlm.checkpoint import CARD_KEYS
+from rnnviz.lessons.cache import deep_sizeof
 from ui.widgets import error
+
+FILE_BYTES = 21 * 2**20  # server.maxUploadSize in .streamlit/config.toml
+LOOSE_GRACE_S = 20.0  # a file no file box holds (yet): the box's rerun names it within a second or two
+LOOSE_SESSION_BYTES = 2 * FILE_BYTES  # files in flight in one session (both boxes at once)
+LOOSE_SERVER_BYTES = 3 * FILE_BYTES  # ... and in all sessions of this server
+MODEL_SERVER_BYTES = 240 * 2**20  # accepted models (their files and arrays) in all sessions of this server
+SWEEP_EVERY_S = 0.5
+CARD_FIELD_CHARS = 1000  # a card field shown in the card view (a 1 MiB field of emoji exceeded the message limit)
+
+
+class UploadGuard:
+    """One per server process: which uploaded files each session's file boxes hold, what its accepted model costs,
+    and a thread that removes the files nobody holds."""
+
+    def __init__(self, manager, clock: Callable[[], float] = time.monotonic):
+        self.manager, self.clock = manager, clock
+        self.held: dict[str, set[str]] = {}  # session id -> file ids its boxes hold now
+        self.models: dict[str, int] = {}  # session id -> bytes of its accepted model (files + arrays)
+        self._seen: dict[tuple[str, str], float] = {}  # (session, file) -> when first seen loose
+        self._lock = threading.Lock()
+
+    def hold(self, session_id: str, file_ids: set[str]) -> None:
+        """The files this session's boxes hold now; any other file of the session is loose."""
+        with self._lock:
+            self.held[session_id] = set(file_ids)
+
+    def model_room(self, session_id: str, cost: int) -> bool:
+        """Whether a model costing `cost` bytes fits this server's budget beside the other sessions' models."""
+        with self._lock:
+            return sum(b for s, b in self.models.items() if s != session_id) + cost <= MODEL_SERVER_BYTES
+
+    def keep_model(self, session_id: str, cost: int | None) -> None:
+        with self._lock:
+            if cost is None:
+                self.models.pop(session_id, None)
+            else:
+                self.models[session_id] = cost
+
+    def sweep(self) -> int:
+        """Remove loose files: older than LOOSE_GRACE_S, or past the per-session or per-server budget (the newest go
+        first: what came last is what overflowed). Forget sessions that have ended. Returns the bytes removed."""
+        storage = getattr(self.manager, "file_storage", None)  # MemoryUploadedFileManager's, by session and file id
+        if storage is None:
+            return 0
+        now, loose = self.clock(), []
+        with self._lock:
+            for sid, files in list(storage.items()):
+                held = self.held.get(sid, ())
+                for fid, rec in list(files.items()):
+                    if fid not in held:
+                        loose.append((self._seen.setdefault((sid, fid), now), sid, fid, len(rec.data)))
+            for sid in [s for s in self.held if s not in storage]:
+                del self.held[sid]
+            for sid in [s for s in self.models if s not in storage and s not in self.held]:
+                del self.models[sid]
+            now_loose = {(sid, fid) for _, sid, fid, _ in loose}
+            for key in [k for k in self._seen if k not in now_loose]:
+                del self._seen[key]
+        drop, per_session, total = [], {}, 0
+        for seen, sid, fid, size in sorted(loose):  # oldest first
+            per_session[sid] = per_session.get(sid, 0) + size
+            total += size
+            if now - seen > LOOSE_GRACE_S or per_session[sid] > LOOSE_SESSION_BYTES or total > LOOSE_SERVER_BYTES:
+                drop.append((sid, fid, size))
+                per_session[sid] -= size
+                total -= size
+        for sid, fid, _ in drop:
+            self.manager.remove_file(sid, fid)
+            self._seen.pop((sid, fid), None)
+        return sum(size for *_, size in drop)
+
+
+
+_GUARD: UploadGuard | None = None
+_GUARD_LOCK = threading.Lock()
+_SWEEPER: threading.Thread | None = None
+
+
+def _sweep_forever() -> None:
+    """Sweep this server's guard every SWEEP_EVERY_S seconds (one thread per process)."""
+    while True:
+        time.sleep(SWEEP_EVERY_S)
+        try:
+            if _GUARD is not None:
+                _GUARD.sweep()
+        except Exception:  # a changed upload manager must not take the server down: files then stay as Streamlit
+            logging.getLogger(__name__).exception("sweeping uploads failed")  # keeps them (until session end)
+            return
+
+
+def guard_uploads() -> UploadGuard | None:
+    """This server's UploadGuard, its sweeper started on the first call (app.py calls this on every run)."""
+    global _GUARD, _SWEEPER
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return None
+    with _GUARD_LOCK:
+        if _GUARD is None or _GUARD.manager is not ctx.uploaded_file_mgr:  # one per server (AppTest: per test)
+            _GUARD = UploadGuard(ctx.uploaded_file_mgr)
+        if _SWEEPER is None:
+            _SWEEPER = threading.Thread(target=_sweep_forever, name="rnnviz-uploads", daemon=True)
+            _SWEEPER.start()
+        return _GUARD
+
+
+def shown_card(card: dict) -> dict:
+    """The card with every free-form field (not the vocabulary or sizes the model is built from) cut to
+    CARD_FIELD_CHARS characters of its JSON, so that the card view stays a small message whatever was uploaded."""
+    out = {}
+    for k, v in card.items():
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+        if k in CARD_KEYS or k == "nonlinearity" or len(text) <= CARD_FIELD_CHARS:
+            out[k] = v
+        else:
+            out[k] = f"{text[:CARD_FIELD_CHARS]}… ({len(text):,} characters, cut here)"
+    return out
 
 
 def model_upload(prefix: str, shipped: Callable[[], charlm.CharLM]) -> tuple[str, charlm.CharLM]:
@@ -22,18 +152,37 @@ def model_upload(prefix: str, shipped: Callable[[], charlm.CharLM]) -> tuple[str
 
 def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
     ss = st.session_state
+    guard, ctx = guard_uploads(), get_script_run_ctx()
     with st.expander("Bring your own model (this session only)"):
         st.caption("A `.safetensors` file of `rnnviz.model.CharRNN` weights and its JSON card, as written by "
-                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never executed.")
+                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never "
+                   "executed.")
         wf = st.file_uploader("Weights (.safetensors)", type=["safetensors"], key=f"{prefix}.up_w")
         cf = st.file_uploader("Card (.json)", type=["json"], key=f"{prefix}.up_c")
-        if wf is None or cf is None:
+        if guard is not None:
+            guard.hold(ctx.session_id, {f.file_id for f in (wf, cf) if f is not None})
+        if wf is None or cf is None:  # a model whose files were removed is freed with them
+            ss.pop(f"{prefix}.upload", None), ss.pop(f"{prefix}.upload_key", None)
+            if guard is not None:
+                guard.keep_model(ctx.session_id, None)
             return None
         key = f"{wf.file_id}/{cf.file_id}"  # a new upload gets new ids; no hashing of megabytes per rerun
         if key not in (ss.get(f"{prefix}.upload_key"), ss.get(f"{prefix}.refused", ("",))[0]):
             ss.pop(f"{prefix}.upload", None), ss.pop(f"{prefix}.upload_key", None)
+            if guard is not None:
+                guard.keep_model(ctx.session_id, None)
             try:
-                ss[f"{prefix}.upload"], ss[f"{prefix}.upload_key"] = charlm.load_bytes(wf.getvalue(), cf.getvalue()), key
+                lm = charlm.load_bytes(wf.getvalue(), cf.getvalue())
+                lm.card = shown_card(lm.card)
+                cost = deep_sizeof(lm) + wf.size + cf.size
+                if guard is not None and not guard.model_room(ctx.session_id, cost):
+                    raise charlm.CheckpointError(
+                        f"this server is holding as many uploaded models as it can ({MODEL_SERVER_BYTES / 2**20:.0f} "
+                        f"MiB); yours needs {cost / 2**20:.0f} MiB. Try again in a few minutes, or run rnnviz on your "
+                        "own computer (pip install rnnviz), where there is no such limit")
+                ss[f"{prefix}.upload"], ss[f"{prefix}.upload_key"] = lm, key
+                if guard is not None:
+                    guard.keep_model(ctx.session_id, cost)
             except charlm.CheckpointError as e:
                 ss[f"{prefix}.refused"] = (key, str(e)[:400])
         if ss.get(f"{prefix}.upload_key") == key:

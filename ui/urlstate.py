@@ -133,8 +133,11 @@ def classroom() -> bool:
     if "classroom" in st.query_params:
         try:
             st.session_state["app.classroom"] = flag(st.query_params["classroom"])
-        except ValueError:
+        except ValueError:  # said once: the value leaves the link, so later calls in this run do not repeat it
             st.session_state["app.classroom"] = False
+            del st.query_params["classroom"]
+            st.info("The link's value for `classroom` was not valid here (use 1 or 0), so classroom mode is off.",
+                    icon="ℹ️")
     elif st.session_state.get("app.classroom"):
         st.query_params["classroom"] = "1"
     return bool(st.session_state.get("app.classroom", False))

@@ -15,12 +15,18 @@ from ui.urlstate import Param, choice, classroom, set_state, text
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # everything str.splitlines splits on
+# GitHub-flavoured markdown turns plain addresses into links by pattern, after escapes are read: a scheme and `://`
+# (https://evil.example), `www.`, and `name@host.tld` (a mailto link). A WORD JOINER (U+2060, invisible, never a line
+# break) before `://` and `.` after `www`, and after `@`, breaks each pattern where it starts.
+_AUTOLINK = re.compile(r"(?=://)|(?i:(?<=www)(?=\.))|(?<=@)")
+WORD_JOINER = "\u2060"
 
 
 def md(text: str) -> str:
     """Text a visitor (or an uploaded file) supplied, made inert for st.markdown: every markdown character is
-    escaped, so it shows as typed and is never formatting, a link or HTML."""
-    return _LINE_BREAKS.sub(" ", _MD_SPECIAL.sub(r"\\\1", str(text)))
+    escaped, so it shows as typed and is never formatting or HTML, and an address in it is never made a link."""
+    text = _AUTOLINK.sub(WORD_JOINER, str(text))
+    return _LINE_BREAKS.sub(" ", _MD_SPECIAL.sub(r"\\\1", text))
 
 
 def error(message: str) -> None:

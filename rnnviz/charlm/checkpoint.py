@@ -146,12 +146,18 @@ def expected_shapes(card: dict) -> dict[str, tuple[int, ...]]:
 
 # ---- JSON with bounded size, depth and numbers -----------------------------------------------------
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# A string token: runs of plain characters or escape pairs, taken possessively, and the closing quote if there is
+# one. It always matches and never backtracks, so one pass strips every string in linear time; an unterminated string
+# takes the rest of the text (json.loads refuses it anyway). The earlier `"(?:[^"\\]|\\.)*"` failed at every
+# unterminated quote and was tried again from the next one: `"` then `\"` repeated cost the square of the length
+# (a 1 MiB card, about an hour with the interpreter lock held).
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def json_depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in JSON text, found without parsing it (no recursion)."""
+    """The deepest nesting of arrays and objects in JSON text, found without parsing it (no recursion), in time
+    linear in its length."""
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     if not brackets:
         return 0
@@ -186,7 +192,8 @@ def parse_json(text: str | bytes, what: str, max_bytes: int, max_depth: int) -> 
     try:  # "\ud800" in JSON decodes to a lone surrogate, which is not a character and cannot be shown
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
-        raise CheckpointError(f"the {what} holds a lone surrogate (\\ud800 to \\udfff), which is not a character") from None
+        raise CheckpointError(
+            f"the {what} holds a lone surrogate (\\ud800 to \\udfff), which is not a character") from None
     return value
 
 
@@ -229,13 +236,15 @@ def validate_card(card: object, limits: Limits = LOCAL_LIMITS) -> dict:
     if cell == "rnn" and nl not in NONLINEARITIES:
         raise CheckpointError(f"the card's nonlinearity must be tanh or relu, not {nl!r}")
     if cell != "rnn" and nl != "tanh":
-        raise CheckpointError(f"the card's nonlinearity applies to rnn cells only; an {cell} cell has its own, not {nl!r}")
+        raise CheckpointError(
+            f"the card's nonlinearity applies to rnn cells only; an {cell} cell has its own, not {nl!r}")
     E, H = _whole(card, "embed_size", limits.max_size), _whole(card, "hidden_size", limits.max_size)
     L = _whole(card, "num_layers", limits.max_layers)
     for key in ("val_loss", "train_loss", "val_bits_per_char"):  # shown with exp(): bounded, finite
         v = card.get(key)
         if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 100):
-            raise CheckpointError(f"the card's {key} must be a number from 0 to 100 (nats or bits per character), not {v!r}")
+            raise CheckpointError(
+                f"the card's {key} must be a number from 0 to 100 (nats or bits per character), not {v!r}")
     sizes = dict(cell=cell, vocab_size=len(itos), embed_size=E, hidden_size=H, num_layers=L)
     cost, params = cost_per_char(**sizes), param_count(**sizes)
     if limits.max_cost_per_char is not None and cost > limits.max_cost_per_char:
@@ -262,7 +271,8 @@ def read_header(data: bytes, limits: Limits = UPLOAD_LIMITS) -> tuple[dict[str, 
     """The tensors a safetensors file declares, and where its data section starts; nothing else is read.
     Checks the file and header sizes, the header's JSON, the tensor count, dtypes, shapes and offsets."""
     if len(data) > limits.max_file_bytes:
-        raise CheckpointError(f"the model file is {len(data) / 2**20:.1f} MiB; the limit is {limits.max_file_bytes / 2**20:g} MiB")
+        raise CheckpointError(
+            f"the model file is {len(data) / 2**20:.1f} MiB; the limit is {limits.max_file_bytes / 2**20:g} MiB")
     if len(data) < 8:
         raise CheckpointError("the model file is too short to be a safetensors file")
     n = int.from_bytes(data[:8], "little")
@@ -293,12 +303,14 @@ def read_header(data: bytes, limits: Limits = UPLOAD_LIMITS) -> tuple[dict[str, 
                 or not 0 <= offsets[0] <= offsets[1]):
             raise CheckpointError(f"{shown} has invalid data offsets")
         if math.prod(shape) * np.dtype(_NUMPY[dtype]).itemsize != offsets[1] - offsets[0]:
-            raise CheckpointError(f"{shown}: its shape {tuple(shape)} and dtype do not fit its {offsets[1] - offsets[0]:,} bytes")
+            raise CheckpointError(
+                f"{shown}: its shape {tuple(shape)} and dtype do not fit its {offsets[1] - offsets[0]:,} bytes")
         infos[name] = TensorInfo(dtype, tuple(shape), offsets[0], offsets[1])
     start, pos = 8 + n, 0
     for info in sorted(infos.values(), key=lambda t: (t.begin, t.end)):
         if info.begin != pos:
-            raise CheckpointError("the model file's tensors overlap or leave gaps (their data offsets are not contiguous)")
+            raise CheckpointError(
+                "the model file's tensors overlap or leave gaps (their data offsets are not contiguous)")
         pos = info.end
     if start + pos > len(data):
         raise CheckpointError(f"the model file is cut short: its tensors need {pos:,} bytes after the header, it holds "
@@ -317,8 +329,8 @@ def check_shapes(shapes: dict[str, tuple[int, ...]], card: dict) -> None:
             "the weights do not match the card: "
             + (f"missing {', '.join(missing)}" if missing else "")
             + ("; " if missing and extra else "")
-            + (f"unexpected {', '.join(n[:40] for n in extra[:5])}" + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-               if extra else "")
+            + (f"unexpected {', '.join(n[:40] for n in extra[:5])}"
+               + (f" and {len(extra) - 5} more" if len(extra) > 5 else "") if extra else "")
         )
     for name, shape in want.items():
         if tuple(shapes[name]) != shape:

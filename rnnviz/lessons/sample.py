@@ -331,7 +331,13 @@ def shading(mode: str, lm: CharLM, s: Sample, i: int, unit: tuple[int, str, int]
     if mode == "connectivity":
         conn = np.full(T, np.nan)
         if i >= 1:
-            conn[:i] = connectivity(lm, s.text, i - 1, (s.h, s.c))
+            with np.errstate(all="ignore"):  # an unstable uploaded model's gradients overflow
+                conn[:i] = connectivity(lm, s.text, i - 1, (s.h, s.c))
+            conn[~np.isfinite(conn)] = np.nan
+            if np.isnan(conn[:i]).all():
+                return Shading(conn, 0.0, 1.0, False, [f"{c}: not finite" for c in chars],
+                               f"Connectivity of the prediction of character {i}: this model's gradients overflow "
+                               "(they are not finite numbers), so there is nothing to shade.", ("none", "most"), i)
         top = float(np.nanmax(conn)) if i >= 1 else 1.0
         where = int(np.nanargmax(conn)) if i >= 1 else 0
         titles = [f"{c}: ‖∂ log p / ∂e‖ = {v:.3g}" if j < i else f"{c}: read after position {i}" if j > i else

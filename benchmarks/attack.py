@@ -1,0 +1,355 @@
+"""What an attacker of the public demo does, against `python -m rnnviz.serve --replicas 2` on loopback, and what each
+attack costs the server (issue 29: findings 1-5 and 8). Each attack is bounded in count and time.
+
+    python benchmarks/attack.py                        # every attack, on a server started from this checkout
+    python benchmarks/attack.py --root /tmp/base --card-kib 32 --only card flood   # an older checkout, for "before"
+
+card       a card of `"` then `\\"` repeated, and a safetensors header of the same (the quadratic nesting check):
+           the replica's CPU seconds and peak RSS for the rerun that checks them
+flood      one session PUTs 40 files of 21 MiB to made-up ids, 8 at a time: statuses, replica RSS before, peak, after
+           (flood-direct: the same to a replica's own port, past nginx, for the app's own bound)
+models     8 sessions of one visitor each upload the shipped model: how many are accepted, replica RSS
+logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: log bytes written, replica CPU
+bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
+hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import os
+import re
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+from benchmarks.load import Session, cpu_s, rss_mb  # noqa: E402
+from benchmarks.uploads import RssWatch  # noqa: E402
+
+FILE = 21 * 2**20 - 1024  # the largest file nginx and Streamlit let through (server.maxUploadSize = 21)
+
+
+class Visitor(Session):
+    """A Session that can upload files, set file boxes, send raw messages, and read the page's alerts."""
+
+    def upload(self, data: bytes, name: str, file_id: str | None = None) -> tuple[int, str]:
+        """PUT one file into this session, as the file uploader does; (status, file id)."""
+        if "_streamlit_xsrf" not in self.cookies:
+            self.http("/_stcore/health")
+        file_id, boundary = file_id or str(uuid.uuid4()), "rnnviz-attack"
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        status = self.http(f"/_stcore/upload_file/{self.session_id}/{file_id}", body, "PUT",
+                           {"X-Xsrftoken": self.cookies.get("_streamlit_xsrf", ""),
+                            "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        return status, file_id
+
+    def files(self, key: str, file_id: str, name: str, size: int) -> WidgetState:
+        st = WidgetState(id=self.widget_id(key))
+        st.file_uploader_state_value.uploaded_file_info.add(file_id=file_id, name=name, size=size)
+        return st
+
+    async def rerun_states(self, states: list[WidgetState]) -> float:
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_name = self.page
+        msg.rerun_script.widget_states.widgets.extend(states)
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        self.alerts = []
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=3600))
+            kind = fm.WhichOneof("type")
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                if fm.delta.new_element.WhichOneof("type") == "alert":
+                    self.alerts.append(fm.delta.new_element.alert.body)
+            elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return time.perf_counter() - t0
+
+
+class Server:
+    """`python -m rnnviz.serve --replicas 2` from a checkout, its replicas' pids and ports, its access log."""
+
+    def __init__(self, root: Path, port: int):
+        self.workdir = Path(tempfile.mkdtemp(prefix="rnnviz-attack-"))
+        self.workdir.chmod(0o755)  # run as root, nginx's workers (nobody) write upload bodies under it
+        self.proc = subprocess.Popen([sys.executable, "-m", "rnnviz.serve", "--replicas", "2", "--port", str(port),
+                                      "--workdir", str(self.workdir)], cwd=root, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.url, self.out = f"http://127.0.0.1:{port}", []
+        self.replicas: dict[int, int] = {}  # port -> pid
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + 180
+        while not any("rnnviz on" in line for line in self.out):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit(f"the server did not start: {''.join(self.out)[-2000:]}")
+            time.sleep(0.2)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.out.append(line)
+            m = re.match(r"replica \d+: pid (\d+) http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.replicas[int(m.group(2))] = int(m.group(1))
+
+    def pids(self) -> list[int]:
+        return list(self.replicas.values())
+
+    def replica_of(self, v: Session) -> int:
+        """The port of the replica nginx sends this visitor to (a request with its cookie, then the access log)."""
+        v.http("/_stcore/host-config")
+        visitor = v.cookies["rnnviz_visitor"]
+        for _ in range(50):
+            text = (self.workdir / "access.log").read_text()
+            ports = re.findall(rf"upstream=(?:\S+, )*127\.0\.0\.1:(\d+) visitor={re.escape(visitor)}\b", text)
+            if ports:
+                return int(ports[-1])
+            time.sleep(0.1)
+        raise RuntimeError(f"visitor {visitor} not in the access log")
+
+    def log_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.workdir.glob("*.log*"))
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(60)
+
+
+def adversarial(n: int) -> bytes:
+    return ('"' + '\\"' * ((n - 1) // 2)).encode()
+
+
+async def attack_card(srv: Server, kib: int) -> None:
+    """The adversarial card (and header) through the sampling page's file boxes."""
+    v = Visitor(srv.url, "sample")
+    await v.open()
+    pid = srv.replicas[srv.replica_of(v)]
+    header = b"{" + adversarial(min(kib * 1024, 100_000) - 1)
+    cases = [("card", (ROOT / "models" / "shakespeare.safetensors").read_bytes(), adversarial(kib * 1024)),
+             ("header", struct.pack("<Q", len(header)) + header, (ROOT / "models" / "shakespeare.json").read_bytes())]
+    for what, weights, card in cases:
+        (sw, wid), (sc, cid) = v.upload(weights, "m.safetensors"), v.upload(card, "m.json")
+        with RssWatch(lambda: rss_mb(pid)) as watch:
+            cpu0 = cpu_s([pid])
+            secs = await v.rerun_states([v.files("sample.up_w", wid, "m.safetensors", len(weights)),
+                                         v.files("sample.up_c", cid, "m.json", len(card))])
+            cpu = cpu_s([pid]) - cpu0
+        refused = any("refused" in a for a in v.alerts)
+        print(f"card: {what} of {len(card if what == 'card' else header):,} bytes uploads={sw},{sc} refused={refused} "
+              f"rerun_s={secs:.2f} replica_cpu_s={cpu:.2f} replica_peak_rss_mb={watch.top:.0f}", flush=True)
+    await v.ws.close()
+
+
+async def attack_flood(srv: Server, files: int = 40, at_once: int = 8, direct: bool = False) -> None:
+    """Through nginx; or `direct`ly to a replica's own port, past nginx's limits, to see the app's own bound."""
+    if direct:
+        port = next(iter(srv.replicas))
+        v = Visitor(f"http://127.0.0.1:{port}", "scalar")
+        await v.open()
+    else:
+        v = Visitor(srv.url, "scalar")
+        await v.open()
+        port = srv.replica_of(v)
+    pid = srv.replicas[port]
+    data, before = os.urandom(FILE), rss_mb(pid)
+    v.http("/_stcore/health")  # the XSRF cookie once, before the uploads race for it
+
+    def put(i: int) -> int | str:
+        try:
+            return v.upload(data, f"f{i}.bin")[0]
+        except OSError as e:
+            return type(e).__name__
+    with RssWatch(lambda: rss_mb(pid)) as watch, concurrent.futures.ThreadPoolExecutor(at_once) as pool:
+        t0 = time.perf_counter()
+        statuses = list(pool.map(put, range(files)))
+        wall = time.perf_counter() - t0
+        counts = {s: statuses.count(s) for s in sorted(set(statuses), key=str)}
+        await asyncio.sleep(10)
+        open_10s = rss_mb(pid)
+    await v.ws.close()
+    await asyncio.sleep(5)
+    where = " (direct to the replica)" if direct else ""
+    print(f"flood{where}: {files} files of {FILE / 2**20:.1f} MiB in {wall:.1f} s statuses={counts} "
+          f"rss_mb before={before:.0f} peak={watch.top:.0f} 10s_later={open_10s:.0f} after_close={rss_mb(pid):.0f} "
+          f"(replica {port})", flush=True)
+
+
+async def attack_models(srv: Server, sessions: int = 8) -> None:
+    weights = (ROOT / "models" / "shakespeare.safetensors").read_bytes()
+    card = (ROOT / "models" / "shakespeare.json").read_bytes()
+    first = Visitor(srv.url, "sample")
+    await first.open()
+    visitors, answers, refused_sessions = [first], [], 0
+    for _ in range(sessions - 1):
+        v = Visitor(srv.url, "sample")
+        v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]  # one visitor, several tabs
+        try:
+            await v.open()
+            visitors.append(v)
+        except Exception:
+            refused_sessions += 1
+    pid = srv.replicas[srv.replica_of(first)]
+    before = rss_mb(pid)
+    for v in visitors:
+        (sw, wid), (sc, cid) = v.upload(weights, "m.safetensors"), v.upload(card, "m.json")
+        if sw != 204 or sc != 204:
+            answers.append(f"upload {sw},{sc}")
+            continue
+        await v.rerun_states([v.files("sample.up_w", wid, "m.safetensors", len(weights)),
+                              v.files("sample.up_c", cid, "m.json", len(card))])
+        answers.append("accepted" if any("Using your model" in a for a in v.alerts) else
+                       "refused: " + next((a[:60] for a in v.alerts if "refused" in a), "?"))
+    after = rss_mb(pid)
+    for v in visitors:
+        await v.ws.close()
+    print(f"models: {sessions} sessions of one visitor, {refused_sessions} refused at the door; answers "
+          f"{ {a: answers.count(a) for a in set(answers)} } rss_mb before={before:.0f} after={after:.0f}", flush=True)
+
+
+async def attack_logs(srv: Server, seconds: float = 15) -> None:
+    visitors = [Visitor(srv.url, "scalar") for _ in range(2)]
+    await asyncio.gather(*(v.open() for v in visitors))
+    log0, cpu0 = srv.log_bytes(), cpu_s(srv.pids())
+    msg = BackMsg(debug_shutdown_runtime=True).SerializeToString()
+    sent, t_end = 0, time.monotonic() + seconds
+
+    async def spam(v):
+        nonlocal sent
+        while time.monotonic() < t_end:
+            for _ in range(200):
+                await v.ws.send(msg)
+            sent += 200
+            await asyncio.sleep(0)
+    try:
+        await asyncio.gather(*(spam(v) for v in visitors))
+    except Exception as e:  # a server may close the socket
+        print(f"logs: connection ended: {type(e).__name__}")
+    await asyncio.sleep(2)
+    files = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in sorted(srv.workdir.glob("*.log*")))
+    print(f"logs: {sent:,} messages of {len(msg)} bytes in {seconds:.0f} s: logs grew "
+          f"{(srv.log_bytes() - log0) / 1e6:.2f} MB, replicas' cpu_s={cpu_s(srv.pids()) - cpu0:.1f} ({files})",
+          flush=True)
+    for v in visitors:
+        await v.ws.close()
+
+
+async def bystander_on(srv: Server, port: int) -> Visitor:
+    """A new visitor that nginx sends to the replica on `port`."""
+    for _ in range(40):
+        b = Visitor(srv.url, "scalar")
+        await b.open()
+        if srv.replica_of(b) == port:
+            return b
+        await b.ws.close()
+    raise RuntimeError(f"no new visitor landed on {port}")
+
+
+async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> None:
+    first = Visitor(srv.url, "scalar")
+    await first.open()
+    port = srv.replica_of(first)
+    b = await bystander_on(srv, port)
+    quiet = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves // 2)]
+    crowd, refused = [first], 0
+    for _ in range(loopers - 1):
+        v = Visitor(srv.url, "scalar")
+        v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
+        try:
+            await v.open()
+            crowd.append(v)
+        except Exception:
+            refused += 1
+    stop, looped = asyncio.Event(), [0]
+
+    async def loop(v):
+        k = 0
+        while not stop.is_set():
+            await v.rerun(v.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+            k += 1
+            looped[0] += 1
+    tasks = [asyncio.create_task(loop(v)) for v in crowd]
+    t0 = time.perf_counter()
+    busy = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves)]
+    rate = looped[0] / (time.perf_counter() - t0)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(f"bystander: {loopers} looping sessions of one visitor asked, {len(crowd)} open ({refused} refused); the "
+          f"bystander's rerun median_s alone={statistics.median(quiet):.3f} with them={statistics.median(busy):.3f} "
+          f"max={max(busy):.3f}; the crowd's reruns/s={rate:.1f}", flush=True)
+    for v in [*crowd, b]:
+        await v.ws.close()
+
+
+async def attack_hang(srv: Server, watch_s: float = 40) -> None:
+    b = Visitor(srv.url, "scalar")
+    await b.open()
+    mine = srv.replica_of(b)
+    other = next(p for p in srv.replicas if p != mine)
+    hung = srv.replicas[other]
+    os.kill(hung, signal.SIGSTOP)
+    t0, errors, replaced, k = time.monotonic(), 0, None, 0
+    try:
+        while time.monotonic() - t0 < watch_s:
+            try:
+                await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+                errors += b.exceptions
+            except Exception:
+                errors += 1
+            k += 1
+            if replaced is None and srv.replicas[other] != hung:
+                replaced = time.monotonic() - t0
+            await asyncio.sleep(0.5)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the watchdog has killed it
+            os.kill(hung, signal.SIGCONT)
+    print(f"hang: replica on {other} stopped; replaced after "
+          f"{'%.1f s' % replaced if replaced is not None else f'more than {watch_s:.0f} s (never)'}; the bystander "
+          f"on {mine} made {k} reruns with {errors} errors", flush=True)
+    await b.ws.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
+    ap.add_argument("--port", type=int, default=9190)
+    ap.add_argument("--card-kib", type=int, default=1024,
+                    help="size of the adversarial card (the header: up to 100 KB)")
+    ap.add_argument("--only", nargs="+",
+                    default=["card", "flood", "flood-direct", "models", "logs", "bystander", "hang"])
+    args = ap.parse_args()
+    srv = Server(args.root.resolve(), args.port)
+    try:
+        for name in args.only:
+            attack = {"card": lambda: attack_card(srv, args.card_kib), "flood": lambda: attack_flood(srv),
+                      "flood-direct": lambda: attack_flood(srv, direct=True),
+                      "models": lambda: attack_models(srv), "logs": lambda: attack_logs(srv),
+                      "bystander": lambda: attack_bystander(srv), "hang": lambda: attack_hang(srv)}[name]
+            try:
+                asyncio.run(attack())
+            except Exception as e:
+                print(f"{name}: failed: {type(e).__name__}: {str(e)[:300]}", flush=True)
+    finally:
+        srv.stop()
+        print(json.dumps({"launcher_stderr_tail": "".join(srv.out)[-600:]}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Each visitor's share of a server: uploaded files a session does not use are freed, accepted models share a
+per-server budget (ui/upload.py), and reruns are paced per visitor (ui/limits.py)."""
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+from ui import upload
+from ui.upload import FILE_BYTES, LOOSE_GRACE_S, MODEL_SERVER_BYTES, UploadGuard
+
+MIB = 2**20
+
+
+def put(mgr, session: str, file_id: str, size: int) -> None:
+    """What a PUT to /_stcore/upload_file/<session>/<file_id> leaves in Streamlit's upload manager."""
+    mgr.add_file(session, UploadedFileRec(file_id, f"{file_id}.bin", "application/octet-stream", b"\0" * size))
+
+
+def held(mgr) -> int:
+    return sum(len(r.data) for files in mgr.file_storage.values() for r in files.values())
+
+
+def test_a_flood_of_made_up_files_is_removed_down_to_the_budget_at_once():
+    mgr, now = MemoryUploadedFileManager("/_stcore/upload_file"), [0.0]
+    guard = UploadGuard(mgr, clock=lambda: now[0])
+    for i in range(40):  # one session, 40 files of 21 MiB under ids no file box ever named
+        put(mgr, "attacker", f"made-up-{i}", FILE_BYTES)
+        guard.sweep()
+    assert held(mgr) <= upload.LOOSE_SESSION_BYTES  # 840 MiB sent, at most two files' worth kept
+    now[0] += LOOSE_GRACE_S + 1
+    guard.sweep()
+    assert held(mgr) == 0  # and those only for a few seconds
+
+
+def test_the_files_a_session_s_boxes_hold_stay_and_the_server_wide_loose_budget_holds():
+    mgr, now = MemoryUploadedFileManager("/_stcore/upload_file"), [0.0]
+    guard = UploadGuard(mgr, clock=lambda: now[0])
+    put(mgr, "student", "weights", 20 * MIB)
+    put(mgr, "student", "card", 1000)
+    guard.hold("student", {"weights", "card"})
+    for s in range(10):  # ten sessions, each with one loose file
+        put(mgr, f"s{s}", "x", FILE_BYTES)
+    guard.sweep()
+    now[0] += LOOSE_GRACE_S + 1
+    guard.sweep()
+    assert mgr.get_files("student", ["weights", "card"])[0].data  # what the boxes hold is never removed
+    assert held(mgr) == 20 * MIB + 1000
+    mgr.remove_session_files("student")  # the session ends: Streamlit removes its files; the guard forgets it
+    guard.sweep()
+    assert guard.held == {} and guard.models == {}
+
+
+def test_accepted_models_share_a_per_server_budget():
+    guard = UploadGuard(MemoryUploadedFileManager("/_stcore/upload_file"))
+    cost = 75 * MIB  # what an accepted 19.6 MiB model cost a session (files, arrays, caches)
+    taken = 0
+    for s in range(8):
+        if guard.model_room(f"s{s}", cost):
+            guard.keep_model(f"s{s}", cost)
+            taken += 1
+    assert taken == MODEL_SERVER_BYTES // cost < 8
+    assert guard.model_room("s0", cost)  # a session replacing its own model is not counted twice
+
+
+def test_a_visitor_looping_reruns_is_paced_and_others_are_not():
+    from ui.limits import BURST, RERUNS_PER_S, Pacer
+
+    now = [0.0]
+    pacer = Pacer(clock=lambda: now[0])
+    waits = [pacer.take("looper") for _ in range(int(BURST))]
+    assert max(waits) == 0  # a burst goes through
+    waits = [pacer.take("looper") for _ in range(10)]
+    assert waits[-1] > waits[0] > 0  # then each rerun waits longer
+    assert pacer.take("bystander") == 0  # another visitor is not slowed
+    looped = 0.0
+    for _ in range(200):  # looping as fast as it is let: its reruns average RERUNS_PER_S a second
+        wait = pacer.take("looper2") if now[0] else 0
+        now[0] += max(wait, 0.01)
+        looped += 1
+    assert looped / now[0] < RERUNS_PER_S * 1.3
