@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.nn.cells import one_hot, output_layer, rnn_cell, rnn_forward
+from rnnviz.nn.cells import get, one_hot, output_layer, rnn_cell, rnn_forward
 from rnnviz.nn.sampling import softmax
 
 MAX_TEXT = 2000
@@ -113,6 +113,8 @@ def loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tu
     yt = np.where(y >= 0, y, 0).T  # (L, B)
     loss = -np.log(np.take_along_axis(probs, yt[..., None], 2)[..., 0] + 1e-300)[mask].sum() / n
     g = {k: np.zeros_like(v) for k, v in p.items()}
+    cell = get("rnn")
+    local = cell.local({"h": hs[1:]})  # the cell's own tanh'(z_t) = 1 - h_t^2, every step at once: (L, B, H)
     dh_next = np.zeros((B, H))
     for t in reversed(range(L)):
         ds = probs[t].copy()
@@ -121,12 +123,12 @@ def loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tu
         g["W_y"] += ds.T @ hs[t + 1]
         g["b_y"] += ds.sum(axis=0)
         dh = ds @ p["W_y"] + dh_next
-        dz = dh * (1 - hs[t + 1] ** 2)  # through tanh
+        dz, _, carry, _ = cell.backward({k: v[t] for k, v in local.items()}, dh)  # through tanh
         np.add.at(g["W_ih"].T, x[:, t], dz)  # one-hot input: each row of W_ih^T gets its own steps' dz
         g["W_hh"] += dz.T @ hs[t]
         g["b_ih"] += dz.sum(axis=0)
         g["b_hh"] += dz.sum(axis=0)
-        dh_next = dz @ p["W_hh"]
+        dh_next = carry + dz @ p["W_hh"]
     return float(loss), g
 
 
