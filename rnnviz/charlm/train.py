@@ -22,6 +22,7 @@ from tqdm import tqdm
 from rnnviz.charlm.checkpoint import CharRNNConfig
 from rnnviz.charlm.corpus import CorpusError, read_corpus, split_corpus
 from rnnviz.charlm.model import CharRNN, batch_streams, detach_state, save_checkpoint, stream_loss
+from rnnviz.nn.cells import get
 
 
 def lr_at(step: int, args) -> float:
@@ -142,11 +143,14 @@ def train(args: argparse.Namespace) -> dict:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
     cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout, args.nonlinearity)
     model = CharRNN(cfg).to(device)
-    if args.cell == "lstm":  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
+    kind = get(args.cell)
+    if kind.forget_gate is not None:  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
+        at = kind.gates.index(kind.forget_gate) * args.hidden
+        f = slice(at, at + args.hidden)  # its block of the stacked biases
         with torch.no_grad():
             for k in range(args.layers):
-                getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
-                getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+                getattr(model.rnn, f"bias_ih_l{k}")[f].fill_(1.0)
+                getattr(model.rnn, f"bias_hh_l{k}")[f].fill_(0.0)
     if args.init:  # e.g. fine-tune a trained model with more dropout and a smaller learning rate
         from safetensors.torch import load_file as _load
 

@@ -68,6 +68,11 @@ class Cell(ABC):
                              f"not {nonlinearity!r}")
         return self
 
+    def torch_options(self, nonlinearity: str = "tanh") -> dict:
+        """The keyword arguments torch.nn.<torch_module> takes for this choice (torch.nn.RNN's nonlinearity)."""
+        self.with_nonlinearity(nonlinearity)
+        return {"nonlinearity": nonlinearity} if len(self.nonlinearities) > 1 else {}
+
     def step(self, gi: np.ndarray, gh: np.ndarray | None, h: np.ndarray, c: np.ndarray | None
              ) -> tuple[np.ndarray, np.ndarray | None, dict[str, np.ndarray]]:
         """One step on any leading batch shape from gi = W_ih x_t + b_ih (..., G*H) and gh = W_hh h_{t-1} + b_hh
