@@ -17,7 +17,7 @@ from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward
 from rnnviz.nn.gradients import GradientReport, clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
 
 INPUT_SIZE = 4
-FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits drawn on the plot; beyond them values sit at the edge
+FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits of float64's range as the page treats it
 SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
 PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
     "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
@@ -131,18 +131,6 @@ EXPLODE_HELP = ("A one-unit cell with w = 2 held at h = 0, in tanh's linear part
 def explode(w: float = 2.0, steps: int = 50) -> float:
     """A scalar unit with weight w held at h = 0 (tanh' = 1): the gradient factor after `steps` steps."""
     return float(rnn_gradients(rnn_forward(np.zeros(steps), 1.0, w), w).spectral[steps])
-
-
-def edge_points(log10_values: np.ndarray) -> dict[str, np.ndarray]:
-    """Split log10 values into those drawn in place and those beyond float range (drawn at the edge).
-
-    Returns y (the value to draw, clamped to the edges), and masks `under` (exact 0 or below 1e-300)
-    and `over` (above 1e300 or infinite)."""
-    v = np.asarray(log10_values, float)
-    under = ~(v >= FLOAT_FLOOR)  # -inf and NaN count as vanished
-    over = v > FLOAT_CEIL
-    y = np.clip(np.where(under, FLOAT_FLOOR, v), FLOAT_FLOOR, FLOAT_CEIL)
-    return {"y": 10.0 ** y, "under": under, "over": over}
 
 
 def format_norm(log10_value: float) -> str:

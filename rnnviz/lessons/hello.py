@@ -14,6 +14,7 @@ import numpy as np
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.cells import get, one_hot, output_layer, rnn_cell, rnn_forward
 from rnnviz.nn.sampling import softmax
+from rnnviz.text import VISIBLE  # noqa: F401  (how a space or a line break is drawn; re-exported)
 
 MAX_TEXT = 2000
 CHUNK = 32  # longer texts are cut into chunks of this many targets, trained as one batch
@@ -23,7 +24,6 @@ CHUNK = 32  # longer texts are cut into chunks of this many targets, trained as 
 WORK_BUDGET = 500_000_000
 MIN_COUNTED = 16
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
-VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing
 
 
 @dataclass
