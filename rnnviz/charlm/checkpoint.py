@@ -29,13 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from rnnviz import resources
 from rnnviz.nn.cells import GATES, get
 
-_HERE = Path(__file__).resolve()
-# Installed (pip install .): the model ships inside the package as rnnviz/models/; in a checkout it is models/.
-_SHIPPED_CANDIDATES = (_HERE.parents[1] / "models" / "shakespeare.safetensors",
-                       _HERE.parents[2] / "models" / "shakespeare.safetensors")
-SHIPPED_MODEL = next((p for p in _SHIPPED_CANDIDATES if p.is_file()), _SHIPPED_CANDIDATES[-1])
+SHIPPED_MODEL = resources.path("shakespeare.safetensors")  # installed or in a clone
 CARD_KEYS = ("itos", "cell", "embed_size", "hidden_size", "num_layers")
 DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}  # accepted, read as float32
 MAX_MESSAGE_CHARS = 300  # a refusal's message is cut to this length

@@ -8,18 +8,17 @@ notes point to); the chart shows it per character. Backpropagation is `rnnviz.le
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from rnnviz import resources
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.hello import loss_and_grads
 from rnnviz.nn.cells import init_weights
 
-EXCERPT = Path(__file__).resolve().parents[2] / "models" / "shakespeare_excerpt.txt"
+EXCERPT = resources.path("shakespeare_excerpt.txt")
 TEXT_CHARS = 400  # the training text: the excerpt's first 400 characters
 HIDDEN = 32  # hidden units
 WINDOW = 25  # characters per training window (min-char-rnn's seq_length)
@@ -120,34 +119,28 @@ def sgd(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, lr: float, clip:
     return {"loss": loss, "log10_norm": lg, "overflow": overflow}
 
 
-_CACHE: OrderedDict = OrderedDict()  # Settings -> runs; a revisited or shared setting costs nothing
-_LOCK = threading.Lock()
+RUNS = SharedCache(2 ** 18)  # Settings -> runs, per server: 6.4 kB a setting at 200 steps, so about 40 settings
 
 
 def cached(s: Settings) -> bool:
     """Whether both runs for these settings are already at hand."""
-    with _LOCK:
-        return s in _CACHE
+    return s in RUNS
 
 
 def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
-    """Both runs from the same weights and batches: {'unclipped': ..., 'clipped': ...}; progress(fraction) as they go."""
-    with _LOCK:
-        if s in _CACHE:
-            _CACHE.move_to_end(s)
-            return _CACHE[s]
-    vocab, ids = corpus()
-    p0 = init_params(len(vocab), s.radius, s.seed)
-    x, y = batches(ids, s.steps, s.seed)
-    runs = {}
-    for n, (name, clip) in enumerate((("unclipped", None), ("clipped", s.clip))):
-        tick = (lambda step, n=n: progress((n * s.steps + step) / (2 * s.steps))) if progress else None
-        runs[name] = sgd(p0, x, y, s.lr, clip, tick)
-    with _LOCK:
-        _CACHE[s] = runs
-        while len(_CACHE) > 32:
-            _CACHE.popitem(last=False)
-    return runs
+    """Both runs from the same weights and batches: {'unclipped': ..., 'clipped': ...}; progress(fraction) as they go.
+    Computed once per server for the same settings (a revisited or shared setting costs nothing); the arrays are
+    shared, so read-only."""
+    def compute() -> dict[str, dict]:
+        vocab, ids = corpus()
+        p0 = init_params(len(vocab), s.radius, s.seed)
+        x, y = batches(ids, s.steps, s.seed)
+        runs = {}
+        for n, (name, clip) in enumerate((("unclipped", None), ("clipped", s.clip))):
+            tick = (lambda step, n=n: progress((n * s.steps + step) / (2 * s.steps))) if progress else None
+            runs[name] = sgd(p0, x, y, s.lr, clip, tick)
+        return runs
+    return RUNS.get_arrays(s, compute, lambda runs: [r[k] for r in runs.values() for k in ("loss", "log10_norm")])
 
 
 def done_text(seen: bool, seconds: float) -> str:

@@ -6,12 +6,12 @@ first step) keeps the first input in its cell state for hundreds of steps; a van
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.cells import (
     GRUTrace,
     LSTMTrace,
@@ -241,10 +241,18 @@ class Valve:
     weights: dict[str, float]  # the one-unit LSTM's weights, by name
 
 
-@functools.lru_cache(maxsize=16)
+VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000
+
+
 def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) -> Valve:
     """A one-unit LSTM with forget gate sigma(gain) ~ 1 always, input gate open only when x = 1,
-    candidate tanh(x), output gate ~ 1; beside a vanilla unit tanh(x_t + w_h h_{t-1})."""
+    candidate tanh(x), output gate ~ 1; beside a vanilla unit tanh(x_t + w_h h_{t-1}). Computed once per server
+    for the same settings; the arrays are shared, so read-only."""
+    return VALVES.get_arrays((T, w_h, gate_gain), lambda: _valve(T, w_h, gate_gain),
+                             lambda v: [v.x, *vars(v.lstm).values(), *vars(v.rnn).values()])
+
+
+def _valve(T: int, w_h: float, gate_gain: float) -> Valve:
     x = np.zeros(T)
     x[0] = 1.0
     a = gate_gain
@@ -253,9 +261,6 @@ def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) ->
     b_ih = np.array([-a, a, 0.0, a])
     lstm = lstm_forward(x[:, None], W_ih, np.zeros((4, 1)), b_ih, None)
     rnn = rnn_forward(x, 1.0, w_h)
-    for tr in (lstm, rnn):  # cached and shared between sessions: read-only
-        for arr in vars(tr).values():
-            arr.setflags(write=False)
     weights = {"w_i": 2 * a, "b_i": -a, "b_f": a, "w_g": 1.0, "b_o": a, "w_h": w_h,
                "f": float(sigmoid(a)), "i (x=1)": float(sigmoid(a)), "i (x=0)": float(sigmoid(-a))}
     return Valve(x, lstm, rnn, weights)

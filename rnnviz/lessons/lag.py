@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from rnnviz import resources
 from rnnviz.nn.params import classifier_params
 
-RESULTS = Path(__file__).resolve().parents[2] / "models" / "lag_results.json"
+RESULTS = resources.path("lag_results.json")
 CELLS = ("rnn", "lstm", "gru")
 ABOUT = ("How far back can each cell learn to look? The input is a stream of random symbols; at every step the target is "
          "the symbol read *lag* steps earlier. A vanilla RNN, an LSTM and a GRU with (nearly) equal parameter counts were "
