@@ -7,6 +7,7 @@ import pytest
 from rnnviz import charlm
 from rnnviz.charlm import inspect as ins
 from tests.conftest import ROOT
+from tests.helpers import tiny
 
 MODEL = ROOT / "models" / "shakespeare.safetensors"
 EXCERPT = (ROOT / "models" / "shakespeare_excerpt.txt").read_text(encoding="utf-8")
@@ -22,16 +23,6 @@ def lm():
 def excerpt_states(lm):
     """h, c after every character of the whole excerpt (a run is causal: its prefixes are shorter texts' runs)."""
     return ins.run_states(lm, EXCERPT)
-
-
-def tiny(cell: str, seed: int = 0, layers: int = 2, nonlinearity: str | None = None) -> charlm.CharLM:
-    """A small random model of any cell, built in NumPy (PyTorch's layout)."""
-    rng = np.random.default_rng(seed)
-    card = {"itos": list("abcde \n"), "cell": cell, "embed_size": 5, "hidden_size": 6, "num_layers": layers}
-    if nonlinearity:
-        card["nonlinearity"] = nonlinearity
-    shapes = charlm.expected_shapes(card)
-    return charlm.CharLM({k: rng.normal(0, 0.6, s).astype(np.float32) for k, s in shapes.items()}, card)
 
 
 def torch_connectivity(lm: charlm.CharLM, text: str, t: int) -> np.ndarray:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from rnnviz import charlm
+from rnnviz.charlm.inspect import connectivity
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
 from tests.conftest import ROOT
-from rnnviz.charlm.inspect import connectivity
-from tests.test_inspect import tiny
+from tests.helpers import tiny
 
 MODEL = ROOT / "models" / "shakespeare.safetensors"
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
