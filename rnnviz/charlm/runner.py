@@ -124,7 +124,8 @@ class CharLM:
         # of those layers become views of it (no second copy)
         self.W_stack = [None]
         for k in range(1, L):
-            W = np.ascontiguousarray(np.concatenate([tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"]], axis=1))
+            W = np.ascontiguousarray(np.concatenate([tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"]],
+                                                    axis=1))
             self.W_stack.append(W)  # (G*H, 2H)
             tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"] = W[:, :H], W[:, H:]
         self.tensors = tensors
@@ -139,7 +140,8 @@ class CharLM:
         V, E = self.vocab_size, self.embed_size
         self.table = (self.embed @ self.W_ih[0].T + self.b_ih[0]
                       if V * GH <= TABLE_MAX_FLOATS and V * E * GH <= TABLE_MAX_MADDS else None)  # (V, G*H)
-        for a in (*tensors.values(), *self.W_stack[1:], *self.b_stack[1:], *([self.table] if self.table is not None else [])):
+        table = [self.table] if self.table is not None else []
+        for a in (*tensors.values(), *self.W_stack[1:], *self.b_stack[1:], *table):
             a.setflags(write=False)  # shared across sessions: nothing may change it
 
     # ---- one step -------------------------------------------------------------------------
@@ -176,7 +178,8 @@ class CharLM:
         """Character ids; characters outside the vocabulary raise ValueError naming them."""
         unknown = sorted({ch for ch in text if ch not in self.stoi})
         if unknown:
-            shown = ", ".join(repr(ch) for ch in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+            more = f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
+            shown = ", ".join(repr(ch) for ch in unknown[:20]) + more
             raise ValueError(f"not in the model's vocabulary: {shown}")
         return [self.stoi[ch] for ch in text]
 
@@ -283,7 +286,8 @@ def check_upload(weights: bytes, card: str | bytes, limits: Limits = UPLOAD_LIMI
     numbers, tensor count, dtypes, names and shapes) before any tensor is read; then the values (finite).
     Anything wrong raises CheckpointError with a short message; a refusal costs milliseconds."""
     if len(weights) > limits.max_file_bytes:  # before the card: the cheapest check first
-        raise CheckpointError(f"the model file is {len(weights) / 2**20:.1f} MiB; the limit is {limits.max_file_bytes / 2**20:g} MiB")
+        raise CheckpointError(f"the model file is {len(weights) / 2**20:.1f} MiB; "
+                              f"the limit is {limits.max_file_bytes / 2**20:g} MiB")
     parsed = parse_card(card, limits)
     return CharLM(read_tensors(weights, parsed, limits), parsed)
 
