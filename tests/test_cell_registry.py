@@ -118,3 +118,20 @@ def test_gate_table_matches_the_trace(kind):
         v = getattr(tr, g)
         assert v.shape == (4, 3) and ((v > 0) & (v < 1)).all()
     assert tr.states.shape == (4, kind.state_size(3))
+
+
+def test_training_opens_the_forget_gate_of_the_cell_that_has_one():
+    """The training CLI's forget-bias trick finds the forget block through the cell (the LSTM's f: rows H..2H)."""
+    from rnnviz.charlm.checkpoint import CharRNNConfig
+    from rnnviz.charlm.model import CharRNN
+    from rnnviz.charlm.train import open_forget_gates
+
+    lstm = CharRNN(CharRNNConfig(5, "lstm", 3, 4, 2))
+    open_forget_gates(lstm, "lstm")
+    for k in range(2):
+        b_ih, b_hh = getattr(lstm.rnn, f"bias_ih_l{k}").detach(), getattr(lstm.rnn, f"bias_hh_l{k}").detach()
+        assert (b_ih[4:8] == 1).all() and (b_hh[4:8] == 0).all() and (b_ih[:4] != 1).all()
+    gru = CharRNN(CharRNNConfig(5, "gru", 3, 4, 1))
+    before = gru.rnn.bias_ih_l0.detach().clone()
+    open_forget_gates(gru, "gru")
+    assert torch.equal(gru.rnn.bias_ih_l0.detach(), before)
