@@ -64,7 +64,7 @@ def test_every_package_and_console_script_is_declared():
         module, func = target.split(":")
         entry = getattr(importlib.import_module(module), func, None)
         assert callable(entry) and entry.__module__ == module, name
-        cli = importlib.import_module(f"rnnviz.{name.removeprefix('rnnviz-')}")  # ...and `python -m rnnviz.<cli>` runs it
+        cli = importlib.import_module(f"rnnviz.{name.removeprefix('rnnviz-')}")  # ...run by `python -m rnnviz.<cli>`
         assert cli.main is entry and "__main__" in Path(cli.__file__).read_text(), name
 
 
