@@ -4,6 +4,7 @@ import streamlit as st
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
+from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
@@ -36,12 +37,13 @@ def controls(view: str) -> dict:
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
     radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
                        help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
-    bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=cell != "lstm",
+    forget = cell_type(cell).forget_gate is not None
+    bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=not forget,
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
-    if cell == "lstm":
+    if forget:
         st.caption(words.forget_caption(bf))
-    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if cell == "lstm" else 0.0)
+    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0)
 
 
 @st.fragment

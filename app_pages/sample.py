@@ -1,6 +1,5 @@
 """Sample a trained character model: the text shaded by probability, surprisal, a hidden unit or connectivity;
 each position's distributions and branching; hidden units and gate saturation; bring your own model."""
-from pathlib import Path
 
 import streamlit as st
 
@@ -14,7 +13,7 @@ from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, num
 from ui.widgets import error, intro, md, plot
 
 P = "sample"
-MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"
+MODEL = charlm.SHIPPED_MODEL
 VIEWS = {"units": "Hidden units that track something", "gates": "Gate saturation", "card": "Model card", "text": "Plain text"}
 ss = st.session_state
 

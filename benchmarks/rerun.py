@@ -3,8 +3,8 @@
     python benchmarks/rerun.py [--repeat 15]
 
 Each page is opened (warm-up), then one widget is nudged back and forth `repeat` times through Streamlit's AppTest.
-Two figures per page: `script ms`, the time app.py takes to run the page on the server (recorded by app.py itself
-when RNNVIZ_TIMING=1), and `AppTest ms`, the wall time of the whole AppTest.run() round trip, harness included.
+Two figures per page: `script ms`, the time app.py takes to run the page on the server (recorded by app.py itself,
+ui.loaders.RUN_TIMES), and `AppTest ms`, the wall time of the whole AppTest.run() round trip, harness included.
 """
 from __future__ import annotations
 
@@ -17,9 +17,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import os  # noqa: E402
-
-os.environ["RNNVIZ_TIMING"] = "1"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from ui.loaders import RUN_TIMES  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing, as they are drawn
 MAX_STEPS = 200  # longest typed sequence
 MAX_ABS_INPUT = 100.0  # largest |x| typed
 

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("RNNVIZ_CHROMIUM", "/usr/bin/chromium")
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = ".rnnviz-chart"  # a chart drawn by ui/chart.js (Plotly's own element, .js-plotly-plot, is the same node)
+BUSY = CHART + '[aria-busy="true"]'  # a chart while ui/chart.js draws into it
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
 
@@ -46,8 +47,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env={**os.environ, "RNNVIZ_VALIDATE_FIGURES": "0"})  # the browser sees what visitors get
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
@@ -92,4 +92,4 @@ def painted(page) -> None:
     """Wait for the page's web fonts (a late font lays every chart out again) and two animation frames."""
     page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
                   "requestAnimationFrame(r))))")
-    page.wait_for_function("() => !(window.__rnnvizCharts?.pending > 0)", timeout=30_000)  # no chart mid-draw
+    page.wait_for_function(f"() => !document.querySelector('{BUSY}')", timeout=30_000)  # no chart mid-draw

@@ -1,5 +1,4 @@
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -9,48 +8,74 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-# Figures skip Plotly's validation when the app draws them (it costs most of a rerun); in the tests every
-# figure a page draws is also built as a validated go.Figure, so a malformed one fails here, not in a browser.
-os.environ["RNNVIZ_VALIDATE_FIGURES"] = "1"
 
 
-_SHARED: dict = {}
+@pytest.fixture(scope="session", autouse=True)
+def validated_figures():
+    """Figures skip Plotly's validation when the app draws them (it costs most of a rerun); in the tests every
+    figure built (by a page or a test) is also built as a validated go.Figure, so a malformed one fails here, not
+    in a browser. A server the tests start (tests/browser.py) runs as visitors get it."""
+    from rnnviz.figures import base
+
+    plain = base.SpecFigure
+
+    class Validated(plain):
+        def __init__(self, spec: dict):
+            import plotly.graph_objects as go
+
+            go.Figure(spec)
+            super().__init__(spec)
+
+    base.SpecFigure = Validated
+    yield plain
+    base.SpecFigure = plain
 
 
-def _share_what_a_server_shares() -> None:
+@pytest.fixture
+def unvalidated_figures(validated_figures):
+    """Figures as the app builds them, unvalidated, for one test (where validating them is most of its time)."""
+    from rnnviz.figures import base
+
+    checked, base.SpecFigure = base.SpecFigure, validated_figures
+    yield
+    base.SpecFigure = checked
+
+
+@pytest.fixture(scope="session")
+def shared_server_work():
     """Give every AppTest what one Streamlit server computes once for all its sessions, instead of redoing it
     for each test: the scan of installed packages for component manifests (about 0.12 s of CPU per new AppTest,
     more than most pages' first run) and the compiled page scripts (about 10 ms per run). These are Streamlit's
-    internals as of 1.67; where they differ, the tests only take longer."""
-    if _SHARED:
-        return
-    _SHARED["tried"] = True
+    internals as of 1.67 (where they differ, the tests only take longer): patched only for the tests that open a
+    page, and put back when the session ends."""
     try:
         from streamlit.components.v2 import manifest_scanner
         from streamlit.runtime.scriptrunner.script_cache import ScriptCache
         from streamlit.testing.v1 import app_test, local_script_runner
 
         scan = manifest_scanner.scan_component_manifests
+        originals = (scan, app_test.ScriptCache, local_script_runner.ScriptCache)
     except (ImportError, AttributeError):
+        yield
         return
+    manifests, scripts = [], ScriptCache()
 
     def scan_once(*args, **kwargs):
-        if "manifests" not in _SHARED:
-            _SHARED["manifests"] = scan(*args, **kwargs)
-        return list(_SHARED["manifests"])
+        if not manifests:
+            manifests.append(scan(*args, **kwargs))
+        return list(manifests[0])
 
     manifest_scanner.scan_component_manifests = scan_once
-    _SHARED["scripts"] = ScriptCache()
-    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: _SHARED["scripts"]
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: scripts
+    yield
+    manifest_scanner.scan_component_manifests, app_test.ScriptCache, local_script_runner.ScriptCache = originals
 
 
 @pytest.fixture
-def open_page():
+def open_page(shared_server_work):
     """Run app.py on one page, with optional URL query parameters, as AppTest sees it."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
-
-    _share_what_a_server_shares()
 
     def _open(page: str, timeout: float = 60, **query):
         st.cache_data.clear()

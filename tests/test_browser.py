@@ -1,7 +1,7 @@
 """Real-browser tests: the app served by `streamlit run app.py`, opened in headless Chromium."""
 import pytest
 
-from tests.browser import CHART, Server, chromium, wait_idle
+from tests.browser import BUSY, CHART, Server, chromium, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -130,7 +130,7 @@ def test_lesson_path_in_classroom_mode_by_next_links(server, page):
 def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page, tmp_path):
     """A visitor brings a small LSTM of their own: the text, connectivity shading and the gate-saturation view all run
     on it, in the browser, through the real file boxes."""
-    from tests.test_page_sample import tiny_checkpoint
+    from tests.helpers import tiny_checkpoint
 
     weights, card = tiny_checkpoint(cell="lstm", H=8)
     (tmp_path / "m.safetensors").write_bytes(weights)
@@ -165,7 +165,7 @@ def test_charts_say_so_when_plotly_js_cannot_be_fetched(server, page):
     page.wait_for_function("() => document.querySelectorAll('.rnnviz-chart-problem:not([hidden])').length === 3",
                            timeout=30_000)
     assert "could not be drawn" in page.locator(".rnnviz-chart-problem").first.inner_text()
-    assert page.evaluate("() => window.__rnnvizCharts.pending") == 0
+    assert page.evaluate(f"() => document.querySelectorAll('{BUSY}').length") == 0
     page.get_by_role("button", name="Flood").click()  # the numbers still follow the controls
     page.wait_for_function("() => document.body.innerText.includes('0.949')", timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0

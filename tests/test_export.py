@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+from tests.helpers import code_of
+
 
 def run_script(code: str, tmp_path) -> str:
     f = tmp_path / "exported.py"
@@ -12,15 +14,6 @@ def run_script(code: str, tmp_path) -> str:
     assert out.returncode == 0, out.stderr
     assert "matches rnnviz to 1e-9" in out.stdout
     return out.stdout
-
-
-def code_of(at, page: str):
-    """The script in the page's export box, opened as a visitor opens it (it is built only while open)."""
-    assert not any(c.value.startswith('"""Exported from rnnviz') for c in at.code)  # closed: nothing built or sent
-    at.session_state[f"{page}.export"] = True
-    at.run()
-    assert not at.exception
-    return next(c.value for c in at.code if c.value.startswith('"""Exported from rnnviz'))
 
 
 @pytest.mark.slow

@@ -61,10 +61,9 @@ def test_series_wear_their_role_colours():
     assert by_name["input x<sub>t</sub>"].marker.color == base.COLORS["input"] == "#009E73"
 
 
-def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
+def test_spec_figures_validate_when_read_and_plot_as_given(unvalidated_figures):
     import plotly.graph_objects as go
 
-    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
     fig = scalar.states_over_time(np.array([0.1, 0.2]), np.array([1, 0]), 1)
     assert isinstance(fig, base.SpecFigure) and isinstance(fig, go.Figure)
     spec = fig.to_dict()
@@ -79,9 +78,8 @@ def test_spec_figures_validate_when_read_and_plot_as_given(monkeypatch):
         raise AssertionError("an invalid figure passed validation")
 
 
-def test_in_the_tests_every_figure_is_validated_when_built_and_sent_as_the_app_sends_it(monkeypatch):
-    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "1")  # as conftest sets it for every test
-    try:
+def test_in_the_tests_every_figure_is_validated_when_built_and_sent_as_the_app_sends_it():
+    try:  # conftest's validated_figures, for every test
         base._fig([dict(type="scatter", x=[1], bogus=1)], {})
     except ValueError as e:
         assert "bogus" in str(e)
@@ -102,13 +100,12 @@ def _walk(obj, path=""):
             yield from _walk(v, f"{path}[{i}]")
 
 
-def test_specs_sent_to_the_browser_are_plain_plotly_js(monkeypatch):
+def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
     """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
     from rnnviz.lessons.gates import LOCKSTEP_PANELS, generate as ggen, lockstep, run, valve_experiment
     from rnnviz.lessons.gradients import compare
     from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
 
-    monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
     x = encode_word("hello", list("helo"))
     w = generate(4, 3, 4, 0, 0.9)
     setup = VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3), list("hello"))

@@ -7,6 +7,7 @@ import pytest
 from rnnviz import charlm
 from rnnviz.charlm import inspect as ins
 from tests.conftest import ROOT
+from tests.helpers import tiny
 
 MODEL = ROOT / "models" / "shakespeare.safetensors"
 EXCERPT = (ROOT / "models" / "shakespeare_excerpt.txt").read_text(encoding="utf-8")
@@ -22,16 +23,6 @@ def lm():
 def excerpt_states(lm):
     """h, c after every character of the whole excerpt (a run is causal: its prefixes are shorter texts' runs)."""
     return ins.run_states(lm, EXCERPT)
-
-
-def tiny(cell: str, seed: int = 0, layers: int = 2, nonlinearity: str | None = None) -> charlm.CharLM:
-    """A small random model of any cell, built in NumPy (PyTorch's layout)."""
-    rng = np.random.default_rng(seed)
-    card = {"itos": list("abcde \n"), "cell": cell, "embed_size": 5, "hidden_size": 6, "num_layers": layers}
-    if nonlinearity:
-        card["nonlinearity"] = nonlinearity
-    shapes = charlm.expected_shapes(card)
-    return charlm.CharLM({k: rng.normal(0, 0.6, s).astype(np.float32) for k, s in shapes.items()}, card)
 
 
 def torch_connectivity(lm: charlm.CharLM, text: str, t: int) -> np.ndarray:
@@ -69,7 +60,7 @@ def test_start_state_is_the_one_run_reads_from(lm):
 @pytest.mark.parametrize("t", [0, 7, 80])
 def test_connectivity_matches_torch_autograd_on_the_shipped_model(lm, t):
     text = EXCERPT[:200]
-    ours = lm.connectivity(text, t)
+    ours = ins.connectivity(lm, text, t)
     ref = torch_connectivity(lm, text, t)
     assert ours.shape == (t + 1,)
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4 * ref.max())
@@ -78,9 +69,10 @@ def test_connectivity_matches_torch_autograd_on_the_shipped_model(lm, t):
 @pytest.mark.parametrize("cell,nl", [("gru", None), ("rnn", "tanh"), ("rnn", "relu"), ("lstm", None)])
 def test_connectivity_matches_torch_for_every_cell(cell, nl):
     m = tiny(cell, seed=3, nonlinearity=nl)
-    if nl == "relu" and (ins.run_states(m, "abcabc")[0] < 0).any():
-        pytest.skip("this CharLM runs every vanilla RNN with tanh")
     text = "abc de\nedcba a\nbad cab"
+    if nl == "relu":  # the runner really runs relu (no negative state), and some units are switched off
+        h = ins.run_states(m, text)[0]
+        assert (h >= 0).all() and (h == 0).any()
     for t in (0, 5, len(text) - 2):
         np.testing.assert_allclose(ins.connectivity(m, text, t), torch_connectivity(m, text, t), rtol=1e-4, atol=1e-9)
 
@@ -111,13 +103,14 @@ def test_speaker_names_drive_the_colon(lm, excerpt_states):
 def test_gates_rebuild_the_cell_state_and_saturation_matches_our_measurement(lm, excerpt_states):
     states = excerpt_states
     gates = ins.gate_values(lm, EXCERPT, states)
-    short = lm.gate_values(EXCERPT[:50])  # the CharLM method runs the text itself
+    short = ins.gate_values(lm, EXCERPT[:50])  # without states: it runs the text itself
     np.testing.assert_allclose(short[1]["o"], gates[1]["o"][:50], rtol=1e-6)
     # the gates recomputed in one batch give back the run's cell states: c_t = f c_{t-1} + i g
     n = 400
     full = ins._forward(lm, lm.encode(EXCERPT[:n]), states[0][:n], states[1][:n])
     c_prev = np.concatenate([ins.start_state(lm)[1][None], states[1][:n - 1]])
-    for k, (i, f, g, o) in enumerate(full):
+    for k, parts in enumerate(full):
+        i, f, g, o = (parts[name] for name in ("i", "f", "g", "o"))
         np.testing.assert_allclose(f * c_prev[:, k] + i * g, states[1][:n, k], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(o, gates[k]["o"][:n], rtol=1e-6)
     assert [sorted(layer) for layer in gates] == [["f", "i", "o"]] * 2

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from rnnviz import charlm
+from rnnviz.charlm.inspect import connectivity
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
 from tests.conftest import ROOT
-from tests.test_inspect import tiny
+from tests.helpers import tiny
 
 MODEL = ROOT / "models" / "shakespeare.safetensors"
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
@@ -121,7 +122,7 @@ def test_shading_values(lm):
     np.testing.assert_array_equal(u.values, smp.c[:, 1, 7])
     assert u.signed and u.lo == -u.hi == -np.abs(smp.c[:, 1, 7]).max()
     c = L.shading("connectivity", lm, smp, 10)
-    np.testing.assert_allclose(c.values[:10], lm.connectivity(smp.text, 9), rtol=1e-6)
+    np.testing.assert_allclose(c.values[:10], connectivity(lm, smp.text, 9), rtol=1e-6)
     assert np.isnan(c.values[10:]).all() and "character 10" in c.caption and c.hi == np.nanmax(c.values)
 
 

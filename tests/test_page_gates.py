@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import all_text, charts
-from tests.test_export import code_of
+from tests.helpers import code_of
 
 P = "gates"
 
@@ -143,11 +143,11 @@ def test_classroom_chart_numbers_are_projector_sized(open_page):
 
 @pytest.mark.parametrize("validated", [False, pytest.param(True, marks=pytest.mark.slow)],
                          ids=["figures-unvalidated", "figures-validated"])
-def test_extremes(open_page, monkeypatch, validated):
+def test_extremes(open_page, request, validated):
     """The largest settings. Validating their figures (1.7 million list entries in the heatmaps) is three quarters
     of the test's time: the fast tier runs it without, the full suite with (default sizes are validated above)."""
     if not validated:
-        monkeypatch.setenv("RNNVIZ_VALIDATE_FIGURES", "0")
+        request.getfixturevalue("unvalidated_figures")
     at = open_page(P)
     at.slider(key=f"{P}.H").set_value(64)
     at.slider(key=f"{P}.radius").set_value(3.0)

@@ -5,10 +5,10 @@ import json
 import pickle
 import re
 
-import numpy as np
 import pytest
 
 from tests.conftest import ROOT, all_text, charts, page_codes
+from tests.helpers import tiny_checkpoint
 
 P = "sample"
 MODEL = ROOT / "models" / "shakespeare.safetensors"
@@ -179,16 +179,6 @@ def serve_files(monkeypatch, weights: bytes, card: bytes, tag: str = ""):
 
     files = uploaded("m.safetensors", weights, "w" + tag), uploaded("m.json", card, "c" + tag)
     monkeypatch.setattr(st, "file_uploader", lambda label, *a, **k: files[0] if "Weights" in label else files[1])
-
-
-def tiny_checkpoint(cell="gru", V="abcdefgh :\n", H=8, layers=1):
-    from safetensors.numpy import save
-
-    from rnnviz import charlm
-    card = {"itos": list(V), "cell": cell, "embed_size": 4, "hidden_size": H, "num_layers": layers}
-    rng = np.random.default_rng(0)
-    return save({k: rng.normal(0, 0.5, s).astype(np.float16) for k, s in charlm.expected_shapes(card).items()}), \
-        json.dumps(card).encode()
 
 
 @pytest.mark.slow

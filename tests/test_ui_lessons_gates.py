@@ -36,11 +36,44 @@ def test_lockstep_notes_read_step_t():
     assert notes["lstm"].count("<br>") == 1 and notes["lstm"].split("<br>")[1].startswith("mean f<sub>t</sub>")
 
 
-def test_lockstep_key_names_the_colours_drawn():
-    from rnnviz.figures.base import DIVERGING
+def _drawn_colour(trace: dict, z: float) -> np.ndarray:
+    """The RGB a heatmap paints for the value z, read off the trace's own colour scale as sent."""
+    pos = (z - trace["zmin"]) / (trace["zmax"] - trace["zmin"])
+    stops = [(p, np.array([int(c[i:i + 2], 16) for i in (1, 3, 5)], float)) for p, c in trace["colorscale"]]
+    for (p0, c0), (p1, c1) in zip(stops, stops[1:]):
+        if p0 <= pos <= p1:
+            return c0 + (c1 - c0) * ((pos - p0) / (p1 - p0) if p1 > p0 else 0)
+    raise AssertionError(f"{z} is off the scale")
 
-    assert DIVERGING[0][1] == "#762A83" and "purple below zero" in words.LOCKSTEP_KEY
-    assert "red" not in words.LOCKSTEP_KEY and "blue" not in words.LOCKSTEP_KEY
+
+def test_lockstep_key_names_the_colours_drawn():
+    """The key's words against the colours the lockstep chart paints: its most negative state purple, its most
+    positive dark grey, its most open gate amber, a shut one near white."""
+    from rnnviz.figures import gates as figures
+
+    ls = lesson.lockstep(X, 4, seed=1, radius=2.0)
+    fig = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params).to_dict()
+    drawn = {"state": [], "gate": []}  # (value, colour) of every cell painted
+    for trace in fig["data"]:
+        for z_row, c_row in zip(trace["z"], trace["customdata"]):
+            for z, (value, name) in zip(z_row, c_row):
+                if name:
+                    kind = "gate" if name.split()[0] in ("f", "i", "o", "r", "z") else "state"
+                    drawn[kind].append((float(value), _drawn_colour(trace, z)))
+    lowest, highest = min(drawn["state"], key=lambda d: d[0]), max(drawn["state"], key=lambda d: d[0])
+    shut, open_ = min(drawn["gate"], key=lambda d: d[0]), max(drawn["gate"], key=lambda d: d[0])
+    assert lowest[0] < -0.5 and highest[0] > 0.5 and shut[0] < 0.2 and open_[0] > 0.8  # the chart spans them
+    r, g, b = lowest[1]
+    assert min(r, b) > g + 40  # purple: red and blue over green
+    r, g, b = highest[1]
+    assert max(r, g, b) - min(r, g, b) < 20 and r < 160  # a dark grey
+    r, g, b = open_[1]
+    assert r > g + 30 > b + 60  # amber: red over green over blue
+    assert sum(shut[1]) > sum(open_[1]) + 150  # the more shut, the lighter
+    assert min(_drawn_colour(fig["data"][0], 0.0)) > 200  # a gate at exactly 0 (drawn as z = its value): near white
+    key = words.LOCKSTEP_KEY
+    assert "purple below zero" in key and "dark grey above" in key and "amber 1 open" in key and "white 0 shut" in key
+    assert "red" not in key and "blue" not in key
 
 
 def test_step_table_has_real_subscripts():

@@ -27,9 +27,6 @@ const TEMPLATE = {
   },
 };
 
-// Charts still being drawn, for anyone timing the page (benchmarks/browser.py waits for 0).
-window.__rnnvizCharts = window.__rnnvizCharts || { pending: 0, drawn: 0 };
-
 function plotly(src) {
   if (!window.__rnnvizPlotly) {
     window.__rnnvizPlotly = new Promise((resolve, reject) => {
@@ -100,8 +97,10 @@ export default function ({ data, parentElement }) {
   if (document.fullscreenElement === parentElement) layout.height = window.innerHeight - 48;  // a move while full
   const full = { ...config, responsive: false, modeBarButtonsToRemove: NOT_HERE, modeBarButtonsToAdd: [
     { name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND, click: fullScreen }] };
-  const state = window.__rnnvizCharts;
-  state.pending++;
+  // aria-busy while a drawing is under way: assistive technology waits for it (and so can a test or a benchmark,
+  // with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
+  gd.__rnnvizPending = (gd.__rnnvizPending || 0) + 1;
+  gd.setAttribute("aria-busy", "true");
   const draw = (P) => (gd.__rnnvizText === text  // frames: the steps a chart's Play button animates
     ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: full })
     : undefined);
@@ -117,7 +116,6 @@ export default function ({ data, parentElement }) {
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
     problem.hidden = false;
   }).finally(() => {
-    state.pending--;
-    state.drawn++;
+    if (--gd.__rnnvizPending === 0) gd.removeAttribute("aria-busy");
   });
 }

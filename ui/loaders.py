@@ -8,18 +8,16 @@ from __future__ import annotations
 import collections
 import functools
 import gc
-import os
 import sys
 
 import streamlit as st
 
-RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds); filled only when benchmarking
+RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds) of this server's last runs
 
 
 def record_run(page: str, seconds: float) -> None:
-    """Keep a script run's duration when RNNVIZ_TIMING=1 (benchmarks/rerun.py sets it); otherwise nothing."""
-    if os.environ.get("RNNVIZ_TIMING") == "1":
-        RUN_TIMES.append((page, seconds))
+    """Keep a script run's duration (the last 10,000 per server, a few hundred kB; benchmarks/rerun.py reads them)."""
+    RUN_TIMES.append((page, seconds))
 
 
 _FROZEN: set[str] = set()

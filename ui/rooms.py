@@ -18,6 +18,7 @@ import streamlit as st
 
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, SOFTMAX_SCORES
 from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
+from rnnviz.nn.cells import get as get_cell
 from rnnviz.rooms import questions as Q
 from rnnviz.rooms.figure import reveal_figure
 from rnnviz.rooms.store import Question, RoomError, RoomStore, RoomView, clean_code
@@ -152,8 +153,9 @@ def q_gate_value(s: dict, lm=None) -> Made:
     x, what = _inputs(s)
     t = min(s["t"], len(x))
     a = Q.gate_value(s["cell"], x, s["H"], s["seed"], s["rho"], s["bf"], t)
-    gate = "forget gate f" if s["cell"] == "lstm" else "update gate z"
-    bias = f", forget bias {s['bf']:g}" if s["cell"] == "lstm" else ""
+    forget = get_cell(s["cell"]).forget_gate is not None
+    gate = "forget gate f" if forget else "update gate z"
+    bias = f", forget bias {s['bf']:g}" if forget else ""
     return Made(f"An {CELL_NAMES[s['cell']]} with H = {s['H']} (seed {s['seed']}, ρ = {s['rho']:g}{bias}) "
                 f"reads {what}. "
                 f"What is the first unit's {gate}{sub('t')} at step {t}? (between 0 and 1)", (), a,

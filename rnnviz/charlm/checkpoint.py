@@ -29,15 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rnnviz.nn.cells import GATES
+from rnnviz import resources
+from rnnviz.nn.cells import GATES, get
 
-_HERE = Path(__file__).resolve()
-# Installed (pip install .): the model ships inside the package as rnnviz/models/; in a checkout it is models/.
-_SHIPPED_CANDIDATES = (_HERE.parents[1] / "models" / "shakespeare.safetensors",
-                       _HERE.parents[2] / "models" / "shakespeare.safetensors")
-SHIPPED_MODEL = next((p for p in _SHIPPED_CANDIDATES if p.is_file()), _SHIPPED_CANDIDATES[-1])
+SHIPPED_MODEL = resources.path("shakespeare.safetensors")  # installed or in a clone
 CARD_KEYS = ("itos", "cell", "embed_size", "hidden_size", "num_layers")
-NONLINEARITIES = ("tanh", "relu")
 DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}  # accepted, read as float32
 MAX_MESSAGE_CHARS = 300  # a refusal's message is cut to this length
 
@@ -121,7 +117,7 @@ class CharRNNConfig:
         """The card's size fields (the vocabulary itself is the card's `itos`; `nonlinearity` only for rnn)."""
         d = asdict(self)
         del d["vocab_size"]
-        if self.cell != "rnn":
+        if len(get(self.cell).nonlinearities) == 1:  # a cell without a choice has its own
             del d["nonlinearity"]
         return d
 
@@ -233,9 +229,10 @@ def validate_card(card: object, limits: Limits = LOCAL_LIMITS) -> dict:
     if not isinstance(cell, str) or cell not in GATES:
         raise CheckpointError(f"the card's cell must be one of {', '.join(sorted(GATES))}, not {cell!r}")
     nl = card.get("nonlinearity", "tanh")
-    if cell == "rnn" and nl not in NONLINEARITIES:
-        raise CheckpointError(f"the card's nonlinearity must be tanh or relu, not {nl!r}")
-    if cell != "rnn" and nl != "tanh":
+    choices = get(cell).nonlinearities
+    if len(choices) > 1 and nl not in choices:
+        raise CheckpointError(f"the card's nonlinearity must be {' or '.join(choices)}, not {nl!r}")
+    if len(choices) == 1 and nl != "tanh":
         raise CheckpointError(
             f"the card's nonlinearity applies to rnn cells only; an {cell} cell has its own, not {nl!r}")
     E, H = _whole(card, "embed_size", limits.max_size), _whole(card, "hidden_size", limits.max_size)

@@ -28,11 +28,12 @@ import numpy as np
 
 from rnnviz.charlm.checkpoint import LOCAL_LIMITS, UPLOAD_LIMITS, CharRNNConfig, CheckpointError, validate_card
 from rnnviz.charlm.corpus import CorpusError, read_corpus
+from rnnviz.nn.cells import GATES, get
 
 EMBED_NAMES = ("embed", "encoder", "embedding", "emb")
 RNN_NAMES = ("rnn", "lstm", "gru")
 HEAD_NAMES = ("head", "decoder", "fc", "linear", "out", "output", "lm_head")
-CELL_BY_GATES = {4: "lstm", 3: "gru", 1: "rnn"}
+CELL_BY_GATES = {g: name for name, g in GATES.items()}  # torch cells by their stacked blocks
 PREFIXES = ("module.", "_orig_mod.")
 
 
@@ -236,7 +237,7 @@ def main(argv=None) -> int:
         if len(itos) != info["vocab_size"]:
             raise ConvertError(f"the vocabulary has {len(itos)} characters but the embedding has {info['vocab_size']} "
                                "rows; give the corpus the model was trained on (--vocab) or the characters in id order (--itos)")
-        if info["cell"] != "rnn" and args.nonlinearity not in (None, "tanh"):
+        if len(get(info["cell"]).nonlinearities) == 1 and args.nonlinearity not in (None, "tanh"):
             raise ConvertError(f"--nonlinearity applies to a plain RNN; this is an {info['cell']}")
         cfg = CharRNNConfig(info["vocab_size"], info["cell"], info["embed_size"], info["hidden_size"],
                             info["num_layers"], 0.0, args.nonlinearity or "tanh")
@@ -257,7 +258,7 @@ def main(argv=None) -> int:
     load(out.with_suffix(".safetensors"))  # what was written reads back
     for note in info["notes"]:
         print(f"note: {note}", file=sys.stderr)
-    if info["cell"] == "rnn" and args.nonlinearity is None:
+    if len(get(info["cell"]).nonlinearities) > 1 and args.nonlinearity is None:
         print("note: a plain RNN's nonlinearity cannot be read from its weights: tanh assumed "
               "(pass --nonlinearity relu for a ReLU RNN)", file=sys.stderr)
     try:
@@ -269,7 +270,7 @@ def main(argv=None) -> int:
     if size > UPLOAD_LIMITS.max_file_bytes:
         fits = f"the file is over the page's {UPLOAD_LIMITS.max_file_bytes / 2**20:g} MiB upload limit (try --float16)"
     print(f"wrote {out.with_suffix('.safetensors')} and {out.with_suffix('.json')}: {info['cell']}"
-          f"{' (' + cfg.nonlinearity + ')' if info['cell'] == 'rnn' else ''}, {info['num_layers']} layer(s) of "
+          f"{' (' + cfg.nonlinearity + ')' if 'nonlinearity' in card else ''}, {info['num_layers']} layer(s) of "
           f"{info['hidden_size']}, embeddings of {info['embed_size']}, {info['vocab_size']} characters; layout "
           f"{info['layout']}; {fits}")
     return 0

@@ -2,8 +2,9 @@
 units that track features of the text (after Karpathy, Johnson and Fei-Fei, 'Visualizing and Understanding
 Recurrent Networks', 2015), and
 connectivity: how much each character read moved one prediction, ‖∂ log p(x_{t+1} | x_{0..t}) / ∂ e_s‖₂ for the
-embedding e_s read at step s, by a backward pass written out in NumPy (checked against torch.autograd in
-tests/test_inspect.py). Everything starts from the same state as `CharLM.run` / `generate_trace`.
+embedding e_s read at step s, by a backward pass in NumPy through each cell's own local derivatives
+(`Cell.local` / `Cell.backward`; checked against torch.autograd in tests/test_inspect.py). Everything starts from
+the same state as `CharLM.run` / `generate_trace`.
 """
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rnnviz.nn.cells import gru_cell, lstm_cell
+from rnnviz.nn.cells import REGISTRY
 from rnnviz.nn.sampling import softmax
 
 if TYPE_CHECKING:
     from rnnviz.charlm.runner import CharLM
 
 SPANS = (50, 100, 200, 500, 1000, 2000)  # saturation is also measured over the first N characters
-GATE_NAMES = {"lstm": ("i", "f", "o"), "gru": ("r", "z"), "rnn": ()}  # the sigmoid gates, which can saturate
+GATE_NAMES = {name: cell.sigmoid_gates for name, cell in REGISTRY.items()}  # the sigmoid gates, which can saturate
 
 
 def start_state(lm: "CharLM") -> tuple[np.ndarray, np.ndarray]:
@@ -49,7 +50,7 @@ def run_states(lm: "CharLM", text: str, on_progress: Callable[[int, int], None] 
     ids = lm.encode(text)
     h, c = start_state(lm)
     hs = np.empty((len(ids), lm.num_layers, lm.hidden_size), np.float32)
-    cs = np.empty_like(hs) if lm.cell == "lstm" else None
+    cs = np.empty_like(hs) if lm.cell_type.has_cell_state else None
     with threadpool_limits(1):  # small mat-vecs run fastest on one thread
         for s, idx in enumerate(ids):
             _, h, c = lm.step(idx, h, c)
@@ -66,28 +67,18 @@ def _previous(h: np.ndarray, h0: np.ndarray) -> np.ndarray:
     return np.concatenate([h0[None], h[:-1]], axis=0)
 
 
-def _forward(lm: "CharLM", ids: list[int], h: np.ndarray, c: np.ndarray | None):
-    """Each layer's gates and pre-activations at every step, recomputed in one batch from the states of a run.
-    Per layer: LSTM (i, f, g, o), GRU (r, z, n, W_hn h_{t-1} + b_hn), RNN (pre-activation,)."""
+def _forward(lm: "CharLM", ids: list[int], h: np.ndarray, c: np.ndarray | None) -> list[dict[str, np.ndarray]]:
+    """Each layer's step parts (its gates and what its local derivatives read, `Cell.step`), recomputed in one batch
+    from the states of a run: per layer a dict of (T, H) arrays."""
     h0, c0 = start_state(lm)
     hp = _previous(h, h0)
+    cp = None if c is None else _previous(c, c0)
     out = []
     for k in range(lm.num_layers):
         gi = _input0(lm, ids) if k == 0 else h[:, k - 1] @ lm.W_ih[k].T + lm.b_ih[k]  # (T, G*H)
         gh = hp[:, k] @ lm.W_hh[k].T + lm.b_hh[k]  # (T, G*H)
-        if lm.cell == "lstm":
-            out.append(_lstm_gates(gi + gh))
-        elif lm.cell == "gru":
-            _, (r, z, n) = gru_cell(gi, gh, hp[:, k])
-            out.append((r, z, n, gh[:, 2 * lm.hidden_size:]))
-        else:
-            out.append((gi + gh,))
+        out.append(lm.cell_type.step(gi, gh, hp[:, k], None if cp is None else cp[:, k])[2])
     return out
-
-
-def _lstm_gates(z: np.ndarray) -> tuple:
-    """(i, f, g, o) from the pre-activations, through the one LSTM step function (the cell state is not needed)."""
-    return lstm_cell(z, np.zeros(z.shape[:-1] + (z.shape[-1] // 4,), z.dtype))[2]
 
 
 def gate_values(lm: "CharLM", text: str, states: tuple[np.ndarray, np.ndarray | None] | None = None
@@ -95,9 +86,7 @@ def gate_values(lm: "CharLM", text: str, states: tuple[np.ndarray, np.ndarray | 
     """For each layer, each sigmoid gate's value (T, H) at every character of `text` (LSTM: i, f, o;
     GRU: r, z; a vanilla RNN has none). `states` = run_states(lm, text) if already at hand."""
     h, c = states if states is not None else run_states(lm, text)
-    layers = _forward(lm, lm.encode(text), h, c)
-    names = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n", "hn"), "rnn": ("pre",)}[lm.cell]
-    return [{g: v for g, v in zip(names, gates) if g in GATE_NAMES[lm.cell]} for gates in layers]
+    return [{g: parts[g] for g in lm.cell_type.sigmoid_gates} for parts in _forward(lm, lm.encode(text), h, c)]
 
 
 def saturation(gates: list[dict[str, np.ndarray]], low: float = 0.1, high: float = 0.9
@@ -112,48 +101,24 @@ def connectivity(lm: "CharLM", text: str, t: int, states: tuple[np.ndarray, np.n
     start state of `CharLM.run`. `states` = the run's (h, c) for at least text[:t+1], if already at hand."""
     if not 0 <= t < len(text) - 1:
         raise ValueError(f"t must be from 0 to {len(text) - 2} (the prediction of text[t+1]), not {t}")
-    if lm.cell == "rnn" and lm.card.get("nonlinearity", "tanh") not in ("tanh", "relu"):
-        raise ValueError(f"connectivity knows tanh and relu RNNs, not {lm.card['nonlinearity']!r}")
     ids = lm.encode(text[:t + 2])
     if states is None:
         states = run_states(lm, text[:t + 1])
     h, c = states[0][:t + 1], None if states[1] is None else states[1][:t + 1]
-    fwd = _forward(lm, ids[:t + 1], h, c)
-    h0, c0 = start_state(lm)
-    hp = _previous(h, h0)
+    kind = lm.cell_type
+    local = [kind.local(parts) for parts in _forward(lm, ids[:t + 1], h, c)]  # per layer, each (t+1, H)
     L, H = lm.num_layers, lm.hidden_size
     p = softmax(lm.W_y @ h[t, L - 1] + lm.b_y)
     dlogits = -p
     dlogits[ids[t + 1]] += 1.0  # ∂ log p_y / ∂ logits
     dh = [np.zeros(H, np.float32) for _ in range(L)]
-    dc = [np.zeros(H, np.float32) for _ in range(L)]
+    dc = [np.zeros(H, np.float32) if kind.has_cell_state else None for _ in range(L)]
     dh[L - 1] = (lm.W_y.T @ dlogits).astype(np.float32)
     d_in0 = np.empty((t + 1, lm.W_ih[0].shape[0]), np.float32)  # gradient at layer 1's input pre-activations
-    cp = None if c is None else _previous(c, c0)
     with threadpool_limits(1):
         for s in range(t, -1, -1):
             for k in range(L - 1, -1, -1):
-                g = fwd[k]
-                if lm.cell == "lstm":
-                    i, f, gg, o = g[0][s], g[1][s], g[2][s], g[3][s]
-                    tc = np.tanh(c[s, k])
-                    dcs = dc[k] + dh[k] * o * (1 - tc * tc)
-                    d_x = d_h = np.concatenate([dcs * gg * i * (1 - i), dcs * cp[s, k] * f * (1 - f),
-                                                dcs * i * (1 - gg * gg), dh[k] * tc * o * (1 - o)])
-                    dc[k] = dcs * f
-                    carry = 0
-                elif lm.cell == "gru":
-                    r, z, n, hn = g[0][s], g[1][s], g[2][s], g[3][s]
-                    dan = dh[k] * (1 - z) * (1 - n * n)
-                    dar = dan * hn * r * (1 - r)
-                    daz = dh[k] * (hp[s, k] - n) * z * (1 - z)
-                    d_x, d_h = np.concatenate([dar, daz, dan]), np.concatenate([dar, daz, dan * r])
-                    carry = dh[k] * z
-                else:
-                    pre = g[0][s]
-                    d_x = d_h = dh[k] * ((1 - h[s, k] ** 2) if lm.card.get("nonlinearity", "tanh") == "tanh"
-                                         else (pre > 0))
-                    carry = 0
+                d_x, d_h, carry, dc[k] = kind.backward({n: v[s] for n, v in local[k].items()}, dh[k], dc[k])
                 dh[k] = carry + d_h @ lm.W_hh[k]  # (H,): into the state this layer read at step s
                 if k == 0:
                     d_in0[s] = d_x
@@ -244,7 +209,7 @@ class PassageAnalysis:
 def analyse(lm: "CharLM", text: str, states=None, on_progress=None) -> PassageAnalysis:
     """Rank units and measure gate saturation over `text` (states from one run; computed here if not given)."""
     h, c = states if states is not None else run_states(lm, text, on_progress)
-    gates = gate_values(lm, text, (h, c)) if GATE_NAMES[lm.cell] else [{} for _ in range(lm.num_layers)]
+    gates = gate_values(lm, text, (h, c)) if lm.cell_type.sigmoid_gates else [{} for _ in range(lm.num_layers)]
     spans = [n for n in SPANS if n < len(text)] + [len(text)]
     return PassageAnalysis(len(text), rank_units(h, c, text),
                            {n: saturation([{g: v[:n] for g, v in layer.items()} for layer in gates]) for n in spans},

@@ -15,8 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from rnnviz.charlm.checkpoint import LOCAL_LIMITS, CharRNNConfig, card_path, parse_card
-
-CELLS = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}
+from rnnviz.nn.cells import GATES, get
 
 
 class CharRNN(nn.Module):
@@ -24,14 +23,15 @@ class CharRNN(nn.Module):
 
     def __init__(self, cfg: CharRNNConfig):
         super().__init__()
-        if cfg.cell not in CELLS:
-            raise ValueError(f"cell must be one of {sorted(CELLS)}, not {cfg.cell!r}")
-        if cfg.cell == "rnn" and cfg.nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"nonlinearity must be tanh or relu, not {cfg.nonlinearity!r}")
+        if cfg.cell not in GATES:  # the cells torch.nn has
+            raise ValueError(f"cell must be one of {sorted(GATES)}, not {cfg.cell!r}")
+        kind = get(cfg.cell)
+        if len(kind.nonlinearities) > 1 and cfg.nonlinearity not in kind.nonlinearities:
+            raise ValueError(f"nonlinearity must be {' or '.join(kind.nonlinearities)}, not {cfg.nonlinearity!r}")
         self.cfg = cfg
         self.embed = nn.Embedding(cfg.vocab_size, cfg.embed_size)
-        extra = {"nonlinearity": cfg.nonlinearity} if cfg.cell == "rnn" else {}
-        self.rnn = CELLS[cfg.cell](
+        extra = kind.torch_options(cfg.nonlinearity) if len(kind.nonlinearities) > 1 else {}
+        self.rnn = getattr(nn, kind.torch_module)(
             cfg.embed_size, cfg.hidden_size, num_layers=cfg.num_layers, batch_first=True,
             dropout=cfg.dropout if cfg.num_layers > 1 else 0.0, **extra,
         )

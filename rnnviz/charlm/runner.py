@@ -27,7 +27,7 @@ from rnnviz.charlm.checkpoint import (
     read_tensors,
     validate_card,
 )
-from rnnviz.nn.cells import GATES, gru_cell, lstm_cell, rnn_cell
+from rnnviz.nn import cells
 from rnnviz.nn.sampling import filter_probs, softmax
 
 TABLE_MAX_FLOATS = 2**22  # the first layer's input table (V, G*H) is precomputed only up to this size (16 MB)...
@@ -106,8 +106,9 @@ class CharLM:
         self.card = card
         self.itos: list[str] = list(card["itos"])
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
-        self.cell: str = card["cell"]
+        self.cell: str = card["cell"]  # the registry's name
         self.nonlinearity: str = card.get("nonlinearity", "tanh")
+        self.cell_type: cells.Cell = cells.get(self.cell).with_nonlinearity(self.nonlinearity)  # its step
         self.num_layers: int = card["num_layers"]
         self.hidden_size: int = card["hidden_size"]
         self.embed_size: int = card["embed_size"]
@@ -117,13 +118,14 @@ class CharLM:
         self.cost_per_char: int = cost_per_char(**sizes)
         self.param_count: int = param_count(**sizes)
         self.warmup = "".join(ch for ch in warmup if ch in self.stoi)
-        L, H, GH = self.num_layers, self.hidden_size, GATES[self.cell] * self.hidden_size
+        L, H, GH = self.num_layers, self.hidden_size, len(self.cell_type.gates) * self.hidden_size
         tensors = {k: np.asarray(v, dtype=np.float32) for k, v in tensors.items()}
         # deeper layers read [input, h] through one stacked matrix: one mat-vec instead of two; W_ih and W_hh
         # of those layers become views of it (no second copy)
         self.W_stack = [None]
         for k in range(1, L):
-            W = np.ascontiguousarray(np.concatenate([tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"]], axis=1))
+            W = np.ascontiguousarray(np.concatenate([tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"]],
+                                                    axis=1))
             self.W_stack.append(W)  # (G*H, 2H)
             tensors[f"rnn.weight_ih_l{k}"], tensors[f"rnn.weight_hh_l{k}"] = W[:, :H], W[:, H:]
         self.tensors = tensors
@@ -138,7 +140,8 @@ class CharLM:
         V, E = self.vocab_size, self.embed_size
         self.table = (self.embed @ self.W_ih[0].T + self.b_ih[0]
                       if V * GH <= TABLE_MAX_FLOATS and V * E * GH <= TABLE_MAX_MADDS else None)  # (V, G*H)
-        for a in (*tensors.values(), *self.W_stack[1:], *self.b_stack[1:], *([self.table] if self.table is not None else [])):
+        table = [self.table] if self.table is not None else []
+        for a in (*tensors.values(), *self.W_stack[1:], *self.b_stack[1:], *table):
             a.setflags(write=False)  # shared across sessions: nothing may change it
 
     # ---- one step -------------------------------------------------------------------------
@@ -154,23 +157,19 @@ class CharLM:
     def step(self, idx: int, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read one character id; return the next-character logits and the new (h, c)."""
         h, c = h.copy(), c.copy()
-        inp = None
+        kind, inp = self.cell_type, None
         for k in range(self.num_layers):
-            if self.cell == "lstm":
+            if kind.sums_inputs:  # one pre-activation: the table (or one stacked mat-vec) and the recurrent product
+                gh = None
                 if k == 0:
-                    z = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (4H,)
+                    gi = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (G*H,)
                 else:
-                    z = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]  # (4H,)
-                h[k], c[k], _ = lstm_cell(z, c[k])
-            elif self.cell == "gru":
-                gi = self._input0(idx) if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (3H,)
-                h[k], _ = gru_cell(gi, self.W_hh[k] @ h[k] + self.b_hh[k], h[k])
+                    gi = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]  # (G*H,)
             else:
-                if k == 0:
-                    pre = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (H,)
-                else:
-                    pre = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]
-                h[k] = rnn_cell(pre, self.nonlinearity)
+                gi = self._input0(idx) if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (G*H,)
+                gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (G*H,)
+            h[k], c_k, _ = kind.step(gi, gh, h[k], c[k])
+            c[k] = c_k
             inp = h[k]
         return self.W_y @ inp + self.b_y, h, c
 
@@ -179,7 +178,8 @@ class CharLM:
         """Character ids; characters outside the vocabulary raise ValueError naming them."""
         unknown = sorted({ch for ch in text if ch not in self.stoi})
         if unknown:
-            shown = ", ".join(repr(ch) for ch in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+            more = f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
+            shown = ", ".join(repr(ch) for ch in unknown[:20]) + more
             raise ValueError(f"not in the model's vocabulary: {shown}")
         return [self.stoi[ch] for ch in text]
 
@@ -217,7 +217,7 @@ class CharLM:
         T, L, H = len(ids) + length, self.num_layers, self.hidden_size
         n = T if keep_states else 0
         hs = np.empty((n, L, H), dtype=np.float32)
-        cs = np.empty((n, L, H), dtype=np.float32) if self.cell == "lstm" else None
+        cs = np.empty((n, L, H), dtype=np.float32) if self.cell_type.has_cell_state else None
         p_char = np.full(n, np.nan, dtype=np.float32)
         text = list(prime)
         t = 0
@@ -275,19 +275,6 @@ class CharLM:
                 total += _logsumexp(logits) - float(logits[b])
         return total / max(len(ids) - 1, 1)
 
-    # ---- looking inside (rnnviz.charlm.inspect) --------------------------------------------------------------------
-    def connectivity(self, text: str, t: int) -> np.ndarray:
-        """(t+1,): entry s = ‖∂ log p(text[t+1] | text[:t+1]) / ∂ e_s‖₂, e_s the embedding read at step s."""
-        from rnnviz.charlm.inspect import connectivity
-
-        return connectivity(self, text, t)
-
-    def gate_values(self, text: str) -> list[dict[str, np.ndarray]]:
-        """Per layer, each sigmoid gate's value (T, H) at every character of `text` (LSTM i, f, o; GRU r, z)."""
-        from rnnviz.charlm.inspect import gate_values
-
-        return gate_values(self, text)
-
 
 def _logsumexp(x: np.ndarray) -> float:
     m = float(x.max())
@@ -299,7 +286,8 @@ def check_upload(weights: bytes, card: str | bytes, limits: Limits = UPLOAD_LIMI
     numbers, tensor count, dtypes, names and shapes) before any tensor is read; then the values (finite).
     Anything wrong raises CheckpointError with a short message; a refusal costs milliseconds."""
     if len(weights) > limits.max_file_bytes:  # before the card: the cheapest check first
-        raise CheckpointError(f"the model file is {len(weights) / 2**20:.1f} MiB; the limit is {limits.max_file_bytes / 2**20:g} MiB")
+        raise CheckpointError(f"the model file is {len(weights) / 2**20:.1f} MiB; "
+                              f"the limit is {limits.max_file_bytes / 2**20:g} MiB")
     parsed = parse_card(card, limits)
     return CharLM(read_tensors(weights, parsed, limits), parsed)
 

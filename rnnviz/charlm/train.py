@@ -22,6 +22,7 @@ from tqdm import tqdm
 from rnnviz.charlm.checkpoint import CharRNNConfig
 from rnnviz.charlm.corpus import CorpusError, read_corpus, split_corpus
 from rnnviz.charlm.model import CharRNN, batch_streams, detach_state, save_checkpoint, stream_loss
+from rnnviz.nn.cells import get
 
 
 def lr_at(step: int, args) -> float:
@@ -119,6 +120,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def open_forget_gates(model: CharRNN, cell: str) -> None:
+    """Forget-gate bias 1 at the start (b_ih's forget block 1, b_hh's 0) for a cell that has one: the cell begins
+    closer to copy than erase."""
+    kind, H = get(cell), model.cfg.hidden_size
+    if kind.forget_gate is None:
+        return
+    at = kind.gates.index(kind.forget_gate) * H
+    with torch.no_grad():
+        for k in range(model.cfg.num_layers):
+            getattr(model.rnn, f"bias_ih_l{k}")[at:at + H].fill_(1.0)
+            getattr(model.rnn, f"bias_hh_l{k}")[at:at + H].fill_(0.0)
+
+
 def train(args: argparse.Namespace) -> dict:
     """Run the training described by `args`; return the card that was written."""
     torch.manual_seed(args.seed)
@@ -142,11 +156,7 @@ def train(args: argparse.Namespace) -> dict:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
     cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout, args.nonlinearity)
     model = CharRNN(cfg).to(device)
-    if args.cell == "lstm":  # forget-gate bias 1 at the start: the cell begins closer to copy than erase
-        with torch.no_grad():
-            for k in range(args.layers):
-                getattr(model.rnn, f"bias_ih_l{k}")[args.hidden:2 * args.hidden].fill_(1.0)
-                getattr(model.rnn, f"bias_hh_l{k}")[args.hidden:2 * args.hidden].fill_(0.0)
+    open_forget_gates(model, args.cell)
     if args.init:  # e.g. fine-tune a trained model with more dropout and a smaller learning rate
         from safetensors.torch import load_file as _load
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from rnnviz import resources
 from rnnviz.nn.params import classifier_params
 
-RESULTS = Path(__file__).resolve().parents[2] / "models" / "lag_results.json"
+RESULTS = resources.path("lag_results.json")
 CELLS = ("rnn", "lstm", "gru")
 
 

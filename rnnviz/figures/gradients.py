@@ -36,17 +36,30 @@ def _readable(data: list[dict], layout: dict, font_scale: float) -> go.Figure:
     return _fig(data, layout)
 
 
+FLOOR, CEIL = -300.0, 300.0  # log10 limits drawn on the plot; beyond them a value sits at the edge
+
+
+def edge_points(log10_values: np.ndarray) -> dict[str, np.ndarray]:
+    """Split log10 values into those drawn in place and those beyond float range (drawn at the edge).
+
+    Returns y (the value to draw, clamped to the edges), and masks `under` (exact 0 or below 1e-300)
+    and `over` (above 1e300 or infinite)."""
+    v = np.asarray(log10_values, float)
+    under = ~(v >= FLOOR)  # -inf and NaN count as vanished
+    over = v > CEIL
+    y = np.clip(np.where(under, FLOOR, v), FLOOR, CEIL)
+    return {"y": 10.0 ** y, "under": under, "over": over}
+
+
 def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarray] | None = None,
                    title: str = "How much of the gradient survives, by steps back", font_scale: float = 1.0) -> go.Figure:
     """Norms against steps back k = T - t on a log axis. `series` maps a CELL_STYLE key to log10 norms.
 
     Values beyond float64 (exactly 0, below 1e-300, above 1e300) are drawn at the plot's edge with
     open triangles and say so on hover: nothing is dropped."""
-    from rnnviz.lessons.gradients import edge_points
-
     finite = np.concatenate([v[np.isfinite(v)] for v in series.values()] + [np.array([0.0])])
-    lo = max(float(finite.min()), -300.0) - 0.5
-    hi = min(float(finite.max()), 300.0) + 0.5
+    lo = max(float(finite.min()), FLOOR) - 0.5
+    hi = min(float(finite.max()), CEIL) + 0.5
     data, ann = [], []
     any_under = any_over = False
     for key, logv in series.items():

@@ -19,7 +19,7 @@ from rnnviz.figures.base import (
     y_margin,
 )
 from rnnviz.figures.fonts import text_sizes
-from rnnviz.lessons.hello import VISIBLE  # how a space or a line break is drawn
+from rnnviz.text import VISIBLE  # how a space or a line break is drawn
 
 
 def softmax_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",

@@ -59,6 +59,11 @@ class SharedCache:
         self._busy: dict = {}
         self._ahead = threading.Lock()  # held while fill_ahead computes
 
+    def __contains__(self, key) -> bool:
+        """Whether `key`'s result is at hand now (a page can say so before asking for it)."""
+        with self._lock:
+            return key in self._items
+
     def get(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0,
             pinned: bool = False):
         while True:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from rnnviz import resources
 from rnnviz.lessons.hello import loss_and_grads
 from rnnviz.nn.cells import init_weights
 
-EXCERPT = Path(__file__).resolve().parents[2] / "models" / "shakespeare_excerpt.txt"
+EXCERPT = resources.path("shakespeare_excerpt.txt")
 TEXT_CHARS = 400  # the training text: the excerpt's first 400 characters
 HIDDEN = 32  # hidden units
 WINDOW = 25  # characters per training window (min-char-rnn's seq_length)

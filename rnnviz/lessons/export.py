@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from rnnviz.nn.cells import GATES, gru_forward, lstm_forward, rnn_forward
+from rnnviz.nn.cells import get, rnn_forward
 
 HEADER = '''"""Exported from rnnviz: {what}. Run with `python {name}` (needs torch)."""
 import torch
@@ -58,14 +58,15 @@ print("matches rnnviz to 1e-9")
 def gated_script(cell: str, x, W_ih, W_hh, b_ih, b_hh, what: str = "", name: str = "rnnviz_gates.py") -> str:
     """Script for an LSTM or GRU cell from zero state; asserts every hidden state (and the LSTM's last c)."""
     W_ih, W_hh = np.asarray(W_ih, float), np.asarray(W_hh, float)
-    H, d = W_ih.shape[0] // GATES[cell], W_ih.shape[1]
+    kind = get(cell)
+    H, d = W_ih.shape[0] // len(kind.gates), W_ih.shape[1]
     x = np.asarray(x, float).reshape(-1, d)
-    tr = (lstm_forward if cell == "lstm" else gru_forward)(x, W_ih, W_hh, b_ih, b_hh)
+    tr = kind.forward({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh}, x)
     check_c = (f'''expected_c = torch.tensor({_arr(tr.c[-1])})
 assert torch.allclose(last[1][0, 0], expected_c, atol=1e-9), "cell state disagrees"
-''' if cell == "lstm" else "")
+''' if kind.has_cell_state else "")
     return HEADER.format(what=what or f"an {cell.upper()} cell", name=name) + _cell_block(
-        "LSTM" if cell == "lstm" else "GRU", d, H, W_ih, W_hh, b_ih, b_hh) + f'''
+        kind.torch_module, d, H, W_ih, W_hh, b_ih, b_hh) + f'''
 x = torch.tensor({_arr(x)}).unsqueeze(0)  # (1, T, d)
 h, last = cell(x)  # zero initial state
 for t, h_t in enumerate(h[0], start=1):

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rnnviz.nn.cells import (
-    GATES,
     GRUTrace,
     LSTMTrace,
     RNNTrace,
-    gru_forward,
+    get,
     init_weights,
     lstm_forward,
     rnn_forward,
@@ -26,7 +25,6 @@ from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 
 CELLS = ("rnn", "lstm", "gru")
-FORWARD = {"rnn": rnn_forward, "lstm": lstm_forward, "gru": gru_forward}
 
 PANELS = {"lstm": ["f", "i", "g", "o", "c", "h"], "gru": ["r", "z", "n", "h"], "rnn": ["h"]}
 LOCKSTEP_PANELS = {"rnn": ["h"], "lstm": ["f", "i", "o", "c", "h"], "gru": ["r", "z", "h"]}  # gates, then states
@@ -40,19 +38,20 @@ def generate(cell: str, d: int, H: int, seed: int, radius: float | None,
 
 def run(cell: str, x: np.ndarray, w: dict[str, np.ndarray]) -> RNNTrace | LSTMTrace | GRUTrace:
     """The traced forward pass of `cell` over x (T, d) from a zero state."""
-    return FORWARD[cell](x, **w)
+    return get(cell).forward(w, x)
 
 
 def step_values(cell: str, trace, t: int) -> dict[str, np.ndarray]:
     """Every gate and state at step t (1-based), in the order the equations use them."""
     k = t - 1
-    if cell == "lstm":
+    kind = get(cell)
+    if kind.has_cell_state:
         c_prev = trace.c[k - 1] if k else trace.c0
         return {"f": trace.f[k], "i": trace.i[k], "g": trace.g[k], "o": trace.o[k], "c_prev": c_prev,
                 "f*c_prev": trace.f[k] * c_prev, "i*g": trace.i[k] * trace.g[k], "c": trace.c[k],
                 "tanh(c)": np.tanh(trace.c[k]), "h": trace.h[k]}
     h_prev = trace.h[k - 1] if k else trace.h0
-    if cell == "rnn":
+    if not kind.sigmoid_gates:
         return {"h_prev": h_prev, "h": trace.h[k]}
     return {"r": trace.r[k], "z": trace.z[k], "n": trace.n[k], "h_prev": h_prev,
             "(1-z)*n": (1 - trace.z[k]) * trace.n[k], "z*h_prev": trace.z[k] * h_prev, "h": trace.h[k]}
@@ -60,7 +59,7 @@ def step_values(cell: str, trace, t: int) -> dict[str, np.ndarray]:
 
 def shape_summary(cell: str, d: int, H: int) -> dict[str, object]:
     """The stacked-matrix view: G gate blocks, one matrix G*H x (H + d), and the torch parameter count."""
-    G = GATES[cell]
+    G = len(get(cell).gates)
     return {"G": G, "stacked": (G * H, H + d), "W_ih": (G * H, d), "W_hh": (G * H, H),
             "params": cell_params(cell, d, H)}
 
@@ -97,9 +96,8 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
     (each W_hh block rescaled to `radius`, the LSTM's forget bias set); the three traced forward passes."""
     d = x.shape[1]
     budget = cell_params("lstm", d, lstm_hidden)
-    sizes = {c: lstm_hidden if c == "lstm" else matched_size(c, d, budget) for c in CELLS}
-    weights = {c: init_weights(c, d, sizes[c], seed=seed, radius=radius, forget_bias=forget_bias if c == "lstm" else 0.0)
-               for c in CELLS}
+    sizes = {c: matched_size(c, d, budget) for c in CELLS}  # the LSTM's own count is the budget: it keeps its H
+    weights = {c: init_weights(c, d, sizes[c], seed=seed, radius=radius, forget_bias=forget_bias) for c in CELLS}
     return Lockstep(x, budget, sizes, {c: cell_params(c, d, sizes[c]) for c in CELLS}, weights,
                     {c: run(c, x, weights[c]) for c in CELLS})
 
@@ -114,7 +112,7 @@ def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
         with torch.no_grad():
             h, last = m(torch.from_numpy(np.ascontiguousarray(ls.x))[None])
         diff = float(np.abs(h[0].numpy() - ls.traces[c].h).max())
-        if c == "lstm":
+        if get(c).has_cell_state:
             diff = max(diff, float(np.abs(last[1][0, 0].numpy() - ls.traces[c].c[-1]).max()))
         out[c] = (diff, sum(p.numel() for p in m.parameters()))
     return out

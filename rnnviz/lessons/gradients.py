@@ -17,7 +17,7 @@ from rnnviz.nn.gradients import GradientReport, clip_by_norm, decay_table, gru_g
 from rnnviz.text import format_norm
 
 INPUT_SIZE = 4
-FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits drawn on the plot; beyond them values sit at the edge
+FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits of float64's range as the page treats it
 
 
 @dataclass
@@ -93,18 +93,6 @@ def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
 def explode(w: float = 2.0, steps: int = 50) -> float:
     """A scalar unit with weight w held at h = 0 (tanh' = 1): the gradient factor after `steps` steps."""
     return float(rnn_gradients(rnn_forward(np.zeros(steps), 1.0, w), w).spectral[steps])
-
-
-def edge_points(log10_values: np.ndarray) -> dict[str, np.ndarray]:
-    """Split log10 values into those drawn in place and those beyond float range (drawn at the edge).
-
-    Returns y (the value to draw, clamped to the edges), and masks `under` (exact 0 or below 1e-300)
-    and `over` (above 1e300 or infinite)."""
-    v = np.asarray(log10_values, float)
-    under = ~(v >= FLOAT_FLOOR)  # -inf and NaN count as vanished
-    over = v > FLOAT_CEIL
-    y = np.clip(np.where(under, FLOAT_FLOOR, v), FLOAT_FLOOR, FLOAT_CEIL)
-    return {"y": 10.0 ** y, "under": under, "over": over}
 
 
 def clip_demo(report: GradientReport, steps_back: int, threshold: float) -> dict[str, object]:

@@ -12,8 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from rnnviz.nn.cells import one_hot, output_layer, rnn_cell, rnn_forward
+from rnnviz.nn.cells import get, one_hot, output_layer, rnn_cell, rnn_forward
 from rnnviz.nn.sampling import softmax
+from rnnviz.text import VISIBLE  # noqa: F401  (how a space or a line break is drawn; re-exported)
 
 MAX_TEXT = 2000
 CHUNK = 32  # longer texts are cut into chunks of this many targets, trained as one batch
@@ -22,7 +23,6 @@ CHUNK = 32  # longer texts are cut into chunks of this many targets, trained as 
 # worst; "hello" at the defaults is 3.8e5.
 WORK_BUDGET = 500_000_000
 MIN_COUNTED = 16
-VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing, as charts draw them
 
 
 @dataclass
@@ -100,6 +100,8 @@ def loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tu
     yt = np.where(y >= 0, y, 0).T  # (L, B)
     loss = -np.log(np.take_along_axis(probs, yt[..., None], 2)[..., 0] + 1e-300)[mask].sum() / n
     g = {k: np.zeros_like(v) for k, v in p.items()}
+    cell = get("rnn")
+    local = cell.local({"h": hs[1:]})  # the cell's own tanh'(z_t) = 1 - h_t^2, every step at once: (L, B, H)
     dh_next = np.zeros((B, H))
     for t in reversed(range(L)):
         ds = probs[t].copy()
@@ -108,12 +110,12 @@ def loss_and_grads(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> tu
         g["W_y"] += ds.T @ hs[t + 1]
         g["b_y"] += ds.sum(axis=0)
         dh = ds @ p["W_y"] + dh_next
-        dz = dh * (1 - hs[t + 1] ** 2)  # through tanh
+        dz, _, carry, _ = cell.backward({k: v[t] for k, v in local.items()}, dh)  # through tanh
         np.add.at(g["W_ih"].T, x[:, t], dz)  # one-hot input: each row of W_ih^T gets its own steps' dz
         g["W_hh"] += dz.T @ hs[t]
         g["b_ih"] += dz.sum(axis=0)
         g["b_hh"] += dz.sum(axis=0)
-        dh_next = dz @ p["W_hh"]
+        dh_next = carry + dz @ p["W_hh"]
     return float(loss), g
 
 

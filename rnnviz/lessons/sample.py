@@ -9,7 +9,8 @@ from typing import Callable
 
 import numpy as np
 
-from rnnviz.charlm import SHIPPED_MODEL, CharLM
+from rnnviz import resources
+from rnnviz.charlm import CharLM
 from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
 from rnnviz.charlm.inspect import (  # noqa: F401
     FEATURES,
@@ -34,7 +35,7 @@ PASSAGE_BUDGET = 4_000 * SHIPPED_COST  # one passage analysis (the whole excerpt
 PROB_BUDGET = 4_000_000  # characters x vocabulary held while a sample is drawn (float64: 32 MB per copy)
 MAX_BRANCHES = 50
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
-EXCERPT = SHIPPED_MODEL.parent / "shakespeare_excerpt.txt"  # validation text the passage analyses read
+EXCERPT = resources.path("shakespeare_excerpt.txt")  # validation text the passage analyses read
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
 
 

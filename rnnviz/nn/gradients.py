@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rnnviz.nn.cells import GRUTrace, LSTMTrace, RNNTrace
+from rnnviz.nn.cells import Cell, GRUTrace, LSTMTrace, RNNTrace, get
 
 NEG_INF = -np.inf
 
@@ -51,10 +51,10 @@ def _log10(x: float) -> float:
 def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
     """Multiply step Jacobians backwards from the last one, keeping a running log10 scale.
 
-    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H). Returns the true products' top-left
-    HxH blocks (and bottom-right, for n = 2H), their exact log10 spectral norms, the row vectors
+    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H: (T, n, n) or a list). Returns the true
+    products' top-left HxH blocks (and bottom-right, for n = 2H), their exact log10 spectral norms, the row vectors
     g^T P restricted to their first H entries, and those vectors' exact log10 norms."""
-    T, n = len(factors), factors[0].shape[0] if factors else H
+    T, n = len(factors), factors[0].shape[0] if len(factors) else H
     P, scale = np.eye(n), 0.0  # P * 10**scale = product so far
     v = np.zeros(n)
     v[: len(g)] = g
@@ -90,71 +90,37 @@ def _default_g(H: int, g) -> np.ndarray:
     return np.full(H, 1 / np.sqrt(H)) if g is None else np.asarray(g, dtype=np.float64).reshape(H)
 
 
-def rnn_step_jacobians(trace: RNNTrace, W_hh) -> list[np.ndarray]:
-    """dh_s/dh_{s-1} = diag(1 - h_s^2) W_hh for s = 1..T."""
-    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
-    return [(1 - hs ** 2)[:, None] * W_hh for hs in trace.h]
-
-
-def lstm_step_jacobians(trace: LSTMTrace, W_hh) -> list[np.ndarray]:
-    """The 2H x 2H Jacobian of (h_s, c_s) with respect to (h_{s-1}, c_{s-1}) for s = 1..T."""
-    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
+def gradients_through_time(cell: Cell, params: dict[str, np.ndarray], trace, g=None) -> GradientReport:
+    """dh_T/dh_t for every t and their exact norms, by multiplying the cell's own step Jacobians; for a cell that
+    carries c beside h, also dc_T/dc_t (all paths). `g` = dL/dh_T (default: a unit vector along (1, ..., 1))."""
     H = trace.h.shape[1]
-    Wi, Wf, Wg, Wo = (W_hh[k * H:(k + 1) * H] for k in range(4))
-    out = []
-    for s in range(len(trace.h)):
-        i, f, g, o, c = trace.i[s], trace.f[s], trace.g[s], trace.o[s], trace.c[s]
-        c_prev = trace.c[s - 1] if s > 0 else trace.c0
-        tc = np.tanh(c)
-        dc_dh = (c_prev * f * (1 - f))[:, None] * Wf + (g * i * (1 - i))[:, None] * Wi + (i * (1 - g ** 2))[:, None] * Wg
-        dh_dh = (tc * o * (1 - o))[:, None] * Wo + (o * (1 - tc ** 2))[:, None] * dc_dh
-        M = np.zeros((2 * H, 2 * H))
-        M[:H, :H], M[:H, H:] = dh_dh, np.diag(o * (1 - tc ** 2) * f)
-        M[H:, :H], M[H:, H:] = dc_dh, np.diag(f)
-        out.append(M)
-    return out
-
-
-def gru_step_jacobians(trace: GRUTrace, W_hh) -> list[np.ndarray]:
-    """dh_s/dh_{s-1} = diag(z) + diag(h_{s-1} - n) dz/dh + diag(1 - z) dn/dh for s = 1..T."""
-    W_hh = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
-    H = trace.h.shape[1]
-    Wr, Wz, Wn = (W_hh[k * H:(k + 1) * H] for k in range(3))
-    out = []
-    for s in range(len(trace.h)):
-        r, z, n, hn = trace.r[s], trace.z[s], trace.n[s], trace.hn_part[s]
-        h_prev = trace.h[s - 1] if s > 0 else trace.h0
-        dr = (r * (1 - r))[:, None] * Wr
-        dz = (z * (1 - z))[:, None] * Wz
-        dn = (1 - n ** 2)[:, None] * (r[:, None] * Wn + hn[:, None] * dr)
-        out.append(np.diag(z) + (h_prev - n)[:, None] * dz + (1 - z)[:, None] * dn)
-    return out
+    J, spec, lg, Jc, cspec, dirs = _accumulate(cell.step_jacobians(params, trace), _default_g(H, g), H)
+    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, Jc, cspec)
 
 
 def rnn_gradients(trace: RNNTrace, W_hh, g=None) -> GradientReport:
     """Jacobians and norms for a vanilla RNN run; factors split into tanh'(z_s) and |W_hh|."""
-    H = trace.h.shape[1]
-    J, spec, lg, _, _, dirs = _accumulate(rnn_step_jacobians(trace, W_hh), _default_g(H, g), H)
+    rep = gradients_through_time(get("rnn"), {"W_hh": W_hh}, trace, g)
     W = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
-    factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
-    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, factors=factors)
+    rep.factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
+    return rep
 
 
 def lstm_gradients(trace: LSTMTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t and dc_T/dc_t (all paths), and the forget-gate-only path prod f_s."""
+    rep = gradients_through_time(get("lstm"), {"W_hh": W_hh}, trace, g)
     H = trace.h.shape[1]
-    J, spec, lg, Jc, cspec, dirs = _accumulate(lstm_step_jacobians(trace, W_hh), _default_g(H, g), H)
-    T = len(trace.h)
     with np.errstate(divide="ignore"):  # a forget gate of exactly 0 cuts its unit's path: log10 = -inf
-        path = np.vstack([np.zeros((1, H)), np.cumsum(np.log10(trace.f[::-1]), axis=0)])  # (T+1, H)
-    return GradientReport(np.arange(T + 1), J, spec, lg, dirs, Jc, cspec, path, factors={"forget": trace.f.copy()})
+        rep.log10_forget_path = np.vstack([np.zeros((1, H)), np.cumsum(np.log10(trace.f[::-1]), axis=0)])  # (T+1, H)
+    rep.factors = {"forget": trace.f.copy()}
+    return rep
 
 
 def gru_gradients(trace: GRUTrace, W_hh, g=None) -> GradientReport:
     """Jacobians dh_T/dh_t for a GRU run; the update gate z is the GRU's copy path."""
-    H = trace.h.shape[1]
-    J, spec, lg, _, _, dirs = _accumulate(gru_step_jacobians(trace, W_hh), _default_g(H, g), H)
-    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, factors={"update": trace.z.copy()})
+    rep = gradients_through_time(get("gru"), {"W_hh": W_hh}, trace, g)
+    rep.factors = {"update": trace.z.copy()}
+    return rep
 
 
 def clip_by_norm(grad, max_norm: float) -> tuple[np.ndarray, float, float]:
@@ -166,7 +132,8 @@ def clip_by_norm(grad, max_norm: float) -> tuple[np.ndarray, float, float]:
     return grad * scale, norm, scale
 
 
-def decay_table(steps=(0, 5, 10, 20, 40), tanh_slope: float = 0.5, w: float = 0.9, forget: float = 0.9) -> dict[str, np.ndarray]:
+def decay_table(steps=(0, 5, 10, 20, 40), tanh_slope: float = 0.5, w: float = 0.9,
+                forget: float = 0.9) -> dict[str, np.ndarray]:
     """The idealised factors per step: vanilla (slope * w)^t, LSTM f^t, LSTM with f = 1."""
     t = np.asarray(steps, dtype=np.float64)
     return {"t": t, "vanilla": (tanh_slope * w) ** t, "lstm": forget ** t, "lstm_f1": np.ones_like(t)}

@@ -1,17 +1,13 @@
 """Parameter counts as PyTorch counts them (two bias vectors per gate block), with a per-part breakdown."""
 from __future__ import annotations
 
-from rnnviz.nn.cells import GATES
+from rnnviz.nn.cells import get
 
 
 def cell_params(cell: str, input_size: int, hidden_size: int, num_layers: int = 1, bidirectional: bool = False) -> int:
     """Weights and biases of torch.nn.RNN/GRU/LSTM(input_size, hidden_size, num_layers, bidirectional)."""
-    G, H, dirs = GATES[cell], hidden_size, 2 if bidirectional else 1
-    total = 0
-    for layer in range(num_layers):
-        d = input_size if layer == 0 else H * dirs
-        total += dirs * G * (H * d + H * H + 2 * H)
-    return total
+    kind, H, dirs = get(cell), hidden_size, 2 if bidirectional else 1
+    return sum(dirs * kind.param_count(input_size if layer == 0 else H * dirs, H) for layer in range(num_layers))
 
 
 def classifier_params(cell: str, input_size: int, hidden_size: int, num_classes: int, vocab_size: int = 0,

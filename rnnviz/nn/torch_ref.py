@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rnnviz.nn.cells import get
+
 TORCH_INSTALL = "pip install torch==2.13.0 (the CPU build)"
 
 
@@ -30,14 +32,17 @@ def torch_cell(cell: str, w: dict, w_reverse: dict | None = None, nonlinearity: 
     W_ih = np.atleast_2d(np.asarray(w["W_ih"], float))
     GH, d = W_ih.shape
     H = np.atleast_2d(w["W_hh"]).shape[1]
-    kind = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell]
-    extra = {"nonlinearity": nonlinearity} if cell == "rnn" else {}
-    m = kind(d, H, batch_first=True, bidirectional=w_reverse is not None, **extra).double()
+    kind = get(cell)
+    if kind.torch_module is None:
+        raise ValueError(f"torch.nn has no {cell} cell")
+    m = getattr(torch.nn, kind.torch_module)(d, H, batch_first=True, bidirectional=w_reverse is not None,
+                                              **kind.torch_options(nonlinearity)).double()
     with torch.no_grad():
         for weights, suffix in ((w, ""), (w_reverse, "_reverse")):
             if weights is None:
                 continue
-            for name, key in (("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")):
+            for name, key in (("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"), ("bias_ih_l0", "b_ih"),
+                              ("bias_hh_l0", "b_hh")):
                 value = weights.get(key)
                 target = getattr(m, name + suffix)
                 target.copy_(torch.zeros_like(target) if value is None else

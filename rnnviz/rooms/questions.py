@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rnnviz.lessons import gates, gradients, scalar, states, vector
+from rnnviz.nn.cells import get as get_cell
 from rnnviz.nn.sampling import softmax
 
 
@@ -82,9 +83,10 @@ def gates_memory(H: int, seed: int, radius: float, bf: float, T: int = 50) -> An
 
 def gate_value(cell: str, x: np.ndarray, H: int, seed: int, radius: float, bf: float, t: int) -> Answer:
     """The first unit's forget gate f_t (LSTM) or update gate z_t (GRU) at step t, with the page's weights."""
-    w = gates.generate(cell, x.shape[1], H, seed, radius, bf if cell == "lstm" else 0.0)
+    kind = get_cell(cell)
+    w = gates.generate(cell, x.shape[1], H, seed, radius, bf if kind.forget_gate else 0.0)
     values = gates.step_values(cell, gates.run(cell, x, w), t)
-    return _number(values["f" if cell == "lstm" else "z"][0], 0, 1, 0.05)
+    return _number(values[kind.keep_gate][0], 0, 1, 0.05)
 
 
 # -- using the states ----------------------------------------------------------------------------------------------

@@ -2,11 +2,10 @@
 rnnviz/lessons/gates.py): equations, symbols, table headers, captions, the lockstep and valve sentences."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
 from ui.urlstate import Param, choice, dump_flag, flag, integer, number
@@ -31,14 +30,13 @@ UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates sh
              "learns, not what it has learned.")
 
 
-@functools.lru_cache(maxsize=16)
+VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000
+
+
 def shared_valve(T: int) -> Valve:
-    """`valve_experiment(T)`, kept per server (the last 16 lengths) and shared between sessions: read-only."""
-    res = valve_experiment(T)
-    for tr in (res.lstm, res.rnn):
-        for arr in vars(tr).values():
-            arr.setflags(write=False)
-    return res
+    """`valve_experiment(T)`, kept per server and shared between sessions: read-only."""
+    return VALVES.get_arrays(T, lambda: valve_experiment(T),
+                             lambda v: [v.x, *vars(v.lstm).values(), *vars(v.rnn).values()])
 
 
 CELL_NAMES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}

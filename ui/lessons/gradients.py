@@ -3,8 +3,6 @@ rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/l
 computed, so they always say what the page shows."""
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
@@ -115,28 +113,19 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
 
 
-_RUNS: OrderedDict = OrderedDict()  # Settings -> both training runs; a revisited or shared setting costs nothing
-_RUNS_LOCK = threading.Lock()
+RUNS = SharedCache(2 ** 18)  # Settings -> both runs: 6.4 kB a setting at 200 steps, so about 40 settings
 
 
 def cached(s: clipping.Settings) -> bool:
     """Whether both runs for these settings are already at hand."""
-    with _RUNS_LOCK:
-        return s in _RUNS
+    return s in RUNS
 
 
 def train_pair(s: clipping.Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
-    """`clipping.train_pair`, kept per server (the last 32 settings)."""
-    with _RUNS_LOCK:
-        if s in _RUNS:
-            _RUNS.move_to_end(s)
-            return _RUNS[s]
-    runs = clipping.train_pair(s, progress)
-    with _RUNS_LOCK:
-        _RUNS[s] = runs
-        while len(_RUNS) > 32:
-            _RUNS.popitem(last=False)
-    return runs
+    """`clipping.train_pair`, kept per server: a revisited or shared setting costs nothing; its arrays are shared,
+    so read-only."""
+    return RUNS.get_arrays(s, lambda: clipping.train_pair(s, progress),
+                           lambda runs: [r[k] for r in runs.values() for k in ("loss", "log10_norm")])
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------
