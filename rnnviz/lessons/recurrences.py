@@ -78,6 +78,7 @@ class MinLockstep:
     keep: dict[str, np.ndarray]  # cell -> (T, H): 1 - z (minGRU), f' (minLSTM), z (GRU): the share of h_{t-1} kept
     write: dict[str, np.ndarray]  # minGRU / minLSTM -> (T, H) b_t, known before the run
     params: dict[str, int]  # cell -> trainable numbers
+    mingru_weights: dict[str, np.ndarray]  # the minGRU's parameters (for its export)
 
 
 def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float = 0.9) -> MinLockstep:
@@ -85,12 +86,13 @@ def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float =
     x = encode_word(word, vocab)
     d = x.shape[1]
     gru = gates_lesson.run("gru", x, gates_lesson.generate("gru", d, H, seed, radius))
-    mg = MINGRU.forward(MINGRU.init(d, H, np.random.default_rng(seed)), x)
+    w = MINGRU.init(d, H, np.random.default_rng(seed))
+    mg = MINGRU.forward(w, x)
     ml = MINLSTM.forward(MINLSTM.init(d, H, np.random.default_rng(seed)), x)
     return MinLockstep(x, {"mingru": mg.h, "minlstm": ml.h, "gru": gru.h},
                        {"mingru": mg.a, "minlstm": ml.a, "gru": gru.z}, {"mingru": mg.b, "minlstm": ml.b},
                        {"mingru": MINGRU.param_count(d, H), "minlstm": MINLSTM.param_count(d, H),
-                        "gru": 3 * H * (d + H + 2)})
+                        "gru": 3 * H * (d + H + 2)}, w)
 
 
 # ---- (c) selective: the input sets the step -------------------------------------------------------------------
