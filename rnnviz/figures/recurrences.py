@@ -25,7 +25,7 @@ from rnnviz.figures.gradients import CELL_STYLE, DIFF
 UNIT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#222222", "#F0E442"]
 UNIT_MARKERS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
 NEW_STYLE = {  # name, colour, marker, dash: the new cells dashed, the old ones (the gradients page's) solid
-    "linear": (f"linear a ‖{DIFF}‖", COLORS["weight"], "triangle-up", "dash"),
+    "linear": (f"linear ‖{DIFF}‖", COLORS["weight"], "triangle-up", "dash"),
     "mingru": (f"minGRU ‖{DIFF}‖", "#009E73", "star", "dash"),
     "selective": (f"selective ‖{DIFF}‖", "#D55E00", "x", "dash"),
 }
@@ -77,15 +77,17 @@ def impulse_response(log10_abs: np.ndarray, floor: float, font_scale: float = 1.
     """|h_t| for one input at t = 1, unit by unit, on a log axis; exact zeros drawn at the floor."""
     T, N = log10_abs.shape
     t = np.arange(1, T + 1)
-    data = [dict(type="scatter", x=t, y=10.0 ** log10_abs[:, k], mode="lines+markers", name=f"unit {k + 1}",
+    shown = np.where(log10_abs > floor, log10_abs, np.nan)  # below the floor (or exactly 0): not drawn
+    data = [dict(type="scatter", x=t, y=10.0 ** shown[:, k], mode="lines+markers", name=f"unit {k + 1}",
                  line=dict(color=UNIT_COLORS[k % 8], width=2.5),
                  marker=dict(symbol=UNIT_MARKERS[k % 8], size=8, maxdisplayed=12, color=UNIT_COLORS[k % 8]),
                  hovertemplate="t=%{x}<br>|h|=%{y:.3e}<extra>unit " + str(k + 1) + "</extra>") for k in range(N)]
-    lo = max(floor, float(log10_abs.min()) - 0.5)
+    lo = max(floor, float(np.nanmin(shown)) - 0.5) if np.isfinite(shown).any() else floor
     lay = _layout(f"|h<sub>t</sub>| after one input at t = 1, over {T:,} steps", 320, font_scale,
                   margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale)),
                   xaxis=dict(title=dict(text="time step t")),
-                  yaxis=dict(title=dict(text="|h<sub>t</sub>| (log)"), type="log", range=[lo, 0.3]))
+                  yaxis=dict(title=dict(text="|h<sub>t</sub>| (log)"), type="log", range=[lo, 0.3],
+                             exponentformat="power"))
     return _fig(data, text_sizes(lay, font_scale))
 
 
@@ -106,9 +108,10 @@ def min_lockstep(keep: dict[str, np.ndarray], h: dict[str, np.ndarray], labels: 
         ys = [f"keep {u + 1}" for u in range(H)] + [" "] + [f"h {u + 1}" for u in range(H)]
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=ys, zmin=0, zmax=4, showscale=False, xgap=1, ygap=1,
                              colorscale=JOINED,
-                             customdata=text, texttemplate="%{customdata:.2f}" if len(xs) * H <= 60 else None,
+                             text=np.where(np.isnan(text), "", np.char.mod("%.2f", np.nan_to_num(text))),
+                             texttemplate="%{text}" if len(xs) * H <= 60 else None,
                              textfont=dict(size=11 * font_scale),
-                             hovertemplate="t=%{x}<br>%{y}: %{customdata:.4f}<extra></extra>"), k))
+                             hovertemplate="t=%{x}<br>%{y}: %{text}<extra></extra>"), k))
         shapes.append(_vrect(current - 1.5, current - 0.5, COLORS["current"], width=2, xref=f"x{k if k > 1 else ''}"))
         lay[f"yaxis{k if k > 1 else ''}"].update(autorange="reversed", showticklabels=k == 1, type="category")
         lay[f"xaxis{k if k > 1 else ''}"].update(type="category", tickangle=0)
@@ -135,7 +138,7 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
                      line=dict(color=COLORS["state"], width=3), marker=dict(size=9),
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"), 3)]
     lay["xaxis3"].update(title=dict(text="time step t"), dtick=1 if len(t) <= 25 else None)
-    lay["yaxis2"].update(type="log")
+    lay["yaxis2"].update(rangemode="tozero")
     return _fig(data, text_sizes(_layout("", 420, font_scale, margin=dict(l=y_margin(font_scale, 5), t=40,
                                                                          b=x_margin(font_scale)), **lay), font_scale))
 
@@ -214,7 +217,7 @@ def gradient_compare(series: dict[str, np.ndarray], font_scale: float = 1.0) -> 
     lay = _layout("How much of the gradient survives, by steps back", 400, font_scale,
                   margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale) + 70),
                   xaxis=dict(title=dict(text="steps back k = T − t")),
-                  yaxis=dict(title=dict(text=f"‖{DIFF}‖ (log)"), type="log",
+                  yaxis=dict(title=dict(text=f"‖{DIFF}‖ (log)"), type="log", exponentformat="power",
                              range=[max(min(lows), -300) - 0.5, max(0.5, max(v.max() for v in series.values()) + 0.5)]),
                   legend=dict(orientation="h", x=0, xanchor="left", y=-0.25, yanchor="top"))
     return _fig(data, text_sizes(lay, font_scale))

@@ -22,7 +22,7 @@ from rnnviz.nn.cells.selective import SelectiveCell, SelectiveTrace
 from rnnviz.nn.scan import blelloch, costs, hillis_steele, sequential
 
 LINEAR, LRU, MINGRU, MINLSTM, SELECTIVE = LinearCell(), LRUCell(), MinGRUCell(), MinLSTMCell(), SelectiveCell()
-LOG_FLOOR = -30.0  # log10 of a response that has fallen to exactly 0 (r = 0), drawn at the chart's floor
+LOG_FLOOR = -30.0  # the impulse chart's floor: |h_t| below 1e-30 (or exactly 0, r = 0) is not drawn
 
 # ---- (a) the linear recurrence, one unit, then a diagonal of eigenvalues -------------------------------------
 
@@ -47,7 +47,7 @@ class EigenResponse:
     lam: np.ndarray  # (N,) complex eigenvalues r e^{i theta}
     gamma: np.ndarray  # (N,) input normalisation sqrt(1 - r^2)
     h: np.ndarray  # (T, N) complex states
-    log10_abs: np.ndarray  # (T, N) log10 |h_t|, LOG_FLOOR where exactly 0
+    log10_abs: np.ndarray  # (T, N) log10 |h_t|, -inf where exactly 0
     half_life: np.ndarray  # (N,) steps for |h| to halve, ln 2 / -ln r (inf at r = 1, 0 at r = 0)
 
 
@@ -63,7 +63,7 @@ def eigen_response(r: list[float], theta: list[float], steps: int = 1000) -> Eig
     with np.errstate(divide="ignore"):
         log_abs = np.log10(np.abs(tr.h))
         half = np.where(r >= 1, np.inf, np.log(2) / -np.log(np.where(r > 0, r, 1e-300)))
-    return EigenResponse(tr.lam, tr.gamma, tr.h, np.maximum(log_abs, LOG_FLOOR), half)
+    return EigenResponse(tr.lam, tr.gamma, tr.h, log_abs, half)
 
 
 # ---- (b) minGRU and minLSTM beside the GRU ---------------------------------------------------------------------
