@@ -48,7 +48,7 @@ def linear_steps(x: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"),
             dict(type="scatter", x=t[~seen], y=h[~seen], mode="markers", name="steps ahead",
                  marker=dict(size=7, color=COLORS["muted"], symbol="circle-open"), hoverinfo="skip")]
-    lay = _layout("h<sub>t</sub> = a h<sub>t−1</sub> + b x<sub>t</sub>", 320, font_scale, shapes=_current(current),
+    lay = _layout("h<sub>t</sub> = a h<sub>t−1</sub> + b x<sub>t</sub>", 300, font_scale, shapes=_current(current),
                   margin=dict(l=y_margin(font_scale, 5), b=x_margin(font_scale)),
                   xaxis=dict(title=dict(text="time step t"), dtick=1 if len(h) <= 25 else None),
                   yaxis=dict(title=dict(text="value"), zeroline=True, zerolinecolor="#999"))
@@ -139,7 +139,7 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"), 3)]
     lay["xaxis3"].update(title=dict(text="time step t"), dtick=1 if len(t) <= 25 else None)
     lay["yaxis2"].update(rangemode="tozero")
-    return _fig(data, text_sizes(_layout("", 420, font_scale, margin=dict(l=y_margin(font_scale, 5), t=40,
+    return _fig(data, text_sizes(_layout("", 390, font_scale, margin=dict(l=y_margin(font_scale, 5), t=40,
                                                                          b=x_margin(font_scale)), **lay), font_scale))
 
 
@@ -163,15 +163,15 @@ def scan_tree(levels_a: np.ndarray, levels_b: np.ndarray, font_scale: float = 1.
                  name="keep"),
             dict(type="scatter", x=ex, y=ey, mode="lines", line=dict(color=COLORS["gate"], width=2), hoverinfo="skip",
                  name="combine (a₁,b₁)∘(a₂,b₂)"),
-            dict(type="scatter", x=ii.ravel(), y=kk.ravel(), mode="markers+text", name="node: b (a)",
-                 marker=dict(size=30 if T > 8 else 40, symbol="square",
+            dict(type="scatter", x=ii.ravel(), y=kk.ravel(), mode="markers+text", name="node: its b (hover: a)",
+                 marker=dict(size=(30 if T > 8 else 40) * font_scale, symbol="square",
                              color=np.where(last, "#e8f1f8", "white").ravel(),
                              line=dict(color=np.where(last, COLORS["state"], "#999").ravel(), width=2)),
                  text=[f"{v:.2f}" for v in levels_b.ravel()], textfont=dict(size=small),
                  customdata=np.stack([levels_a.ravel(), levels_b.ravel()], axis=1),
                  hovertemplate="t=%{x}, level %{y}<br>a = %{customdata[0]:.4f}<br>b = %{customdata[1]:.4f}"
                                "<extra></extra>")]
-    lay = _layout(f"Parallel scan, T = {T}: {L1 - 1} levels", 130 + 70 * L1, font_scale, showlegend=True,
+    lay = _layout(f"Parallel scan, T = {T}: {L1 - 1} levels", 130 + 60 * L1, font_scale, showlegend=True,
                   margin=dict(l=y_margin(font_scale, 7), b=x_margin(font_scale)),
                   xaxis=dict(title=dict(text="step t"), dtick=1, range=[0.4, T + 0.6], showgrid=False),
                   yaxis=dict(autorange="reversed", tickvals=list(range(L1)), showgrid=False,
