@@ -68,7 +68,7 @@ def min_view(fs: float) -> None:
     st.markdown(words.min_text(ls, t, list(word)))
     st.caption(words.MIN_KEY)
     st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed as the gates page gives its GRU.")
-    export_panel(lambda: recurrence_script("mingru", ls.x, ls.mingru_weights, what=f"minGRU, H={H}, on {word!r}",
+    export_panel(lambda: recurrence_script("mingru", ls.x, ls.mingru_weights, what=f"minGRU, H={H}, {len(word)} steps",
                                            name="rnnviz_mingru.py"), "rnnviz_mingru.py", f"{P}.export.min")
 
 

@@ -126,3 +126,29 @@ def test_classroom_mode_runs_every_view(open_page):
         at.segmented_control(key=f"{P}.view").set_value(view).run()
         assert not at.exception, view
         assert charts(at), view
+
+
+def test_hostile_text_in_every_box(open_page):
+    """Each text box: a clear message or the value shown as typed, never an exception or live markup."""
+    from tests.test_robustness import HOSTILE, RAW_MARKUP, rendered_markdown
+
+    for view, key in (("linear", f"{P}.x"), ("selective", f"{P}.sx"), ("min", f"{P}.word")):
+        at = open_page(PAGE, view=view)
+        for value in HOSTILE:
+            box = at.text_input(key=key)
+            box.input(value[: box.max_chars]).run()
+            assert not at.exception, (key, value)
+            assert charts(at), (key, value)  # the chart is still drawn, from the last valid input
+            for text in rendered_markdown(at):
+                assert not RAW_MARKUP.search(text) and "](javascript" not in text, (key, value, text)
+
+
+def test_a_linked_word_never_reaches_the_exported_code(open_page):
+    """The word comes from a link: the script names its length only, so no word can close its docstring."""
+    word = '*""";import os#'
+    at = open_page(PAGE, view="min", word=word)
+    at.session_state[f"{P}.export.min"] = True
+    code = next(c.value for c in at.run().code if c.value.startswith('"""Exported from rnnviz'))
+    assert word not in code and code.count('"""') == 2
+    compile(code, "exported.py", "exec")
+    assert "reading '\\*'" in all_text(at)  # the visitor's character, escaped for markdown

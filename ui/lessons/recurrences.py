@@ -9,6 +9,7 @@ import streamlit as st
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.urlstate import Param, choice, integer, number, text
+from ui.widgets import md
 
 P = "rec"
 VIEWS = {"linear": "Linear", "eigen": "Eigenvalues", "min": "minGRU", "selective": "Selective", "scan": "Scan",
@@ -116,7 +117,7 @@ def eigen_text(resp: lesson.EigenResponse) -> str:
 
 def min_text(ls: lesson.MinLockstep, t: int, chars: list[str]) -> str:
     keep = {c: float(ls.keep[c][t - 1].mean()) for c in ls.keep}
-    return (f"**Step {t} of {len(chars)}**, reading '{chars[t - 1]}'. Mean share of hₜ₋₁ kept: minGRU "
+    return (f"**Step {t} of {len(chars)}**, reading '{md(chars[t - 1])}'. Mean share of hₜ₋₁ kept: minGRU "
             f"**{keep['mingru']:.2f}**, minLSTM **{keep['minlstm']:.2f}**, GRU **{keep['gru']:.2f}**. Parameters: "
             f"minGRU {ls.params['mingru']}, minLSTM {ls.params['minlstm']}, GRU {ls.params['gru']} "
             "(no Wₕₕ in the min cells).")
