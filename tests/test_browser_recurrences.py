@@ -46,3 +46,24 @@ def test_next_steps_the_linear_recurrence(projector):
     wait_idle(page)
     assert "t=2" in page.url and "h₂ = 0.900" in page.inner_text("body")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize("width,query", [(1400, ""), (1024, "&classroom=1")])
+def test_charts_are_laid_out_once(projector, width, query):
+    """As tests/test_browser_margins asks of the other pages: no chart grows its set margins (a second layout)."""
+    from tests.test_browser_margins import PUSHED
+
+    server, page = projector
+    page.set_viewport_size({"width": width, "height": 1000})
+    grown = {}
+    for view in CONTROLS:
+        page.goto(f"{server.url}/recurrences?view={view}{query}")
+        wait_idle(page)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0 && "
+                               "[...document.querySelectorAll('.js-plotly-plot')].every(gd => gd._fullLayout)",
+                               timeout=60_000)
+        painted(page)
+        if pushed := page.evaluate(PUSHED):
+            grown[view] = pushed
+    page.set_viewport_size({"width": 1024, "height": 768})
+    assert grown == {}

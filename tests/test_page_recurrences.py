@@ -152,3 +152,18 @@ def test_a_linked_word_never_reaches_the_exported_code(open_page):
     assert word not in code and code.count('"""') == 2
     compile(code, "exported.py", "exec")
     assert "reading '\\*'" in all_text(at)  # the visitor's character, escaped for markdown
+
+
+def test_every_view_describes_its_charts_and_draws_no_red(open_page):
+    """As tests/test_accessibility asks of every page: each chart a text alternative; red only for outputs (none here);
+    Next / Back on the arrow keys."""
+    from rnnviz.figures.base import COLORS
+
+    at = open_page(PAGE)
+    shortcuts = {b.proto.label: b.proto.shortcut for b in at.button if b.proto.shortcut}
+    assert shortcuts.get("Next ▶") == "right" and shortcuts.get("◀ Back") == "left"
+    for view in ("linear", "eigen", "min", "selective", "scan", "grad"):
+        at.segmented_control(key=f"{P}.view").set_value(view).run()
+        drawn = charts(at)
+        assert drawn and all(len(c.alt.strip()) >= 10 for c in drawn), view
+        assert not [c.key for c in drawn if COLORS["output"] in c.spec], view

@@ -16,18 +16,19 @@ from rnnviz.figures.base import (
     _layout,
     _rows,
     _vrect,
+    grown,
     x_margin,
     y_margin,
 )
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.gradients import CELL_STYLE, DIFF
 
-UNIT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#222222", "#F0E442"]
+UNIT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#222222", "#0072B2", "#E69F00"]  # no red
 UNIT_MARKERS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
 NEW_STYLE = {  # name, colour, marker, dash: the new cells dashed, the old ones (the gradients page's) solid
     "linear": (f"linear ‖{DIFF}‖", COLORS["weight"], "triangle-up", "dash"),
     "mingru": (f"minGRU ‖{DIFF}‖", "#009E73", "star", "dash"),
-    "selective": (f"selective ‖{DIFF}‖", "#D55E00", "x", "dash"),
+    "selective": (f"selective ‖{DIFF}‖", COLORS["cell"], "x", "dash"),
 }
 JOINED = [[p / 4, c] for p, c in AMBER] + [[0.5 + p / 2, c] for p, c in DIVERGING]  # gates 0..1, states 2..4
 CELL_TITLES = {"mingru": "minGRU", "minlstm": "minLSTM", "gru": "GRU (gates page)"}
@@ -117,7 +118,8 @@ def min_lockstep(keep: dict[str, np.ndarray], h: dict[str, np.ndarray], labels: 
         lay[f"xaxis{k if k > 1 else ''}"].update(type="category", tickangle=0)
     H = keep[cells[0]].shape[1]
     return _fig(data, text_sizes(_layout("", max(240, 44 * H + 150), font_scale, shapes=shapes,
-                                         margin=dict(l=y_margin(font_scale, 5), t=40, b=50), **lay), font_scale))
+                                         margin=dict(l=y_margin(font_scale, 5), t=40, b=grown(font_scale, 50, 53)),
+                                         **lay), font_scale))
 
 
 def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarray,
@@ -139,8 +141,8 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"), 3)]
     lay["xaxis3"].update(title=dict(text="time step t"), dtick=1 if len(t) <= 25 else None)
     lay["yaxis2"].update(rangemode="tozero")
-    return _fig(data, text_sizes(_layout("", 390, font_scale, margin=dict(l=y_margin(font_scale, 5), t=40,
-                                                                         b=x_margin(font_scale)), **lay), font_scale))
+    margin = dict(l=y_margin(font_scale, 5), t=grown(font_scale, 48, 56), b=x_margin(font_scale))  # legend on top
+    return _fig(data, text_sizes(_layout("", 390, font_scale, margin=margin, **lay), font_scale))
 
 
 def scan_tree(levels_a: np.ndarray, levels_b: np.ndarray, font_scale: float = 1.0) -> go.Figure:
@@ -194,10 +196,12 @@ def scan_costs(T: np.ndarray, work: dict[str, np.ndarray], depth: dict[str, np.n
                                  showlegend=k == 1, line=dict(color=col, width=2.5), marker=dict(symbol=sym, size=9),
                                  hovertemplate="T=%{x}<br>%{y:.3g}<extra>" + name + "</extra>"), k))
         sfx = "" if k == 1 else str(k)
-        lay[f"xaxis{sfx}"].update(type="log", title=dict(text="T"), dtick=np.log10(4))
+        lay[f"xaxis{sfx}"].update(type="log", title=dict(text="T"), tickvals=T[::2],
+                                  ticktext=[f"2<sup>{int(np.log2(v))}</sup>" for v in T[::2]])
         lay[f"yaxis{sfx}"].update(type="log")
     return _fig(data, text_sizes(_layout("", 340, font_scale, margin=dict(l=y_margin(font_scale, 4), t=50,
-                                                                         b=x_margin(font_scale)),
+                                                                         r=grown(font_scale, 20, 28),
+                                                                         b=grown(font_scale, 100, 108)),
                                          legend=dict(orientation="h", x=0, y=-0.3, xanchor="left", yanchor="top"),
                                          **lay), font_scale))
 
