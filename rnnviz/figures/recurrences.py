@@ -161,19 +161,20 @@ def scan_tree(levels_a: np.ndarray, levels_b: np.ndarray, font_scale: float = 1.
     ii, kk = np.meshgrid(np.arange(1, T + 1), np.arange(L1))
     last = kk == L1 - 1
     small = font_scale * (10 if T > 8 else 12)
+    box = (30 if T > 8 else 40) * font_scale  # px; each level is a box and a gap high, so boxes never overlap
     data = [dict(type="scatter", x=gx, y=gy, mode="lines", line=dict(color="#cccccc", width=1), hoverinfo="skip",
                  name="keep"),
             dict(type="scatter", x=ex, y=ey, mode="lines", line=dict(color=COLORS["gate"], width=2), hoverinfo="skip",
                  name="combine (a₁,b₁)∘(a₂,b₂)"),
             dict(type="scatter", x=ii.ravel(), y=kk.ravel(), mode="markers+text", name="node: its b (hover: a)",
-                 marker=dict(size=(30 if T > 8 else 40) * font_scale, symbol="square",
+                 marker=dict(size=box, symbol="square",
                              color=np.where(last, "#e8f1f8", "white").ravel(),
                              line=dict(color=np.where(last, COLORS["state"], "#999").ravel(), width=2)),
                  text=[f"{v:.2f}" for v in levels_b.ravel()], textfont=dict(size=small),
                  customdata=np.stack([levels_a.ravel(), levels_b.ravel()], axis=1),
                  hovertemplate="t=%{x}, level %{y}<br>a = %{customdata[0]:.4f}<br>b = %{customdata[1]:.4f}"
                                "<extra></extra>")]
-    lay = _layout(f"Parallel scan, T = {T}: {L1 - 1} levels", 130 + 60 * L1, font_scale, showlegend=True,
+    lay = _layout(f"Parallel scan, T = {T}: {L1 - 1} levels", int(150 + L1 * (box + 14)), font_scale, showlegend=True,
                   margin=dict(l=y_margin(font_scale, 7), b=x_margin(font_scale)),
                   xaxis=dict(title=dict(text="step t"), dtick=1, range=[0.4, T + 0.6], showgrid=False),
                   yaxis=dict(autorange="reversed", tickvals=list(range(L1)), showgrid=False,
