@@ -220,9 +220,9 @@ def gradient_compare(series: dict[str, np.ndarray], font_scale: float = 1.0) -> 
                          hovertemplate="k=%{x} steps back<br>norm %{y:.3e}<extra>" + name + "</extra>"))
     lows = [v[np.isfinite(v)].min() for v in series.values()]
     lay = _layout("How much of the gradient survives, by steps back", 400, font_scale,
-                  margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale) + 70),
+                  margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale) + int(70 * font_scale)),
                   xaxis=dict(title=dict(text="steps back k = T − t")),
                   yaxis=dict(title=dict(text=f"‖{DIFF}‖ (log)"), type="log", exponentformat="power",
                              range=[max(min(lows), -300) - 0.5, max(0.5, max(v.max() for v in series.values()) + 0.5)]),
-                  legend=dict(orientation="h", x=0, xanchor="left", y=-0.25, yanchor="top"))
+                  legend=dict(orientation="h", x=0, xanchor="left", y=-0.2 - 0.12 * font_scale, yanchor="top"))
     return _fig(data, text_sizes(lay, font_scale))
