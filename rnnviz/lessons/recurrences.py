@@ -19,6 +19,7 @@ from rnnviz.nn.cells.lru import LRUCell, LRUTrace, from_polar
 from rnnviz.nn.cells.mingru import MinGRUCell
 from rnnviz.nn.cells.minlstm import MinLSTMCell
 from rnnviz.nn.cells.selective import SelectiveCell, SelectiveTrace
+from rnnviz.nn.params import cell_params
 from rnnviz.nn.scan import blelloch, costs, hillis_steele, sequential
 
 LINEAR, LRU, MINGRU, MINLSTM, SELECTIVE = LinearCell(), LRUCell(), MinGRUCell(), MinLSTMCell(), SelectiveCell()
@@ -92,7 +93,7 @@ def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float =
     return MinLockstep(x, {"mingru": mg.h, "minlstm": ml.h, "gru": gru.h},
                        {"mingru": mg.a, "minlstm": ml.a, "gru": gru.z}, {"mingru": mg.b, "minlstm": ml.b},
                        {"mingru": MINGRU.param_count(d, H), "minlstm": MINLSTM.param_count(d, H),
-                        "gru": 3 * H * (d + H + 2)}, w)
+                        "gru": cell_params("gru", d, H)}, w)
 
 
 # ---- (c) selective: the input sets the step -------------------------------------------------------------------
