@@ -75,7 +75,7 @@ CASES = {  # cell, torch step, torch output (or None), state size
     "mingru": (MinGRUCell(), mingru_step, None, lambda d, H: H),
     "minlstm": (MinLSTMCell(), minlstm_step, None, lambda d, H: H),
     "lru": (LRUCell(), lru_step, lru_out, lambda d, H: 2 * H),
-    "selective": (SelectiveCell(), selective_step, selective_out, lambda d, H: d * H),
+    "selective": (SelectiveCell(), selective_step, selective_out, lambda d, H: H),  # H = d * N
 }
 
 
@@ -88,7 +88,7 @@ def torch_loop(step, s0, x):
 
 
 @pytest.mark.parametrize("name", list(CASES))
-@pytest.mark.parametrize("d,H,steps", [(1, 1, 7), (3, 4, 9)])
+@pytest.mark.parametrize("d,H,steps", [(1, 1, 7), (1, 3, 6), (3, 6, 9)])
 def test_forward_and_jacobians_match_torch(name, d, H, steps):
     cell, make_step, out, n_of = CASES[name]
     rng = np.random.default_rng([list(CASES).index(name), d, H])
@@ -120,7 +120,7 @@ def test_forward_and_jacobians_match_torch(name, d, H, steps):
 def test_step_is_the_forward_pass_one_step_at_a_time(name):
     cell, _, _, _ = CASES[name]
     rng = np.random.default_rng(1)
-    p = cell.init(2, 3, rng)
+    p = cell.init(2, 4, rng)
     x = rng.normal(size=(6, 2))
     tr = cell.forward(p, x)
     h = np.zeros(tr.h.shape[1], tr.h.dtype)
@@ -130,13 +130,27 @@ def test_step_is_the_forward_pass_one_step_at_a_time(name):
     assert np.abs(tr.h - (tr.a * np.vstack([tr.h0[None], tr.h[:-1]]) + tr.b)).max() < TOL  # h_t = a_t h_{t-1} + b_t
 
 
-@pytest.mark.parametrize("name,count", [("linear", 4 * (1 + 3)), ("mingru", 2 * 4 * (3 + 1)),
-                                        ("minlstm", 3 * 4 * (3 + 1)), ("lru", 3 * 4 + 4 * 4 * 3 + 3),
-                                        ("selective", 3 * 3 * 4 + 9 + 6)])
+@pytest.mark.parametrize("name,count", [("linear", 6 * (1 + 3)), ("mingru", 2 * 6 * (3 + 1)),
+                                        ("minlstm", 3 * 6 * (3 + 1)), ("lru", 3 * 6 + 4 * 6 * 3 + 3),
+                                        ("selective", 3 * 6 + 9 + 6)])
 def test_param_count_counts_the_numbers_init_makes(name, count):
     cell = CASES[name][0]
-    p = cell.init(3, 4, np.random.default_rng(0))
-    assert cell.param_count(3, 4) == sum(v.size for v in p.values()) == count
+    p = cell.init(3, 6, np.random.default_rng(0))
+    assert cell.param_count(3, 6) == sum(v.size for v in p.values()) == count
+
+
+def test_every_new_cell_is_registered_and_its_state_size_is_what_its_jacobians_act_on():
+    from rnnviz.nn.cells import REGISTRY
+
+    rng = np.random.default_rng(9)
+    for name, (cell, _, _, _) in CASES.items():
+        assert REGISTRY[name] is not None and type(REGISTRY[name]) is type(cell)
+        p = cell.init(2, 4, rng)
+        tr = cell.forward(p, rng.normal(size=(5, 2)))
+        n = cell.state_size(4)
+        assert tr.states.shape == (5, n) and cell.step_jacobians(p, tr).shape == (5, n, n)
+    with pytest.raises(ValueError, match="multiple of input_size"):
+        SelectiveCell().init(3, 4, rng)
 
 
 def test_torch_minGRU_as_the_paper_writes_it_agrees():

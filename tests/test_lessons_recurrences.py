@@ -46,7 +46,7 @@ def test_new_cells_gradient_curves_match_torch_autograd():
     torch = pytest.importorskip("torch")
     from rnnviz.lessons.gradients import INPUT_SIZE
 
-    H, T, seed = 3, 12, 4
+    H, T, seed = 4, 12, 4  # H = 4: the selective cell's state, one number per input channel
     curves = lesson.gradient_curves(H, T, seed)
     x = torch.tensor(np.random.default_rng(seed).normal(size=(T, INPUT_SIZE)))
     for name, cell in (("linear", lesson.LINEAR), ("mingru", lesson.MINGRU), ("selective", lesson.SELECTIVE)):
@@ -59,10 +59,10 @@ def test_new_cells_gradient_curves_match_torch_autograd():
                 z = torch.sigmoid(p["W_z"] @ x_t + p["b_z"])
                 return (1 - z) * h + z * (p["W_h"] @ x_t + p["b_h"])
             delta = torch.nn.functional.softplus(p["W_delta"] @ x_t + p["b_delta"])
-            return (torch.exp(delta[:, None] * -torch.exp(p["A_log"])) * h.reshape(INPUT_SIZE, H)
+            return (torch.exp(delta[:, None] * -torch.exp(p["A_log"])) * h.reshape(INPUT_SIZE, -1)
                     + delta[:, None] * p["B"] * x_t[:, None]).reshape(-1)
 
-        n = INPUT_SIZE * H if name == "selective" else H
+        n = H
         for k in (1, 5, T):  # steps back
             def tail(h, k=k, step=step):
                 for s in range(T - k, T):

@@ -8,7 +8,8 @@ function of the input, so the input decides, step by step, how much of the state
 Each of the d channels has its own N-state diagonal SSM, as in Mamba. Simplified: B and C are fixed parameters
 (d, N) here, where Mamba also makes them functions of x_t; W_delta is full (d, d), where Mamba makes it low rank;
 no convolution, gating branch or block around it. Large Delta_t: a_t -> 0, the state is reset and the input
-written; Delta_t -> 0: a_t -> 1, the state is kept and the input ignored. The state is h flattened channel-major.
+written; Delta_t -> 0: a_t -> 1, the state is kept and the input ignored. The state is h flattened channel-major,
+d * N numbers: that is the cell's hidden_size (N = hidden_size / input_size).
 """
 from __future__ import annotations
 
@@ -45,18 +46,19 @@ class SelectiveCell(Cell):
 
     name = "selective"
 
-    def state_size(self, hidden_size: int) -> int:
-        raise NotImplementedError("a selective SSM's state is input_size * N: use state_size_for(d, N)")
-
     @staticmethod
-    def state_size_for(input_size: int, state_per_channel: int) -> int:
-        return input_size * state_per_channel
+    def per_channel(input_size: int, hidden_size: int) -> int:
+        """N, the state per channel: hidden_size is the whole state, d * N numbers, as for every other cell."""
+        if hidden_size % input_size:
+            raise ValueError(f"a selective SSM's state is N per input channel: hidden_size {hidden_size} is not a "
+                             f"multiple of input_size {input_size}")
+        return hidden_size // input_size
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator, dt_min: float = 0.001,
              dt_max: float = 0.1) -> dict[str, np.ndarray]:
         """Mamba's initialisation: A_n = -(n + 1) (S4D-real), Delta's bias so softplus(b) is log-uniform in
-        [dt_min, dt_max]; hidden_size is N, the state per channel."""
-        d, N = input_size, hidden_size
+        [dt_min, dt_max]; hidden_size is the whole state, N = hidden_size / input_size per channel."""
+        d, N = input_size, self.per_channel(input_size, hidden_size)
         dt = np.exp(rng.uniform(np.log(dt_min), np.log(dt_max), d))
         return {"A_log": np.log(np.tile(np.arange(1, N + 1, dtype=np.float64), (d, 1))),
                 "B": rng.normal(size=(d, N)) / np.sqrt(N), "C": rng.normal(size=(d, N)) / np.sqrt(N),
@@ -64,8 +66,8 @@ class SelectiveCell(Cell):
                 "D": np.ones(d)}
 
     def param_count(self, input_size: int, hidden_size: int) -> int:
-        d, N = input_size, hidden_size
-        return 3 * d * N + d * d + 2 * d  # A, B, C; W_delta; b_delta, D
+        d, n = input_size, self.per_channel(input_size, hidden_size) * input_size
+        return 3 * n + d * d + 2 * d  # A, B, C (d x N each); W_delta; b_delta, D
 
     def coefficients(self, params, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Delta (T, d), a and b (T, d*N) for every step: they need x_t alone, never the state."""
