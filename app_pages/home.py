@@ -21,7 +21,7 @@ st.markdown(
 )
 
 total = sum(ls.minutes for ls in LESSONS)
-st.subheader(f"A lesson plan: seven pages, about {total} minutes")
+st.subheader(f"A lesson plan: {len(LESSONS)} pages, about {total} minutes")
 st.markdown("The order is the argument: the plain recurrence first, then the problem it has with long memories, "
             "then the gated cells that fix it, then what the states are used for.")
 query = {"classroom": "1"} if classroom() else None

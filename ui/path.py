@@ -30,6 +30,8 @@ LESSONS = [
            "2 · The problem", 10, "why plain RNNs forget: gradients that vanish or explode, and clipping"),
     Lesson("app_pages/gates.py", "gates", "Gates: LSTM and GRU", ":material/valve:", "3 · The cure", 8,
            "gates that decide what to keep: the LSTM's cell path, the GRU, three cells side by side"),
+    Lesson("app_pages/recurrences.py", "recurrences", "Recurrence returns", ":material/linear_scale:", "3 · The cure",
+           10, "linear recurrences that train in parallel: minGRU, the LRU, selective state spaces, the scan"),
     Lesson("app_pages/states.py", "states", "Using the states", ":material/call_split:", "4 · Putting it to work", 6,
            "classifier or language model, the padding trap, reading both ways, counting parameters"),
     Lesson("app_pages/hello.py", "hello", 'Train "hello" yourself', ":material/school:", "4 · Putting it to work", 5,

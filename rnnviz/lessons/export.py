@@ -76,3 +76,57 @@ expected = torch.tensor({_arr(tr.h)})  # what rnnviz showed
 assert torch.allclose(h[0], expected, atol=1e-9), "torch disagrees with rnnviz"
 {check_c}print("matches rnnviz to 1e-9")
 '''
+
+
+def recurrence_script(cell: str, x, params: dict[str, np.ndarray], what: str = "",
+                      name: str = "rnnviz_recurrence.py") -> str:
+    """Script for the linear recurrence ("linear": a, B) or minGRU ("mingru": W_z, b_z, W_h, b_h) from h_0 = 0: torch
+    has neither, so it writes the step out, runs the loop and a log2 T-level scan, and asserts both give the states
+    shown, and that autograd's dh_T/dh_0 is the product of the a_t."""
+    from rnnviz.nn.cells.registry_new import NEW_CELLS
+
+    p = {k: np.asarray(v, float) for k, v in params.items()}
+    d = (p["B"] if cell == "linear" else p["W_z"]).shape[1]
+    x = np.asarray(x, float).reshape(-1, d)
+    h = NEW_CELLS[cell].forward(p, x).h
+    if cell == "linear":
+        coeffs = f'''a_diag = torch.tensor({_arr(p["a"])})  # (H,) one number a per unit
+B = torch.tensor({_arr(p["B"])})  # (H, d)
+a = a_diag.expand(len(x), -1)  # (T, H) the same a every step
+b = x @ B.T  # (T, H) every step's write, B x_t
+'''
+    else:
+        coeffs = f'''lin_z, lin_h = torch.nn.Linear({d}, {h.shape[1]}), torch.nn.Linear({d}, {h.shape[1]})
+with torch.no_grad():
+    lin_z.weight.copy_(torch.tensor({_arr(p["W_z"])}))
+    lin_z.bias.copy_(torch.tensor({_arr(p["b_z"])}))
+    lin_h.weight.copy_(torch.tensor({_arr(p["W_h"])}))
+    lin_h.bias.copy_(torch.tensor({_arr(p["b_h"])}))
+z = torch.sigmoid(lin_z(x))  # (T, H) gates from x_t alone
+h_tilde = lin_h(x)  # (T, H) candidates from x_t alone
+a, b = (1 - z).detach(), (z * h_tilde).detach()  # h_t = (1 - z_t) h_(t-1) + z_t h~_t: known before any state
+'''
+    return HEADER.format(what=what or f"a {cell} recurrence", name=name) + f'''
+x = torch.tensor({_arr(x)})  # (T, d)
+{coeffs}
+h0 = torch.zeros(a.shape[1], requires_grad=True)
+h, states = h0, []
+for a_t, b_t in zip(a, b):  # the loop: T steps, each waiting for the last
+    h = a_t * h + b_t
+    states.append(h)
+states = torch.stack(states)  # (T, H)
+for t, h_t in enumerate(states, start=1):
+    print(f"h_{{t}} =", [round(v, 6) for v in h_t.tolist()])
+
+A, Bs, k = a.clone(), b.clone(), 1  # the scan: (a1, b1) o (a2, b2) = (a1 a2, a2 b1 + b2), log2 T levels
+while k < len(A):
+    A, Bs = torch.cat([A[:k], A[:-k] * A[k:]]), torch.cat([Bs[:k], A[k:] * Bs[:-k] + Bs[k:]])
+    k *= 2
+
+expected = torch.tensor({_arr(h)})  # what rnnviz showed
+assert torch.allclose(states, expected, atol=1e-9), "torch disagrees with rnnviz"
+assert torch.allclose(Bs, expected, atol=1e-9), "the scan disagrees with the loop"
+grad = torch.autograd.grad(states[-1].sum(), h0)[0]  # dh_T/dh_0 is diagonal: the product of the a_t
+assert torch.allclose(grad, a.prod(dim=0), atol=1e-12), "the gradient is not the product of the a_t"
+print("matches rnnviz to 1e-9; the scan equals the loop; dh_T/dh_0 = prod a_t")
+'''

@@ -58,3 +58,9 @@ def init_weights(cell: str, input_size: int, hidden_size: int, seed: int = 0, ra
         w["b_ih"][k * H:(k + 1) * H] = forget_bias
         w["b_hh"][k * H:(k + 1) * H] = 0.0
     return w
+
+
+# ---- #25 (recurrences branch): linear, minGRU, minLSTM, LRU and selective cells join the registry ----
+from rnnviz.nn.cells.registry_new import register  # noqa: E402
+
+REGISTRY = register(globals().get("REGISTRY", {}))

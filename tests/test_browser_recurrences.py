@@ -1,0 +1,69 @@
+"""The recurrences page in headless Chromium: on a 1024 x 768 projector (?classroom=1) each view's main control and
+the chart it moves are both on the first screen, and a Next press redraws the step."""
+import pytest
+
+from tests.browser import CHART, Server, chromium, painted, wait_idle
+
+pytestmark = pytest.mark.slow
+CONTROLS = {"linear": "rec-lin-next", "eigen": "rec-preset-slow", "min": "rec-min-next", "selective": "rec-w",
+            "scan": "rec-T", "grad": "rec-gT"}  # each view's main control (its widget key, as Streamlit's class)
+
+
+@pytest.fixture(scope="module")
+def projector():
+    s = Server()
+    with chromium() as b:
+        pg = b.new_page(viewport={"width": 1024, "height": 768})
+        yield s, pg
+        pg.close()
+    s.close()
+
+
+@pytest.mark.parametrize("view", list(CONTROLS))
+def test_control_and_its_chart_share_the_first_screen(projector, view):
+    server, page = projector
+    page.goto(f"{server.url}/recurrences?view={view}&classroom=1")
+    wait_idle(page)
+    page.wait_for_selector(f"{CHART} .main-svg", timeout=60_000)
+    painted(page)
+    control = page.locator(f".st-key-{CONTROLS[view]}").first.bounding_box()
+    chart = page.locator(CHART).first.bounding_box()
+    assert control and chart, view
+    assert control["y"] + control["height"] <= 768, (view, control)
+    assert chart["y"] >= control["y"] and chart["y"] + chart["height"] <= 768, (view, chart)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not page.locator('section[data-testid="stSidebar"]').is_visible()
+
+
+def test_next_steps_the_linear_recurrence(projector):
+    server, page = projector
+    page.goto(f"{server.url}/recurrences?classroom=1")
+    wait_idle(page)
+    page.wait_for_selector(f"{CHART} .main-svg", timeout=60_000)
+    page.wait_for_selector(".st-key-rec-lin-next button:not([disabled])", timeout=60_000)
+    page.locator(".st-key-rec-lin-next button").first.click()  # the button itself, not its help icon
+    page.wait_for_function("() => document.body.innerText.includes('Step 2 of 8')", timeout=30_000)
+    wait_idle(page)
+    assert "t=2" in page.url and "h₂ = 0.900" in page.inner_text("body")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize("width,query", [(1400, ""), (1024, "&classroom=1")])
+def test_charts_are_laid_out_once(projector, width, query):
+    """As tests/test_browser_margins asks of the other pages: no chart grows its set margins (a second layout)."""
+    from tests.test_browser_margins import PUSHED
+
+    server, page = projector
+    page.set_viewport_size({"width": width, "height": 1000})
+    grown = {}
+    for view in CONTROLS:
+        page.goto(f"{server.url}/recurrences?view={view}{query}")
+        wait_idle(page)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0 && "
+                               "[...document.querySelectorAll('.js-plotly-plot')].every(gd => gd._fullLayout)",
+                               timeout=60_000)
+        painted(page)
+        if pushed := page.evaluate(PUSHED):
+            grown[view] = pushed
+    page.set_viewport_size({"width": 1024, "height": 768})
+    assert grown == {}

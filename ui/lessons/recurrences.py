@@ -1,0 +1,158 @@
+"""The recurrences page's words, widget keys, link parameters and cache policy (its numbers: rnnviz/lessons/
+recurrences.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from rnnviz.lessons import recurrences as lesson
+from rnnviz.text import InputError, fmt, parse_sequence, sub
+from ui.urlstate import Param, choice, integer, number, text
+from ui.widgets import md
+
+P = "rec"
+VIEWS = {"linear": "Linear", "eigen": "Eigenvalues", "min": "minGRU", "selective": "Selective", "scan": "Scan",
+         "grad": "Gradients"}
+UNITS = 4  # eigenvalues the student can place
+PRESETS = {  # label: (r per unit, theta per unit), help
+    "slow": ((0.999,), (0.0,), "One real eigenvalue at 0.999: a half-life of 693 steps."),
+    "fast vs slow": ((0.5, 0.9, 0.99, 0.999), (0.0, 0.0, 0.0, 0.0), "Four real eigenvalues: each a decay rate."),
+    "rotate": ((0.99, 0.99, 0.99), (0.0, 0.3, 1.5), "The same radius, three angles: the same decay, turning faster."),
+    "LRU ring": ((0.9, 0.95, 0.99, 0.999), (0.31, 0.05, 0.2, 0.01),
+                 "Where the LRU paper starts: radii in [0.9, 0.999], small angles."),
+}
+X_DEFAULT, SX_DEFAULT = "1, 0, 0, 0, 0, 0, 0, 0", "1, -1, -1, -1, 0.5, -1, -1, -1"
+PARAMS = [
+    Param(f"{P}.view", "view", "linear", choice(list(VIEWS))),
+    Param(f"{P}.a", "a", 0.9, number(-1.5, 1.5, 0.01)),
+    Param(f"{P}.b", "b", 1.0, number(-2.0, 2.0, 0.1)),
+    Param(f"{P}.x", "x", X_DEFAULT, text(2000)),
+    Param(f"{P}.lin.t", "t", 1, integer(1, 200)),
+    Param(f"{P}.N", "N", 3, integer(1, UNITS)),
+    *[Param(f"{P}.r{k}", f"r{k}", r, number(0.0, 0.999, 0.001)) for k, r in enumerate((0.999, 0.9, 0.5, 0.99), 1)],
+    *[Param(f"{P}.th{k}", f"th{k}", th, number(0.0, 3.14, 0.01)) for k, th in enumerate((0.0, 0.3, 1.0, 2.0), 1)],
+    Param(f"{P}.word", "word", "hello", text(30)),
+    Param(f"{P}.H", "H", 3, integer(1, 8)),
+    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
+    Param(f"{P}.min.t", "mt", 1, integer(1, 30)),
+    Param(f"{P}.sx", "sx", SX_DEFAULT, text(2000)),
+    Param(f"{P}.w", "w", 4.0, number(0.0, 8.0, 0.1)),
+    Param(f"{P}.c", "c", 0.0, number(-4.0, 4.0, 0.1)),
+    Param(f"{P}.T", "T", 8, lambda s: int(choice(["8", "16"])(s))),
+    Param(f"{P}.gT", "gT", 100, integer(10, 300)),
+]
+
+INTRO = ("Drop the tanh from the recurrence and it becomes linear: hₜ = a·hₜ₋₁ + b·xₜ. That is the recurrence "
+         "inside today's fast recurrent models (the LRU, minGRU, Mamba). Step it, place its eigenvalues, watch a "
+         "selective step reset memory, see the parallel scan that trains it in log₂T steps, and compare gradients.")
+MIN_KEY = ("**keep** rows: the share of hₜ₋₁ each cell keeps (1 − zₜ for minGRU, f′ₜ for minLSTM, zₜ for the GRU). "
+           "The minGRU and minLSTM rows are known for every t before the first step: their gates read xₜ alone. "
+           "The GRU's appear one step at a time, because its gate reads hₜ₋₁.")
+SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = e^{\Delta_t A},\quad b_t = \Delta_t B x_t,"
+                r"\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
+VIEW_HELP = ("Linear: one unit stepped. Eigenvalues: a diagonal of units placed on the complex plane (the LRU). "
+             "minGRU: minGRU and minLSTM beside the GRU. Selective: the input sets the step. Scan: the parallel "
+             "scan. Gradients: how far back each cell's gradient reaches.")
+SELECTIVE_HELP = ("Numbers separated by commas or spaces. With w > 0 a large xₜ makes a large step (aₜ near 0: "
+                  "reset, write xₜ) and a negative one a tiny step (aₜ near 1: keep, ignore xₜ).")
+COSTS_NOTE = ("Work counts every application of the operator; depth, the ones that must wait for each other. Times: "
+              "NumPy on this server, best of 3, measured once when the first visitor opened this view. The loop is a "
+              "Python loop of T NumPy steps; each scan level is one vectorised operation over all T nodes.")
+REASONS = {
+    "rnn": "**vanilla RNN**: each step multiplies by diag(tanh′)·Wₕₕ; with σₘₐₓ(Wₕₕ) = 0.9 and tanh′ ≤ 1 it shrinks "
+           "at least 0.9× a step.",
+    "lstm": "**LSTM**: the cell path multiplies by the forget gates fₜ, near 1 with bias 1, but h reaches c only "
+            "through oₜ·tanh′, so ∂h/∂h still shrinks.",
+    "gru": "**GRU**: zₜ copies hₜ₋₁ through, yet zₜ ≈ ½ here and the candidate's path adds Wₕₕ and tanh′ factors.",
+    "linear": "**linear**: the factor is exactly diag(a), the same every step: aᵏ, no tanh′, so a = 0.999 keeps "
+              "90% after 100 steps.",
+    "mingru": "**minGRU**: the factor is diag(1 − zₜ), no weights and no tanh′; it falls as fast as its gates "
+              "open (zₜ ≈ ½ untrained).",
+    "selective": "**selective**: the factor is diag(exp(Δₜ A)); Mamba starts Δ small (0.001 to 0.1), so aₜ ≈ 1 and "
+                 "the gradient barely fades until an input opens the step.",
+}
+
+
+def parsed(key: str, default: str) -> tuple[list[float], str | None]:
+    """The numbers in a text box, or the last valid ones and the message saying why."""
+    try:
+        x = parse_sequence(st.session_state[key])
+    except InputError as e:
+        return st.session_state.get(f"{key}._last", parse_sequence(default)), f"{e} Showing the last valid sequence."
+    st.session_state[f"{key}._last"] = x
+    return x, None
+
+
+def word_input(word: str) -> tuple[str, list[str], str | None]:
+    """The word, its characters as the one-hot vocabulary (in order of first appearance), or the default and why."""
+    if not word.strip():
+        return "hello", list("helo"), "The word is empty: showing “hello”."
+    return word, list(dict.fromkeys(word)), None
+
+
+def preset_state(name: str) -> dict:
+    r, th, _ = PRESETS[name]
+    out = {f"{P}.N": len(r)}
+    out.update({f"{P}.r{k}": v for k, v in enumerate(r, 1)})
+    out.update({f"{P}.th{k}": v for k, v in enumerate(th, 1)})
+    return out
+
+
+def linear_text(s: dict, a: float, b: float, t: int, T: int) -> str:
+    return (f"**Step {t} of {T}.** Keep: a·h{sub(t - 1)} = {a:g} × {fmt(s['h_prev'])} = **{fmt(s['kept'])}**. "
+            f"Write: b·x{sub(t)} = {b:g} × {s['x']:g} = **{fmt(s['written'])}**. "
+            f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times itself, "
+            f"so {'it grows without bound' if abs(a) > 1 else 'it fades' if abs(a) < 1 else 'it stays'}.")
+
+
+def eigen_text(resp: lesson.EigenResponse) -> str:
+    parts = []
+    for k, (lam, half) in enumerate(zip(resp.lam, resp.half_life), 1):
+        hl = "never" if np.isinf(half) else f"{half:,.1f} steps" if half >= 0.1 else "at once"
+        parts.append(f"λ{sub(k)}: |λ| = {abs(lam):.3f}, half-life {hl}, γ = {resp.gamma[k - 1]:.3f}")
+    return ("Each unit's |hₜ| falls as rᵗ⁻¹ whatever θ: the angle turns the state, the radius alone sets how long "
+            "it lasts. The LRU scales each input by γ = √(1 − r²), so slow units are not flooded. " + "; ".join(parts))
+
+
+def min_text(ls: lesson.MinLockstep, t: int, chars: list[str]) -> str:
+    keep = {c: float(ls.keep[c][t - 1].mean()) for c in ls.keep}
+    return (f"**Step {t} of {len(chars)}**, reading '{md(chars[t - 1])}'. Mean share of hₜ₋₁ kept: minGRU "
+            f"**{keep['mingru']:.2f}**, minLSTM **{keep['minlstm']:.2f}**, GRU **{keep['gru']:.2f}**. Parameters: "
+            f"minGRU {ls.params['mingru']}, minLSTM {ls.params['minlstm']}, GRU {ls.params['gru']} "
+            "(no Wₕₕ in the min cells).")
+
+
+def selective_text(tr) -> str:
+    a, x = tr.a[:, 0], tr.x[:, 0]
+    lo, hi = int(np.argmin(a)), int(np.argmax(a))
+    return (f"Smallest aₜ: **{a[lo]:.3f}** at t = {lo + 1} (x = {x[lo]:g}): the step is large, the memory is reset "
+            f"and this input written. Largest: **{a[hi]:.3f}** at t = {hi + 1} (x = {x[hi]:g}): the step is tiny, "
+            f"the memory kept and the input ignored. Final state h = **{fmt(tr.h[-1, 0])}**.")
+
+
+def scan_text(tree: lesson.ScanTree) -> str:
+    T = len(tree.a)
+    return (f"The loop takes **{tree.depth['loop']}** steps one after another; the scan **{tree.depth['scan']}** "
+            f"levels (log₂{T}), each a single NumPy operation over all nodes, at the price of more work "
+            f"({tree.work['scan']} combines against {tree.work['loop']}). The last row equals the loop's h₁…h{sub(T)} "
+            f"to **{tree.max_diff:.1e}**.")
+
+
+def cost_table(c: lesson.ScanCosts) -> pd.DataFrame:
+    return pd.DataFrame({"T": [f"2^{int(np.log2(T))}" for T in c.T], "loop work": c.work["loop"],
+                         "scan work (H-S)": c.work["hillis_steele"], "scan depth (H-S)": c.depth["hillis_steele"],
+                         "loop ms": np.round(1e3 * c.seconds["loop"], 2),
+                         "H-S scan ms": np.round(1e3 * c.seconds["hillis_steele"], 2),
+                         "Blelloch ms": np.round(1e3 * c.seconds["blelloch"], 2)})
+
+
+@st.cache_resource(show_spinner="Timing the loop and the scans once for this server…")
+def measured_costs() -> lesson.ScanCosts:
+    """Measured once per server (a few seconds), then shared: timing on every rerun would cost every visitor."""
+    return lesson.scan_costs()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def gradient_curves(H: int, T: int, seed: int) -> dict[str, np.ndarray]:
+    return lesson.gradient_curves(H, T, seed)
