@@ -63,7 +63,7 @@ def min_view(fs: float) -> None:
         error(problem)
     seed = st.session_state[f"{P}.seed"]
     ls = lesson.min_lockstep(word, vocab, H, seed)
-    plot(figures.min_lockstep(ls.keep, ls.h, list(word), t, fs), f"{P}.min",
+    plot(figures.min_lockstep(ls.keep, ls.h, list(word), t, fs, ls.stepwise), f"{P}.min",
          alt=f"step {t}: kept shares " + ", ".join(f"{c} {v[t - 1].mean():.2f}" for c, v in ls.keep.items()))
     st.markdown(words.min_text(ls, t, list(word)))
     st.caption(words.MIN_KEY)

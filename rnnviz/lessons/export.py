@@ -33,7 +33,8 @@ with torch.no_grad():
 '''
 
 
-def rnn_script(x, W_ih, W_hh, b_ih=None, b_hh=None, h0=None, what: str = "a vanilla RNN", name: str = "rnnviz_rnn.py") -> str:
+def rnn_script(x, W_ih, W_hh, b_ih=None, b_hh=None, h0=None, what: str = "a vanilla RNN",
+               name: str = "rnnviz_rnn.py") -> str:
     """Script for h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh); scalars allowed for a one-unit cell."""
     W_ih, W_hh = np.atleast_2d(np.asarray(W_ih, float)), np.atleast_2d(np.asarray(W_hh, float))
     H, d = W_ih.shape
@@ -83,13 +84,14 @@ def recurrence_script(cell: str, x, params: dict[str, np.ndarray], what: str = "
     """Script for the linear recurrence ("linear": a, B) or minGRU ("mingru": W_z, b_z, W_h, b_h) from h_0 = 0: torch
     has neither, so it writes the step out, runs the loop and a log2 T-level scan, and asserts both give the states
     shown, and that autograd's dh_T/dh_0 is the product of the a_t."""
-    from rnnviz.nn.cells.registry_new import NEW_CELLS
+    from rnnviz.nn.cells import get
 
     p = {k: np.asarray(v, float) for k, v in params.items()}
-    d = (p["B"] if cell == "linear" else p["W_z"]).shape[1]
+    linear = "B" in p  # the linear recurrence's parameters (a, B), else minGRU's
+    d = (p["B"] if linear else p["W_z"]).shape[1]
     x = np.asarray(x, float).reshape(-1, d)
-    h = NEW_CELLS[cell].forward(p, x).h
-    if cell == "linear":
+    h = get(cell).forward(p, x).h
+    if linear:
         coeffs = f'''a_diag = torch.tensor({_arr(p["a"])})  # (H,) one number a per unit
 B = torch.tensor({_arr(p["B"])})  # (H, d)
 a = a_diag.expand(len(x), -1)  # (T, H) the same a every step

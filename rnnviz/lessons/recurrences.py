@@ -14,6 +14,7 @@ import numpy as np
 
 from rnnviz.lessons import gates as gates_lesson, gradients as grad_lesson
 from rnnviz.lessons.vector import encode_word
+from rnnviz.nn.cells import get as get_cell
 from rnnviz.nn.cells.linear import LinearCell, LinearTrace, run_diagonal
 from rnnviz.nn.cells.lru import LRUCell, LRUTrace, from_polar
 from rnnviz.nn.cells.mingru import MinGRUCell
@@ -80,6 +81,7 @@ class MinLockstep:
     write: dict[str, np.ndarray]  # minGRU / minLSTM -> (T, H) b_t, known before the run
     params: dict[str, int]  # cell -> trainable numbers
     mingru_weights: dict[str, np.ndarray]  # the minGRU's parameters (for its export)
+    stepwise: tuple[str, ...]  # cells whose keep row needs h_{t-1} first (not known up front)
 
 
 def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float = 0.9) -> MinLockstep:
@@ -93,7 +95,8 @@ def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float =
     return MinLockstep(x, {"mingru": mg.h, "minlstm": ml.h, "gru": gru.h},
                        {"mingru": mg.a, "minlstm": ml.a, "gru": gru.z}, {"mingru": mg.b, "minlstm": ml.b},
                        {"mingru": MINGRU.param_count(d, H), "minlstm": MINLSTM.param_count(d, H),
-                        "gru": cell_params("gru", d, H)}, w)
+                        "gru": cell_params("gru", d, H)}, w,
+                       tuple(c for c in ("mingru", "minlstm", "gru") if not get_cell(c).parallel))
 
 
 # ---- (c) selective: the input sets the step -------------------------------------------------------------------

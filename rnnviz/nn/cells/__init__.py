@@ -18,14 +18,24 @@ from rnnviz.nn.cells.base import (  # noqa: F401  (re-exported: the helpers ever
     spectral_radius,
 )
 from rnnviz.nn.cells.gru import GRU, GRUTrace, gru_cell, gru_forward  # noqa: F401
+from rnnviz.nn.cells.linear import LinearCell
+from rnnviz.nn.cells.lru import LRUCell
 from rnnviz.nn.cells.lstm import LSTM, LSTMTrace, lstm_cell, lstm_forward  # noqa: F401
+from rnnviz.nn.cells.mingru import MinGRUCell
+from rnnviz.nn.cells.minlstm import MinLSTMCell
 from rnnviz.nn.cells.rnn import RNN, RNNTrace, rnn_cell, rnn_forward  # noqa: F401
+from rnnviz.nn.cells.selective import SelectiveCell
 
 # ---- the registry: one import line above and one entry here per cell ------------------------------------------
 REGISTRY: dict[str, Cell] = {
     "rnn": RNN(),
     "lstm": LSTM(),
     "gru": GRU(),
+    "linear": LinearCell(),  # the linear recurrences and the selective cell: issue 25's "recurrence returns"
+    "mingru": MinGRUCell(),
+    "minlstm": MinLSTMCell(),
+    "lru": LRUCell(),
+    "selective": SelectiveCell(),
 }
 
 
@@ -59,8 +69,3 @@ def init_weights(cell: str, input_size: int, hidden_size: int, seed: int = 0, ra
         w["b_hh"][k * H:(k + 1) * H] = 0.0
     return w
 
-
-# ---- #25 (recurrences branch): linear, minGRU, minLSTM, LRU and selective cells join the registry ----
-from rnnviz.nn.cells.registry_new import register  # noqa: E402
-
-REGISTRY = register(globals().get("REGISTRY", {}))

@@ -32,6 +32,7 @@ class Cell(ABC):
     has_cell_state: ClassVar[bool] = False  # carries c beside h (the LSTM): state = (h, c), state_size 2H
     sigmoid_gates: ClassVar[tuple[str, ...]] = ()  # the gates that are sigmoids (0 shut, 1 open), which can saturate
     forget_gate: ClassVar[str | None] = None  # the gate whose bias the forget-bias trick sets (the LSTM's "f")
+    parallel: ClassVar[bool] = False  # every step's (a_t, b_t) comes from the inputs alone: a scan can run it
     keep_gate: ClassVar[str | None] = None  # the sigmoid gate that decides how much of the old state is kept
     sums_inputs: ClassVar[bool] = True  # its pre-activation is gi + gh, so a sampler may fold both into one product
     nonlinearities: ClassVar[tuple[str, ...]] = ("tanh",)  # the choices torch offers (torch.nn.RNN: tanh, relu)

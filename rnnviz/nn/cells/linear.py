@@ -52,6 +52,7 @@ class LinearCell(Cell):
     """h_t = a * h_{t-1} + B x_t, a real (H,) diagonal: the recurrence without the tanh."""
 
     name = "linear"
+    parallel = True
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """a uniform in (0.9, 0.999) (a slow, stable memory); B ~ N(0, 1/d)."""

@@ -50,6 +50,7 @@ class LRUCell(Cell):
     """h_t = lambda h_{t-1} + gamma B x_t, lambda diagonal complex; y_t = Re(C h_t) + D x_t."""
 
     name = "lru"
+    parallel = True
 
     def state_size(self, hidden_size: int) -> int:
         return 2 * hidden_size

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells import sigmoid
-from rnnviz.nn.cells.base import Cell
+from rnnviz.nn.cells.base import Cell, sigmoid
 from rnnviz.nn.cells.linear import as_sequence, initial, run_diagonal
 
 
@@ -39,6 +38,7 @@ class MinGRUCell(Cell):
     """h_t = (1 - z_t) h_{t-1} + z_t h~_t with z_t and h~_t functions of x_t only."""
 
     name = "mingru"
+    parallel = True
     gates = ("z", "h")
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells import sigmoid
-from rnnviz.nn.cells.base import Cell
+from rnnviz.nn.cells.base import Cell, sigmoid
 from rnnviz.nn.cells.linear import as_sequence, initial, run_diagonal
 from rnnviz.nn.cells.mingru import _linear
 
@@ -39,6 +38,7 @@ class MinLSTMCell(Cell):
     """h_t = f'_t h_{t-1} + i'_t h~_t, f' and i' the normalised forget and input gates of x_t."""
 
     name = "minlstm"
+    parallel = True
     gates = ("f", "i", "h")
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
