@@ -20,8 +20,9 @@ def controls() -> dict:
     c = dict(task=st.radio("Task", ["classifier", "lm"], key=f"{P}.task", horizontal=True,
                            format_func={"classifier": "Classifier", "lm": "Language model"}.get,
                            help="A classifier has a small output layer; a language model's is vocabulary-sized."),
-             cell=st.radio("Cell", ["rnn", "gru", "lstm"], key=f"{P}.cell", horizontal=True, format_func=str.upper,
-                           help="Gate blocks per cell: RNN 1, GRU 3, LSTM 4."),
+             cell=st.radio("Cell", list(words.CELL_LABELS), key=f"{P}.cell", horizontal=True,
+                           format_func=words.CELL_LABELS.get, help="Gate blocks per cell: RNN 1, GRU 3, LSTM 4; "
+                           "the linear recurrences of the recurrences page read the state through a alone."),
              d=st.number_input("Input / embedding size d", 1, 100_000, key=f"{P}.d", help="Size of each input vector."),
              H=st.number_input("Hidden size H", 1, 100_000, key=f"{P}.H", help="Units per state."))
     if c["task"] == "lm":

@@ -103,6 +103,18 @@ def test_calculator_controls(open_page):
     assert metrics(at)["Recurrent cell"][0] == f"{2 * 4 * (512 * 256 + 512 * 512 + 2 * 512):,}"
 
 
+def test_calculator_counts_the_linear_recurrences(open_page):
+    """The recurrences page's cells in the calculator, each counted from its definition (d = 256, H = 512)."""
+    at = open_page(P, view="params")
+    d, H = 256, 512
+    for cell, count, words in (("mingru", 2 * (H * d + H), "minGRU cell holds 2 × (H·d + H)"),
+                               ("minlstm", 3 * (H * d + H), "minLSTM cell holds 3 × (H·d + H)"),
+                               ("linear", H * d + H, "linear cell holds H·d + H"),
+                               ("lru", 4 * H * d + 3 * H + d, "LRU cell holds 4·H·d + 3H + d")):
+        at.radio(key=f"{P}.cell").set_value(cell).run()
+        assert metrics(at)["Recurrent cell"][0] == f"{count:,}" and words in all_text(at) and not at.exception
+
+
 def test_bidirectional_agrees_with_torch(open_page):
     at = open_page(P, view="bi")
     at.toggle(key=f"{P}.torch_bi").set_value(True).run()

@@ -25,13 +25,24 @@ CALC_PRESETS = {
            "V": RNN_LM["vocab_size"], "layers": 1},
 }
 
+# The calculator's cells: the gated cells of 2015 and the linear recurrences of the recurrences page
+CELL_LABELS = {"rnn": "RNN", "gru": "GRU", "lstm": "LSTM", "linear": "linear", "mingru": "minGRU",
+               "minlstm": "minLSTM", "lru": "LRU"}
+NEW_FORMULAS = {  # how one layer of each linear recurrence is counted (its param_count, in words)
+    "linear": "H·d + H: the input matrix B (H·d) and one decay a per unit (H); nothing multiplies the state but a",
+    "mingru": "2 × (H·d + H): the gate z and the candidate h̃ each read only the input (H·d weights and H biases); "
+              "no weight reads h₍ₜ₋₁₎",
+    "minlstm": "3 × (H·d + H): the forget and input gates and the candidate, each from the input alone",
+    "lru": "4·H·d + 3H + d: B and C in complex numbers (2·H·d each), ν, θ and γ per unit (3H) and the skip D (d)",
+}
+
 VIEW = Param(f"{P}.view", "view", "heads", choice(list(VIEWS)))
 PADDING = [Param(f"{P}.lengths", "len", "5, 3, 2", text(200)), Param(f"{P}.torch_pad", "torch", False, flag, dump_flag)]
 BIDIR = [Param(f"{P}.torch_bi", "torchbi", False, flag, dump_flag)]
 D = CALC_DEFAULTS
 CALC = [
     Param(f"{P}.task", "task", D["task"], choice(["classifier", "lm"])),
-    Param(f"{P}.cell", "cell", D["cell"], choice(["rnn", "gru", "lstm"])),
+    Param(f"{P}.cell", "cell", D["cell"], choice(list(CELL_LABELS))),
     Param(f"{P}.d", "d", D["d"], integer(1, 100_000)),
     Param(f"{P}.H", "H", D["H"], integer(1, 100_000)),
     Param(f"{P}.V", "V", D["V"], integer(1, 10_000_000)),  # the language model's vocabulary
@@ -52,13 +63,15 @@ PRESET_LABELS = {  # button label, what it sets
 
 def formula_text(cell: str, task: str) -> str:
     """How the counts are made up (markdown), with the cell's gate-block count."""
-    G = GATES[cell]
-    blocks = f"{G} gate block{'s' if G > 1 else ''}"
     if task == "lm":
         rest = "The output layer holds H·|V| + |V| and the embedding table |V|·d (|V|: the vocabulary size)."
     else:
         rest = ("The output layer holds H·C + C (C: the number of classes; 2H·C + C when bidirectional), and an "
                 "embedding table, if any, its vocabulary × d.")
+    if cell not in GATES:
+        return f"Per direction and layer the {CELL_LABELS[cell]} cell holds {NEW_FORMULAS[cell]}. {rest}"
+    G = GATES[cell]
+    blocks = f"{G} gate block{'s' if G > 1 else ''}"
     return (f"Per direction and layer the {cell.upper()} cell holds {G} × (H·d + H·H + 2H): {blocks}, each with "
             f"weights for the input (H·d) and the state (H·H) and two bias vectors, as PyTorch keeps them (d: the "
             f"input size, H: the hidden size). {rest}")
