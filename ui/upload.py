@@ -24,7 +24,8 @@ def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
     ss = st.session_state
     with st.expander("Bring your own model (this session only)"):
         st.caption("A `.safetensors` file of `rnnviz.model.CharRNN` weights and its JSON card, as written by "
-                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never executed.")
+                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never "
+                   "executed.")
         wf = st.file_uploader("Weights (.safetensors)", type=["safetensors"], key=f"{prefix}.up_w")
         cf = st.file_uploader("Card (.json)", type=["json"], key=f"{prefix}.up_c")
         if wf is None or cf is None:
@@ -33,7 +34,8 @@ def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
         if key not in (ss.get(f"{prefix}.upload_key"), ss.get(f"{prefix}.refused", ("",))[0]):
             ss.pop(f"{prefix}.upload", None), ss.pop(f"{prefix}.upload_key", None)
             try:
-                ss[f"{prefix}.upload"], ss[f"{prefix}.upload_key"] = charlm.load_bytes(wf.getvalue(), cf.getvalue()), key
+                model = charlm.load_bytes(wf.getvalue(), cf.getvalue())
+                ss[f"{prefix}.upload"], ss[f"{prefix}.upload_key"] = model, key
             except charlm.CheckpointError as e:
                 ss[f"{prefix}.refused"] = (key, str(e)[:400])
         if ss.get(f"{prefix}.upload_key") == key:
