@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnnviz.charlm.inspect import UnitHit, rank_units
+from rnnviz.charlm.inspect import FEATURES as FEATURE_NAMES, UnitHit, rank_units
 from rnnviz.lessons import sample as lesson
 from rnnviz.lessons.cache import SharedCache
 from tests.conftest import ROOT
@@ -153,6 +153,7 @@ def test_units_in_words_and_the_state_that_shades_by_one():
     neg = next(r for r in W.unit_rows(hits) if r["unit"] == "layer 1 h[2]")
     assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"
     assert neg["what"] == "the character is a line break" and W.unit_choice(hits[0]).endswith("(newline)")
+    assert list(W.FEATURES) == list(FEATURE_NAMES)  # every feature the library ranks is said in words, in its order
     hit = UnitHit("vowel", 1, "c", 42, 0.5)
     assert W.unit_state([hit], [0]) == {"sample.shade": "hidden unit", "sample.layer": 2, "sample.kind": "c",
                                         "sample.unit": 42, "sample._app": 1}
