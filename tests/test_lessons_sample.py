@@ -1,18 +1,19 @@
-"""The sampling page's computations: compact samples, positions, shading, descriptions, limits, link values,
-unit ranking, the shared cache, and the escaped markup the text is drawn with."""
+"""The sampling page's numbers (rnnviz.lessons.sample): compact samples, positions, shading values, limits, the
+passage analysis, the shared cache, and the escaped markup the text is drawn with. Its words, links and cache policy
+are tested in test_ui_lessons_sample.py."""
 import json
 import math
 import threading
 import time
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from rnnviz import charlm
-from rnnviz.charlm.inspect import connectivity
+from rnnviz.charlm.inspect import connectivity, rank_units
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
+from rnnviz.lessons.cache import SharedCache
 from tests.conftest import ROOT
 from tests.helpers import tiny
 
@@ -25,45 +26,6 @@ def lm():
     return charlm.load(MODEL)
 
 
-def test_link_values_must_be_slider_options():
-    parse = L.one_of(L.TEMPS)
-    assert parse("0.8") == 0.8 and parse("3") == 3.0
-    for bad in ("2.9", "0.15", "nan", "inf", "x"):
-        with pytest.raises(ValueError):
-            parse(bad)
-
-
-def test_branches_round_trip_through_a_link():
-    forced = {20: "x", 3: "\n", 45: ":"}
-    s = L.dump_branches(forced)
-    assert s == "3.10,20.120,45.58" and L.parse_branches(s) == forced and L.parse_branches("") == {}
-    for bad in ("3", "3.x", "-1.65", "5000.65", "3.55296", "3.1114112", ",".join(f"{k}.65" for k in range(51))):
-        with pytest.raises(ValueError):
-            L.parse_branches(bad)
-
-
-def card(**kw):
-    return {"itos": list("ab\n"), "cell": "gru", "embed_size": 4, "hidden_size": 1, "num_layers": 1, **kw}
-
-
-def test_the_model_describes_itself_with_plurals_right():
-    shipped = json.loads((ROOT / "models" / "shakespeare.json").read_text())
-    assert L.describe(shipped, 65) == "A two-layer LSTM (512 units per layer, 65 characters) trained on tinyshakespeare.txt"
-    assert L.describe(card(), 3) == "A one-layer GRU (1 unit per layer, 3 characters)"
-    facts = L.card_facts(card(hidden_size=64), 3)
-    assert facts == ["GRU, 1 layer of 64 units, embeddings of 4, a vocabulary of 3 characters."]
-    full = L.card_facts(shipped, 65)
-    assert "2 layers of 512 units" in full[0] and "Validation loss 1.4475 nats per character (2.088 bits)" in full[2]
-
-
-def test_card_display_survives_hostile_values():
-    big = 10 ** 5000
-    facts = L.card_facts(card(steps=big, corpus="x" * 500, val_loss=1e400, minutes=float("nan")), 3)
-    assert len(facts) == 2 and "?" in facts[1] and "…" in facts[1]  # no val_loss sentence for infinity
-    assert len(L.card_facts(card(val_loss=True), 3)) == 1
-    assert L.describe(card(corpus=big), 3).endswith("characters)")
-
-
 @needs_model
 def test_limits_scale_with_the_cost_per_character(lm):
     assert L.max_chars(lm) == 2506 and L.passage_limit(lm) == 3970 + 30
@@ -73,6 +35,9 @@ def test_limits_scale_with_the_cost_per_character(lm):
     wide = tiny("rnn", layers=1)
     wide.vocab_size = 8000
     assert L.max_chars(wide) == L.PROB_BUDGET // 8000 == 500
+    assert L.most_chars(lm, "ROMEO:") == 2000 and L.most_chars(lm, "x" * 600) == 2506 - 600
+    assert L.unknown_chars(lm, "ROMEO: ~<~") == ["<", "~"] and L.unknown_chars(lm, "ROMEO:") == []
+    assert L.forced_within(lm, 10, {12: "a", 3: "x", 1: "~", 0: "Z"}) == ((0, "Z"), (3, "x"))  # 12: past the end
 
 
 @needs_model
@@ -88,7 +53,12 @@ def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
     info = L.position(lm, smp, i)
     order = np.argsort(-tr.probs[i - 1], kind="stable")[:10]
     assert [c for c, _ in info.model_top] == [lm.itos[j] for j in order]
-    assert info.model_entropy == pytest.approx(float(-(tr.probs[i - 1] * np.log(tr.probs[i - 1])).sum()), rel=1e-5)
+    entropy = float(-(tr.probs[i - 1] * np.log(tr.probs[i - 1])).sum())
+    assert info.model_entropy == pytest.approx(entropy, rel=1e-5) and info.model_choices == pytest.approx(
+        math.exp(entropy), rel=1e-5)
+    assert info.surprisal_bits == pytest.approx(-math.log2(tr.probs[i - 1][ids[i]]), rel=1e-6)
+    assert L.mean_sampled_p(smp) == pytest.approx(np.mean([tr.probs[j - 1][ids[j]] for j in range(6, 66)]), rel=1e-6)
+    assert L.mean_sampled_p(L.draw_sample(lm, L.Settings("ROMEO:", 0, 0.8, None, None, 5))) is None
     sampled = tr.sampled_probs[i - 6]
     assert info.sampled_top[0][1] == pytest.approx(sampled.max(), rel=1e-6) and info.source == "sampled"
     assert sum(p for _, p in info.sampled_top) <= 1 + 1e-6
@@ -97,15 +67,14 @@ def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
 
 
 @needs_model
-def test_greedy_entropy_is_zero_and_forced_characters_are_called_forced(lm):
+def test_greedy_entropy_is_zero_and_forced_characters_are_marked_forced(lm):
     smp = L.draw_sample(lm, L.Settings("ROMEO:", 20, 0.8, 1, None, 1, ((3, "x"),)))
     assert smp.text[9] == "x" and smp.forced == frozenset({9})
     info = L.position(lm, smp, 9)
-    assert info.source == "forced" and "forced by hand" in L.describe_position(info)
-    assert "chosen against" in L.entropy_sentence(info) and "sampled from" not in L.entropy_sentence(info)
+    assert info.source == "forced" and info.sampled_top is not None and info.char == "x"
     other = L.position(lm, smp, 12)
-    assert other.source == "sampled" and other.sampled_entropy == 0.0 and "**0.000** nats in" in L.entropy_sentence(other)
-    assert "-0.000" not in L.entropy_sentence(other)
+    assert other.source == "sampled" and other.sampled_entropy == 0.0 and math.copysign(1, other.sampled_entropy) == 1
+    assert other.sampled_top[0][1] == 1.0 and other.sampled_top[0][0] == other.char  # greedy: certain of its pick
     assert L.position(lm, smp, 3).source == "prime" and L.position(lm, smp, 3).sampled_top is None
     assert L.position(lm, smp, 0) is None
 
@@ -113,17 +82,19 @@ def test_greedy_entropy_is_zero_and_forced_characters_are_called_forced(lm):
 @needs_model
 def test_shading_values(lm):
     smp = L.draw_sample(lm, L.Settings("ROMEO:", 40, 1.0, None, None, 2))
-    p = L.shading("probability", lm, smp, 10)
+    p = L.probability_shading(smp)
     np.testing.assert_allclose(p.values[1:], 1 - smp.p_char[1:], rtol=1e-6)
-    assert len(p.titles) == 46 and p.titles[7].endswith(f"p = {smp.p_char[7]:.3f}")
-    s = L.shading("surprisal", lm, smp, 10)
+    assert len(p.values) == 46 and (p.lo, p.hi, p.signed) == (0.0, 1.0, False)
+    s = L.surprisal_shading(smp)
     np.testing.assert_allclose(s.values[1:], -np.log2(smp.p_char[1:].astype(float)))
-    u = L.shading("hidden unit", lm, smp, 10, (1, "c", 7))
+    assert (s.lo, s.hi) == (0.0, 8.0)
+    u = L.unit_shading(smp, 1, "c", 7)
     np.testing.assert_array_equal(u.values, smp.c[:, 1, 7])
     assert u.signed and u.lo == -u.hi == -np.abs(smp.c[:, 1, 7]).max()
-    c = L.shading("connectivity", lm, smp, 10)
+    np.testing.assert_array_equal(L.unit_shading(smp, 0, "h", 3).values, smp.h[:, 0, 3])
+    c = L.connectivity_shading(lm, smp, 10)
     np.testing.assert_allclose(c.values[:10], connectivity(lm, smp.text, 9), rtol=1e-6)
-    assert np.isnan(c.values[10:]).all() and "character 10" in c.caption and c.hi == np.nanmax(c.values)
+    assert np.isnan(c.values[10:]).all() and c.hi == np.nanmax(c.values) == c.values[c.peak] and c.unread_after == 10
 
 
 def test_unit_ranking_finds_planted_units():
@@ -134,23 +105,50 @@ def test_unit_ranking_finds_planted_units():
     nl = np.array([c == "\n" for c in text], float)
     h[:, 1, 5] = nl  # tracks line breaks exactly
     h[:, 0, 2] = -nl * 3 + 1  # the same, upside down
-    hits = [x for x in L.rank_units(h, None, text) if x.feature == "newline"]
+    hits = [x for x in rank_units(h, None, text) if x.feature == "newline"]
     assert {(x.layer, x.unit, round(x.r, 4)) for x in hits[:2]} == {(1, 5, 1.0), (0, 2, -1.0)}  # shown to 3 places
-    rows = L.unit_rows(hits)
-    neg = next(r for r in rows if r["unit"] == "layer 1 h[2]")
-    assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"
-    assert "inside quotes" not in {x.feature for x in L.rank_units(h, None, text)}  # never varies here
+    assert "inside quotes" not in {x.feature for x in rank_units(h, None, text)}  # never varies here
 
 
 def test_analysis_of_a_tiny_model():
     m = tiny("lstm", layers=2)
     text = "abc de\n" * 40
-    a = L.analyse(m, text)
-    assert a.chars == 280 and sorted(a.saturation) == [50, 100, 200, 280]
+    a = L.analyse_passage(m, text)
+    assert a.chars == 280 and sorted(a.saturation) == [50, 100, 200, 280] and L.span_choices(a) == [50, 100, 200, 0]
     below, above = a.saturation[280][1]["f"]
     assert below.shape == (6,) and ((below + above) <= 1).all()
-    assert a.closed[0]["o"].shape == (280,) and "layer 2:" in L.forget_means(a)
-    assert L.analyse(tiny("rnn"), text).saturation[280] == [{}, {}]
+    assert a.closed[0]["o"].shape == (280,)
+    assert L.forget_saturation(a) == [(k + 1, pytest.approx(lo.mean()), pytest.approx(hi.mean()))
+                                      for k, (lo, hi) in enumerate(layer["f"] for layer in a.saturation[280])]
+    assert L.analyse_passage(tiny("rnn"), text).saturation[280] == [{}, {}]
+    assert L.forget_saturation(L.analyse_passage(tiny("rnn"), text)) == []  # no gates
+    assert L.forget_saturation(L.analyse_passage(tiny("gru", layers=1), text))[0][0] == 1  # the update gate z
+    done = []
+    L.analyse_passage(m, "ab\n" * 300, done.append)
+    assert done == [250 / 900, 500 / 900, 750 / 900]  # fractions read, while it is read
+
+
+@needs_model
+def test_the_passage_and_the_sample_are_analysed_from_their_own_states(lm):
+    passage = L.excerpt(lm)
+    assert passage == L.EXCERPT.read_text(encoding="utf-8") and len(passage) == 3970 < L.passage_limit(lm)
+    heavy = tiny("lstm")
+    heavy.cost_per_char = 5 * lm.cost_per_char  # reads 800 characters at most, of those it knows
+    assert len(L.excerpt(heavy)) == 800 and set(L.excerpt(heavy)) <= set("abcde \n")
+    smp = L.draw_sample(lm, L.Settings("ROMEO:", 80, 0.8, None, None, 3))
+    own, again = L.analyse_sample(lm, smp), L.analyse_passage(lm, smp.text)  # states kept vs read again
+    assert own.chars == 86 and [(x.feature, x.layer, x.unit) for x in own.hits] == \
+        [(x.feature, x.layer, x.unit) for x in again.hits]
+    np.testing.assert_allclose(own.saturation[86][0]["f"][0], again.saturation[86][0]["f"][0], atol=0.02)
+
+
+def test_the_card_loss_in_nats_bits_and_perplexity():
+    loss = L.validation_loss(json.loads((ROOT / "models" / "shakespeare.json").read_text()))
+    assert loss.nats == pytest.approx(1.4475, abs=5e-5) and loss.bits == pytest.approx(loss.nats / math.log(2))
+    assert loss.perplexity == pytest.approx(math.exp(loss.nats)) and f"{loss.bits:.3f}" == "2.088"
+    for bad in (1e400, float("nan"), -1, 50, True, "1.2", None):
+        assert L.validation_loss({"val_loss": bad}) is None
+    assert L.validation_loss({}) is None and L.validation_loss({"val_loss": 0}).perplexity == 1.0
 
 
 def recording(calls: list, until):
@@ -165,7 +163,7 @@ def recording(calls: list, until):
 
 
 def test_shared_cache_computes_once_and_evicts_the_oldest():
-    cache = L.SharedCache(max_bytes=100)
+    cache = SharedCache(max_bytes=100)
     calls = []
     slow = recording(calls, lambda: time.sleep(0.2))
 
@@ -190,7 +188,7 @@ def test_shared_cache_computes_once_and_evicts_the_oldest():
 
 
 def test_a_value_computed_ahead_is_found_later_and_computed_once():
-    cache = L.SharedCache(max_bytes=100)
+    cache = SharedCache(max_bytes=100)
     calls, release = [], threading.Event()
     work = recording(calls, lambda: release.wait(5))
 
@@ -213,21 +211,6 @@ def test_a_value_computed_ahead_is_found_later_and_computed_once():
         assert cache.get("b", lambda: "ok") == "ok"
 
 
-def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monkeypatch):
-    monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
-    calls = []
-    monkeypatch.setattr(L, "draw_sample", lambda lm, s, *a: calls.append(s.seed) or SimpleNamespace(seed=s.seed, nbytes=1))
-    s, lm = L.Settings("ROMEO:", 20, 0.8, None, None, 7), SimpleNamespace(cost_per_char=L.SHIPPED_COST)
-    assert L.sample_for("shipped", lm, s, {}, ahead=True).seed == 7
-    with L.SAMPLES._ahead:  # the fill has finished
-        assert calls == [7, 8] and L.sample_for("shipped", lm, L.Settings("ROMEO:", 20, 0.8, None, None, 8), {}).seed == 8
-    assert calls == [7, 8]  # the next seed was waiting
-    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 20, 0.8, 1, None, 7))  # greedy: same text any seed
-    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 20, 0.8, None, None, L.MAX_SEED))
-    assert not L.draw_ahead("upload-1", lm, s)  # a visitor's own model: only what they ask for
-    assert not L.draw_ahead("shipped", lm, L.Settings("ROMEO:", 2000, 0.8, None, None, 7))  # long: not behind their back
-
-
 def test_text_markup_is_escaped_and_one_span_per_character():
     text = 'a<script>&"\'\nb'
     html = figures.text_markup(text, np.linspace(0, 1, len(text)), 0, 1, titles=[f'<{c}>"' for c in text], selected=2)
@@ -248,7 +231,6 @@ def test_colours_and_bars():
     bars = figures.dist_markup([("<", 0.5, 0.7), ("&", 0.25, None)], "model <b>", "sampled")
     assert "<b>" not in bars and "&lt;" in bars and "&amp;" in bars and "0.700" in bars and "0.000" in bars
     assert "width:50.0%" in bars
-    assert "legend" not in figures.legend_markup("<i>x</i>", "a", "b") and "&lt;i&gt;" in figures.legend_markup("<i>x</i>", "a", "b")
 
 
 def test_figures_build():
@@ -273,6 +255,3 @@ def test_gate_charts_scale_their_type_for_a_projector():
     lay = figures.closed_share_figure([{"o": np.ones(50)}], bins=10).to_dict()["layout"]
     assert lay["xaxis"]["dtick"] == 1  # decades only: no 9 px "2" and "5" between them
 
-
-def test_whitespace_labels_do_not_read_as_punctuation():
-    assert L.label(" ") == "␣" and L.label("\n") == "↵" and L.label(".") == "."

@@ -24,7 +24,8 @@ def view(at) -> dict:
     text = "".join("\n" if body == "↵" else html.unescape(body) for *_, body in spans)
     return {"text": text, "styles": [s[3] for s in spans], "titles": [html.unescape(s[5]) for s in spans],
             "classes": [s[1][8:-1].split() for s in spans],
-            "selected": [int(s[0]) for s in spans if "sel" in s[1]] + ([sent["selected"]] if sent["selected"] is not None else []),
+            "selected": [int(s[0]) for s in spans if "sel" in s[1]]
+            + ([sent["selected"]] if sent["selected"] is not None else []),
             "html": sent["html"]}
 
 
@@ -68,7 +69,8 @@ def test_controls_and_shading(open_page):
         assert not at.exception
         captions[shade] = at.get("html")[0].proto.body
     assert "bits" in captions["surprisal"] and "unit 0 in layer 2" in captions["hidden unit"]
-    assert "Connectivity of the prediction of character 6" in captions["connectivity"] and "1 − p" in captions["probability"]
+    assert "Connectivity of the prediction of character 6" in captions["connectivity"]
+    assert "1 − p" in captions["probability"]
     assert "shade" not in at.query_params  # the default is left out of the link
 
 
@@ -116,7 +118,8 @@ def test_link_values_that_are_not_options_fall_back_with_a_notice(open_page, que
 
 def test_k_up_to_the_vocabulary_is_accepted(open_page):
     at = open_page(P, k="65", temp="1.5")
-    assert not at.info and at.number_input(key=f"{P}.top_k").value == 65 and at.select_slider(key=f"{P}.temp").value == 1.5
+    assert not at.info and at.number_input(key=f"{P}.top_k").value == 65
+    assert at.select_slider(key=f"{P}.temp").value == 1.5
 
 
 def test_bad_prime_is_explained(open_page):
@@ -147,8 +150,8 @@ def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
     pick.set_value(choice).run()
     layer, kind, unit = re.match(r"layer (\d) (\w)\[(\d+)\]", rows[choice][1]).groups()
     assert at.segmented_control(key=f"{P}.shade").value == "hidden unit"
-    assert (at.number_input(key=f"{P}.layer").value, at.radio(key=f"{P}.kind").value, at.number_input(key=f"{P}.unit").value) \
-        == (int(layer), kind, int(unit))
+    shown = [at.number_input(key=f"{P}.layer").value, at.radio(key=f"{P}.kind").value]
+    assert shown + [at.number_input(key=f"{P}.unit").value] == [int(layer), kind, int(unit)]
     assert f"of unit {unit} in layer {layer}" in at.get("html")[0].proto.body
     at.radio(key=f"{P}.passage").set_value("sample").run()
     assert not at.exception and any("Over 506 characters" in h.proto.body for h in at.get("html"))
@@ -171,7 +174,8 @@ def uploaded(name, data, file_id=None):
     """AppTest has no file-upload driver: what st.file_uploader returns for an uploaded file."""
     from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
 
-    return UploadedFile(UploadedFileRec(file_id=file_id or name, name=name, type="application/octet-stream", data=data), None)
+    rec = UploadedFileRec(file_id=file_id or name, name=name, type="application/octet-stream", data=data)
+    return UploadedFile(rec, None)
 
 
 def serve_files(monkeypatch, weights: bytes, card: bytes, tag: str = ""):
@@ -232,20 +236,22 @@ def test_a_small_uploaded_model_describes_itself_and_bounds_k(open_page, monkeyp
 
 def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatch):
     from rnnviz.lessons import sample as L
+    from rnnviz.lessons.cache import SharedCache
+    from ui.lessons import sample as W
 
-    monkeypatch.setattr(L, "SAMPLES", L.SharedCache(64 * 2 ** 20))
+    monkeypatch.setattr(W, "SAMPLES", SharedCache(64 * 2 ** 20))
     calls = []
     real = L.draw_sample
     monkeypatch.setattr(L, "draw_sample", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
     first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
-    with L.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
+    with W.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
         assert view(first)["text"] == view(second)["text"] and [c.seed for c in calls] == [11, 12]
     second.slider(key=f"{P}.pos").set_value(40).run()  # moving the position draws nothing new
     second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
     second.button(key=f"{P}.again").click().run()  # drawn already
     assert second.number_input(key=f"{P}.seed").value == 12 and [c.seed for c in calls[:2]] == [11, 12]
     second.number_input(key=f"{P}.seed").set_value(11).run()
-    with L.SAMPLES._ahead:
+    with W.SAMPLES._ahead:
         calls.clear()  # (the click drew seed 13 ahead)
     second.select_slider(key=f"{P}.temp").set_value(1.0).run()
     second.select_slider(key=f"{P}.temp").set_value(0.8).run()  # a revisited setting costs nothing

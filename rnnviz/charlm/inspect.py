@@ -128,16 +128,8 @@ def connectivity(lm: "CharLM", text: str, t: int, states: tuple[np.ndarray, np.n
 
 
 # ---- hidden units that track features of the text (Karpathy, Johnson and Fei-Fei 2015, section 4) ----------------
-FEATURES = {
-    "newline": "the character is a line break",
-    "position in line": "characters since the last line break",
-    "speaker name": "inside a speaker's name (a line like 'ROMEO:' up to the colon)",
-    "start of line": "the first character of a line",
-    "inside quotes": "between an opening and a closing double quote",
-    "space": "the character is a space",
-    "vowel": "the character is a vowel",
-    "uppercase": "the character is an uppercase letter",
-}
+FEATURES = ("newline", "position in line", "speaker name", "start of line", "inside quotes", "space", "vowel",
+            "uppercase")  # what each one means is said by the page that shows them (ui/lessons/sample.py)
 
 
 def text_features(text: str) -> dict[str, np.ndarray]:
@@ -214,10 +206,3 @@ def analyse(lm: "CharLM", text: str, states=None, on_progress=None) -> PassageAn
     return PassageAnalysis(len(text), rank_units(h, c, text),
                            {n: saturation([{g: v[:n] for g, v in layer.items()} for layer in gates]) for n in spans},
                            [{g: (v < 0.1).mean(axis=1) for g, v in layer.items()} for layer in gates])
-
-
-def forget_means(a: PassageAnalysis) -> str:
-    """'layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; ...' for the forget (LSTM) or update (GRU) gate."""
-    sat = a.saturation[a.chars]
-    return "; ".join(f"layer {k + 1}: {lo.mean():.3f} of steps below 0.1, {hi.mean():.3f} above 0.9"
-                     for k, layer in enumerate(sat) for g, (lo, hi) in layer.items() if g in ("f", "z"))

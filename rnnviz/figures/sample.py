@@ -20,7 +20,8 @@ SEQUENTIAL = [(0.0, "#ffffff"), (0.4, "#f3d3e7"), (1.0, "#b8569a")]  # white to 
 SIGNED = [(0.0, "#9c3f80"), (0.5, "#ffffff"), (1.0, "#3d8fd1")]  # purple negative, white 0, blue positive
 GATE_STYLE = {"i": ("#CC79A7", "circle"), "f": (COLORS["gate"], "square"), "o": ("#222222", "diamond"),
               "r": ("#CC79A7", "circle"), "z": (COLORS["gate"], "square")}
-GATE_NAMES = {"i": "input gate i", "f": "forget gate f", "o": "output gate o", "r": "reset gate r", "z": "update gate z"}
+GATE_NAMES = {"i": "input gate i", "f": "forget gate f", "o": "output gate o", "r": "reset gate r",
+              "z": "update gate z"}
 MODEL_BAR, SAMPLED_BAR = "#9e9e9e", COLORS["output"]
 
 
@@ -73,28 +74,15 @@ def text_markup(text: str, values: np.ndarray, lo: float, hi: float, signed: boo
     return "".join(parts)
 
 
-def legend_markup(caption: str, lo_label: str, hi_label: str, signed: bool = False, font_scale: float = 1.0,
-                  note: str = "") -> str:
-    """A small colour ramp with its two ends named, then what the colours mean, and a note below (all escaped)."""
-    scale = SIGNED if signed else SEQUENTIAL
-    ramp = ", ".join(f"{c} {s * 100:.0f}%" for s, c in scale)
-    e = lambda s: html.escape(s, quote=True)  # noqa: E731
-    return (f'<div style="font-size:{13.5 * font_scale:.1f}px;line-height:1.4;color:#444;margin-top:4px">'
-            f'<span style="white-space:nowrap">{e(lo_label)} <span style="display:inline-block;width:90px;height:0.8em;'
-            f'vertical-align:middle;border:1px solid #bbb;background:linear-gradient(90deg,{ramp})"></span> '
-            f'{e(hi_label)}</span> &nbsp;{e(caption)}'
-            + (f'<div style="color:#666;margin-top:6px">{e(note)}</div>' if note else "") + "</div>")
-
-
 def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sampled_name: str | None,
                 font_scale: float = 1.0) -> str:
     """A distribution's most likely characters as a table of bars: the model's (grey) and, if given, the one
     actually sampled from (red, an output). Rows: (character label, model p, sampled p or None)."""
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     fs = 14 * font_scale
-    bar = lambda p, colour: (f'<td style="padding:1px 6px;width:42%"><div style="display:flex;align-items:center;gap:6px">'  # noqa: E731
-                             f'<div style="height:{0.75 * fs:.0f}px;width:{max(p, 0) * 100:.1f}%;background:{colour};'
-                             f'min-width:1px"></div><span>{p:.3f}</span></div></td>')
+    bar = lambda p, colour: (f'<td style="padding:1px 6px;width:42%"><div style="display:flex;align-items:center;'  # noqa: E731
+                             f'gap:6px"><div style="height:{0.75 * fs:.0f}px;width:{max(p, 0) * 100:.1f}%;'
+                             f'background:{colour};min-width:1px"></div><span>{p:.3f}</span></div></td>')
     head = (f'<tr><th style="text-align:left;padding:1px 6px">next</th><th style="text-align:left;padding:1px 6px">'
             f'<span style="color:{MODEL_BAR}">■</span> {e(model_name)}</th>'
             + (f'<th style="text-align:left;padding:1px 6px"><span style="color:{SAMPLED_BAR}">■</span> '
@@ -108,15 +96,17 @@ def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sa
 
 def units_markup(rows: list[dict], font_scale: float = 1.0, note: str = "") -> str:
     """The unit ranking as a table: feature, unit, a bar for the size |r| of the correlation, r itself, and the
-    direction in words (rows from `lessons.sample.unit_rows`; all text escaped)."""
+    direction in words (rows from `ui.lessons.sample.unit_rows`; all text escaped)."""
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     fs, pad = 14 * font_scale, "padding:2px 8px"
-    head = "".join(f'<th style="text-align:left;{pad}">{h}</th>' for h in ("feature", "unit", "strength |r|", "r", "direction"))
+    head = "".join(f'<th style="text-align:left;{pad}">{h}</th>'
+                   for h in ("feature", "unit", "strength |r|", "r", "direction"))
     body = "".join(
         f'<tr style="border-top:1px solid #eee"><td style="{pad}" title="{e(r["what"])}">{e(r["feature"])}</td>'
         f'<td style="{pad};white-space:nowrap">{e(r["unit"])}</td><td style="{pad};width:30%"><div style="display:flex;'
         f'align-items:center;gap:6px"><div style="height:{0.7 * fs:.0f}px;width:{r["strength"] * 100:.1f}%;'
-        f'background:{COLORS["state"]}"></div></div></td><td style="{pad};font-variant-numeric:tabular-nums">{e(r["r"])}</td>'
+        f'background:{COLORS["state"]}"></div></div></td><td style="{pad};font-variant-numeric:tabular-nums">'
+        f'{e(r["r"])}</td>'
         f'<td style="{pad}">{e(r["direction"])}</td></tr>' for r in rows)
     return (f'<table style="border-collapse:collapse;width:100%;font-size:{fs:.0f}px"><tr>{head}</tr>{body}</table>'
             + (f'<div style="font-size:{0.9 * fs:.1f}px;color:#666;margin-top:6px">{e(note)}</div>' if note else ""))
@@ -140,7 +130,8 @@ def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -
         data.append(_in(dict(type="heatmap", z=z.reshape(rows, cols), customdata=idx.reshape(rows, cols), zmin=-1,
                              zmax=1, colorscale=scale, showscale=k == L - 1, xgap=1, ygap=1,
                              colorbar=dict(thickness=10, len=0.9),
-                             hovertemplate="unit %{customdata}: %{z:.3f}<extra>layer " + str(k + 1) + "</extra>"), k + 1))
+                             hovertemplate="unit %{customdata}: %{z:.3f}<extra>layer " + str(k + 1) + "</extra>"),
+                        k + 1))
         lay[_axis_name("x", k + 1)].update(visible=False)
         lay[_axis_name("y", k + 1)].update(visible=False, autorange="reversed")
     return _fig(data, lay)
@@ -166,7 +157,8 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
                                  line=dict(color=COLORS["grid"], width=1)), k + 1))
         lay[_axis_name("x", k + 1)].update(range=[-0.03, 1.03], title=dict(text="fraction of steps below 0.1"))
         # the first panel's title names the y axis of all of them: a second one would not fit in the gap
-        lay[_axis_name("y", k + 1)].update(range=[-0.03, 1.03], title=dict(text="" if k else "fraction of steps above 0.9"))
+        lay[_axis_name("y", k + 1)].update(range=[-0.03, 1.03],
+                                           title=dict(text="" if k else "fraction of steps above 0.9"))
     return _fig(data, text_sizes(lay, font_scale))
 
 
@@ -187,8 +179,9 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
             colour, symbol = GATE_STYLE[g]
             data.append(_in(dict(type="scatter", x=xs, y=ys, mode="lines", name=GATE_NAMES[g], legendgroup=g,
                                  showlegend=k == 0, line=dict(color=colour, width=2, dash="dot" if g == "i" else None),
-                                 hovertemplate=f"{g}, layer {k + 1}: " + "%{y:.0%} of units closed near character %{x:.0f}"
-                                               "<extra></extra>"), k + 1))
+                                 hovertemplate=f"{g}, layer {k + 1}: "
+                                               + "%{y:.0%} of units closed near character %{x:.0f}<extra></extra>"),
+                            k + 1))
         lay[_axis_name("y", k + 1)].update(range=[0, 1], tickformat=".0%", title=dict(text="closed"))
     for k in range(1, L + 1):
         lay[_axis_name("x", k)].update(type="log", dtick=1)  # powers of ten only: no tiny 2s and 5s between them

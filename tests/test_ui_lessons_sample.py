@@ -1,0 +1,204 @@
+"""The sampling page's words, links and cache policy (ui/lessons/sample.py): what a link may say, the model and each
+position in sentences, the shading's captions and hover texts, and which samples and analyses are kept per server
+or per session. The numbers behind them are tested in test_lessons_sample.py."""
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rnnviz.charlm.inspect import FEATURES as FEATURE_NAMES, UnitHit, rank_units
+from rnnviz.lessons import sample as lesson
+from rnnviz.lessons.cache import SharedCache
+from tests.conftest import ROOT
+from tests.test_inspect import tiny
+from ui.lessons import sample as W
+
+
+def test_link_values_must_be_slider_options():
+    parse = W.one_of(lesson.TEMPS)
+    assert parse("0.8") == 0.8 and parse("3") == 3.0
+    for bad in ("2.9", "0.15", "nan", "inf", "x"):
+        with pytest.raises(ValueError):
+            parse(bad)
+
+
+def test_branches_round_trip_through_a_link():
+    forced = {20: "x", 3: "\n", 45: ":"}
+    s = W.dump_branches(forced)
+    assert s == "3.10,20.120,45.58" and W.parse_branches(s) == forced and W.parse_branches("") == {}
+    for bad in ("3", "3.x", "-1.65", "5000.65", "3.55296", "3.1114112", ",".join(f"{k}.65" for k in range(51))):
+        with pytest.raises(ValueError):
+            W.parse_branches(bad)
+
+
+def test_every_link_value_the_page_writes_it_reads_back():
+    lm = tiny("lstm", layers=2)
+    params = W.params(lm)
+    assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 16
+    for p in params:
+        assert p.parse(p.dump(p.default)) == p.default, p.url
+    by_url = {p.url: p for p in params}
+    assert by_url["k"].parse("7") == 7 and by_url["layer"].default == 2  # the model's own sizes bound the link
+    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("shade", "<b>"), ("first", "7"), ("n", "2001")):
+        with pytest.raises(ValueError):
+            by_url[url].parse(bad)
+
+
+def card(**kw):
+    return {"itos": list("ab\n"), "cell": "gru", "embed_size": 4, "hidden_size": 1, "num_layers": 1, **kw}
+
+
+def test_the_model_describes_itself_with_plurals_right():
+    shipped = json.loads((ROOT / "models" / "shakespeare.json").read_text())
+    assert W.describe(shipped, 65) == \
+        "A two-layer LSTM (512 units per layer, 65 characters) trained on tinyshakespeare.txt"
+    assert W.describe(card(), 3) == "A one-layer GRU (1 unit per layer, 3 characters)"
+    facts = W.card_facts(card(hidden_size=64), 3)
+    assert facts == ["GRU, 1 layer of 64 units, embeddings of 4, a vocabulary of 3 characters."]
+    full = W.card_facts(shipped, 65)
+    assert "2 layers of 512 units" in full[0] and "Validation loss 1.4475 nats per character (2.088 bits)" in full[2]
+    assert "perplexity 4.25" in full[2]
+    intro = W.introduction(SimpleNamespace(card=card(corpus="*x*"), vocab_size=3))
+    assert intro.startswith("A one\\-layer GRU") and "\\*x\\*" in intro and "writes one character at a time" in intro
+
+
+def test_card_display_survives_hostile_values():
+    big = 10 ** 5000
+    facts = W.card_facts(card(steps=big, corpus="x" * 500, val_loss=1e400, minutes=float("nan")), 3)
+    assert len(facts) == 2 and "?" in facts[1] and "…" in facts[1]  # no val_loss sentence for infinity
+    assert len(W.card_facts(card(val_loss=True), 3)) == 1
+    assert W.describe(card(corpus=big), 3).endswith("characters)")
+
+
+def test_what_is_wrong_with_the_settings_is_said_in_words():
+    lm = tiny("gru", layers=1)
+    forced, problems = W.check(lm, "ab~<", 5, {1: "a", 9: "b", 2: "~"})
+    assert forced == ((1, "a"),) and problems == ["The model has never seen '<', '~'; remove it from the prime."]
+    assert W.check(lm, "", 5, {})[1] == ["The prime text is empty."]
+    lm.cost_per_char = lesson.SAMPLE_BUDGET // 40  # may read 40 characters in all
+    assert W.check(lm, "a" * 40, 5, {})[1] == ["This model may read at most 40 characters here; shorten the prime."]
+    session = {"sample.top_k": 60, "sample.layer": 2, "sample.unit": 100, "sample.n": 500, "sample.prime": "ab"}
+    W.fit_to(lm, session)
+    assert session == {"sample.top_k": 7, "sample.layer": 1, "sample.unit": 5, "sample.n": 38, "sample.prime": "ab"}
+
+
+def test_temperature_and_whitespace_in_words():
+    assert W.temperature_sentence(0.5).endswith("safer, more repetitive.")
+    assert W.temperature_sentence(1.0) == "Temperature 1: the model's own distribution."
+    assert W.temperature_sentence(1.5).endswith("more typos.")
+    assert W.label(" ") == "␣" and W.label("\n") == "↵" and W.label(".") == "."
+
+
+def position(**kw) -> lesson.Position:
+    base = dict(index=9, char=" ", source="sampled", model_top=[(" ", 0.5), ("x", 0.25)],
+                sampled_top=[(" ", 1.0)], model_entropy=1.2, sampled_entropy=0.0, p_char=0.5, surprisal_bits=1.0,
+                model_choices=math.exp(1.2))
+    return lesson.Position(**{**base, **kw})
+
+
+def test_one_position_in_sentences():
+    info = position()
+    assert W.describe_position(info).startswith("sampled. The model gave it p = **0.500**: a surprisal of **1.00 bits")
+    assert "**0.000** nats in the one it was sampled from" in W.entropy_sentence(info)  # greedy: not -0.000
+    assert "eᴴ ≈ 3.3 is about how many characters" in W.entropy_sentence(info)
+    assert W.top_rows(info) == [("␣", 0.5, 1.0), ("x", 0.25, 0.0)] and W.sampled_name(info) == "sampled from"
+    forced = position(source="forced", p_char=0.0, surprisal_bits=math.inf)
+    assert "forced by hand (a branch)" in W.describe_position(forced) and "**infinite**" in W.describe_position(forced)
+    assert "chosen against" in W.entropy_sentence(forced) and "sampled from" not in W.entropy_sentence(forced)
+    assert W.sampled_name(forced) == "overruled by hand"
+    prime = position(source="prime", sampled_top=None, sampled_entropy=None)
+    assert W.describe_position(prime).startswith("read from the prime") and W.sampled_name(prime) is None
+    assert W.entropy_sentence(prime).startswith("Entropy of the model's distribution: **1.200** nats")
+    assert W.top_rows(prime) == [("␣", 0.5, None), ("x", 0.25, None)]
+    session = {}
+    W.force_box(session, 9, " ")
+    session["sample.force_char"] = "x"  # the visitor picks another character
+    W.force_box(session, 9, " ")
+    assert session["sample.force_char"] == "x"
+    W.force_box(session, 10, "a")  # a new position: the box starts on its character
+    assert session["sample.force_char"] == "a"
+
+
+def test_shading_captions_and_hover_texts():
+    lm = tiny("lstm", layers=2)
+    smp = lesson.draw_sample(lm, lesson.Settings("ab c", 20, 1.0, None, None, 2))
+    p = W.shade("probability", lm, smp, 10)
+    assert len(p.titles) == 24 and p.titles[7] == f"{W.label(smp.text[7])!r}: p = {smp.p_char[7]:.3f}"
+    assert "1 − p" in p.caption and p.ends == ("likely", "unlikely")
+    s = W.shade("surprisal", lm, smp, 10)
+    assert s.titles[3].endswith(f"{-math.log2(smp.p_char[3]):.2f} bits") and s.ends == ("0 bits", "8+")
+    u = W.shade("hidden unit", lm, smp, 10, (1, "c", 4))
+    assert u.titles[5].endswith(f"c[2][4] = {smp.c[5, 1, 4]:+.3f}") and "c of unit 4 in layer 2" in u.caption
+    assert f"±{np.abs(smp.c[:, 1, 4]).max():.3f}" in u.caption and u.ends == ("−", "+") and u.numbers.signed
+    c = W.shade("connectivity", lm, smp, 10)
+    peak = int(np.nanargmax(c.numbers.values))
+    assert "character 10" in c.caption and f"Darkest: {c.numbers.hi:.3g} at position {peak}" in c.caption
+    assert c.titles[3].endswith(f"= {c.numbers.values[3]:.3g}") and c.titles[10].endswith("the character predicted")
+    assert c.titles[11].endswith("read after position 10")
+
+
+def test_the_legend_is_escaped():
+    legend = W.legend_markup("<i>x</i>", "a", "b", note="<b>")
+    assert "<i>" not in legend and "&lt;i&gt;" in legend and "&lt;b&gt;" in legend and "linear-gradient" in legend
+    assert "#3d8fd1" in W.legend_markup("c", "−", "+", signed=True) and "#3d8fd1" not in legend
+
+
+def test_units_in_words_and_the_state_that_shades_by_one():
+    text = "ab\ncd\n" * 20
+    h = np.random.default_rng(0).normal(0, 0.1, (len(text), 2, 8))
+    h[:, 0, 2] = -np.array([c == "\n" for c in text], float) * 3 + 1  # falls with each line break
+    hits = [x for x in rank_units(h, None, text) if x.feature == "newline"]
+    neg = next(r for r in W.unit_rows(hits) if r["unit"] == "layer 1 h[2]")
+    assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"
+    assert neg["what"] == "the character is a line break" and W.unit_choice(hits[0]).endswith("(newline)")
+    assert list(W.FEATURES) == list(FEATURE_NAMES)  # every feature the library ranks is said in words, in its order
+    hit = UnitHit("vowel", 1, "c", 42, 0.5)
+    assert W.unit_state([hit], [0]) == {"sample.shade": "hidden unit", "sample.layer": 2, "sample.kind": "c",
+                                        "sample.unit": 42, "sample._app": 1}
+    assert W.unit_state([hit], [None]) == {}
+
+
+def test_analyses_in_words():
+    a = lesson.analyse_passage(tiny("lstm", layers=2), "abc de\n" * 40)
+    assert W.forget_means(a).startswith("layer 1: ") and "; layer 2: " in W.forget_means(a)
+    assert "over all 280 characters" in W.saturation_caption(a) and "Over 280 characters" in W.ranking_caption(a)
+    session = {"sample.span": 500}
+    assert W.spans(a, session) == [50, 100, 200, 0] and session["sample.span"] == 0  # not reached: the whole
+    session["sample.span"] = 100
+    assert W.spans(a, session) and session["sample.span"] == 100
+
+
+def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monkeypatch):
+    monkeypatch.setattr(W, "SAMPLES", SharedCache(64 * 2 ** 20))
+    calls = []
+    monkeypatch.setattr(lesson, "draw_sample", lambda lm, s, *a: calls.append(s.seed) or SimpleNamespace(seed=s.seed,
+                                                                                                         nbytes=1))
+    s, lm = lesson.Settings("ROMEO:", 20, 0.8, None, None, 7), SimpleNamespace(cost_per_char=lesson.SHIPPED_COST)
+    assert W.sample_for("shipped", lm, s, {}, ahead=True).seed == 7
+    with W.SAMPLES._ahead:  # the fill has finished
+        assert calls == [7, 8] and W.sample_for("shipped", lm, lesson.Settings("ROMEO:", 20, 0.8, None, None, 8),
+                                                {}).seed == 8
+    assert calls == [7, 8]  # the next seed was waiting
+    assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 20, 0.8, 1, None, 7))  # greedy: same text
+    assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 20, 0.8, None, None, lesson.MAX_SEED))
+    assert not W.draw_ahead("upload-1", lm, s)  # a visitor's own model: only what they ask for
+    assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 2000, 0.8, None, None, 7))  # long: not unseen
+
+
+def test_an_uploads_sample_and_analyses_stay_in_its_session(monkeypatch):
+    lm, calls = tiny("gru", layers=1), []
+    real = lesson.draw_sample
+    monkeypatch.setattr(lesson, "draw_sample", lambda *a: calls.append(a[1]) or real(*a))
+    session, s = {}, lesson.Settings("ab", 30, 1.0, None, None, 4)
+    smp = W.sample_for("upload:1", lm, s, session)
+    assert W.sample_for("upload:1", lm, s, session) is smp and len(calls) == 1 and "sample.looked" not in session
+    assert W.sample_for("upload:1", lm, lesson.Settings("ab", 30, 1.0, None, None, 5), session) is not smp
+    assert len(calls) == 2 and session["sample.sample"][0][0] == "upload:1"  # the last one only
+    done = []
+    a = W.analysis_for("upload:1", lm, smp, "excerpt", session, done.append)
+    assert W.analysis_for("upload:1", lm, smp, "excerpt", session) is a and a.chars == len(lesson.excerpt(lm))
+    assert done and done[-1] <= 1  # progress while the excerpt was read, once
+    own = W.analysis_for("upload:1", lm, smp, "sample", session)
+    assert own.chars == 32 and W.analysis_for("upload:1", lm, smp, "sample", session) is own
