@@ -216,7 +216,7 @@ def quantiles_ms(lat: list[float]) -> tuple[float, float]:
     return statistics.median(lat) * 1000, q[18] * 1000
 
 
-PAGES = ["", "scalar", "vector", "gates", "states", "gradients", "hello", "sample"]
+PAGES = ["", "scalar", "vector", "gates", "recurrences", "states", "gradients", "hello", "sample", "class_room"]
 
 
 async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float | str]]:

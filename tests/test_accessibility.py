@@ -3,7 +3,8 @@ import pytest
 
 from tests.conftest import ROOT, charts
 
-PAGES = [("scalar", {}), ("vector", {}), ("gates", {}), ("states", {}), ("gradients", {}), ("hello", {})]
+PAGES = [("scalar", {}), ("vector", {}), ("gates", {}), ("recurrences", {}), ("states", {}), ("gradients", {}),
+         ("hello", {})]
 if (ROOT / "models" / "shakespeare.safetensors").exists():
     PAGES.append(("sample", {"view": "gates"}))  # its default view draws the text as markup, not a chart
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import tomllib
 
 from rnnviz import charlm, resources
-from rnnviz.lessons import clipping, lag, sample
+from rnnviz.experiments import lag
+from rnnviz.lessons import clipping, sample
 
 ROOT = Path(__file__).resolve().parents[1]
 
