@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import grp
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -44,12 +46,34 @@ def render(template: str, **values: str) -> str:
 
 
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path = ROOT,
-                 template: Path = ROOT / "deploy" / "nginx.conf.template") -> str:
-    """The nginx config for these replica addresses, with pid, temp files and logs under workdir."""
+                 template: Path | None = None, temp_dir: Path | None = None) -> str:
+    """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
+    (default workdir); the template is app_root's deploy/nginx.conf.template unless given."""
     upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
+    template = template or app_root / "deploy" / "nginx.conf.template"
     return render(template.read_text(), SERVERS=upstream, LISTEN=listen, MAX_BODY=f"{upload_limit_mib(app_root)}m",
-                  PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(workdir), ERROR_LOG=str(workdir / "error.log"),
-                  ACCESS_LOG=str(workdir / "access.log"))
+                  PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(temp_dir or workdir),
+                  ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"))
+
+
+def worker_user() -> tuple[str, str] | None:
+    """(user, group) nginx's workers run as when the launcher is root: `nobody`, never root (they face the
+    network); None otherwise (then nginx cannot switch users, and its workers run as the launcher)."""
+    if os.geteuid() != 0:
+        return None
+    pw = pwd.getpwnam("nobody")
+    return pw.pw_name, grp.getgrgid(pw.pw_gid).gr_name
+
+
+def worker_temp_dir(workdir: Path, user: tuple[str, str] | None) -> Path:
+    """Where nginx's workers write request bodies over 16 KB (an uploaded model) and buffered responses. Run as
+    root, the launcher's work directory is root's and 0700, which a `nobody` worker cannot enter: the temp files
+    then get a directory of their own (mkdtemp, 0700) owned by the worker user, removed when serving stops."""
+    if user is None:
+        return workdir
+    temp = Path(tempfile.mkdtemp(prefix="rnnviz-nginx-temp-"))
+    os.chown(temp, pwd.getpwnam(user[0]).pw_uid, grp.getgrnam(user[1]).gr_gid)
+    return temp
 
 
 def free_ports(host: str, start: int, n: int) -> list[int]:
@@ -115,14 +139,18 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
     ports = free_ports("127.0.0.1", port + 1, replicas)
     logs = [workdir / f"replica-{i}.log" for i in range(1, replicas + 1)]
     procs: list[subprocess.Popen] = []  # the replicas, then nginx
+    user = worker_user()
+    temp = worker_temp_dir(workdir, user)
     try:
         procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
-        conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root))
-        procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", "daemon off;"],
+        conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
+                                     temp_dir=temp))
+        directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
+        procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
         wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", procs[-1])
         print(f"nginx: pid {procs[-1].pid} config {conf} access log {workdir / 'access.log'}", flush=True)
@@ -139,6 +167,8 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
         stop(procs)
+        if temp != workdir:
+            shutil.rmtree(temp, ignore_errors=True)
 
 
 def main() -> None:
