@@ -173,13 +173,19 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path) ->
 
 def main() -> None:
     """Command line: python -m rnnviz.serve --replicas N --port P [--host H] [--app-root DIR] [--workdir DIR]."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from rnnviz import cli
+
+    ap = cli.parser("serve", __doc__.splitlines()[0])
     ap.add_argument("--replicas", type=int, default=os.cpu_count() or 1, help="one per core (default: cores here)")
     ap.add_argument("--port", type=int, default=8600, help="nginx listens here; replicas take free ports above it")
     ap.add_argument("--host", default="127.0.0.1", help="nginx listen address (0.0.0.0: every interface)")
     ap.add_argument("--app-root", type=Path, default=ROOT, help="directory holding app.py and .streamlit/")
     ap.add_argument("--workdir", type=Path, help="nginx config, logs and temp files (default: a temp dir, removed)")
     args = ap.parse_args()
+    if not (args.app_root / "app.py").is_file():  # installed from a wheel: the app is not in the package
+        print(f"error: rnnviz-serve serves the app of a clone of the repository, and {args.app_root} holds no app.py; "
+              "run it from a clone (python -m rnnviz.serve) or pass --app-root CLONE", file=sys.stderr)
+        sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwind through serve()'s finally, like Ctrl-C
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (`cmd &`)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="rnnviz-serve-"))
