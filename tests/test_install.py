@@ -2,7 +2,6 @@
 serving install without torch; the shipped corpus; requirements and pyproject in agreement."""
 import ast
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -349,3 +348,46 @@ def test_pip_install_into_an_empty_venv(tmp_path):
     freeze = subprocess.run([sys.executable, "-m", "pip", "--python", bin_ / "python", "freeze"], capture_output=True,
                             text=True).stdout.lower()
     assert "torch" not in freeze and "streamlit" not in freeze
+
+
+def test_the_image_is_reproducible_and_compose_starts_nginx_promptly():
+    docker = (ROOT / "deploy" / "Dockerfile").read_text()
+    base = re.search(r"^FROM (\S+)", docker, re.M).group(1)
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base  # a version, not "3.11"
+    assert re.search(r"pip install .*--require-hashes -r /tmp/requirements\.lock", docker)
+    assert "requirements.txt" not in re.sub(r"#.*", "", docker)
+    lock = (ROOT / "deploy" / "requirements.lock").read_text()
+    pinned = r"^([a-z0-9][a-z0-9._-]*)==(\S+) \\\n(?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+"
+    pins = dict(re.findall(pinned, lock, re.M))
+    assert len(pins) == len(re.findall(r"^[a-z0-9]", lock, re.M)) > 20  # every package pinned, each with its hashes
+    serve = requirement_names((ROOT / "requirements.txt").read_text().splitlines())
+    from packaging.requirements import Requirement
+    for name, line in serve.items():
+        assert Requirement(line).specifier.contains(pins[name]), (name, pins[name], line)
+    assert "torch" not in pins
+    compose = (ROOT / "deploy" / "compose.yaml").read_text()
+    image = re.search(r"image: nginx:(\d+)\.(\d+)\.(\d+)-alpine", compose)
+    assert image and tuple(map(int, image.groups())) >= (1, 27, 3)  # `resolve` in an upstream (open source nginx)
+    assert re.search(r"SERVERS: .*resolver 127\.0\.0\.11 valid=\d+s;.*server app:8501 resolve", compose)
+    assert re.search(r"zone \w+ \d+k;", compose)  # `resolve` needs the upstream in shared memory
+    health = re.search(r"  app:.*?healthcheck:(.*?)\n\n", compose, re.S).group(1)
+    assert "start_interval: 1s" in health  # nginx waits for a healthy replica: not 30 s for the first probe
+    template = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    assert "X-Forwarded-Proto $scheme" not in template
+    assert re.search(r"map \$http_x_forwarded_proto \$rnnviz_forwarded_proto \{\s*\"\"\s+\$scheme;", template)
+
+
+def test_build_outputs_venvs_and_generated_files_stay_out_of_git_and_the_image():
+    paths = ["build/lib/x.py", "dist/rnnviz-0.1.0.whl", "rnnviz.egg-info/PKG-INFO", ".venv/bin/python",
+             "venv/bin/python", "static/plotly-6.0.0.min.js"]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *paths], capture_output=True, text=True, cwd=ROOT)
+    assert ignored.stdout.split() == paths
+    docker = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert {"build", "dist", "*.egg-info", ".venv", "venv", "static/plotly-*.min.js"} <= docker
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License") and PYPROJECT["project"]["license"] == "MIT"
+    assert "rnnviz contributors" in PYPROJECT["project"]["authors"][0]["name"]
+    assert (ROOT / "rnnviz" / "py.typed").exists()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["rnnviz"]
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert "## [Unreleased]" in changelog and f"## [{PYPROJECT_VERSION}]" in changelog
+    assert "MIT" in (ROOT / "README.md").read_text().split("## License", 1)[1]
