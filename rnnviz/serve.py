@@ -7,7 +7,6 @@ directory. Ctrl-C or SIGTERM stops nginx and every replica; each runs in its own
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import grp
 import os
