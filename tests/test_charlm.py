@@ -343,9 +343,9 @@ def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="6 minutes of CPU: set RNNVIZ_LONG=1")
+@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="12-60 s of CPU: set RNNVIZ_LONG=1")
 def test_readme_evaluate_command_reproduces_the_cards_val_loss():
-    # 111,540 characters through a 2 x 512 LSTM one at a time: minutes of CPU
+    # 111,540 characters through a 2 x 512 LSTM one at a time: 12 s of CPU idle, a minute on a busy machine
     out = _evaluate("models/shakespeare.safetensors", "--corpus", "data/tinyshakespeare.txt", timeout=3600)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
