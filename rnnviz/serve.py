@@ -7,11 +7,12 @@ directory. Ctrl-C or SIGTERM stops nginx and every replica; each runs in its own
 """
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import contextlib
+import grp
 import logging.handlers
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -50,12 +51,34 @@ def render(template: str, **values: str) -> str:
 
 
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path = ROOT,
-                 template: Path = ROOT / "deploy" / "nginx.conf.template") -> str:
-    """The nginx config for these replica addresses, with pid, temp files and logs under workdir."""
+                 template: Path | None = None, temp_dir: Path | None = None) -> str:
+    """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
+    (default workdir); the template is app_root's deploy/nginx.conf.template unless given."""
     upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
+    template = template or app_root / "deploy" / "nginx.conf.template"
     return render(template.read_text(), SERVERS=upstream, LISTEN=listen, MAX_BODY=f"{upload_limit_mib(app_root)}m",
-                  PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(workdir), ERROR_LOG=str(workdir / "error.log"),
-                  ACCESS_LOG=str(workdir / "access.log"))
+                  PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(temp_dir or workdir),
+                  ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"))
+
+
+def worker_user() -> tuple[str, str] | None:
+    """(user, group) nginx's workers run as when the launcher is root: `nobody`, never root (they face the
+    network); None otherwise (then nginx cannot switch users, and its workers run as the launcher)."""
+    if os.geteuid() != 0:
+        return None
+    pw = pwd.getpwnam("nobody")
+    return pw.pw_name, grp.getgrgid(pw.pw_gid).gr_name
+
+
+def worker_temp_dir(workdir: Path, user: tuple[str, str] | None) -> Path:
+    """Where nginx's workers write request bodies over 16 KB (an uploaded model) and buffered responses. Run as
+    root, the launcher's work directory is root's and 0700, which a `nobody` worker cannot enter: the temp files
+    then get a directory of their own (mkdtemp, 0700) owned by the worker user, removed when serving stops."""
+    if user is None:
+        return workdir
+    temp = Path(tempfile.mkdtemp(prefix="rnnviz-nginx-temp-"))
+    os.chown(temp, pwd.getpwnam(user[0]).pw_uid, grp.getgrnam(user[1]).gr_gid)
+    return temp
 
 
 def free_ports(host: str, start: int, n: int) -> list[int]:
@@ -231,6 +254,8 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
     logs = [workdir / f"replica-{i}.log" for i in range(1, replicas + 1)]
     procs: list[subprocess.Popen] = []  # the replicas, then nginx
     rooms: list[subprocess.Popen] = []  # redis for the class rooms, stopped after the replicas
+    user = worker_user()
+    temp = worker_temp_dir(workdir, user)
     try:
         rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
         procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
@@ -238,8 +263,10 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
             wait_healthy(f"http://127.0.0.1:{p}", proc)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
-        conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root))
-        procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", "daemon off;"],
+        conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
+                                     temp_dir=temp))
+        directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
+        procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
         wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", procs[-1])
         print(f"nginx: pid {procs[-1].pid} config {conf} access log {workdir / 'access.log'}", flush=True)
@@ -261,11 +288,15 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
             signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
         stop(procs)
         stop(rooms)
+        if temp != workdir:
+            shutil.rmtree(temp, ignore_errors=True)
 
 
 def main() -> None:
     """Command line: python -m rnnviz.serve --replicas N --port P [--host H] [--app-root DIR] [--workdir DIR]."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from rnnviz import cli
+
+    ap = cli.parser("serve", __doc__.splitlines()[0])
     ap.add_argument("--replicas", type=int, default=os.cpu_count() or 1, help="one per core (default: cores here)")
     ap.add_argument("--port", type=int, default=8600, help="nginx listens here; replicas take free ports above it")
     ap.add_argument("--host", default="127.0.0.1", help="nginx listen address (0.0.0.0: every interface)")
@@ -274,6 +305,10 @@ def main() -> None:
     ap.add_argument("--unhealthy-after", type=float, default=UNHEALTHY_AFTER,
                     help="replace a replica whose health check has failed for this many seconds")
     args = ap.parse_args()
+    if not (args.app_root / "app.py").is_file():  # installed from a wheel: the app is not in the package
+        print(f"error: rnnviz-serve serves the app of a clone of the repository, and {args.app_root} holds no app.py; "
+              "run it from a clone (python -m rnnviz.serve) or pass --app-root CLONE", file=sys.stderr)
+        sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwind through serve()'s finally, like Ctrl-C
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (`cmd &`)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="rnnviz-serve-"))

@@ -343,10 +343,34 @@ def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="6 minutes of CPU: set RNNVIZ_LONG=1")
+@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="12-60 s of CPU: set RNNVIZ_LONG=1")
 def test_readme_evaluate_command_reproduces_the_cards_val_loss():
-    # 111,540 characters through a 2 x 512 LSTM one at a time: minutes of CPU
+    # 111,540 characters through a 2 x 512 LSTM one at a time: 12 s of CPU idle, a minute on a busy machine
     out = _evaluate("models/shakespeare.safetensors", "--corpus", "data/tinyshakespeare.txt", timeout=3600)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got["val_loss"] == got["card_val_loss"] == 1.4475 and out.stderr == ""
+
+
+def test_start_is_an_argument_and_an_empty_start_matches_a_plain_torch_run(capsys):
+    """The runner reads a line break before the prompt unless told otherwise (start=None); start="" is a plain torch
+    run from zeros. The README says so, and rnnviz.sample takes --start."""
+    from rnnviz.charlm.model import load_module
+    from rnnviz.charlm.sample import main as sample_main
+
+    lm = charlm.load(charlm.SHIPPED_MODEL)
+    model = load_module(charlm.SHIPPED_MODEL)
+    tr = lm.generate_trace("ROMEO:", 40, temperature=1.0, seed=3, start="")
+    ids = torch.tensor([lm.encode(tr.text)])
+    with torch.no_grad():
+        logits, _, _ = model(ids)
+    want = torch.softmax(logits[0].double(), -1).numpy()
+    np.testing.assert_allclose(tr.probs, want, atol=1e-6)
+    for k in range(len(tr.text) - tr.generated_from):  # what each character was drawn from: the torch run's too
+        np.testing.assert_allclose(tr.sampled_at(k), want[tr.generated_from - 1 + k], atol=1e-6)
+    default = lm.run(tr.text)  # after the warm-up line break: not what a plain torch run gives
+    assert lm.warmup == "\n" and np.abs(default.probs - want).max() > 0.05
+    capsys.readouterr()
+    assert sample_main(["--prime", "ROMEO:", "-n", "40", "--seed", "3", "--start", ""]) == 0
+    assert capsys.readouterr().out == tr.text + "\n"
+    assert "start=\"\"" in (ROOT / "README.md").read_text()  # how to match a torch run, where a newcomer looks

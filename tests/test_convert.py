@@ -1,11 +1,15 @@
 """python -m rnnviz.convert: a state dict saved the way students save one becomes a checkpoint that gives the
 original torch model's probabilities."""
+import copy
 import json
+import os
+import stat
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from safetensors import safe_open
 
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
@@ -54,12 +58,12 @@ def torch_probs(model, text, seq_first=False):
         return torch.softmax(logits[0].double(), -1).numpy()
 
 
-def converted(tmp_path, sd, *flags):
+def converted(tmp_path, sd, *flags, name="mine"):
     torch.save(sd, tmp_path / "m.pt")
     (tmp_path / "corpus.txt").write_text(CORPUS)
-    assert convert([str(tmp_path / "m.pt"), str(tmp_path / "out" / "mine"), "--vocab", str(tmp_path / "corpus.txt"),
+    assert convert([str(tmp_path / "m.pt"), str(tmp_path / "out" / name), "--vocab", str(tmp_path / "corpus.txt"),
                     *flags]) == 0
-    return charlm.load(tmp_path / "out" / "mine.safetensors")
+    return charlm.load(tmp_path / "out" / f"{name}.safetensors")
 
 
 def perturb(model):
@@ -80,7 +84,7 @@ def test_our_own_layout_and_dataparallels_prefix(tmp_path, cell):
     assert (lm.cell, lm.num_layers, lm.hidden_size, lm.embed_size) == (cell, 2, 7, 5)
     np.testing.assert_allclose(lm.run(TEXT, start="").probs, want, atol=2e-6)
     prefixed = {f"module.{k}": v for k, v in model.state_dict().items()}
-    lm2 = converted(tmp_path, prefixed)
+    lm2 = converted(tmp_path, prefixed, name="prefixed")
     np.testing.assert_allclose(lm2.run(TEXT, start="").probs, want, atol=2e-6)
 
 
@@ -97,7 +101,8 @@ def test_word_language_model_layout(tmp_path, rnn_type, tied):
     assert card.get("nonlinearity", "tanh") == ("relu" if rnn_type == "RNN_RELU" else "tanh")
     np.testing.assert_allclose(lm.run(TEXT, start="").probs, want, atol=2e-6)
     # the written pair passes the public page's checks too
-    charlm.check_upload((tmp_path / "out" / "mine.safetensors").read_bytes(), (tmp_path / "out" / "mine.json").read_bytes())
+    charlm.check_upload((tmp_path / "out" / "mine.safetensors").read_bytes(),
+                        (tmp_path / "out" / "mine.json").read_bytes())
 
 
 def test_a_relu_rnn_converted_without_the_flag_runs_as_tanh_and_says_so(tmp_path, capsys):
@@ -114,8 +119,8 @@ def test_nested_checkpoint_dicts_and_explicit_itos(tmp_path):
     model = perturb(CharRNN(CharRNNConfig(len(ITOS), "lstm", 4, 6, 1)))
     torch.save({"model": model.state_dict(), "epoch": 3}, tmp_path / "ck.pt")
     assert convert([str(tmp_path / "ck.pt"), str(tmp_path / "x"), "--itos", "".join(ITOS)]) == 0
-    np.testing.assert_allclose(charlm.load(tmp_path / "x.safetensors").run(TEXT, start="").probs, torch_probs(model, TEXT),
-                               atol=2e-6)
+    np.testing.assert_allclose(charlm.load(tmp_path / "x.safetensors").run(TEXT, start="").probs,
+                               torch_probs(model, TEXT), atol=2e-6)
 
 
 def test_bias_free_layers_get_zero_biases(tmp_path):
@@ -138,7 +143,7 @@ def test_bias_free_layers_get_zero_biases(tmp_path):
 
 def _cli(tmp_path, *args):
     return subprocess.run([sys.executable, "-m", "rnnviz.convert", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=300)
 
 
 @pytest.mark.slow
@@ -166,3 +171,84 @@ def test_refusals_are_one_line_messages(tmp_path):
     assert not (tmp_path / "o.safetensors").exists()
     out = _cli(tmp_path, tmp_path / "m.pt", tmp_path / "ok", "--vocab", tmp_path / "corpus.txt")
     assert out.returncode == 0 and "the sampling page accepts it" in out.stdout
+
+
+def test_a_dotted_name_keeps_its_suffix_and_an_existing_model_is_kept_without_force(tmp_path, capsys):
+    torch.manual_seed(0)
+    model = perturb(CharRNN(CharRNNConfig(len(ITOS), "gru", 4, 6, 1)))
+    torch.save(model.state_dict(), tmp_path / "m.pt")
+    (tmp_path / "corpus.txt").write_text(CORPUS)
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "mine.safetensors").write_bytes(b"someone else's model")
+    args = [str(tmp_path / "m.pt"), str(models / "mine.v2"), "--vocab", str(tmp_path / "corpus.txt")]
+    assert convert(args) == 0
+    assert (models / "mine.safetensors").read_bytes() == b"someone else's model"  # .v2 is part of the name
+    np.testing.assert_allclose(charlm.load(models / "mine.v2.safetensors").run(TEXT, start="").probs,
+                               torch_probs(model, TEXT), atol=2e-6)
+    assert json.loads((models / "mine.v2.json").read_text())["cell"] == "gru"
+    written = (models / "mine.v2.safetensors").read_bytes()
+    capsys.readouterr()
+    assert convert(args[:1] + [str(models / "mine")] + args[2:]) == 2  # an existing model: refused, kept
+    assert "mine.safetensors exists" in capsys.readouterr().err
+    assert (models / "mine.safetensors").read_bytes() == b"someone else's model"
+    assert convert(args) == 2 and "--force" in capsys.readouterr().err
+    assert convert(args + ["--force", "--float16"]) == 0 and (models / "mine.v2.safetensors").read_bytes() != written
+    # a name given with its extension is not doubled
+    assert convert([*args[:1], str(models / "other.safetensors"), *args[2:]]) == 0
+    assert sorted(p.name for p in models.iterdir()) == ["mine.safetensors", "mine.v2.json", "mine.v2.safetensors",
+                                                         "other.json", "other.safetensors"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_model_files_are_readable_by_others_as_the_umask_allows(tmp_path, umask):
+    torch.manual_seed(0)
+    model = perturb(CharRNN(CharRNNConfig(len(ITOS), "rnn", 4, 6, 1)))
+    old = os.umask(umask)
+    try:
+        converted(tmp_path, model.state_dict())
+    finally:
+        os.umask(old)
+    for f in ("mine.safetensors", "mine.json"):
+        assert stat.S_IMODE((tmp_path / "out" / f).stat().st_mode) == 0o666 & ~umask, f  # 0644 or 0640, not 0600
+
+
+def test_the_inputs_dtype_is_kept_unless_another_is_asked_for(tmp_path):
+    torch.manual_seed(0)
+    model = perturb(CharRNN(CharRNNConfig(len(ITOS), "lstm", 4, 6, 2))).to(torch.bfloat16)
+    want = torch_probs(copy.deepcopy(model).float(), TEXT)  # the bf16 weights, run in float32 (float() is in place)
+
+    def dtypes(name):
+        with safe_open(str(tmp_path / "out" / f"{name}.safetensors"), "pt") as f:
+            return {str(f.get_slice(k).get_dtype()) for k in f.keys()}
+
+    lm = converted(tmp_path, model.state_dict())
+    assert dtypes("mine") == {"BF16"}
+    np.testing.assert_allclose(lm.run(TEXT, start="").probs, want, atol=2e-6)  # bf16 -> float32 -> bf16: exact
+    converted(tmp_path, model.state_dict(), "--dtype", "float32", name="f32")
+    assert dtypes("f32") == {"F32"}
+    converted(tmp_path, copy.deepcopy(model).float().state_dict(), "--bfloat16", name="bf16")
+    assert dtypes("bf16") == {"BF16"}
+    assert (tmp_path / "out" / "bf16.safetensors").read_bytes() == (tmp_path / "out" / "mine.safetensors").read_bytes()
+
+
+def test_a_whole_pickled_module_is_refused_with_torchs_reason_and_the_line_that_resaves_it(tmp_path, capsys):
+    torch.manual_seed(0)
+    model = perturb(CharRNN(CharRNNConfig(len(ITOS), "lstm", 4, 6, 1)))
+    torch.save(model, tmp_path / "whole.pt")  # a pickled module: never unpickled by the converter
+    (tmp_path / "corpus.txt").write_text(CORPUS)
+    capsys.readouterr()
+    assert convert([str(tmp_path / "whole.pt"), str(tmp_path / "o"), "--vocab", str(tmp_path / "corpus.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "weights_only" in err  # no terminal colour codes
+    assert "Unsupported global: GLOBAL rnnviz.charlm.model.CharRNN was not an allowed global by default." in err
+    resave = [line.strip() for line in err.splitlines() if line.strip().startswith("python -c ")]
+    assert len(resave) == 1
+    # the line works as printed (for a file one trusts), and its output converts to the same probabilities
+    out = subprocess.run(["bash", "-c", resave[0]], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert convert([str(tmp_path / "whole.state_dict.pt"), str(tmp_path / "o"), "--vocab",
+                    str(tmp_path / "corpus.txt")]) == 0
+    np.testing.assert_allclose(charlm.load(tmp_path / "o.safetensors").run(TEXT, start="").probs,
+                               torch_probs(model.eval(), TEXT), atol=2e-6)

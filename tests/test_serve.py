@@ -113,12 +113,12 @@ def read_until(proc: subprocess.Popen, marker: str, timeout: float) -> str:
     return text
 
 
-def upload(s: Session) -> int:
-    """PUT a small file into s's Streamlit session through the balancer, as the file uploader does; the status."""
+def upload(s: Session, name: str = "card.json", content: bytes = b"{}") -> int:
+    """PUT a file into s's Streamlit session through the balancer, as the file uploader does; the status."""
     s.http("/_stcore/health")  # the XSRF cookie, as the browser gets it
     xsrf, boundary = s.cookies["_streamlit_xsrf"], "rnnviz-test"
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="card.json"\r\n'
-            f"Content-Type: application/json\r\n\r\n{{}}\r\n--{boundary}--\r\n").encode()
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            f"Content-Type: application/octet-stream\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
     return s.http(f"/_stcore/upload_file/{s.session_id}/{uuid.uuid4()}", body, "PUT",
                   {"X-Xsrftoken": xsrf, "Content-Type": f"multipart/form-data; boundary={boundary}"})
 
@@ -338,3 +338,36 @@ def test_per_visitor_limits_and_a_hung_replica_replaced_while_a_bystander_sees_n
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
     assert proc.returncode == 0
+
+
+async def upload_files(url: str, files: list[Path]) -> list[int]:
+    """One visitor on the sampling page uploads these files, one after another; each upload's status."""
+    s = Session(url, "sample")
+    await s.open()
+    try:
+        return [await asyncio.to_thread(upload, s, f.name, f.read_bytes()) for f in files]
+    finally:
+        await s.ws.close()
+
+
+@pytest.mark.slow
+def test_the_shipped_model_uploads_through_the_launcher_with_its_defaults():
+    """Run as root (as in a container or CI), nginx's workers are `nobody`: a request body over 16 KB goes to a temp
+    file they must be able to write, which they cannot inside the launcher's own 0700 work directory."""
+    need_nginx()
+    port = free_ports("127.0.0.1", 8700, 1)[0]
+    proc = subprocess.Popen([sys.executable, "-m", "rnnviz.serve", "--replicas", "1", "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        banner = read_until(proc, "rnnviz on", timeout=120)
+        conf = Path(re.search(r"config (\S+)", banner).group(1))
+        temp = Path(re.search(r"client_body_temp_path (\S+)/body;", conf.read_text()).group(1))
+        model = ROOT / "models" / "shakespeare.safetensors"
+        assert model.stat().st_size > 1_000_000
+        statuses = asyncio.run(upload_files(f"http://127.0.0.1:{port}", [model, model.with_suffix(".json")]))
+        assert statuses == [204, 204], (conf.parent / "error.log").read_text()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    assert proc.returncode == 0
+    assert not conf.parent.exists() and not temp.exists()  # the work and temp directories are removed

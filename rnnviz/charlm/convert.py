@@ -3,7 +3,10 @@
     python -m rnnviz.convert m.pt models/mine --vocab corpus.txt
     python -m rnnviz.convert m.pt models/mine --itos $'\\n !,.abc...'     # bash's $'' writes a line break
 
-writes models/mine.safetensors and models/mine.json. A command-line tool only: nothing in the app reaches it.
+writes models/mine.safetensors and models/mine.json (`models/mine.v2` writes models/mine.v2.safetensors; an
+existing model is overwritten only with --force), storing the input's own dtype (float16, bfloat16, float32 or
+float64; --dtype, --float16 or --bfloat16 choose another), readable by others (0644 under the usual umask). A
+command-line tool only: nothing in the app reaches it.
 
 The file is read with `torch.load(..., weights_only=True)` (tensors only, nothing executed). Layouts mapped:
 rnnviz's own (`embed.*`, `rnn.*`, `head.*`); the same under the `module.` prefix of DataParallel /
@@ -18,14 +21,15 @@ char-rnn convention, and `rnnviz.train`'s) or given in id order (`--itos` or `--
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from rnnviz import cli
 from rnnviz.charlm.checkpoint import LOCAL_LIMITS, UPLOAD_LIMITS, CharRNNConfig, CheckpointError, validate_card
 from rnnviz.charlm.corpus import CorpusError, read_corpus
 from rnnviz.nn.cells import GATES, get
@@ -35,6 +39,7 @@ RNN_NAMES = ("rnn", "lstm", "gru")
 HEAD_NAMES = ("head", "decoder", "fc", "linear", "out", "output", "lm_head")
 CELL_BY_GATES = {g: name for name, g in GATES.items()}  # torch cells by their stacked blocks
 PREFIXES = ("module.", "_orig_mod.")
+DTYPES = ("float16", "bfloat16", "float32", "float64")  # what a model file may store (rnnviz.charlm.checkpoint)
 
 
 class ConvertError(ValueError):
@@ -92,7 +97,8 @@ def map_state_dict(sd: dict, cell: str | None = None) -> tuple[dict[str, np.ndar
     rnn_keys = [re.fullmatch(r"(.*?)\.?weight_ih_l(\d+)(_reverse)?", k) for k in sd]
     rnn_keys = [m for m in rnn_keys if m]
     if not rnn_keys:
-        raise ConvertError(f"no recurrent layer found (a tensor named like rnn.weight_ih_l0); the file holds: {_describe(sd)}")
+        raise ConvertError("no recurrent layer found (a tensor named like rnn.weight_ih_l0); the file holds: "
+                           f"{_describe(sd)}")
     if any(m.group(3) for m in rnn_keys):
         raise ConvertError("the recurrent layer is bidirectional; a character model reads left to right only")
     rnn_prefixes = sorted({m.group(1) for m in rnn_keys})
@@ -112,10 +118,12 @@ def map_state_dict(sd: dict, cell: str | None = None) -> tuple[dict[str, np.ndar
     GH, E = W_ih0.shape
     H = W_hh0.shape[1]
     if GH % H or GH // H not in CELL_BY_GATES or W_hh0.shape[0] != GH:
-        raise ConvertError(f"{dot}weight_ih_l0 has {GH} rows for a hidden size of {H}: not 4H (lstm), 3H (gru) or H (rnn)")
+        raise ConvertError(f"{dot}weight_ih_l0 has {GH} rows for a hidden size of {H}: not 4H (lstm), 3H (gru) or "
+                           "H (rnn)")
     inferred = CELL_BY_GATES[GH // H]
     if cell is not None and cell != inferred:
-        raise ConvertError(f"--cell {cell} does not fit the weights: weight_ih_l0 has {GH // H}H rows, which is {inferred}")
+        raise ConvertError(f"--cell {cell} does not fit the weights: weight_ih_l0 has {GH // H}H rows, which is "
+                           f"{inferred}")
     cell = inferred
     out: dict[str, np.ndarray] = {}
     used = set()
@@ -191,6 +199,29 @@ def read_vocab(args) -> list[str]:
     return itos
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def torch_reason(error: Exception, limit: int = 240) -> str:
+    """torch.load's refusal in one clean sentence: no terminal colour codes, the unpickler's own reason where it
+    gives one (the global it met), else the message cut at a word, not in the middle of one."""
+    text = " ".join(ANSI.sub("", str(error)).split())
+    found = re.search(r"WeightsUnpickler error: (.*?\.)(?: |$)", text)
+    if found:
+        return found.group(1)
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " ..."
+    return text
+
+
+def resave_command(path: str) -> str:
+    """The one line that turns a trusted whole-module file into a state dict this converter reads."""
+    stem = str(Path(path).with_suffix(""))
+    code = (f"import torch; torch.save(torch.load({str(path)!r}, weights_only=False).state_dict(), "
+            f"{stem + '.state_dict.pt'!r})")
+    return f"python -c {shlex.quote(code)}"
+
+
 def load_file(path: str) -> dict:
     """The state dict in a .pt / .pth (torch.load, weights only) or a .safetensors file."""
     import torch
@@ -204,58 +235,74 @@ def load_file(path: str) -> dict:
     except FileNotFoundError:
         raise
     except Exception as e:  # UnpicklingError, RuntimeError: anything but plain tensors and containers
-        raise ConvertError(f"{path} could not be read as a state dict with weights_only=True ({str(e)[:200]}); a whole "
-                           "pickled model is never loaded: save torch.save(model.state_dict(), 'm.pt') instead") from None
+        raise ConvertError(f"{path} holds more than tensors, and a pickled model is never loaded here (torch.load with "
+                           f"weights_only=True says: {torch_reason(e)}). If you trust the file, save its state dict "
+                           f"once and convert that:\n    {resave_command(path)}") from None
     return state_dict_of(obj)
 
 
+def input_dtype(sd: dict) -> str:
+    """The floating dtype every tensor of the state dict shares (float32 where they differ): what --dtype keep
+    writes."""
+    kinds = {str(v.dtype).removeprefix("torch.") for v in sd.values() if v.is_floating_point()}
+    return kinds.pop() if len(kinds) == 1 and kinds <= set(DTYPES) else "float32"
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rnnviz.convert", description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="\n".join(__doc__.split("\n")[1:]))
+    ap = cli.parser("convert", __doc__.split("\n")[0], epilog="\n".join(__doc__.split("\n")[1:]))
     ap.add_argument("state_dict", help="m.pt (torch.save(model.state_dict(), ...)) or a .safetensors file")
-    ap.add_argument("out", help="output path without extension: writes OUT.safetensors and OUT.json")
+    ap.add_argument("out", help="output name without extension: writes OUT.safetensors and OUT.json")
     voc = ap.add_mutually_exclusive_group(required=True)
     voc.add_argument("--vocab", metavar="CORPUS", help="the vocabulary is the sorted set of this text's characters")
     voc.add_argument("--itos", metavar="STRING", help="the characters in id order, as one string")
     voc.add_argument("--itos-json", metavar="FILE", help="the characters in id order, as a JSON list")
     ap.add_argument("--cell", choices=sorted(CELL_BY_GATES.values()), default=None, help="check the inferred cell")
     ap.add_argument("--nonlinearity", choices=["tanh", "relu"], default=None,
-                    help="a plain RNN's nonlinearity (cannot be read from the weights; default tanh)")
-    ap.add_argument("--float16", action="store_true", help="store float16 (half the size) rather than float32")
+                    help="a plain RNN's nonlinearity (cannot be read from the weights; None: tanh)")
+    dtype = ap.add_mutually_exclusive_group()
+    dtype.add_argument("--dtype", choices=("keep", *DTYPES), default="keep",
+                       help="what the file stores; keep: the input's own (float32 where its tensors differ)")
+    dtype.add_argument("--float16", dest="dtype", action="store_const", const="float16", help="--dtype float16")
+    dtype.add_argument("--bfloat16", dest="dtype", action="store_const", const="bfloat16", help="--dtype bfloat16")
+    ap.add_argument("--force", action="store_true", help="overwrite OUT.safetensors and OUT.json if they exist")
     ap.add_argument("--note", default=None, help="a sentence for the card")
     args = ap.parse_args(argv)
+    torch = cli.import_torch("converting")
+    from safetensors.torch import save_file
+
+    weights, card_file = cli.model_paths(args.out)
     try:
-        import torch
-        from safetensors.numpy import save_file
-    except ImportError:
-        print("error: converting needs PyTorch: pip install torch==2.13.0", file=sys.stderr)
-        return 2
-    try:
-        tensors, info = map_state_dict(load_file(args.state_dict), args.cell)
+        if not args.force and (weights.exists() or card_file.exists()):
+            raise ConvertError(f"{weights if weights.exists() else card_file} exists: pick another name, or pass "
+                               "--force to overwrite it")
+        sd = load_file(args.state_dict)
+        stored = input_dtype(sd) if args.dtype == "keep" else args.dtype
+        tensors, info = map_state_dict(sd, args.cell)
         itos = read_vocab(args)
         if len(itos) != info["vocab_size"]:
             raise ConvertError(f"the vocabulary has {len(itos)} characters but the embedding has {info['vocab_size']} "
-                               "rows; give the corpus the model was trained on (--vocab) or the characters in id order (--itos)")
+                               "rows; give the corpus the model was trained on (--vocab) or the characters in id "
+                               "order (--itos)")
         if len(get(info["cell"]).nonlinearities) == 1 and args.nonlinearity not in (None, "tanh"):
             raise ConvertError(f"--nonlinearity applies to a plain RNN; this is an {info['cell']}")
         cfg = CharRNNConfig(info["vocab_size"], info["cell"], info["embed_size"], info["hidden_size"],
                             info["num_layers"], 0.0, args.nonlinearity or "tanh")
         card = {"itos": itos, **cfg.card_fields(), "converted_from": Path(args.state_dict).name,
-                "layout": info["layout"], "torch_version": torch.__version__, **({"note": args.note} if args.note else {})}
+                "layout": info["layout"], "torch_version": torch.__version__,
+                **({"note": args.note} if args.note else {})}
         validate_card(card, LOCAL_LIMITS)
     except (ConvertError, CheckpointError, CorpusError, OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dtype = np.float16 if args.float16 else np.float32
-    save_file({k: v.astype(dtype) for k, v in tensors.items()}, str(out.with_suffix(".safetensors")),
-              metadata={"format": "rnnviz-charlm"})
-    out.with_suffix(".json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    # float32 holds every input dtype exactly, so converting back to the input's own dtype loses nothing
+    save_file({k: torch.from_numpy(v.copy()).to(getattr(torch, stored)) for k, v in tensors.items()},
+              str(weights), metadata={"format": "rnnviz-charlm"})
+    card_file.write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    cli.make_readable(weights, card_file)
     from rnnviz.charlm.runner import load
 
-    load(out.with_suffix(".safetensors"))  # what was written reads back
+    load(weights)  # what was written reads back
     for note in info["notes"]:
         print(f"note: {note}", file=sys.stderr)
     if len(get(info["cell"]).nonlinearities) > 1 and args.nonlinearity is None:
@@ -266,10 +313,9 @@ def main(argv=None) -> int:
         fits = "the sampling page accepts it"
     except CheckpointError as e:
         fits = f"too large for the public sampling page ({e}); rnnviz.sample runs it"
-    size = out.with_suffix(".safetensors").stat().st_size
-    if size > UPLOAD_LIMITS.max_file_bytes:
+    if weights.stat().st_size > UPLOAD_LIMITS.max_file_bytes:
         fits = f"the file is over the page's {UPLOAD_LIMITS.max_file_bytes / 2**20:g} MiB upload limit (try --float16)"
-    print(f"wrote {out.with_suffix('.safetensors')} and {out.with_suffix('.json')}: {info['cell']}"
+    print(f"wrote {weights} ({stored}) and {card_file}: {info['cell']}"
           f"{' (' + cfg.nonlinearity + ')' if 'nonlinearity' in card else ''}, {info['num_layers']} layer(s) of "
           f"{info['hidden_size']}, embeddings of {info['embed_size']}, {info['vocab_size']} characters; layout "
           f"{info['layout']}; {fits}")

@@ -93,13 +93,16 @@ def save_checkpoint(model: CharRNN, card: dict, out: str | os.PathLike, half: bo
     """Write OUT.safetensors (float16 unless half=False) and the card OUT.json."""
     from safetensors.torch import save_file
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    from rnnviz.cli import make_readable, model_paths
+
+    weights, card_file = model_paths(out)  # models/mine.v2 keeps its .v2
+    weights.parent.mkdir(parents=True, exist_ok=True)
     dtype = torch.float16 if half else torch.float32
     sd = {k: v.detach().to("cpu", dtype).contiguous() for k, v in model.state_dict().items()}
-    save_file(sd, str(out.with_suffix(".safetensors")), metadata={"format": "rnnviz-charlm"})
-    out.with_suffix(".json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return out.with_suffix(".safetensors")
+    save_file(sd, str(weights), metadata={"format": "rnnviz-charlm"})
+    card_file.write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    make_readable(weights, card_file)  # safetensors writes 0600: others (a server's account) could not read it
+    return weights
 
 
 def load_module(path: str | os.PathLike) -> CharRNN:

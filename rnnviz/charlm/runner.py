@@ -193,7 +193,11 @@ class CharLM:
 
     def generate(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
                  top_p: float | None = None, seed: int | None = None, start: str | None = None) -> str:
-        """Exactly `length` new characters after `prime`; the same seed gives the same text."""
+        """Exactly `length` new characters after `prime`; the same seed gives the same text.
+
+        `start` is what the model reads from its zero state before `prime` (see the class docstring): None reads
+        the model's `warmup` (a line break, where the vocabulary has one); `start=""` starts from zeros, so the
+        probabilities match a plain torch run of `prime` + the text from a zero state (to about 1e-6)."""
         trace = self.generate_trace(prime, length, temperature, top_k, top_p, seed, keep_states=False, start=start)
         return trace.text[trace.generated_from:]
 

@@ -16,13 +16,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
 from tqdm import tqdm
 
+from rnnviz import cli
 from rnnviz.charlm.checkpoint import CharRNNConfig
 from rnnviz.charlm.corpus import CorpusError, read_corpus, split_corpus
-from rnnviz.charlm.model import CharRNN, batch_streams, detach_state, save_checkpoint, stream_loss
 from rnnviz.nn.cells import get
+
+try:
+    import torch
+
+    from rnnviz.charlm.model import CharRNN, batch_streams, detach_state, save_checkpoint, stream_loss
+except ImportError:  # --help and --version work without it; main() says what to install
+    torch = None
 
 
 def lr_at(step: int, args) -> float:
@@ -86,31 +92,35 @@ def init_dist(device_name: str) -> Dist:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m rnnviz.train", description=__doc__.split("\n")[0])
+    ap = cli.parser("train", __doc__.split("\n")[0])
     ap.add_argument("--corpus", required=True, help="UTF-8 text file")
     ap.add_argument("--out", default="models/charlm", help="output path without extension")
-    ap.add_argument("--cell", choices=["lstm", "gru", "rnn"], default="lstm")
+    ap.add_argument("--cell", choices=["lstm", "gru", "rnn"], default="lstm", help="the recurrent cell")
     ap.add_argument("--nonlinearity", choices=["tanh", "relu"], default="tanh", help="for --cell rnn")
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--hidden", type=int, default=512)
-    ap.add_argument("--embed", type=int, default=64)
-    ap.add_argument("--dropout", type=float, default=0.2)
-    ap.add_argument("--seq-len", type=int, default=128, help="truncated-BPTT chunk length")
-    ap.add_argument("--batch", type=int, default=64, help="parallel contiguous streams")
-    ap.add_argument("--steps", type=int, default=None, help="optimizer steps (default: from --epochs)")
-    ap.add_argument("--epochs", type=float, default=10.0)
-    ap.add_argument("--minutes", type=float, default=None, help="stop after this wall time (the schedule still uses --steps)")
-    ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--schedule", choices=["cosine", "constant"], default="cosine")
-    ap.add_argument("--warmup", type=int, default=100)
-    ap.add_argument("--min-lr-ratio", type=float, default=0.05)
-    ap.add_argument("--weight-decay", type=float, default=0.01)
-    ap.add_argument("--clip", type=float, default=1.0, help="clip the gradient norm at this value")
-    ap.add_argument("--eval-every", type=int, default=500)
-    ap.add_argument("--val-fraction", type=float, default=0.1)
-    ap.add_argument("--seed", type=int, default=1337)
+    ap.add_argument("--layers", type=cli.positive_int, default=2, help="stacked recurrent layers")
+    ap.add_argument("--hidden", type=cli.positive_int, default=512, help="hidden units per layer")
+    ap.add_argument("--embed", type=cli.positive_int, default=64, help="embedding size")
+    ap.add_argument("--dropout", type=cli.number(float, 0, 1, high_open=True), default=0.2,
+                    help="dropout between layers and before the output layer")
+    ap.add_argument("--seq-len", type=cli.positive_int, default=128, help="truncated-BPTT chunk length")
+    ap.add_argument("--batch", type=cli.positive_int, default=64, help="parallel contiguous streams")
+    ap.add_argument("--steps", type=cli.positive_int, default=None, help="optimizer steps (None: from --epochs)")
+    ap.add_argument("--epochs", type=cli.positive, default=10.0, help="passes over the training split")
+    ap.add_argument("--minutes", type=cli.positive, default=None,
+                    help="stop after this wall time (the schedule still uses --steps)")
+    ap.add_argument("--lr", type=cli.positive, default=2e-3, help="AdamW's peak learning rate")
+    ap.add_argument("--schedule", choices=["cosine", "constant"], default="cosine", help="after the warm-up")
+    ap.add_argument("--warmup", type=cli.count, default=100, help="linear warm-up steps")
+    ap.add_argument("--min-lr-ratio", type=cli.number(float, 0, 1), default=0.05,
+                    help="the cosine schedule ends at lr times this")
+    ap.add_argument("--weight-decay", type=cli.number(float, 0), default=0.01, help="AdamW's weight decay")
+    ap.add_argument("--clip", type=cli.positive, default=1.0, help="clip the gradient norm at this value")
+    ap.add_argument("--eval-every", type=cli.positive_int, default=500, help="validate every this many steps")
+    ap.add_argument("--val-fraction", type=cli.number(float, 0, 1, low_open=True, high_open=True), default=0.1,
+                    help="the last this fraction of the corpus validates")
+    ap.add_argument("--seed", type=int, default=1337, help="torch's random seed")
     ap.add_argument("--device", default="auto", help="auto | cpu | cuda")
-    ap.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
+    ap.add_argument("--threads", type=cli.positive_int, default=None, help="CPU threads for torch (None: torch's)")
     ap.add_argument("--amp", choices=["auto", "off"], default="auto", help="float16 autocast on CUDA")
     ap.add_argument("--resume", action="store_true", help="continue from OUT.resume.pt")
     ap.add_argument("--init", default=None, help="start from these weights (NAME.safetensors), with a fresh optimizer")
@@ -154,7 +164,8 @@ def train(args: argparse.Namespace) -> dict:
     chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
     if args.steps is None:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
-    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout, args.nonlinearity)
+    cfg = CharRNNConfig(len(split.itos), args.cell, args.embed, args.hidden, args.layers, args.dropout,
+                        args.nonlinearity)
     model = CharRNN(cfg).to(device)
     open_forget_gates(model, args.cell)
     if args.init:  # e.g. fine-tune a trained model with more dropout and a smaller learning rate
@@ -163,12 +174,13 @@ def train(args: argparse.Namespace) -> dict:
         model.load_state_dict({k: v.float() for k, v in _load(args.init).items()})
     net = model
     if dist.world > 1:  # gradients are averaged over processes: the same update as one process on the full batch
-        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+        net = torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     use_amp = device.type == "cuda" and args.amp == "auto"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
-    out = Path(args.out)
-    resume_path = out.with_suffix(".resume.pt")
+    weights, card_file = cli.model_paths(args.out)  # models/mine.v2 keeps its .v2
+    resume_path = Path(str(weights.with_suffix("")) + ".resume.pt")
     step, elapsed_before, best_val, history, state = 0, 0.0, float("inf"), [], None
     if args.resume and resume_path.exists():
         ck = torch.load(resume_path, map_location=device, weights_only=True)  # our own file, tensors only
@@ -177,8 +189,10 @@ def train(args: argparse.Namespace) -> dict:
         best_val, history = float(ck["best_val"]), json.loads(ck["history"])
         torch.set_rng_state(ck["rng"])
         carried = [t for t in (ck.get("state") or []) if t is not None] if dist.world == 1 else []
-        state = (tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device)) if carried else None
-    dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
+        state = ((tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device))
+                 if carried else None)
+    dev_name = (torch.cuda.get_device_name(device) if device.type == "cuda"
+                else f"CPU ({torch.get_num_threads()} threads)")
     if dist.world > 1:
         dev_name += f" x {dist.world} processes (DDP)"
     t0 = time.time()
@@ -188,7 +202,8 @@ def train(args: argparse.Namespace) -> dict:
     def card(val_loss: float) -> dict:
         return {
             "itos": split.itos, **cfg.card_fields(), "train_loss": round(train_loss_ema or float("nan"), 4),
-            "val_loss": round(val_loss, 4), "val_loss_note": "nats/char, validation split read as one stream from a zero state",
+            "val_loss": round(val_loss, 4),
+            "val_loss_note": "nats/char, validation split read as one stream from a zero state",
             "steps": step, "batch_size": args.batch, "seq_len": args.seq_len, "lr": args.lr,
             "minutes": round((elapsed_before + time.time() - t0) / 60, 1), "device": dev_name,
             "torch_version": torch.__version__, "corpus": Path(args.corpus).name, "corpus_sha256": split.sha256,
@@ -222,7 +237,8 @@ def train(args: argparse.Namespace) -> dict:
         train_loss_ema = lv if train_loss_ema is None else 0.98 * train_loss_ema + 0.02 * lv
         elapsed = time.time() - t0
         bar.update(1)
-        bar.set_postfix(loss=f"{train_loss_ema:.3f}", chars_s=f"{step * x.numel() / max(elapsed, 1e-9):,.0f}" if not args.resume else None)
+        speed = f"{step * x.numel() / max(elapsed, 1e-9):,.0f}" if not args.resume else None
+        bar.set_postfix(loss=f"{train_loss_ema:.3f}", chars_s=speed)
         out_of_time = dist.any(args.minutes is not None and (elapsed_before + elapsed) / 60 >= args.minutes)
         if dist.main and (step % args.eval_every == 0 or step == args.steps or out_of_time):
             val = stream_loss(model, torch.from_numpy(split.val), device, streams=8)
@@ -232,7 +248,7 @@ def train(args: argparse.Namespace) -> dict:
                        f"lr {lr_at(step, args):.2e}  {(elapsed_before + elapsed) / 60:.1f} min", file=sys.stderr)
             if val < best_val:
                 best_val = val
-                save_checkpoint(model, card(val), out, half=not args.float32)
+                save_checkpoint(model, card(val), args.out, half=not args.float32)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
                         "elapsed": elapsed_before + elapsed, "best_val": best_val,
                         "history": json.dumps(history), "rng": torch.get_rng_state(),
@@ -247,20 +263,21 @@ def train(args: argparse.Namespace) -> dict:
             return {}
     # final: reload the best weights exactly as stored, score the whole validation split as one stream
     from safetensors.torch import load_file
-    best = load_file(str(out.with_suffix(".safetensors")))
+    best = load_file(str(weights))
     model.load_state_dict({k: v.float() for k, v in best.items()})
-    final = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    final = json.loads(card_file.read_text(encoding="utf-8"))
     final["val_loss"] = round(stream_loss(model, torch.from_numpy(split.val), device, streams=1), 4)
     final["val_bits_per_char"] = round(final["val_loss"] / math.log(2), 4)
     final["history"] = history
-    out.with_suffix(".json").write_text(json.dumps(final, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tqdm.write(f"saved {out.with_suffix('.safetensors')}: val {final['val_loss']:.4f} nats/char "
+    card_file.write_text(json.dumps(final, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tqdm.write(f"saved {weights}: val {final['val_loss']:.4f} nats/char "
                f"({final['val_bits_per_char']:.3f} bits/char), {final['minutes']} min on {dev_name}", file=sys.stderr)
     return final
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    cli.import_torch("training")
     try:
         train(args)
     except (CorpusError, FileNotFoundError, IsADirectoryError) as e:

@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=1e-2)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--out", default=RESULTS.name,  # here, not into the package: an install's tree is not the user's
+                    help="where the results go (default: ./lag_results.json); the app reads models/lag_results.json")
     args = ap.parse_args(argv)
     if any(lag < 1 for lag in args.lags) or args.steps < 1 or args.symbols < 2:
         ap.error("lags and steps must be at least 1, symbols at least 2")
