@@ -23,7 +23,7 @@ def test_deep_sizeof_counts_arrays_views_containers_and_attributes_once():
 def test_a_result_of_small_arrays_and_python_objects_is_counted_by_what_it_holds():
     from rnnviz.lessons import hello
 
-    cache = hello.SharedCache(10**9)
+    cache = SharedCache(10**9)
     result = hello.train("hello", 4, 3, seed=0)
     cache.get_arrays("k", lambda: result, lambda r: [a for a in vars(r.weights).values() if isinstance(a, np.ndarray)],
                      lambda r: 8 * len(r.losses))
