@@ -72,8 +72,10 @@ def main() -> None:
     print(f"load (import + read + validate): {load_ms:.0f} ms")
     print(f"rnnviz NumPy sampler: {', '.join(f'{r:,.0f}' for r in runs)} chars/s (best {best:,.0f})")
     print(f"500 chars with every state and distribution kept (the page's run): {trace_500 * 1000:.0f} ms")
-    print(f"naive torch loop, default threads, oneDNN on: {naive_default:,.0f} chars/s -> rnnviz is {best / naive_default:.1f}x")
-    print(f"naive torch loop, 1 thread, oneDNN off:       {naive_tuned:,.0f} chars/s -> rnnviz is {best / naive_tuned:.1f}x")
+    print(f"naive torch loop, default threads, oneDNN on: {naive_default:,.0f} chars/s "
+          f"-> rnnviz is {best / naive_default:.1f}x")
+    print(f"naive torch loop, 1 thread, oneDNN off:       {naive_tuned:,.0f} chars/s "
+          f"-> rnnviz is {best / naive_tuned:.1f}x")
 
 
 if __name__ == "__main__":

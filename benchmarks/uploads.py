@@ -3,7 +3,8 @@ Chromium (Debian's, driven by Playwright), with the server's resident memory bef
 
 Each round opens the sampling page in a fresh session and uploads, one pair after another, the files of `PAIRS`: the
 shipped model (accepted) and crafted files the server must refuse from the card or the safetensors header alone (a
-40,000-character vocabulary, headers naming 1,500 and 290,000 tensors, a file cut in half). A thread samples the server's
+40,000-character vocabulary, headers naming 1,500 and 290,000 tensors, a file cut in half). A thread samples the \
+server's
 RSS every 50 ms; `during` is the peak over all rounds, `after` is read once the browser has closed and the sessions
 have ended.
 """
@@ -51,7 +52,8 @@ def pairs() -> list[Pair]:
 
 
 class RssWatch:
-    """The server's RSS (MB), sampled every `every` seconds in a thread: the peak since the last `reset`, and overall."""
+    """The server's RSS (MB), sampled every `every` seconds in a thread: the peak since the last `reset`, \
+and overall."""
 
     def __init__(self, read: Callable[[], float], every: float = 0.05):
         self.read, self.every = read, every

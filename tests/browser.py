@@ -70,7 +70,8 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until the script has finished running (never a fixed sleep)."""
     page.wait_for_selector(IDLE, timeout=timeout)
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'",
+        "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') "
+        "=== 'notRunning'",
         timeout=timeout)
 
 

@@ -140,9 +140,10 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     page.get_by_text("Bring your own model").click()
     page.locator('input[type="file"]').nth(0).set_input_files(str(tmp_path / "m.safetensors"))
     page.locator('input[type="file"]').nth(1).set_input_files(str(tmp_path / "m.json"))
-    page.wait_for_function("() => document.body.innerText.includes('Using your model for this session')", timeout=60_000)
-    page.wait_for_function("() => document.body.innerText.includes('A one-layer LSTM (8 units per layer, 11 characters)')",
+    page.wait_for_function("() => document.body.innerText.includes('Using your model for this session')",
                            timeout=60_000)
+    page.wait_for_function("() => document.body.innerText.includes("
+                           "'A one-layer LSTM (8 units per layer, 11 characters)')", timeout=60_000)
     wait_idle(page)
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()

@@ -9,7 +9,8 @@ from tests.browser import Server, chromium, painted, wait_idle
 pytestmark = pytest.mark.slow
 
 MARK = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
-  if (!gd || !gd._fullData) return null; if (!gd.__mark) gd.__mark = Math.random(); gd.__data = gd.__data || gd._fullData;
+  if (!gd || !gd._fullData) return null; if (!gd.__mark) gd.__mark = Math.random(); \
+gd.__data = gd.__data || gd._fullData;
   return gd.__mark; })"""
 SAME = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
   return !!gd && gd._fullData === gd.__data; })"""
@@ -96,7 +97,8 @@ def test_a_chart_goes_full_screen_and_back(page):
     charts_ready(page, ["scalar-cobweb"])
     gd = ".st-key-scalar-cobweb .js-plotly-plot"
     own = page.evaluate(f"() => document.querySelector('{gd}')._fullLayout.height")
-    titles = page.evaluate("() => [...document.querySelectorAll('.st-key-scalar-cobweb .modebar-btn')].map(b => b.dataset.title)")
+    titles = page.evaluate("() => [...document.querySelectorAll('.st-key-scalar-cobweb .modebar-btn')]"
+                           ".map(b => b.dataset.title)")
     assert "Download plot as a PNG" in titles and not [t for t in titles if "Share" in t]  # no upload to Plotly Cloud
     page.locator(".st-key-scalar-cobweb .modebar-btn[data-title^='Full screen']").click()
     page.wait_for_function(f"() => document.fullscreenElement && document.querySelector('{gd}')._fullLayout.height"

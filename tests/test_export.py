@@ -25,7 +25,8 @@ def test_scalar_export_reproduces_the_table(open_page, tmp_path):
     assert [f"{float(v):.3f}" for v in printed] == table == ["0.762", "0.909", "0.949"]
 
 
-@pytest.mark.parametrize("page,query", [("vector", {"H": "5", "rho": "1.5"}), ("gates", {}), ("gates", {"cell": "gru"})])
+@pytest.mark.parametrize("page,query", [("vector", {"H": "5", "rho": "1.5"}), ("gates", {}),
+                                        ("gates", {"cell": "gru"})])
 @pytest.mark.slow
 def test_vector_and_gate_exports_run(open_page, tmp_path, page, query):
     at = open_page(page, **query)

@@ -118,7 +118,8 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
     cmp = compare(4, 10, 0.9, 1.0, 0.5, 0)
     R = cmp.reports
     figs = [scalar.tanh_curve(np.array([1.0, 0.3]), np.tanh([1.0, 0.3]), 1),
-            scalar.states_over_time(tr.h[:, 0], x[:, 0], 1), scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
+            scalar.states_over_time(tr.h[:, 0], x[:, 0], 1),
+            scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
             vector.six_moves(moves(setup, tr, 2), list("helo")), vector.state_heatmap(tr.h, list("hello"), current=1),
             vector.matrix_heatmap(w["W_h"], "W_h"), vector.singular_value_bars(np.array([1.2, 0.5]), 0.9),
             gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 1),
@@ -128,9 +129,11 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
             gradients.clip_figure({"direction": np.ones(4) / 2, "log10_before": 8.5, "log10_after": 0.0,
                                    "before": "3.16e+08", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
             gradients.training_figure({"unclipped": {"loss": np.array([4.0, 9.0]), "log10_norm": np.array([1.0, 3.0])},
-                                       "clipped": {"loss": np.array([4.0, 3.0]), "log10_norm": np.array([1.0, 0.9])}}, 2.0),
+                                       "clipped": {"loss": np.array([4.0, 3.0]), "log10_norm": np.array([1.0, 0.9])}},
+                                      2.0),
             gradients.lag_figure({"lags": [1, 2], "task": {"symbols": 8}, "cells": {
-                c: {"hidden_size": 3, "params": 99, "accuracy": [[1.0, 0.5], [0.9, 0.4]]} for c in ("rnn", "lstm", "gru")}}),
+                c: {"hidden_size": 3, "params": 99, "accuracy": [[1.0, 0.5], [0.9, 0.4]]}
+                for c in ("rnn", "lstm", "gru")}}),
             base.prob_bars(["a", "b"], np.array([0.4, 0.6]), np.array([0.5, 0.5]), "t=1"),
             sample.saturation_figure([{"f": (np.array([0.1, 0.2]), np.array([0.5, 0.3]))}]),
             sample.closed_share_figure([{"o": np.linspace(0, 1, 40)}], bins=8),

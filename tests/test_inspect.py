@@ -33,7 +33,8 @@ def torch_connectivity(lm: charlm.CharLM, text: str, t: int) -> np.ndarray:
     kw = {"nonlinearity": lm.card.get("nonlinearity", "tanh")} if lm.cell == "rnn" else {}
     E = lm.tensors["embed.weight"].shape[1]
     rnn = cells[lm.cell](E, lm.hidden_size, num_layers=lm.num_layers, batch_first=True, **kw).double()
-    rnn.load_state_dict({k[4:]: torch.tensor(v, dtype=torch.float64) for k, v in lm.tensors.items() if k.startswith("rnn.")})
+    rnn.load_state_dict({k[4:]: torch.tensor(v, dtype=torch.float64)
+                         for k, v in lm.tensors.items() if k.startswith("rnn.")})
     ids = torch.tensor([lm.stoi[ch] for ch in text[:t + 1]])
     e = torch.tensor(lm.tensors["embed.weight"], dtype=torch.float64)[ids].requires_grad_(True)
     h0, c0 = (torch.tensor(a, dtype=torch.float64)[:, None] for a in ins.start_state(lm))

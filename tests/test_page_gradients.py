@@ -114,7 +114,8 @@ def test_lag_results_drawn_with_their_provenance(open_page):
 
 
 @pytest.mark.parametrize("setting", [{"grad.scale": 3.0, "grad.xs": 0.0}, {"grad.scale": 0.0},
-                                     {"grad.H": 64, "grad.T": 200, "grad.bf": 10.0}, {"grad.H": 1, "grad.T": 2, "grad.bf": -5.0}])
+                                     {"grad.H": 64, "grad.T": 200, "grad.bf": 10.0},
+                                     {"grad.H": 1, "grad.T": 2, "grad.bf": -5.0}])
 def test_extremes_never_break(open_page, setting):
     at = open_page(P)
     for k, v in setting.items():

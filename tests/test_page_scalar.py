@@ -188,7 +188,8 @@ def test_backprop_by_hand_shows_each_factor(open_page):
     at.slider(key=f"{P}.w_h").set_value(2.0).run()  # the numbers follow the weights
     assert any("2 (1 − 0.909²) · 2 (1 − 0.949²)" in m.value for m in at.markdown)
     at.button(key=f"{P}.reset").click().run()
-    assert not any(m.value.startswith("∂h") for m in at.markdown) and any("Step to t = 2" in c.value for c in at.caption)
+    assert not any(m.value.startswith("∂h") for m in at.markdown) and any("Step to t = 2" in c.value
+                                                                         for c in at.caption)
 
 
 def test_rounding_note_only_for_the_notes_example(open_page):

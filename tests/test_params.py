@@ -24,7 +24,8 @@ def test_lm_and_classifier_equal_torch(cell):
     lm = lm_params(cell, V, E, H)
     assert lm["total"] == n(torch.nn.Embedding(V, E)) + n(MODULES[cell](E, H)) + n(torch.nn.Linear(H, V))
     clf = classifier_params(cell, E, H, K, vocab_size=V, bidirectional=True)
-    assert clf["total"] == n(torch.nn.Embedding(V, E)) + n(MODULES[cell](E, H, bidirectional=True)) + n(torch.nn.Linear(2 * H, K))
+    assert clf["total"] == (n(torch.nn.Embedding(V, E)) + n(MODULES[cell](E, H, bidirectional=True))
+                            + n(torch.nn.Linear(2 * H, K)))
 
 
 def test_notes_gru_classifier_88836():

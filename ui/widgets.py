@@ -105,8 +105,10 @@ def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> Non
     """A small table of numbers: an interactive grid, or a plain table in classroom mode, whose type the projector
     CSS scales (the grid is drawn on a canvas at a fixed 14 px and cuts its last row short), and wherever `grid` is
     False (a table redrawn on every step: a grid mounts its canvas afresh each time). Long tables stay grids."""
-    if (classroom() or not grid) and len(df) <= 30:  # a named index (step 1, 2, ...) becomes a column: st.table hides range indexes
-        shown = df.reset_index() if df.index.name else df  # numbers written out here: a pandas Styler costs ~10 ms a run
+    # a named index (step 1, 2, ...) becomes a column: st.table hides range indexes
+    if (classroom() or not grid) and len(df) <= 30:
+        # numbers written out here: a pandas Styler costs ~10 ms a run
+        shown = df.reset_index() if df.index.name else df
         st.table(shown.map(lambda v: f"{v:.{precision}f}" if isinstance(v, (float, np.floating)) else v))
     else:
         st.dataframe(df, **dataframe_args)

@@ -54,7 +54,8 @@ def split_for_model(text: str, itos: list[str], val_fraction: float = 0.1) -> Sp
     the model knows. Characters it does not know raise CorpusError naming them."""
     unknown = unknown_characters(text, itos)
     if unknown:
-        raise CorpusError(f"the model does not know {len(unknown)} of the corpus's characters: {describe_characters(unknown)}")
+        raise CorpusError(f"the model does not know {len(unknown)} of the corpus's characters: "
+                          f"{describe_characters(unknown)}")
     stoi = {ch: i for i, ch in enumerate(itos)}
     ids = np.array([stoi[ch] for ch in text], dtype=np.int64)
     n = int(len(ids) * (1 - val_fraction))

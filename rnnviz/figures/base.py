@@ -169,8 +169,8 @@ def _rows(n: int, gap: float = 0.06, titles: list[str] | None = None, font_scale
         out[_axis_name("y", k)] = dict(domain=[max(0.0, top - h), min(1.0, top)], anchor=_ref("x", k))
         out[_axis_name("x", k)] = dict(anchor=_ref("y", k), matches="x" if k > 1 else None, showticklabels=k == n)
         if titles:
-            ann.append(dict(text=titles[k - 1], x=0, y=top, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
-                            showarrow=False, font=dict(size=13 * font_scale)))
+            ann.append(dict(text=titles[k - 1], x=0, y=top, xref="paper", yref="paper", xanchor="left",
+                            yanchor="bottom", showarrow=False, font=dict(size=13 * font_scale)))
     out["annotations"] = ann
     return out
 
@@ -203,7 +203,8 @@ def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: 
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
     shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     return _fig(data, _layout(title, max(220, 22 * H + 130), font_scale, shapes=shapes,
-                              xaxis=dict(title=dict(text="time step t"), type="category"), yaxis=dict(autorange="reversed")))
+                              xaxis=dict(title=dict(text="time step t"), type="category"),
+                              yaxis=dict(autorange="reversed")))
 
 
 def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",

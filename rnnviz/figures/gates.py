@@ -67,7 +67,8 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
         shown[:, np.arange(len(xs)) != current] = ""
     trace = dict(type="heatmap", z=z.tolist(), x=xs, y=list(range(rows)), zmin=0, zmax=4, colorscale=JOINED,
                  showscale=False, xgap=1, ygap=1, customdata=np.stack([value, name], -1).tolist(), hoverongaps=False,
-                 text=shown.tolist(), texttemplate="%{text}" if text else None, textfont=dict(size=tick_size(font_scale)),
+                 text=shown.tolist(), texttemplate="%{text}" if text else None,
+                 textfont=dict(size=tick_size(font_scale)),
                  hovertemplate="%{customdata[1]}, t=%{x}: %{customdata[0]:.4f}<extra></extra>")
     return [_in(trace, k)], vals, labels, rows
 
@@ -86,7 +87,8 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
     xs = _time_labels(T, x_labels)
     data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)  # px per unit row, so numbers fit
-    lay = _layout("", int(rows * row + 90), font_scale, margin=dict(t=20, l=_label_margin(labels, font_scale), r=10, b=50),
+    lay = _layout("", int(rows * row + 90), font_scale,
+                  margin=dict(t=20, l=_label_margin(labels, font_scale), r=10, b=50),
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
                                                           showgrid=False, zeroline=False))
     if current is not None:
@@ -111,8 +113,10 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
     lines = 2 + max((n.count("<br>") + 1 for n in (notes or {}).values()), default=0)  # title lines above the panels
     lay = _layout("", int(rows * row + 90 + 30 * lines * font_scale), font_scale, showlegend=False,
-                  margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=50),
-                  **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, {params[c]:,} parameters"
+                  margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10,
+                              b=50),
+                  **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, "
+                                                       f"{params[c]:,} parameters"
                                                        + (f"<br>{notes[c]}" if notes else "") for c in cells],
                              font_scale=font_scale))
     data, shapes = [], []
@@ -142,10 +146,12 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
             dict(type="scatter", x=t, y=valve.lstm.h[k, 0], name="LSTM output h<sub>t</sub>", mode="lines",
                  line=dict(color=COLORS["state"], width=2, dash="dot")),
             dict(type="scatter", x=t, y=valve.rnn.h[k, 0], name=f"vanilla h<sub>t</sub> (w<sub>h</sub> = {w_h:g})",
-                 mode="lines+markers", line=dict(color=COLORS["vanilla"], width=2), marker=dict(size=5, symbol="triangle-up"))]
-    ann = [dict(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c<sub>{T}</sub> = {valve.lstm.c[-1, 0]:.4f}", showarrow=True,
-                ax=-60, ay=-30, font=dict(size=13 * font_scale))]
+                 mode="lines+markers", line=dict(color=COLORS["vanilla"], width=2),
+                 marker=dict(size=5, symbol="triangle-up"))]
+    ann = [dict(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c<sub>{T}</sub> = {valve.lstm.c[-1, 0]:.4f}",
+                showarrow=True, ax=-60, ay=-30, font=dict(size=13 * font_scale))]
     lay = _layout("The valve: f = 1, i = 0 after step 1", 380 + 40 * (font_scale > 1), font_scale, annotations=ann,
-                  margin=dict(t=110 * font_scale), xaxis=dict(title=dict(text="time step t (log scale)"), type="log", dtick=1),
+                  margin=dict(t=110 * font_scale),
+                  xaxis=dict(title=dict(text="time step t (log scale)"), type="log", dtick=1),
                   yaxis=dict(title=dict(text="value"), range=[-0.05, 1.0]))
     return _fig(data, text_sizes(lay, font_scale))

@@ -52,7 +52,8 @@ def edge_points(log10_values: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarray] | None = None,
-                   title: str = "How much of the gradient survives, by steps back", font_scale: float = 1.0) -> go.Figure:
+                   title: str = "How much of the gradient survives, by steps back",
+                   font_scale: float = 1.0) -> go.Figure:
     """Norms against steps back k = T - t on a log axis. `series` maps a CELL_STYLE key to log10 norms.
 
     Values beyond float64 (exactly 0, below 1e-300, above 1e300) are drawn at the plot's edge with
@@ -80,7 +81,8 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
                 data.append(dict(type="scatter", x=k[mask], y=np.full(mask.sum(), 10.0 ** edge), mode="markers",
                                  showlegend=False, marker=dict(symbol=sym, size=11, color=color, line=dict(width=2)),
                                  customdata=true,
-                                 hovertemplate="k=%{x}: " + label + ", true value %{customdata}<extra>" + name + "</extra>"))
+                                 hovertemplate="k=%{x}: " + label + ", true value %{customdata}<extra>" + name
+                                 + "</extra>"))
     refs = references or {}
     for n, ((name, vals), dash) in enumerate(zip(refs.items(), ("dash", "dashdot", "longdash"))):
         ends = np.array([0, len(vals) - 1])  # each is a straight line on the log axis: two points draw it
@@ -111,7 +113,8 @@ def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, upd
     data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {w_norm:.3f}",
                  mode="lines", line=dict(color=COLORS["weight"], width=3, dash="dash")),
             dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode="lines+markers",
-                 line=dict(color=COLORS["vanilla"], width=2), marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
+                 line=dict(color=COLORS["vanilla"], width=2),
+                 marker=dict(symbol="circle", size=7, maxdisplayed=MARKERS)),
             dict(type="scatter", x=s, y=tp * w_norm, name="their product: the vanilla factor's bound", mode="lines",
                  line=dict(color=COLORS["vanilla"], width=1.5, dash="dot")),
             dict(type="scatter", x=np.r_[s, s[::-1]], y=np.r_[forget.max(axis=1), forget.min(axis=1)[::-1]],
@@ -176,7 +179,8 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
                              hovertemplate="step %{x}: loss %{y:.3f}<extra>" + label + "</extra>"), 1))
         data.append(_in(dict(type="scatter", x=step, y=run["log10_norm"], name=label, mode="lines", legendgroup=name,
                              showlegend=False, line=dict(color=color, width=2, dash=dash),
-                             hovertemplate="step %{x}: log<sub>10</sub> ‖g‖ = %{y:.2f}<extra>" + label + "</extra>"), 2))
+                             hovertemplate="step %{x}: log<sub>10</sub> ‖g‖ = %{y:.2f}<extra>" + label
+                             + "</extra>"), 2))
     first = next(iter(runs.values()))["loss"]
     twice = np.log10(2 * float(first[0])) if len(first) else 0.0  # a log axis places notes by log10, shapes by value
     lay = _rows(2, 0.12, titles=["loss per character (nats, log scale)", "log<sub>10</sub> ‖g‖, the gradient before "
@@ -188,8 +192,8 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
     ann = lay.pop("annotations") + [
         dict(x=1, xref="x domain", y=twice, yref="y", xanchor="right", yanchor="bottom", showarrow=False,
              text=f"twice the start ({10 ** twice:.2f})", font=dict(size=12 * font_scale, color=COLORS["muted"])),
-        dict(x=1, xref="x2 domain", y=np.log10(threshold), yref="y2", xanchor="right", yanchor="bottom", showarrow=False,
-             text=f"threshold {threshold:g}", font=dict(size=12 * font_scale, color=COLORS["state"]))]
+        dict(x=1, xref="x2 domain", y=np.log10(threshold), yref="y2", xanchor="right", yanchor="bottom",
+             showarrow=False, text=f"threshold {threshold:g}", font=dict(size=12 * font_scale, color=COLORS["state"]))]
     lay["xaxis2"]["title"] = dict(text="SGD step")
     lay["yaxis"].update(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500])
     margin = dict(r=grown(font_scale, 23, 28), t=grown(font_scale, 74, 85), b=x_margin(font_scale))  # as automargin
@@ -199,7 +203,8 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
 
 
 def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
-    """Held-out accuracy of recalling the symbol `lag` steps back, by lag, one line per cell; chance as a dashed line."""
+    """Held-out accuracy of recalling the symbol `lag` steps back, by lag, one line per cell; \
+chance as a dashed line."""
     lags = results["lags"]
     data = []
     for cell, (name, color, symbol) in LAG_STYLE.items():
@@ -220,8 +225,9 @@ def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
                                                                                             width=1.5, dash="dash"))]
     ann = [dict(x=0, xref="x domain", y=chance, yref="y", xanchor="left", yanchor="bottom", showarrow=False,
                 text=f"chance ({chance:.1%})", font=dict(size=12 * font_scale, color=COLORS["muted"]))]
-    return _readable(data, _layout("Recall the symbol k steps back: accuracy after training", 420 + 60 * (font_scale > 1),
-                              font_scale, shapes=shapes, annotations=ann, legend=_legend_below(),
+    return _readable(data, _layout("Recall the symbol k steps back: accuracy after training",
+                              420 + 60 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
+                              legend=_legend_below(),
                               margin=dict(l=grown(font_scale, 88, 107), b=grown(font_scale, 98, 146)),
                               xaxis=dict(type="log", title=dict(text="lag k (steps back)"), tickvals=lags,
                                          ticktext=[str(v) for v in lags]),

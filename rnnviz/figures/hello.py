@@ -54,12 +54,14 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
     H = steps.h.shape[1]
     glyph = VISIBLE
     labels = [glyph.get(c, c) for c in vocab]
-    rows = [f"{t + 1}: {glyph.get(a, a)}→{glyph.get(b, b)}" for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
+    rows = [f"{t + 1}: {glyph.get(a, a)}→{glyph.get(b, b)}"
+            for t, (a, b) in enumerate(zip(steps.inputs, steps.targets))]
     lay = _layout("", max(260, 50 * font_scale * T + 150), font_scale, margin=dict(t=110, l=90, r=10, b=20),
                   showlegend=False,
                   **_columns(4, 0.05, widths=[V, H, V, V], font_scale=font_scale, title_shift=34 * font_scale,
                              titles=["one-hot<br>input x<sub>t</sub>", "hidden<br>state h<sub>t</sub>",
-                                     "scores<br>W<sub>y</sub>h<sub>t</sub> + b<sub>y</sub>", "softmax p<br>□ the target"]))
+                                     "scores<br>W<sub>y</sub>h<sub>t</sub> + b<sub>y</sub>",
+                                     "softmax p<br>□ the target"]))
     slim = float(np.abs(steps.scores).max()) or 1.0
     size = 11 * font_scale
     cell = (width - 100) * 0.85 / (3 * V + H)  # px per cell

@@ -95,7 +95,8 @@ def impulse_response(log10_abs: np.ndarray, floor: float, font_scale: float = 1.
 def min_lockstep(keep: dict[str, np.ndarray], h: dict[str, np.ndarray], labels: list[str], current: int,
                  font_scale: float = 1.0, stepwise: tuple[str, ...] = ()) -> go.Figure:
     """Per cell, a heatmap of what it keeps of h_{t-1} (amber, 0..1) above its states (purple / grey); the GRU's keep
-    row (the cells in `stepwise`) only up to `current` (1-based): it needs h_{t-1} first, where the min cells' is known for every t up front."""
+    row (the cells in `stepwise`) only up to `current` (1-based): it needs h_{t-1} first, where the min cells' is \
+known for every t up front."""
     cells = list(keep)
     lay = _columns(len(cells), gap=0.06, titles=[CELL_TITLES[c] for c in cells], font_scale=font_scale)
     data, shapes, xs = [], [], [f"{t + 1} {lab!r}" if lab else str(t + 1) for t, lab in enumerate(labels)]

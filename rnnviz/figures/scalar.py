@@ -11,8 +11,8 @@ from rnnviz.figures.fonts import text_sizes
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
     """Play/pause buttons (top right) that animate the figure's frames in the browser."""
     return [dict(
-        type="buttons", direction="left", x=0.0, y=-0.27 * font_scale, xanchor="left", yanchor="top", pad=dict(r=0, t=0),
-        showactive=False, bgcolor="white", font=dict(size=12 * font_scale),
+        type="buttons", direction="left", x=0.0, y=-0.27 * font_scale, xanchor="left", yanchor="top",
+        pad=dict(r=0, t=0), showactive=False, bgcolor="white", font=dict(size=12 * font_scale),
         buttons=[dict(label="▶ Play steps", method="animate", args=[labels, dict(
                      frame=dict(duration=duration, redraw=True), fromcurrent=False, transition=dict(duration=200),
                      mode="immediate")]),
@@ -76,8 +76,9 @@ def states_over_time(h: np.ndarray, x: np.ndarray | None = None, current: int | 
     t = np.arange(1, len(h) + 1)
     data = []
     if x is not None:
-        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x<sub>t</sub>", marker=dict(color=COLORS["input"]),
-                         opacity=0.45, hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"))
+        data.append(dict(type="bar", x=t, y=np.asarray(x, float).ravel(), name="input x<sub>t</sub>",
+                         marker=dict(color=COLORS["input"]), opacity=0.45,
+                         hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"))
     data.append(dict(type="scatter", x=t, y=h, mode="lines+markers", name="state h<sub>t</sub>",
                      line=dict(color=COLORS["state"], width=3), marker=dict(size=8, symbol="circle"),
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"))
@@ -116,7 +117,8 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
         data.append(dict(type="scatter", x=[h_star], y=[h_star], mode="markers", showlegend=False,
                          marker=dict(size=14, symbol="circle" if stable else "circle-open", color=COLORS["weight"],
                                      line=dict(width=2.5, color=COLORS["weight"])),
-                         hovertemplate=f"fixed point h* = {h_star:.4f} ({'stable' if stable else 'unstable'})<extra></extra>"))
+                         hovertemplate=f"fixed point h* = {h_star:.4f} ({'stable' if stable else 'unstable'})"
+                                       "<extra></extra>"))
     data += [dict(type="scatter", x=[None], y=[None], mode="markers", name="stable fixed point",
                   marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",

@@ -59,7 +59,8 @@ def param_breakdown(parts: dict[str, int], font_scale: float = 1.0) -> go.Figure
     for name, key, color in (("embedding", "embedding", COLORS["input"]), ("recurrent cell", "cell", COLORS["state"]),
                              ("output layer", "output", COLORS["output"])):
         v = parts[key]
-        data.append(dict(type="bar", x=[v], y=["parameters"], orientation="h", name=f"{name}: {v:,}", marker=dict(color=color),
+        data.append(dict(type="bar", x=[v], y=["parameters"], orientation="h", name=f"{name}: {v:,}",
+                         marker=dict(color=color),
                          text=[f"{name}<br>{v:,} ({v / total:.0%})" if v / total > 0.12 else ""],
                          textposition="inside", insidetextanchor="middle", textfont=dict(size=tick_size(font_scale)),
                          hovertemplate=f"{name}: {v:,} ({v / total:.1%})<extra></extra>"))

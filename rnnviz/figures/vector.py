@@ -34,8 +34,8 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     titles = ["① read input<br>W<sub>x</sub>x<sub>t</sub>", "② read memory<br>W<sub>h</sub>h<sub>t−1</sub>",
               "③ add<br>z = ①+②+b", "④ squash<br>h<sub>t</sub> = tanh(z)",
               "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
-    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale, margin=dict(t=80, l=50, r=20, b=grown(font_scale, 36, 42)),
-                  bargap=0.25, showlegend=False,
+    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale,
+                  margin=dict(t=80, l=50, r=20, b=grown(font_scale, 36, 42)), bargap=0.25, showlegend=False,
                   **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
     def bars(k, vals, labels, color, name, fmt=".2f", labelled=False):
@@ -106,6 +106,7 @@ def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) 
                 yanchor="bottom", yshift=2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
     top = max(1.0, float(sv[0])) * 1.3 if len(sv) else 1.3
     return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
-                                         font_scale, shapes=shapes, annotations=ann, margin=dict(l=y_margin(font_scale, 3)),
+                                         font_scale, shapes=shapes, annotations=ann,
+                                         margin=dict(l=y_margin(font_scale, 3)),
                                          yaxis=dict(title=dict(text="singular value σ"), range=[0, top])),
                                  font_scale))
