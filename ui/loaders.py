@@ -6,11 +6,12 @@ globals (and everything they hold) alive.
 from __future__ import annotations
 
 import collections
-import functools
 import gc
 import sys
 
 import streamlit as st
+
+from rnnviz.lessons.cache import SharedCache
 
 RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds) of this server's last runs
 
@@ -36,13 +37,15 @@ def freeze_heap() -> None:
             gc.freeze()
 
 
-@functools.lru_cache(maxsize=2)
+MODELS = SharedCache(256 * 2 ** 20)  # the shipped model (~30 MB with its tables): loaded once, never evicted
+
+
 def shipped_model(path: str):
     """Loaded once per server and shared by every session; a CharLM's arrays are read-only. Not st.cache_resource:
     any visitor's browser can send Streamlit's clear_cache message, which empties every st.cache_* of the server."""
     from rnnviz import charlm
 
-    return charlm.load(path)
+    return MODELS.get(str(path), lambda: charlm.load(path))
 
 
 def force_character(forced_key: str, char_key: str, position: int) -> None:

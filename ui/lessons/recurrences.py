@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.lessons import recurrences as lesson
+from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.urlstate import Param, choice, integer, number, text
 from ui.widgets import md
@@ -147,12 +148,22 @@ def cost_table(c: lesson.ScanCosts) -> pd.DataFrame:
                          "Blelloch ms": np.round(1e3 * c.seconds["blelloch"], 2)})
 
 
-@st.cache_resource(show_spinner="Timing the loop and the scans once for this server…")
+CACHE = SharedCache(8 * 2 ** 20)  # per server: the measured scan costs, and ~20 kB of gradient curves a setting
+
+
 def measured_costs() -> lesson.ScanCosts:
     """Measured once per server (a few seconds), then shared: timing on every rerun would cost every visitor."""
-    return lesson.scan_costs()
+    if "costs" in CACHE:
+        return CACHE.get_arrays("costs", lesson.scan_costs, _cost_arrays)
+    with st.spinner("Timing the loop and the scans once for this server…"):
+        return CACHE.get_arrays("costs", lesson.scan_costs, _cost_arrays)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+def _cost_arrays(c: lesson.ScanCosts) -> list[np.ndarray]:
+    return [c.T, *c.work.values(), *c.depth.values(), *c.seconds.values()]
+
+
 def gradient_curves(H: int, T: int, seed: int) -> dict[str, np.ndarray]:
-    return lesson.gradient_curves(H, T, seed)
+    """`lesson.gradient_curves`, kept per server and shared (read-only arrays)."""
+    return CACHE.get_arrays(("curves", H, T, seed), lambda: lesson.gradient_curves(H, T, seed),
+                            lambda c: list(c.values()))
