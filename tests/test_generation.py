@@ -77,8 +77,10 @@ def reference_draw(p: list[float], u: float) -> int:
     return max(j for j, q in enumerate(p) if q > 0)  # u within rounding of 1
 
 
-def reference_generate(lm: CharLM, prime: str, length: int, temperature=1.0, top_k=None, top_p=None, seed=None):
-    """The model's own step (checked against torch in test_charlm.py); the sampling from the definitions."""
+def reference_generate(lm: CharLM, prime: str, length: int, temperature=1.0, top_k=None, top_p=None, seed=None,
+                       forced=None):
+    """The model's own step (checked against torch in test_charlm.py); the sampling from the definitions. A forced
+    position still takes its uniform number, so the draws after it use the same numbers as without the branch."""
     rng = np.random.default_rng(seed)
     h, c = lm.start_state()
     for ch in prime:
@@ -87,6 +89,8 @@ def reference_generate(lm: CharLM, prime: str, length: int, temperature=1.0, top
     for _ in range(length):
         p = reference_probs(logits, temperature, top_k, top_p)
         j = reference_draw(p, rng.random())
+        if forced and len(out) in forced:
+            j = VOCAB.index(forced[len(out)])
         out.append(VOCAB[j])
         dists.append(p)
         logits, h, c = lm.step(j, h, c)
@@ -98,6 +102,7 @@ KNOBS = [  # (temperature, top_k, top_p)
     (0.5, None, None),
     (2.5, None, None),
     (1.0, 3, None),
+    (0.9, 2, None),
     (1.0, None, 0.6),
     (0.7, 4, 0.85),
     (1.6, 1, None),
@@ -123,6 +128,24 @@ def test_generate_draws_what_the_reference_draws_for_every_cell(cell):
     lm = make_model(cell, seed=2, layers=1)
     want, _ = reference_generate(lm, "ja", 120, 0.8, 5, 0.9, seed=3)
     assert lm.generate("ja", 120, 0.8, 5, 0.9, seed=3) == want
+
+
+def test_forced_characters_replace_the_draw_and_keep_the_later_random_numbers():
+    lm = make_model("lstm", seed=3)
+    forced = {0: "j", 7: "a", 8: "a", 30: "e"}
+    want, _ = reference_generate(lm, "bc", 60, 1.2, None, 0.95, seed=9, forced=forced)
+    tr = lm.generate_trace("bc", 60, 1.2, None, 0.95, seed=9, forced=forced)
+    assert tr.text == "bc" + want and all(want[pos] == ch for pos, ch in forced.items())
+
+
+def test_progress_is_reported_every_so_many_characters():
+    lm = make_model("gru", seed=3, layers=1)
+    seen = []
+    tr = lm.generate_trace("ab", 23, seed=1, on_progress=seen.append, progress_every=5)
+    assert seen == [tr.text[:2 + n] for n in (5, 10, 15, 20)]
+    seen.clear()
+    lm.generate_trace("ab", 100, seed=1, on_progress=seen.append)  # every 50 by default
+    assert [len(s) for s in seen] == [52, 102]
 
 
 def test_a_temperature_near_zero_is_greedy():
