@@ -1,5 +1,6 @@
 """Tests that mutation testing showed were missing (README "Development"; the mutants they kill are listed in
 tests/mutation_survivors.md). Each asserts a number or a text a caller would see, through public functions."""
+import json
 import re
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 from rnnviz.nn.cells import singular_values
-from rnnviz.nn.params import millions
+from rnnviz.nn.params import classifier_params, lm_params, millions
 
 
 def test_millions_at_its_boundaries():
@@ -19,6 +20,14 @@ def test_millions_at_its_boundaries():
     assert millions(1_000) == "0.001 M"
     assert millions(999) == "999"
     assert millions(0) == "0"
+
+
+@pytest.mark.parametrize("cell,module", [("rnn", torch.nn.RNN), ("gru", torch.nn.GRU), ("lstm", torch.nn.LSTM)])
+def test_a_deep_language_models_count_equals_torchs(cell, module):
+    V, E, H, L = 30, 7, 11, 3
+    parts = lm_params(cell, V, E, H, num_layers=L)
+    assert parts["cell"] == sum(p.numel() for p in module(E, H, num_layers=L).parameters())
+    assert parts["total"] == V * E + parts["cell"] + H * V + V
 
 
 def test_singular_values_are_torchs_largest_first():
@@ -78,3 +87,63 @@ def test_every_steps_distribution_of_a_long_run_is_kept():
     for t in (0, 255, 256, 257, 511, 512, 602):
         np.testing.assert_allclose(tr.probs[t], tr.probs_at(t), rtol=1e-6)
     assert len(tr.sampled_probs) == 600 and tr.probs.shape == (603, 10)
+
+
+def test_load_bytes_applies_the_limits_it_is_given():
+    import dataclasses
+
+    from safetensors.numpy import save
+
+    from rnnviz.charlm import CheckpointError
+    from rnnviz.charlm.checkpoint import UPLOAD_LIMITS
+    from rnnviz.charlm.runner import load_bytes
+
+    lm = small_model()
+    weights, card = save({k: np.array(v) for k, v in lm.tensors.items()}), json.dumps(lm.card)
+    assert load_bytes(weights, card).generate("ab", 20, seed=1) == lm.generate("ab", 20, seed=1)
+    tight = dataclasses.replace(UPLOAD_LIMITS, max_file_bytes=len(weights) - 1)
+    with pytest.raises(CheckpointError, match="the limit is"):
+        load_bytes(weights, card, tight)
+
+
+# ---- parameter counts and the torch reference ------------------------------------------------------------------------
+def test_classifier_parts_are_named_and_add_up():
+    parts = classifier_params("gru", 16, 32, 5, vocab_size=100, num_layers=2, bidirectional=True)
+    gru = torch.nn.GRU(16, 32, num_layers=2, bidirectional=True)
+    assert parts == {"embedding": 100 * 16, "cell": sum(p.numel() for p in gru.parameters()),
+                     "output": 64 * 5 + 5, "total": 100 * 16 + sum(p.numel() for p in gru.parameters()) + 64 * 5 + 5}
+
+
+def test_without_torch_the_reference_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from rnnviz.nn.torch_ref import TORCH_INSTALL, TorchMissing, import_torch
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    with pytest.raises(TorchMissing, match=f"not installed here: {re.escape(TORCH_INSTALL)}$"):
+        import_torch()
+
+
+def test_torch_reference_relu_bidirectional_and_missing_biases():
+    from rnnviz.nn.cells import init_weights, rnn_forward
+    from rnnviz.nn.torch_ref import torch_cell
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(6, 2))
+    w = init_weights("rnn", 2, 3, seed=1)
+    w["W_hh"] = w["W_hh"] * 3  # large enough that relu and tanh differ
+    m = torch_cell("rnn", w, nonlinearity="relu")
+    with torch.no_grad():
+        out = m(torch.from_numpy(x)[None])[0][0].numpy()
+    h, want = np.zeros(3), []
+    for t in range(6):
+        h = np.maximum(w["W_ih"] @ x[t] + w["b_ih"] + w["W_hh"] @ h + w["b_hh"], 0)
+        want.append(h)
+    np.testing.assert_allclose(out, want, atol=1e-12)
+    # no biases given: zeros; a second set of weights: the right-to-left direction of a bidirectional module
+    fw, bw = {"W_ih": w["W_ih"], "W_hh": w["W_hh"]}, init_weights("rnn", 2, 3, seed=2)
+    m = torch_cell("rnn", fw, w_reverse=bw)
+    with torch.no_grad():
+        out = m(torch.from_numpy(x)[None])[0][0].numpy()
+    np.testing.assert_allclose(out[:, :3], rnn_forward(x, **fw).h, atol=1e-12)
+    np.testing.assert_allclose(out[:, 3:], rnn_forward(x[::-1], **bw).h[::-1], atol=1e-12)
