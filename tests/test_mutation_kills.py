@@ -147,3 +147,38 @@ def test_torch_reference_relu_bidirectional_and_missing_biases():
         out = m(torch.from_numpy(x)[None])[0][0].numpy()
     np.testing.assert_allclose(out[:, :3], rnn_forward(x, **fw).h, atol=1e-12)
     np.testing.assert_allclose(out[:, 3:], rnn_forward(x[::-1], **bw).h[::-1], atol=1e-12)
+
+
+def test_a_two_character_texts_loss_is_one_characters_surprise():
+    lm = small_model()
+    p = lm.run("ab").probs  # from the default start state, like loss
+    assert lm.loss("ab") == pytest.approx(-np.log(float(p[0][lm.stoi["b"]])), rel=1e-5)
+    assert lm.loss("a") == 0.0  # nothing to predict
+
+
+# ---- float64 throughout, and gradients that overflowed ---------------------------------------------------------------
+def test_output_layer_and_clipping_compute_in_float64_whatever_they_are_given():
+    from rnnviz.nn.cells import output_layer
+    from rnnviz.nn.gradients import clip_by_norm
+
+    rng = np.random.default_rng(4)
+    h, W = rng.normal(size=(3, 5)).astype(np.float32), rng.normal(size=(4, 5)).astype(np.float32)
+    y = output_layer(h, W)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y, h.astype(np.float64) @ W.astype(np.float64).T, rtol=1e-13)
+    g = rng.normal(size=7).astype(np.float32) * 10
+    clipped, norm, _ = clip_by_norm(g, 1.0)
+    assert clipped.dtype == np.float64 and norm == pytest.approx(np.linalg.norm(g.astype(np.float64)), rel=1e-13)
+    p = torch.nn.Parameter(torch.zeros(7, dtype=torch.float64))
+    p.grad = torch.from_numpy(g.astype(np.float64))
+    torch.nn.utils.clip_grad_norm_([p], 1.0)
+    np.testing.assert_allclose(clipped, p.grad.numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_gradient_that_left_float64_is_not_applied(bad):
+    from rnnviz.nn.gradients import clip_by_norm
+
+    with np.errstate(invalid="ignore"):  # inf * 0
+        _, norm, scale = clip_by_norm(np.array([bad, 1.0]), 1.0)
+    assert not np.isfinite(norm) and scale == 0.0
