@@ -182,3 +182,20 @@ def test_a_gradient_that_left_float64_is_not_applied(bad):
     with np.errstate(invalid="ignore"):  # inf * 0
         _, norm, scale = clip_by_norm(np.array([bad, 1.0]), 1.0)
     assert not np.isfinite(norm) and scale == 0.0
+
+
+def test_entropies_of_float32_distributions_are_computed_in_float64():
+    from rnnviz.nn.sampling import entropies
+
+    P = np.random.default_rng(5).dirichlet(np.ones(65), size=4).astype(np.float32)  # as Trace.probs keeps them
+    P64 = P.astype(np.float64)
+    want = -(P64 * np.log(P64)).sum(axis=1)
+    got = entropies(P)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_one_hot_takes_ids_written_as_floats():
+    from rnnviz.nn.cells import one_hot
+
+    np.testing.assert_array_equal(one_hot([2.0, 0.0], 3), [[0, 0, 1], [1, 0, 0]])
