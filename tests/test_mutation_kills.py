@@ -87,6 +87,7 @@ def test_every_steps_distribution_of_a_long_run_is_kept():
     for t in (0, 255, 256, 257, 511, 512, 602):
         np.testing.assert_allclose(tr.probs[t], tr.probs_at(t), rtol=1e-6)
     assert len(tr.sampled_probs) == 600 and tr.probs.shape == (603, 10)
+    assert tr.probs.dtype == tr.probs_at(5).dtype == tr.sampled_at(5).dtype == np.float32  # as documented: memory
 
 
 def test_load_bytes_applies_the_limits_it_is_given():
