@@ -200,3 +200,37 @@ def test_one_hot_takes_ids_written_as_floats():
     from rnnviz.nn.cells import one_hot
 
     np.testing.assert_array_equal(one_hot([2.0, 0.0], 3), [[0, 0, 1], [1, 0, 0]])
+
+
+# ---- the loss gradient through time, every cell (the 200-step comparison in test_gradients.py is left out of the
+# mutation run for time; this short one checks the same outputs) ---------------------------------------------------
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+def test_loss_gradients_through_time_match_autograd(cell):
+    from rnnviz.nn import cells, gradients
+
+    T, d, H = 9, 2, 4
+    torch.manual_seed(11)
+    m = {"rnn": torch.nn.RNNCell, "lstm": torch.nn.LSTMCell, "gru": torch.nn.GRUCell}[cell](d, H).double()
+    w = {k: getattr(m, n).detach().numpy() for k, n in
+         [("W_ih", "weight_ih"), ("W_hh", "weight_hh"), ("b_ih", "bias_ih"), ("b_hh", "bias_hh")]}
+    x, h0, c0 = torch.randn(T, d, dtype=torch.float64), torch.randn(H, dtype=torch.float64), torch.zeros(H)
+    g = torch.randn(H, dtype=torch.float64)
+    hs, c = [h0.clone().requires_grad_(True)], c0.double()
+    for t in range(T):
+        if cell == "lstm":
+            h, c = m(x[t:t + 1], (hs[-1][None], c[None]))
+            h, c = h[0], c[0]
+        else:
+            h = m(x[t:t + 1], hs[-1][None])[0]
+        h.retain_grad()
+        hs.append(h)
+    (hs[-1] @ g).backward()
+    kw = {"c0": c0.numpy()} if cell == "lstm" else {}
+    tr = getattr(cells, f"{cell}_forward")(x.numpy(), **w, h0=h0.numpy(), **kw)
+    rep = getattr(gradients, f"{cell}_gradients")(tr, w["W_hh"], g=g.numpy())
+    assert rep.steps_back.tolist() == list(range(T + 1))
+    for k in range(T + 1):
+        want = hs[T - k].grad.numpy()
+        np.testing.assert_allclose(rep.loss_grads[k], want, rtol=1e-10, atol=1e-14)
+        assert rep.log10_loss_grad[k] == pytest.approx(np.log10(np.linalg.norm(want)), abs=1e-10)
+        np.testing.assert_allclose(rep.loss_grad_dirs[k], want / np.linalg.norm(want), atol=1e-10)
