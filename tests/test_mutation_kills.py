@@ -234,3 +234,27 @@ def test_loss_gradients_through_time_match_autograd(cell):
         np.testing.assert_allclose(rep.loss_grads[k], want, rtol=1e-10, atol=1e-14)
         assert rep.log10_loss_grad[k] == pytest.approx(np.log10(np.linalg.norm(want)), abs=1e-10)
         np.testing.assert_allclose(rep.loss_grad_dirs[k], want / np.linalg.norm(want), atol=1e-10)
+
+
+def test_load_checks_both_files_sizes_against_the_limits_it_is_given(tmp_path):
+    import dataclasses
+
+    from safetensors.numpy import save_file
+
+    from rnnviz.charlm import CheckpointError
+    from rnnviz.charlm.checkpoint import LOCAL_LIMITS
+    from rnnviz.charlm.runner import load
+
+    lm = small_model()
+    path = tmp_path / "m.safetensors"
+    save_file({k: np.array(v) for k, v in lm.tensors.items()}, str(path))
+    (tmp_path / "m.json").write_text(json.dumps(lm.card))
+    size, card_size = path.stat().st_size, (tmp_path / "m.json").stat().st_size
+    exact = dataclasses.replace(LOCAL_LIMITS, max_file_bytes=size, max_card_bytes=card_size)
+    assert load(path, exact).generate("ab", 10, seed=2) == lm.generate("ab", 10, seed=2)  # at the limit: accepted
+    with pytest.raises(CheckpointError, match=rf"^m\.safetensors is larger than {(size - 1) / 2**20:g} MiB$"):
+        load(path, dataclasses.replace(exact, max_file_bytes=size - 1))
+    with pytest.raises(CheckpointError, match=rf"^m\.json is larger than {card_size - 1:,} bytes$"):
+        load(path, dataclasses.replace(exact, max_card_bytes=card_size - 1))
+    with pytest.raises(CheckpointError, match="limit is 5"):  # the card's own checks use the same limits
+        load(path, dataclasses.replace(exact, max_vocab=5))
