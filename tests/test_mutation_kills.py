@@ -258,3 +258,26 @@ def test_load_checks_both_files_sizes_against_the_limits_it_is_given(tmp_path):
         load(path, dataclasses.replace(exact, max_card_bytes=card_size - 1))
     with pytest.raises(CheckpointError, match="limit is 5"):  # the card's own checks use the same limits
         load(path, dataclasses.replace(exact, max_vocab=5))
+
+
+def test_a_closed_forget_gate_cuts_the_path_silently():
+    import warnings
+
+    from rnnviz.nn.cells import init_weights, lstm_forward
+    from rnnviz.nn.gradients import lstm_gradients
+
+    w = init_weights("lstm", 1, 2, seed=0, forget_bias=-2000.0)  # sigmoid(-2000) is exactly 0 in float64
+    tr = lstm_forward(np.zeros((3, 1)), **w)
+    assert (tr.f == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "divide by zero" warning reaches the page's log
+        rep = lstm_gradients(tr, w["W_hh"])
+    assert np.isneginf(rep.log10_forget_path[1:]).all() and (rep.log10_forget_path[0] == 0).all()
+
+
+def test_every_trace_keeps_its_inputs():
+    from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward
+
+    x = np.random.default_rng(6).normal(size=(4, 2))
+    for cell, forward in (("rnn", rnn_forward), ("lstm", lstm_forward), ("gru", gru_forward)):
+        np.testing.assert_array_equal(forward(x, **init_weights(cell, 2, 3)).x, x)
