@@ -8,6 +8,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from rnnviz.figures.base import use_house_template
+from ui.keys import step_keys
 from ui.limits import pace_reruns
 from ui.loaders import freeze_heap, record_run
 from ui.path import pages, prev_next
@@ -28,6 +29,7 @@ guard_uploads()  # files PUT into a session that no file box holds are removed (
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     prev_next(nav.url_path, "top")
+    link_slot = None  # on a projector, at the foot: the first screen is the control and its chart
 else:
     with st.sidebar:
         legend()
@@ -39,11 +41,12 @@ else:
                 "page is computed live from the weights you set, and checked in tests against PyTorch. "
                 "Add `?classroom=1` to a link for projector-sized type."
             )
-top_link = st.container(key="link_top")  # filled after the page has run, so the link carries this run's settings
+        link_slot = st.container()
 nav.run()
-if nav.url_path:  # a lesson page (the welcome page has no settings to link to)
-    with top_link:
-        link_control()
 st.divider()
-prev_next(nav.url_path, "foot")
+foot_middle = prev_next(nav.url_path, "foot")
+if nav.url_path:  # a lesson page (the welcome page has no settings to link to); after the page has run, so the
+    with link_slot or foot_middle:  # link carries this run's settings
+        link_control()
+        step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)

@@ -1,6 +1,6 @@
 """Keys a lecturer can trust: PageDown / PageUp (what a presentation remote sends) press the page's Next / Back
 step buttons whatever holds the focus, and a slider that holds the focus shows it (there, ← → move the slider, not
-the step). Registered once, here; mounted by every stepping page's controls."""
+the step). Registered once, here; app.py mounts it on every lesson page, beside the setup link."""
 from __future__ import annotations
 
 import streamlit as st

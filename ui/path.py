@@ -60,14 +60,15 @@ def _link(ls: Lesson | None, label: str, home: bool = False) -> None:
         st.page_link(ls.script, label=label, query_params=query)
 
 
-def prev_next(url_path: str, where: str) -> None:
-    """Links to the previous and next lesson ('where' keys the row: 'top' or 'foot')."""
+def prev_next(url_path: str, where: str):
+    """Links to the previous and next lesson ('where' keys the row: 'top' or 'foot'); returns the empty column between
+    them, which app.py fills (at the foot) with the link to this setup once the page has run."""
     urls = [ls.url for ls in LESSONS]
     i = urls.index(url_path) if url_path in urls else -1
     prev_ls = LESSONS[i - 1] if i > 0 else None
     next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if i == -1 else None)
     with st.container(key=f"lessons_{where}"):
-        c1, c2 = st.columns(2)
+        c1, middle, c2 = st.columns([2, 1.2, 2])
         with c1:
             if prev_ls:
                 _link(prev_ls, f"← {i}. {prev_ls.title}")
@@ -78,3 +79,4 @@ def prev_next(url_path: str, where: str) -> None:
                 _link(next_ls, f"{i + 2}. {next_ls.title} →")
             elif i == len(LESSONS) - 1:
                 _link(None, "Back to the lesson plan →", home=True)
+    return middle

@@ -9,7 +9,6 @@ import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
 from ui import chart
-from ui.keys import step_keys
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
 
@@ -169,7 +168,6 @@ def sequence_inputs(page: str):
 def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
     """Back / Next buttons (← → keys, and PageUp / PageDown whatever holds the focus), optionally Reset (Home key),
     and a time scrubber bound to `{page}.t`; returns t (1-based)."""
-    step_keys(page)
     key = f"{page}.t"
     if st.session_state.get(key, 1) > T:
         st.session_state[key] = T
