@@ -79,6 +79,7 @@ def number(kind: type, low: float | None = None, high: float | None = None, low_
 positive_int = number(int, 1)
 count = number(int, 0)
 positive = number(float, 0, low_open=True)
+non_negative = number(float, 0)
 probability = number(float, 0, 1, low_open=True)  # top-p, a validation fraction: (0, 1]
 
 

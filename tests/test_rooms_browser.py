@@ -96,7 +96,9 @@ def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
             see(lec, f"{n} of {n}")
             lec.get_by_role("button", name="Reveal").click()
             see(lec, f"After discussing: {n} of {n} right")
-            lec.get_by_role("button", name="Close the room").click()
+            # the self-refreshing count can leave the last run's copy of the button on screen for a moment: either
+            # copy is the same widget
+            lec.get_by_role("button", name="Close the room").first.click()
             for s in students:
                 see(s, "closed this room")
             print(f"students={n} seconds for the question to reach each phone: {[round(w, 1) for w in waits]}")

@@ -14,7 +14,14 @@ from rnnviz.lessons import gradients, vector
 from rnnviz.lessons.gates import generate as gate_weights
 from rnnviz.rooms import questions as Q
 
-torch.set_default_dtype(torch.float64)
+
+@pytest.fixture(autouse=True)
+def float64():
+    """torch in float64 for these tests only (set at import, it leaked into every later test of the session)."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)
 
 
 def torch_rnn(W_ih, W_hh, b_ih, b_hh, x, h0=None):

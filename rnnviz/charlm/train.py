@@ -106,8 +106,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--batch", type=cli.positive_int, default=64, help="parallel contiguous streams")
     ap.add_argument("--steps", type=cli.positive_int, default=None, help="optimizer steps (None: from --epochs)")
     ap.add_argument("--epochs", type=cli.positive, default=10.0, help="passes over the training split")
-    ap.add_argument("--minutes", type=cli.positive, default=None,
-                    help="stop after this wall time (the schedule still uses --steps)")
+    ap.add_argument("--minutes", type=cli.non_negative, default=None,
+                    help="stop after this wall time (0: after the first step; the schedule still uses --steps)")
     ap.add_argument("--lr", type=cli.positive, default=2e-3, help="AdamW's peak learning rate")
     ap.add_argument("--schedule", choices=["cosine", "constant"], default="cosine", help="after the warm-up")
     ap.add_argument("--warmup", type=cli.count, default=100, help="linear warm-up steps")
