@@ -27,8 +27,8 @@ def controls() -> dict:
     a, b, c = st.columns(3)
     return dict(
         by=a.radio("Scale Wₕₕ so that", list(words.SCALE_BY), key=f"{P}.by", horizontal=True,
-                   format_func=words.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step can "
-                   "stretch). ρ: the spectral radius (largest |eigenvalue|). Every recurrent block is rescaled."),
+                   format_func=words.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step "
+                   "can stretch). ρ: the spectral radius (largest |eigenvalue|). Every recurrent block is rescaled."),
         xs=a.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
                     help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
         bf=b.slider("LSTM forget-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bf",

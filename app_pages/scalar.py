@@ -21,8 +21,8 @@ def controls() -> tuple[float, float, float, float, str]:
     w_x = st.slider("wₓ, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
                     help="How strongly the current input xₜ is read into the state.")
     w_h = st.slider("wₕ, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
-                    help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past fades; "
-                         "above 1 it can grow until tanh saturates.")
+                    help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past "
+                         "fades; above 1 it can grow until tanh saturates.")
     b = st.slider("b, bias", -10.0, 10.0, step=0.05, key=f"{P}.b", help="A constant added before the squash.")
     h0 = st.slider("h₀, initial state", -1.0, 1.0, step=0.01, key=f"{P}.h0",
                    help="The state before the first input; the notes start from 0.")
