@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 import tomllib
@@ -50,15 +51,29 @@ def render(template: str, **values: str) -> str:
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+def host_rule(server_names: Sequence[str] = ()) -> str:
+    """The nginx line that closes a request whose Host is none of server_names (444: no answer at all); with no
+    names, a comment: any Host reaches the app. A name is a DNS name (letters, digits, dots, hyphens)."""
+    if not server_names:
+        return "# any Host (no --server-name given)"
+    for name in server_names:
+        if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", name):
+            raise ValueError(f"not a host name: {name!r}")
+    names = "|".join(re.escape(n.lower()) for n in server_names)
+    return f'if ($host !~ "^(?:{names})$") {{ return 444; }}'  # $host: lower case, without the port
+
+
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path = ROOT,
-                 template: Path | None = None, temp_dir: Path | None = None) -> str:
+                 template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = ()) -> str:
     """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
-    (default workdir); the template is app_root's deploy/nginx.conf.template unless given."""
+    (default workdir); the template is app_root's deploy/nginx.conf.template unless given; only server_names reach
+    the app when given."""
     upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
     template = template or app_root / "deploy" / "nginx.conf.template"
     return render(template.read_text(), SERVERS=upstream, LISTEN=listen, MAX_BODY=f"{upload_limit_mib(app_root)}m",
                   PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(temp_dir or workdir),
-                  ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"))
+                  ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"),
+                  HOST_RULE=host_rule(server_names))
 
 
 def worker_user() -> tuple[str, str] | None:
@@ -243,7 +258,7 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
 
 
 def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
-          unhealthy_after: float = UNHEALTHY_AFTER) -> int:
+          unhealthy_after: float = UNHEALTHY_AFTER, server_names: Sequence[str] = ()) -> int:
     """Start the replicas and nginx, print the URL, replace a replica that dies or hangs; return when nginx exits."""
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
     if nginx is None:
@@ -264,7 +279,7 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
         conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
-                                     temp_dir=temp))
+                                     temp_dir=temp, server_names=server_names))
         directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
@@ -304,7 +319,14 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, help="nginx config, logs and temp files (default: a temp dir, removed)")
     ap.add_argument("--unhealthy-after", type=float, default=UNHEALTHY_AFTER,
                     help="replace a replica whose health check has failed for this many seconds")
+    ap.add_argument("--server-name", action="append", default=[], metavar="NAME",
+                    help="a public host name the app answers to (repeatable); any other Host header is closed "
+                         "unanswered (default: any Host, for a local or LAN run)")
     args = ap.parse_args()
+    try:
+        host_rule(args.server_name)
+    except ValueError as e:
+        ap.error(f"argument --server-name: {e}")
     if not (args.app_root / "app.py").is_file():  # installed from a wheel: the app is not in the package
         print(f"error: rnnviz-serve serves the app of a clone of the repository, and {args.app_root} holds no app.py; "
               "run it from a clone (python -m rnnviz.serve) or pass --app-root CLONE", file=sys.stderr)
@@ -316,7 +338,7 @@ def main() -> None:
     code = 0
     try:
         code = serve(args.replicas, args.port, args.host, args.app_root.resolve(), workdir.resolve(),
-                     args.unhealthy_after)
+                     args.unhealthy_after, args.server_name)
     except KeyboardInterrupt:
         pass
     except RuntimeError as e:  # a replica or nginx that did not come up: its log says why

@@ -1,6 +1,7 @@
 """rnnviz.serve and deploy/: the nginx config it renders, and a class served by 2 replicas behind Debian's nginx."""
 import asyncio
 import gzip
+import http.client
 import os
 import queue
 import re
@@ -19,7 +20,8 @@ import pytest
 import tomllib
 
 from benchmarks.load import Session
-from rnnviz.serve import ROOT, free_ports, keep_log, nginx_config, render, rotate_nginx_logs
+from rnnviz.serve import ROOT, free_ports, host_rule, keep_log, nginx_config, render, rotate_nginx_logs
+from tests.browser import free_port
 from ui import chart
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
@@ -73,6 +75,46 @@ def test_rendered_config_passes_nginx_t(tmp_path):
     conf.write_text(nginx_config(["127.0.0.1:8601"], "127.0.0.1:8600", tmp_path))
     out = subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_with_server_names_nginx_answers_only_those_hosts(tmp_path):
+    """--server-name: a request for another Host (a stranger's domain pointed here, a DNS-rebinding page) is closed
+    unanswered; the named host and its port reach the app. Real nginx in front of a one-line HTTP server."""
+    need_nginx()
+    with pytest.raises(ValueError):
+        host_rule(["evil.example/x"])
+    app_port, port = free_port(), free_port()
+    upstream = subprocess.Popen([sys.executable, "-m", "http.server", str(app_port), "--bind", "127.0.0.1",
+                                 "--directory", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (tmp_path / "index.html").write_text("app")
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(nginx_config([f"127.0.0.1:{app_port}"], f"127.0.0.1:{port}", tmp_path,
+                                 server_names=["rnnviz.example.org", "Class.Example.org"]))
+    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path), "-g", "daemon off;"])
+    try:
+        def get(host: str) -> int | None:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                c.request("GET", "/", headers={"Host": host})
+                return c.getresponse().status
+            except (http.client.RemoteDisconnected, ConnectionResetError):
+                return None  # 444: nginx closed the connection without a word
+            except ConnectionRefusedError:
+                return -1  # nginx not listening yet
+            finally:
+                c.close()
+        deadline = time.monotonic() + 20
+        while get(f"rnnviz.example.org:{port}") != 200:
+            assert time.monotonic() < deadline, "nginx or the upstream did not come up"
+            time.sleep(0.2)
+        assert get("class.example.org") == 200
+        assert get("evil.example") is None and get(f"127.0.0.1:{port}") is None
+        assert get("rnnviz.example.org.evil.example") is None  # the whole name, not a prefix
+    finally:
+        for p in (nginx, upstream):
+            p.terminate()
+            p.wait(10)
+    assert "# any Host" in nginx_config(["127.0.0.1:1"], "127.0.0.1:2", tmp_path)  # the default: any Host
 
 
 def alive(pid: int) -> bool:
