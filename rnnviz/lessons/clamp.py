@@ -1,0 +1,96 @@
+"""Switch a unit off, for the sampling page: the same sample drawn again with one hidden unit (or LSTM cell-state unit)
+held at a value in every step (`rnnviz.charlm.Clamp`), and what changed: the text (same seed), the next-character
+distribution at each position of the first text, KL(before ‖ after), and statistics of the text that the hidden-unit
+finder's features describe (line length for "position in line", ...). An intervention, beside the finder's
+correlations (Karpathy, Johnson and Fei-Fei 2015). Plain values in, a dataclass of arrays and numbers out."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from rnnviz.charlm import CharLM, Clamp
+from rnnviz.charlm.inspect import text_features
+from rnnviz.lessons.sample import Sample, Settings
+
+MAX_VALUE = 10.0  # a clamp's value lies in [-MAX_VALUE, MAX_VALUE]
+
+
+def line_lengths(text: str) -> list[int]:
+    """The length of every line a line break ends (the text's unfinished last line is left out)."""
+    return [len(line) for line in text.split("\n")[:-1]]
+
+
+def _percent(feature: str) -> Callable[[str], float]:
+    return lambda text: 100 * float(text_features(text)[feature].mean()) if text else float("nan")
+
+
+STATISTICS: dict[str, Callable[[str], float]] = {  # per finder feature: one number of a text that shows it
+    "newline": lambda t: 100 * t.count("\n") / max(len(t), 1),  # line breaks per 100 characters
+    "position in line": lambda t: float(np.mean(line_lengths(t))) if line_lengths(t) else float("nan"),  # mean
+    "speaker name": lambda t: float(len(re.findall(r"(?m)^[A-Z][A-Za-z' ]*[A-Za-z]:$", t))),  # lines 'NAME:'
+    "start of line": lambda t: float(len(line_lengths(t))),  # lines ended
+    "inside quotes": _percent("inside quotes"),  # % of characters
+    "space": _percent("space"),
+    "vowel": _percent("vowel"),
+    "uppercase": _percent("uppercase"),
+}
+
+
+@dataclass
+class ClampEffect:
+    """A sample beside the same sample with one unit clamped; arrays are per character i of the first text."""
+
+    clamp: Clamp
+    before: str  # the page's sample (no unit clamped)
+    after: str  # the same settings and seed, the unit clamped
+    first_change: int | None  # the first index where the texts differ (None: the same text)
+    kl: np.ndarray  # (T,) KL(before ‖ after) in nats of the distributions (temperature 1) that predict before[i],
+    # the clamped model reading the same characters as the free one; NaN at 0
+    p_before: np.ndarray  # (T, V) float32: the free model's distribution for before[i] (row 0: NaN)
+    p_after: np.ndarray  # (T, V) float32: the clamped model's, reading the same text
+    statistics: dict[str, tuple[float, float, float]]  # feature -> STATISTICS of (before, after, reference): the
+    # reference is another draw of the free model (the next seed), how much one draw varies on its own
+    unit_before: np.ndarray  # (T,) float32: the unit's own value after each character of the free run
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.kl, self.p_before, self.p_after, self.unit_before)) + 8 * len(self.before)
+
+
+def _log_softmax(h_last: np.ndarray, lm: CharLM) -> np.ndarray:
+    """log p of every character from the last layer's states (T, H), in float64: (T, V)."""
+    z = h_last.astype(np.float64) @ lm.W_y.T.astype(np.float64) + lm.b_y
+    z -= z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def kl_divergence(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
+    """KL(p ‖ q) = Σ p (log p − log q) of each row, nats."""
+    return np.einsum("tv,tv->t", np.exp(log_p), log_p - log_q)
+
+
+def clamp_effect(lm: CharLM, s: Settings, before: Sample, clamp: Clamp, reference: str,
+                 on_progress: Callable[[float], None] | None = None) -> ClampEffect:
+    """`before` (the sample of `s`) against the same settings drawn with `clamp`'s unit held, and the clamped model
+    reading `before`'s own text; `reference`, another free draw, is measured beside them. The work of two samples;
+    `on_progress(fraction done)` between them."""
+    clamp.check(lm)
+    tr = lm.generate_trace(s.prime, s.n, s.temperature, s.top_k, s.top_p, s.seed, keep_states=False,
+                           forced=dict(s.forced), clamp=clamp)
+    if on_progress:
+        on_progress(0.5)
+    forced = lm.run(before.text, clamp=clamp)  # the same characters read, the unit held
+    lp, lq = _log_softmax(before.h[:-1, -1], lm), _log_softmax(forced.h[:-1, -1], lm)  # predict text[1:]
+    nan_row = np.full((1, lm.vocab_size), np.nan, np.float32)
+    first = next((i for i, (a, b) in enumerate(zip(before.text, tr.text)) if a != b), None)
+    if first is None and len(before.text) != len(tr.text):
+        first = min(len(before.text), len(tr.text))
+    stats = {f: (stat(before.text), stat(tr.text), stat(reference)) for f, stat in STATISTICS.items()}  # prime too
+    states = before.c if clamp.kind == "c" else before.h
+    return ClampEffect(clamp, before.text, tr.text, first, np.r_[np.nan, kl_divergence(lp, lq)],
+                       np.concatenate([nan_row, np.exp(lp).astype(np.float32)]),
+                       np.concatenate([nan_row, np.exp(lq).astype(np.float32)]), stats,
+                       states[:, clamp.layer, clamp.unit].copy())
