@@ -72,7 +72,9 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
                              lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling again…")))
     bar.empty()
     st.markdown(words.clamp_summary(effect, s.seed))
-    ss[f"{P}.cpos"] = i = min(max(1, ss.get(f"{P}.cpos", smp.generated_from)), len(effect.before) - 1)
+    if ss.get(f"{P}._cfor") != (s, effect.clamp):  # a new clamp: inspect the character it moves most
+        ss[f"{P}._cfor"], ss[f"{P}.cpos"] = (s, effect.clamp), int(np.nanargmax(np.r_[0.0, effect.kl[1:]]))
+    ss[f"{P}.cpos"] = i = min(max(1, ss[f"{P}.cpos"]), len(effect.before) - 1)
     left, right = st.columns([1.5, 1], gap="large")
     with left:
         st.markdown(words.BEFORE_TITLE)

@@ -197,7 +197,7 @@ def kl_figure(kl: np.ndarray, first_change: int | None = None, selected: int | N
     lay = _layout(title, 250 * font_scale, font_scale, margin=dict(l=70, r=20, t=60 if title else 20, b=60),
                   showlegend=False, bargap=0)
     lay["xaxis"] = dict(title=dict(text="character number"), range=[0, max(len(kl) - 1, 1)])
-    lay["yaxis"] = dict(title=dict(text="KL, nats"), rangemode="tozero")
+    lay["yaxis"] = dict(title=dict(text="KL(before ‖ after), nats"), rangemode="tozero")
     shapes = []
     for at, colour, dash in ((first_change, COLORS["output"], "dot"), (selected, "#111111", None)):
         if at is not None and 0 <= at < len(kl):

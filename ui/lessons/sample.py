@@ -98,7 +98,7 @@ def params(lm: CharLM) -> list[Param]:
 LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
           "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
           "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside", "over": "Over",
-          "first": "Over the first", "clayer": "Clamp: layer", "ckind": "Clamp: state", "cunit": "Clamp: unit",
+          "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
           "cval": "Clamp to"}  # each link name's control, as a notice names it
 LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval")  # what the "Look inside" part publishes
 
@@ -456,7 +456,7 @@ def clamp_range(e: clamping.ClampEffect) -> str:
     """The unit's own values in the free run, so a value to clamp to can be chosen within them."""
     v = e.unit_before
     return (f"In the free run, {clamp_name(e.clamp)} goes from {float(v.min()):+.3f} to {float(v.max()):+.3f} "
-            f"(mean {float(v.mean()):+.3f}).")
+            f"(mean {float(v.mean()):+.3f}).").replace("-", "−")
 
 
 def _stat(v: float, unit: str) -> str:
@@ -489,7 +489,7 @@ BEFORE_ALT = ("The free sample, each character shaded by KL(before ‖ after). C
 KL_CAPTION = ("Darker: the clamped model's distribution for this character differs more from the free one's, "
               "KL(before ‖ after) in nats, both reading the same text. Click a character to see both.")
 AFTER_TITLE = "**After** (the unit clamped, same seed); faded where it is still the same text:"
-KL_TITLE = "KL(before ‖ after) at each character"
+KL_TITLE = "How far the clamp moves each prediction"
 STATISTICS_HEAD = ("feature the finder looks for", "measured as", "before", "after (clamped)", "next seed, free")
 
 
