@@ -489,7 +489,7 @@ BEFORE_ALT = ("The free sample, each character shaded by KL(before ‖ after). C
 KL_CAPTION = ("Darker: the clamped model's distribution for this character differs more from the free one's, "
               "KL(before ‖ after) in nats, both reading the same text. Click a character to see both.")
 AFTER_TITLE = "**After** (the unit clamped, same seed); faded where it is still the same text:"
-KL_TITLE = "How far the clamp moves each prediction"
+KL_TITLE = "KL per character"
 STATISTICS_HEAD = ("feature the finder looks for", "measured as", "before", "after (clamped)", "next seed, free")
 
 
