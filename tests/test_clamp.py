@@ -134,12 +134,16 @@ def test_a_clamp_equals_a_torch_hook_in_cells_without_a_cell_state(cell):
 def test_the_clamp_effect_is_what_torch_says(lm):
     s = L.Settings("ROMEO:", 80, 0.8, None, None, 1)
     before = L.draw_sample(lm, s)
-    clamp = Clamp(1, "c", 414, 0.0)
+    clamp = Clamp(1, "c", 414, 9.0)  # the finder's line-position unit, held where a line has just begun
     e = C.clamp_effect(lm, s, before, clamp, reference="ab\ncd\n")
     p, q = torch_probs(lm, before.text, None)[:-1], torch_probs(lm, before.text, clamp)[:-1]
     kl = (p * (np.log(p) - np.log(q))).sum(axis=1)  # row i predicts before.text[i + 1]
     assert np.isnan(e.kl[0]) and np.allclose(e.kl[1:], kl, atol=1e-6, rtol=1e-5)
     np.testing.assert_allclose(e.p_after[1:], q, atol=1e-6)
+    ids = np.array([lm.stoi[ch] for ch in before.text])
+    breaks = np.flatnonzero(ids[1:] == lm.stoi["\n"])  # rows predicting a line break of the first text
+    want = (p[breaks, ids[1:][breaks]].mean(), q[breaks, ids[1:][breaks]].mean())
+    assert np.allclose(e.char_p["position in line"], want, atol=1e-6)
     after = lm.generate_trace(s.prime, s.n, s.temperature, seed=s.seed, clamp=clamp).text
     assert e.after == after and e.before == before.text
     assert e.first_change is not None and e.before[:e.first_change] == e.after[:e.first_change]
@@ -151,7 +155,8 @@ def test_text_statistics():
     text = 'ROMEO:\nI say "no" now.\nJULIET:\nAy'
     assert C.line_lengths(text) == [6, 15, 7]
     st = {f: fn(text) for f, fn in C.STATISTICS.items()}
-    assert st["position in line"] == pytest.approx(28 / 3) and st["speaker name"] == 2 and st["start of line"] == 3
+    assert C.speech_line_lengths(text + "\n\nROMEO:\n") == [15, 2]  # empty lines and speaker names left out
+    assert st["position in line"] == 15 and st["speaker name"] == 2 and st["start of line"] == 3
     assert st["newline"] == pytest.approx(300 / len(text)) and st["inside quotes"] == pytest.approx(200 / len(text))
     assert np.isnan(C.STATISTICS["position in line"]("no line break"))
     assert set(C.STATISTICS) == set(FEATURES)

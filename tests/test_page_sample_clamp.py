@@ -61,9 +61,11 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     first = int(re.search(r"is the same up to character (\d+)", shown).group(1)) + 1
     assert before[:first] == after[:first] and before[first] != after[first] and len(after) == len(before)
     rows = statistics(at)
-    assert rows[0][0].startswith("position in line (r = −0.") and rows[0][1] == "mean line length"
-    lines = [len(x) for x in before.split("\n")[:-1]]
-    assert rows[0][2] == f"{np.mean(lines):,.1f} characters"  # the statistic of the text shown
+    assert rows[0][0].startswith("position in line (r = −0.") and rows[0][1] == "mean length of a line of speech"
+    lines = [len(x) for x in before.split("\n")[:-1] if x and not re.fullmatch(r"[A-Z][A-Za-z' ]*[A-Za-z]:", x)]
+    assert rows[0][2] == f"{np.mean(lines):,.1f}"  # the statistic of the text shown
+    free, held = map(float, rows[0][5].split(" → "))  # p of the text's own line breaks: the unit is used for them
+    assert held < free
     kl = next(c for c in charts(at) if c.alt == CLAMP_KL_ALT)
     assert max(kl.figure["data"][0]["y"]) == pytest.approx(float(re.search(r"largest \*\*([\d.]+)\*\*", shown)
                                                                  .group(1)), abs=5e-4)

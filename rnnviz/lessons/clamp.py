@@ -18,9 +18,17 @@ from rnnviz.lessons.sample import Sample, Settings
 MAX_VALUE = 10.0  # a clamp's value lies in [-MAX_VALUE, MAX_VALUE]
 
 
+SPEAKER = re.compile(r"[A-Z][A-Za-z' ]*[A-Za-z]:")  # a line that names who speaks next (as inspect's feature)
+
+
 def line_lengths(text: str) -> list[int]:
     """The length of every line a line break ends (the text's unfinished last line is left out)."""
     return [len(line) for line in text.split("\n")[:-1]]
+
+
+def speech_line_lengths(text: str) -> list[int]:
+    """The length of every ended line of speech: empty lines and speaker names ('ROMEO:') left out."""
+    return [len(line) for line in text.split("\n")[:-1] if line and not SPEAKER.fullmatch(line)]
 
 
 def _percent(feature: str) -> Callable[[str], float]:
@@ -29,8 +37,8 @@ def _percent(feature: str) -> Callable[[str], float]:
 
 STATISTICS: dict[str, Callable[[str], float]] = {  # per finder feature: one number of a text that shows it
     "newline": lambda t: 100 * t.count("\n") / max(len(t), 1),  # line breaks per 100 characters
-    "position in line": lambda t: float(np.mean(line_lengths(t))) if line_lengths(t) else float("nan"),  # mean
-    "speaker name": lambda t: float(len(re.findall(r"(?m)^[A-Z][A-Za-z' ]*[A-Za-z]:$", t))),  # lines 'NAME:'
+    "position in line": lambda t: float(np.mean(speech_line_lengths(t))) if speech_line_lengths(t) else float("nan"),
+    "speaker name": lambda t: float(sum(1 for line in t.split("\n") if SPEAKER.fullmatch(line))),  # 'NAME:' lines
     "start of line": lambda t: float(len(line_lengths(t))),  # lines ended
     "inside quotes": _percent("inside quotes"),  # % of characters
     "space": _percent("space"),
@@ -54,6 +62,8 @@ class ClampEffect:
     statistics: dict[str, tuple[float, float, float]]  # feature -> STATISTICS of (before, after, reference): the
     # reference is another draw of the free model (the next seed), how much one draw varies on its own
     unit_before: np.ndarray  # (T,) float32: the unit's own value after each character of the free run
+    char_p: dict[str, tuple[float, float]]  # feature -> the mean probability the free and the clamped model give the
+    # first text's own characters that have it (its line breaks for "position in line"), reading that text; NaN: none
 
     @property
     def nbytes(self) -> int:
@@ -90,7 +100,17 @@ def clamp_effect(lm: CharLM, s: Settings, before: Sample, clamp: Clamp, referenc
         first = min(len(before.text), len(tr.text))
     stats = {f: (stat(before.text), stat(tr.text), stat(reference)) for f, stat in STATISTICS.items()}  # prime too
     states = before.c if clamp.kind == "c" else before.h
+    ids = np.array([lm.stoi[ch] for ch in before.text])
+    rows = np.arange(1, len(ids))
+    p_free, p_held = np.exp(lp[rows - 1, ids[1:]]), np.exp(lq[rows - 1, ids[1:]])  # (T-1,) p of before[1:]
+    feats = text_features(before.text)
+    feats["position in line"] = feats["newline"]  # a line-position unit's work shows where lines end
+    char_p = {f: _means(feats[f][1:] > 0, p_free, p_held) for f in STATISTICS}
     return ClampEffect(clamp, before.text, tr.text, first, np.r_[np.nan, kl_divergence(lp, lq)],
                        np.concatenate([nan_row, np.exp(lp).astype(np.float32)]),
                        np.concatenate([nan_row, np.exp(lq).astype(np.float32)]), stats,
-                       states[:, clamp.layer, clamp.unit].copy())
+                       states[:, clamp.layer, clamp.unit].copy(), char_p)
+
+
+def _means(mask: np.ndarray, *values: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(v[mask].mean()) if mask.any() else float("nan") for v in values)

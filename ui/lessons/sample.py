@@ -354,7 +354,8 @@ def spans(a: PassageAnalysis, session: Session) -> list[int]:
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            "means.")
+            "means. A correlation says what a unit follows, not that the model uses it: \"Switch a unit off\" tests "
+            "that.")
 
 
 def forget_means(a: PassageAnalysis) -> str:
@@ -383,7 +384,7 @@ CLAMPS = SharedCache(48 * 2 ** 20)  # the shipped model's clamp experiments (~0.
 REFERENCES = SharedCache(2 * 2 ** 20)  # the free model's next-seed text, the reference a clamp is measured beside
 STATISTIC_NAMES = {  # what rnnviz.lessons.clamp.STATISTICS measures for each finder feature, and its unit
     "newline": ("line breaks per 100 characters", ""),
-    "position in line": ("mean line length", " characters"),
+    "position in line": ("mean length of a line of speech", ""),
     "speaker name": ("speaker names ('ROMEO:' lines)", ""),
     "start of line": ("lines ended", ""),
     "inside quotes": ("characters inside quotes", "%"),
@@ -456,20 +457,22 @@ def clamp_range(e: clamping.ClampEffect) -> str:
     """The unit's own values in the free run, so a value to clamp to can be chosen within them."""
     v = e.unit_before
     return (f"In the free run, {clamp_name(e.clamp)} goes from {float(v.min()):+.3f} to {float(v.max()):+.3f} "
-            f"(mean {float(v.mean()):+.3f}).").replace("-", "−")
+            f"(mean {float(v.mean()):+.3f}). Held near its mean, a unit changes little; its ends show what it "
+            "does.").replace("-", "−")
 
 
 def _stat(v: float, unit: str) -> str:
     return "none" if math.isnan(v) else f"{v:,.1f}{unit}"
 
 
-def statistic_rows(e: clamping.ClampEffect, tracked: list[UnitHit]) -> list[tuple[str, str, str, str, str]]:
-    """(feature, statistic, before, after, the next seed unclamped) per feature; the features the finder says this
-    unit tracks come first, marked with their r."""
+def statistic_rows(e: clamping.ClampEffect, tracked: list[UnitHit]) -> list[tuple[str, ...]]:
+    """(feature, statistic, before, after, the next seed unclamped, p of the first text's characters with the feature:
+    free → clamped) per feature; the features the finder says this unit tracks come first, marked with their r."""
     r = {h.feature: h.r for h in tracked}
     order = sorted(e.statistics, key=lambda f: f not in r)
+    p = lambda f: "none" if math.isnan(e.char_p[f][0]) else "{:.3f} → {:.3f}".format(*e.char_p[f])  # noqa: E731
     return [(f + (f" (r = {r[f]:+.2f})".replace("-", "−") if f in r else ""), STATISTIC_NAMES[f][0],
-             *(_stat(v, STATISTIC_NAMES[f][1]) for v in e.statistics[f])) for f in order]
+             *(_stat(v, STATISTIC_NAMES[f][1]) for v in e.statistics[f]), p(f)) for f in order]
 
 
 def statistics_caption(seed: int, tracked: list[UnitHit]) -> str:
@@ -478,11 +481,16 @@ def statistics_caption(seed: int, tracked: list[UnitHit]) -> str:
     return (what + f"Measured on the whole texts (prime included): before (seed {seed}), after (seed {seed}, unit "
             f"clamped), and the free model with seed {seed + 1}. Any change, even a tiny one, makes the two texts part "
             "ways within a few dozen characters (one draw is sensitive to everything), so compare the change with "
-            "how much the next seed alone moves the numbers; the KL above does not depend on the draw.")
+            "how much the next seed alone moves the numbers. The last column does not depend on the draw: the mean "
+            "probability the free and the clamped model give the first text's own characters of that kind (its line "
+            "breaks, for position in line), both reading that text.")
 
 
 CLAMP_VALUE_HELP = ("The value the unit is held at after every character, the start included. 0 switches it off; a "
                     "hidden state h stays within −1 and 1 by itself (tanh), a cell state c can go further.")
+CLAMP_KIND_HELP = ("h: the hidden state, what the layer above, the next character and the prediction read. c: an "
+                   "LSTM's cell state, its memory, held after each character, so the next character reads the value "
+                   "(the unit's h at that character was already made from the memory just written).")
 BEFORE_TITLE = "**Before** (free), shaded by how much the clamp moves the prediction of each character:"
 BEFORE_ALT = ("The free sample, each character shaded by KL(before ‖ after). Click a character to compare its "
               "distributions.")
@@ -490,7 +498,8 @@ KL_CAPTION = ("Darker: the clamped model's distribution for this character diffe
               "KL(before ‖ after) in nats, both reading the same text. Click a character to see both.")
 AFTER_TITLE = "**After** (the unit clamped, same seed); faded where it is still the same text:"
 KL_TITLE = "KL per character"
-STATISTICS_HEAD = ("feature the finder looks for", "measured as", "before", "after (clamped)", "next seed, free")
+STATISTICS_HEAD = ("feature the finder looks for", "measured in the text as", "before", "after", "next seed",
+                   "p of its characters")
 
 
 def clamp_state(hits: list[UnitHit], row: int | None) -> dict:
