@@ -82,7 +82,7 @@ def test_a_clamp_link_opens_the_same_experiment(open_page):
     shown = [at.number_input(key=f"{P}.clamp_layer").value, at.radio(key=f"{P}.clamp_kind").value,
              at.number_input(key=f"{P}.clamp_unit").value, at.slider(key=f"{P}.clamp_value").value]
     assert shown == [1, "h", 200, -0.5]
-    assert "With **layer 1 h[200] = -0.5** at every character" in all_text(at)
+    assert "With **layer 1 h[200] = −0.5** at every character" in all_text(at)
     at = open_page(P, view="clamp", cval="99", ckind="q", n="80", timeout=300)
     assert any("**Clamp to**" in i.value and "**Clamp state**" in i.value for i in at.info)
     assert "`cval`" not in " ".join(i.value for i in at.info)  # the control's label, not the link's name

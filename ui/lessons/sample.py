@@ -442,7 +442,7 @@ def clamp_finder_hits(hits: list[UnitHit], c: Clamp) -> list[UnitHit]:
 def clamp_summary(e: clamping.ClampEffect, seed: int) -> str:
     """What the clamp changed, in markdown: where the texts part ways, the KL over the text."""
     kl = e.kl[1:]
-    held = f"With **{clamp_name(e.clamp)} = {e.clamp.value:g}** at every character"
+    held = f"With **{clamp_name(e.clamp)} = {e.clamp.value:g}** at every character".replace("-", "−")
     where = ("the text is the same" if e.first_change is None else
              f"the text (seed {seed}) is the same up to character {e.first_change - 1}, then parts ways")
     if not len(kl):
