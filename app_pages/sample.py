@@ -10,9 +10,10 @@ from rnnviz.lessons import sample as lesson
 from ui.lessons import sample as words
 from ui.lessons.sample import P
 from ui.loaders import force_character, shipped_model
+from ui.sampleview import clamp_view, link_notices, restore_page
 from ui.textview import textview
 from ui.upload import model_upload
-from ui.urlstate import Param, font_scale, publish, restore, set_state
+from ui.urlstate import Param, font_scale, publish, set_state
 from ui.widgets import error, intro, md, plot
 
 MODEL = charlm.SHIPPED_MODEL
@@ -91,8 +92,8 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
 
 
 @st.fragment
-def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
-    """Hidden units, gate saturation and the model card: its controls rerun only this."""
+def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings, fs: float, url: list) -> None:
+    """Hidden units, a unit clamped, gate saturation and the model card: its controls rerun only this."""
     if ss.pop(f"{P}._app", 0):
         st.rerun(scope="app")
     view = st.segmented_control("Look inside", list(words.VIEWS), format_func=words.VIEWS.get, key=f"{P}.view") \
@@ -109,7 +110,9 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float,
                         format_func=words.PASSAGES_SHOWN.get)
         a = words.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
         bar.empty()
-        if view == "units":
+        if view == "clamp":
+            clamp_view(model_id, lm, smp, s, a.hits, fs)
+        elif view == "units":
             st.html(figures.units_markup(words.unit_rows(a.hits), fs, words.ranking_caption(a)))
             st.selectbox("Shade the text by one of them", range(len(a.hits)), index=None, key=f"{P}.pick",
                          placeholder="choose a unit", format_func=lambda r: words.unit_choice(a.hits[r]),
@@ -129,7 +132,7 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float,
 
 st.title("Sample a trained model")
 model_id, lm = model_upload(P, lambda: shipped_model(str(MODEL)))
-restore(P, PARAMS := words.params(lm))
+PARAMS = restore_page(lm)
 words.fit_to(lm, ss)
 intro(words.introduction(lm))
 fs, (settings, problems) = font_scale(), controls(lm)
@@ -141,6 +144,7 @@ progress = lesson.is_long(lm, settings) and (lambda done: bar.progress(done, tex
 smp = words.sample_for(model_id, lm, settings, ss, progress,
                        ahead=bool(ss.get(f"{P}.again")))  # after one click on Sample again, the next is likely
 bar.empty()
+link_notices(lm, smp, settings)
 inspector(lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
-look_inside(model_id, lm, smp, fs, [p for p in PARAMS if p.url in ("view", "over", "first")])
+look_inside(model_id, lm, smp, settings, fs, [p for p in PARAMS if p.url in words.LOOK_URLS])
 publish(PARAMS)

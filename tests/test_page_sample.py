@@ -107,12 +107,13 @@ def test_a_link_restores_position_shading_and_branches(open_page):
     assert "‖∂ log p / ∂e‖" in v["titles"][299]
 
 
-@pytest.mark.parametrize("query,bad", [({"temp": "2.9"}, "temp"), ({"temp": "0.15"}, "temp"), ({"k": "100"}, "k"),
-                                       ({"branch": "3.55296"}, "branch"), ({"shade": "<b>"}, "shade")])
+@pytest.mark.parametrize("query,bad", [({"temp": "2.9"}, "Temperature"), ({"temp": "0.15"}, "Temperature"),
+                                       ({"k": "100"}, "Top-k (0 = off)"), ({"branch": "3.55296"}, "Branch from here"),
+                                       ({"shade": "<b>"}, "Shade by")])
 def test_link_values_that_are_not_options_fall_back_with_a_notice(open_page, query, bad):
     at = open_page(P, **query)
     assert not at.exception
-    assert any(f"`{bad}`" in i.value for i in at.info)
+    assert any(f"**{bad}**" in i.value for i in at.info)  # the control's label, as the visitor sees it
     assert at.select_slider(key=f"{P}.temp").value == 0.8 and at.number_input(key=f"{P}.top_k").value == 0
 
 
@@ -231,7 +232,7 @@ def test_a_small_uploaded_model_describes_itself_and_bounds_k(open_page, monkeyp
     at.segmented_control(key=f"{P}.view").set_value("gates").run()
     assert "layer 1:" in all_text(at) and "of steps below 0.1" in all_text(at)
     at = open_page(P, k="12")
-    assert any("`k`" in i.value for i in at.info)
+    assert any("**Top-k (0 = off)**" in i.value for i in at.info)
 
 
 def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatch):

@@ -36,12 +36,14 @@ def test_branches_round_trip_through_a_link():
 def test_every_link_value_the_page_writes_it_reads_back():
     lm = tiny("lstm", layers=2)
     params = W.params(lm)
-    assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 16
+    assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 20
     for p in params:
         assert p.parse(p.dump(p.default)) == p.default, p.url
     by_url = {p.url: p for p in params}
     assert by_url["k"].parse("7") == 7 and by_url["layer"].default == 2  # the model's own sizes bound the link
-    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("shade", "<b>"), ("first", "7"), ("n", "2001")):
+    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("shade", "<b>"), ("first", "7"), ("n", "2001"),
+                     ("clayer", "3"), ("cunit", "6"), ("ckind", "x"), ("cval", "10.1"), ("cval", "0.05"),
+                     ("cval", "nan")):
         with pytest.raises(ValueError):
             by_url[url].parse(bad)
 
@@ -79,9 +81,11 @@ def test_what_is_wrong_with_the_settings_is_said_in_words():
     assert W.check(lm, "", 5, {})[1] == ["The prime text is empty."]
     lm.cost_per_char = lesson.SAMPLE_BUDGET // 40  # may read 40 characters in all
     assert W.check(lm, "a" * 40, 5, {})[1] == ["This model may read at most 40 characters here; shorten the prime."]
-    session = {"sample.top_k": 60, "sample.layer": 2, "sample.unit": 100, "sample.n": 500, "sample.prime": "ab"}
+    session = {"sample.top_k": 60, "sample.layer": 2, "sample.unit": 100, "sample.n": 500, "sample.prime": "ab",
+               "sample.clamp_layer": 2, "sample.clamp_unit": 9, "sample.clamp_kind": "c"}
     W.fit_to(lm, session)
-    assert session == {"sample.top_k": 7, "sample.layer": 1, "sample.unit": 5, "sample.n": 38, "sample.prime": "ab"}
+    assert session == {"sample.top_k": 7, "sample.layer": 1, "sample.unit": 5, "sample.n": 38, "sample.prime": "ab",
+                       "sample.clamp_layer": 1, "sample.clamp_unit": 5, "sample.clamp_kind": "h"}  # a GRU has no c
 
 
 def test_temperature_and_whitespace_in_words():

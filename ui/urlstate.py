@@ -78,11 +78,12 @@ def dump_flag(v: bool) -> str:
     return "1" if v else "0"
 
 
-def restore(page: str, params: list[Param]) -> None:
+def restore(page: str, params: list[Param], labels: dict[str, str] | None = None) -> None:
     """Seed each widget's state when a visitor arrives on the page: from the link where it names any of the page's
     settings (a shared link, the browser's Back / Forward), else from what this visitor last set here (a lesson link,
     the sidebar), else the defaults. Streamlit forgets a widget's value once a run leaves it out, so `publish` keeps a
-    copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice."""
+    copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice that
+    names each control by its label in `labels` (link name -> label) where one is given, else by its link name."""
     arrived = st.session_state.get("app.page") != page
     st.session_state["app.page"] = page
     if arrived:
@@ -104,8 +105,8 @@ def restore(page: str, params: list[Param]) -> None:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
     bad = st.session_state.get(f"{page}._url_bad")
     if bad:
-        st.info(f"The link's value for {', '.join(f'`{b}`' for b in bad)} was not valid here, so the default is used.",
-                icon="ℹ️")
+        names = ", ".join(f"**{labels[b]}**" if labels and b in labels else f"`{b}`" for b in bad)
+        st.info(f"The link's value for {names} was not valid here, so the default is used.", icon="ℹ️")
 
 
 def publish(params: list[Param]) -> None:

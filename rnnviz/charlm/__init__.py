@@ -20,8 +20,9 @@ from rnnviz.charlm.checkpoint import (
                                       read_tensors,
                                       validate_card,
 )
-from rnnviz.charlm.runner import CharLM, Trace, check_upload, load, load_bytes
+from rnnviz.charlm.runner import CharLM, Clamp, Trace, check_upload, load, load_bytes
 
 __all__ = ["LOCAL_LIMITS", "MAX_FILE_BYTES", "SHIPPED_COST_PER_CHAR", "SHIPPED_MODEL", "UPLOAD_LIMITS",
            "CharRNNConfig", "CheckpointError", "Limits", "card_path", "check_tensors", "expected_shapes", "parse_card",
-           "read_header", "read_tensors", "validate_card", "CharLM", "Trace", "check_upload", "load", "load_bytes"]
+           "read_header", "read_tensors", "validate_card", "CharLM", "Clamp", "Trace", "check_upload", "load",
+           "load_bytes"]

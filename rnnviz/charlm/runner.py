@@ -34,6 +34,25 @@ TABLE_MAX_FLOATS = 2**22  # the first layer's input table (V, G*H) is precompute
 TABLE_MAX_MADDS = 2**28  # ...and this much work; otherwise that projection is done per step
 
 
+@dataclass(frozen=True)
+class Clamp:
+    """One unit held at a value in every step: after layer `layer` steps, its `kind` state ("h", or "c" of a cell
+    with a cell state) has unit `unit` set to `value` before anything reads it (the layer above, the next step, the
+    head), like a forward hook on that layer that overwrites the unit in its output. An intervention: what the model
+    does without that unit's own value."""
+
+    layer: int  # from 0
+    kind: str  # "h" or "c"
+    unit: int  # from 0
+    value: float
+
+    def check(self, lm: "CharLM") -> None:
+        """ValueError naming what does not fit `lm` (a layer or unit it lacks, c without a cell state, not finite)."""
+        if not (0 <= self.layer < lm.num_layers and 0 <= self.unit < lm.hidden_size and math.isfinite(self.value)
+                and self.kind in ("h", "c") and (self.kind == "h" or lm.cell_type.has_cell_state)):
+            raise ValueError(f"no unit {self.kind}[{self.layer}][{self.unit}] = {self.value} to clamp in this model")
+
+
 @dataclass(eq=False)
 class Trace:
     """What happened at each step of a run: the characters read, the states, the probabilities.
@@ -154,8 +173,9 @@ class CharLM:
         """W_ih x + b_ih for the first layer, x the embedding of character `idx`."""
         return self.table[idx] if self.table is not None else self.W_ih[0] @ self.embed[idx] + self.b_ih[0]
 
-    def step(self, idx: int, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Read one character id; return the next-character logits and the new (h, c)."""
+    def step(self, idx: int, h: np.ndarray, c: np.ndarray, clamp: Clamp | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read one character id; return the next-character logits and the new (h, c), with `clamp`'s unit held."""
         h, c = h.copy(), c.copy()
         kind, inp = self.cell_type, None
         for k in range(self.num_layers):
@@ -170,6 +190,8 @@ class CharLM:
                 gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (G*H,)
             h[k], c_k, _ = kind.step(gi, gh, h[k], c[k])
             c[k] = c_k
+            if clamp is not None and clamp.layer == k:  # before the layer above, the next step or the head read it
+                (h if clamp.kind == "h" else c)[k, clamp.unit] = clamp.value
             inp = h[k]
         return self.W_y @ inp + self.b_y, h, c
 
@@ -183,12 +205,12 @@ class CharLM:
             raise ValueError(f"not in the model's vocabulary: {shown}")
         return [self.stoi[ch] for ch in text]
 
-    def start_state(self, start: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def start_state(self, start: str | None = None, clamp: Clamp | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(h, c) after reading `start` (default: `warmup`) from zeros; see the class docstring."""
         h, c = self.zero_state()
         with threadpool_limits(1):
             for idx in self.encode(self.warmup if start is None else start):
-                _, h, c = self.step(idx, h, c)
+                _, h, c = self.step(idx, h, c, clamp)
         return h, c
 
     def generate(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
@@ -204,10 +226,11 @@ class CharLM:
     def generate_trace(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
                        top_p: float | None = None, seed: int | None = None, keep_states: bool = True,
                        forced: dict[int, str] | None = None, on_progress=None, progress_every: int = 50,
-                       start: str | None = None) -> Trace:
+                       start: str | None = None, clamp: Clamp | None = None) -> Trace:
         """Sample like `generate`, recording each step; `forced` maps a generated position to a
         character that replaces the sample there (the run continues from the forced character).
-        `on_progress(text_so_far)` is called every `progress_every` generated characters."""
+        `on_progress(text_so_far)` is called every `progress_every` generated characters. `clamp` holds one unit
+        at a value in every step, the start text's included (None: the model as it is)."""
         if length < 0:
             raise ValueError("length must be 0 or more")
         if not prime:
@@ -215,9 +238,11 @@ class CharLM:
         if not temperature > 0 or not math.isfinite(temperature):
             raise ValueError("temperature must be a positive number")
         ids = self.encode(prime)
+        if clamp is not None:
+            clamp.check(self)
         forced_ids = {pos: self.encode(ch)[0] for pos, ch in (forced or {}).items()}
         rng = np.random.default_rng(seed)
-        h, c = self.start_state(start)
+        h, c = self.start_state(start, clamp)
         T, L, H = len(ids) + length, self.num_layers, self.hidden_size
         n = T if keep_states else 0
         hs = np.empty((n, L, H), dtype=np.float32)
@@ -228,7 +253,7 @@ class CharLM:
 
         def read(idx: int):
             nonlocal h, c, t
-            logits, h, c = self.step(idx, h, c)
+            logits, h, c = self.step(idx, h, c, clamp)
             if keep_states:
                 if t > 0:  # the probability the previous step gave this character
                     p_char[t] = math.exp(float(prev[idx]) - prev_lse)
@@ -263,9 +288,10 @@ class CharLM:
                     prev, prev_lse = logits, _logsumexp(logits)
         return Trace("".join(text), hs, cs, len(prime), p_char, temperature, top_k, top_p, (self.W_y, self.b_y))
 
-    def run(self, text: str, start: str | None = None) -> Trace:
-        """Read `text` (teacher forcing), recording the states after each character (from `start`'s state)."""
-        return self.generate_trace(text, 0, start=start)
+    def run(self, text: str, start: str | None = None, clamp: Clamp | None = None) -> Trace:
+        """Read `text` (teacher forcing), recording the states after each character (from `start`'s state), with
+        `clamp`'s unit held if one is given."""
+        return self.generate_trace(text, 0, start=start, clamp=clamp)
 
     def loss(self, text: str, start: str | None = None) -> float:
         """Mean negative log-likelihood in nats/char of `text[1:]`, each character given what precedes it, read

@@ -187,3 +187,45 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
         lay[_axis_name("x", k)].update(type="log", dtick=1)  # powers of ten only: no tiny 2s and 5s between them
     lay[_axis_name("x", L)].update(title=dict(text="character number (log scale: the start of the text spread out)"))
     return _fig(data, text_sizes(lay, font_scale))
+
+
+def kl_figure(kl: np.ndarray, first_change: int | None = None, selected: int | None = None, font_scale: float = 1.0,
+              title: str = "") -> go.Figure:
+    """KL(before ‖ after) at each character (nats), one bar per position; the first character where the two texts
+    part ways and the one inspected are marked."""
+    x = np.arange(len(kl))
+    lay = _layout(title, 250 * font_scale, font_scale, margin=dict(l=70, r=20, t=60 if title else 20, b=60),
+                  showlegend=False, bargap=0)
+    lay["xaxis"] = dict(title=dict(text="character number"), range=[0, max(len(kl) - 1, 1)])
+    lay["yaxis"] = dict(title=dict(text="KL(before ‖ after), nats"), rangemode="tozero")
+    shapes = []
+    for at, colour, dash in ((first_change, COLORS["output"], "dot"), (selected, "#111111", None)):
+        if at is not None and 0 <= at < len(kl):
+            shapes.append(dict(type="line", x0=at, x1=at, y0=0, y1=1, yref="y domain",
+                               line=dict(color=colour, width=1.5, dash=dash)))
+    lay["shapes"] = shapes
+    data = [dict(type="bar", x=x, y=np.nan_to_num(kl), marker=dict(color=SEQUENTIAL[-1][1], line=dict(width=0)),
+                 hovertemplate="character %{x}: KL %{y:.4f} nats<extra></extra>")]
+    return _fig(data, text_sizes(lay, font_scale))
+
+
+def parted_markup(text: str, first_change: int | None, font_scale: float = 1.0) -> str:
+    """A text in monospace, faded up to `first_change` (where it is the same as the text it is compared with) and
+    plain from there (escaped: safe for any text)."""
+    cut = len(text) if first_change is None else first_change
+    same, rest = (html.escape(t, quote=True).replace("\n", "↵<br>") for t in (text[:cut], text[cut:]))
+    return (f'<div style="font-family:\'DejaVu Sans Mono\',Menlo,Consolas,monospace;font-size:{15 * font_scale:.0f}px;'
+            f'line-height:1.55;white-space:pre-wrap;overflow-wrap:anywhere;color:#111"><span style="opacity:0.4">'
+            f'{same}</span>{rest}</div>')
+
+
+def table_markup(head: tuple[str, ...], rows: list[tuple[str, ...]], font_scale: float = 1.0) -> str:
+    """A plain table of text (all escaped), numbers in tabular figures; the first column left, the others right."""
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    pad = "padding:2px 8px"
+    cell = lambda k, v, t="td": (f'<{t} style="{pad};text-align:{"left" if k < 2 else "right"}">{e(v)}</{t}>')  # noqa: E731
+    body = "".join('<tr style="border-top:1px solid #eee">' + "".join(cell(k, v) for k, v in enumerate(r)) + "</tr>"
+                   for r in rows)
+    return (f'<table style="border-collapse:collapse;width:100%;font-size:{14 * font_scale:.0f}px;'
+            f'font-variant-numeric:tabular-nums"><tr>{"".join(cell(k, h, "th") for k, h in enumerate(head))}</tr>'
+            f"{body}</table>")

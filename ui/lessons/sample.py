@@ -9,18 +9,20 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable, MutableMapping
 
-from rnnviz.charlm import CharLM
+import numpy as np
+
+from rnnviz.charlm import CharLM, Clamp
 from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.figures.sample import SEQUENTIAL, SIGNED
-from rnnviz.lessons import sample as lesson
+from rnnviz.lessons import clamp as clamping, sample as lesson
 from rnnviz.lessons.cache import SharedCache
 from ui.urlstate import Param, choice, dump_flag, flag, integer, number, text
 from ui.widgets import md
 
 P = "sample"  # the page's prefix of widget and session keys
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
-VIEWS = {"units": "Hidden units that track something", "gates": "Gate saturation", "card": "Model card",
-         "text": "Plain text"}
+VIEWS = {"units": "Hidden units that track something", "clamp": "Switch a unit off", "gates": "Gate saturation",
+         "card": "Model card", "text": "Plain text"}
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
 FEATURES = {  # what each feature of rnnviz.charlm.inspect.text_features means (the ranking's hover text)
     "newline": "the character is a line break",
@@ -85,16 +87,31 @@ def params(lm: CharLM) -> list[Param]:
             ("pos", "pos", 6, integer(1, lesson.MAX_CHARS - 1)), ("shade", "shade", "probability", choice(SHADES)),
             ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)), ("kind", "kind", "h", choice(["h", "c"])),
             ("unit", "unit", 0, integer(0, lm.hidden_size - 1)), ("view", "view", "units", choice(VIEWS)),
-            ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS)))]
+            ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS))),
+            ("clamp_layer", "clayer", lm.num_layers, integer(1, lm.num_layers)),
+            ("clamp_kind", "ckind", "h", choice(["h", "c"])),
+            ("clamp_unit", "cunit", 0, integer(0, lm.hidden_size - 1)),
+            ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1))]
     return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
+
+
+LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
+          "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
+          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside", "over": "Over",
+          "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
+          "cval": "Clamp to"}  # each link name's control, as a notice names it
+LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval")  # what the "Look inside" part publishes
 
 
 def fit_to(lm: CharLM, session: Session) -> None:
     """Bring k, the layer, the unit and the length within what this model allows (an upload may be smaller or
     costlier than the shipped model)."""
     for key, most in (("top_k", lm.vocab_size), ("layer", lm.num_layers), ("unit", lm.hidden_size - 1),
-                      ("n", max(2, lesson.most_chars(lm, session[f"{P}.prime"])))):
+                      ("n", max(2, lesson.most_chars(lm, session[f"{P}.prime"]))),
+                      ("clamp_layer", lm.num_layers), ("clamp_unit", lm.hidden_size - 1)):
         session[f"{P}.{key}"] = min(session[f"{P}.{key}"], most)
+    if not lm.cell_type.has_cell_state:
+        session[f"{P}.clamp_kind"] = "h"
 
 
 def check(lm: CharLM, prime: str, n: int, forced: dict[int, str]) -> tuple[tuple, list[str]]:
@@ -337,7 +354,8 @@ def spans(a: PassageAnalysis, session: Session) -> list[int]:
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            "means.")
+            "means. A correlation says what a unit follows, not that the model uses it: \"Switch a unit off\" tests "
+            "that.")
 
 
 def forget_means(a: PassageAnalysis) -> str:
@@ -359,3 +377,148 @@ def saturation_caption(a: PassageAnalysis) -> str:
     return (f"Mean over units, over all {a.chars:,} characters, forget gates (update gates of a GRU): "
             f"{forget_means(a)}. A dot at the right is a gate almost always closed (below 0.1), at the top one almost "
             "always open (above 0.9).")
+
+
+# ---- switch a unit off: the same sample with one unit clamped ------------------------------------------------
+CLAMPS = SharedCache(48 * 2 ** 20)  # the shipped model's clamp experiments (~0.7 MB per 500 characters)
+REFERENCES = SharedCache(2 * 2 ** 20)  # the free model's next-seed text, the reference a clamp is measured beside
+STATISTIC_NAMES = {  # what rnnviz.lessons.clamp.STATISTICS measures for each finder feature, and its unit
+    "newline": ("line breaks per 100 characters", ""),
+    "position in line": ("mean length of a line of speech", ""),
+    "speaker name": ("speaker names ('ROMEO:' lines)", ""),
+    "start of line": ("lines ended", ""),
+    "inside quotes": ("characters inside quotes", "%"),
+    "space": ("spaces", "%"),
+    "vowel": ("vowels", "%"),
+    "uppercase": ("uppercase letters", "%"),
+}
+CLAMP_CONTRAST = (
+    "The finder above ranks units by **correlation**: a unit whose value rises and falls with the position in the "
+    "line. That alone does not say the model **uses** it. Here you **intervene**: hold one unit at a value at every "
+    "character and sample again with the same seed. If the predictions and the text change, the unit is part of how "
+    "the model writes (causal evidence); if nothing changes, the correlation was a by-product. Two units that "
+    "correlate equally well can matter very differently.")
+CLAMP_KL_ALT = "KL divergence between the free and the clamped model's next-character distributions at each character"
+
+
+def clamp_of(session: Session) -> Clamp:
+    """The clamp the controls describe (layers count from 1 on the page, from 0 in rnnviz)."""
+    return Clamp(session[f"{P}.clamp_layer"] - 1, session[f"{P}.clamp_kind"], session[f"{P}.clamp_unit"],
+                 float(session[f"{P}.clamp_value"]))
+
+
+def clamp_name(c: Clamp) -> str:
+    return f"layer {c.layer + 1} {c.kind}[{c.unit}]"
+
+
+def clamp_for(model_id: str, lm: CharLM, s: lesson.Settings, smp: lesson.Sample, c: Clamp, session: Session,
+              progress: Callable[[float], None] | None = None) -> clamping.ClampEffect:
+    """The sample beside the same sample with `c` held: once per server for the shipped model (every visitor shares
+    it), the last one in the visitor's session for an upload. The work of about three samples, each within the
+    page's sample budget: the clamped draw, the clamped model reading the first text, and the next seed's free
+    text (the shipped model's is usually drawn ahead already)."""
+    ref = replace(s, seed=s.seed + 1 if s.seed < lesson.MAX_SEED else s.seed - 1)
+    key = (model_id, s, c)
+    if model_id == "shipped":
+        reference = (SAMPLES.get((model_id, ref), lambda: lesson.draw_sample(lm, ref), lambda v: v.nbytes).text
+                     if (model_id, ref) in SAMPLES else
+                     REFERENCES.get((model_id, ref), lambda: _free_text(lm, ref), lambda v: 4 * len(v)))
+        return CLAMPS.get(key, lambda: clamping.clamp_effect(lm, s, smp, c, reference, progress), lambda v: v.nbytes)
+    if session.get(f"{P}.clamped", (None,))[0] != key:
+        session[f"{P}.clamped"] = (key, clamping.clamp_effect(lm, s, smp, c, _free_text(lm, ref), progress))
+    return session[f"{P}.clamped"][1]
+
+
+def _free_text(lm: CharLM, s: lesson.Settings) -> str:
+    return lm.generate_trace(s.prime, s.n, s.temperature, s.top_k, s.top_p, s.seed, keep_states=False,
+                             forced=dict(s.forced)).text
+
+
+def clamp_finder_hits(hits: list[UnitHit], c: Clamp) -> list[UnitHit]:
+    """The finder's rows for the clamped unit (empty when the finder did not rank it)."""
+    return [h for h in hits if (h.layer, h.kind, h.unit) == (c.layer, c.kind, c.unit)]
+
+
+def clamp_summary(e: clamping.ClampEffect, seed: int) -> str:
+    """What the clamp changed, in markdown: where the texts part ways, the KL over the text."""
+    kl = e.kl[1:]
+    held = f"With **{clamp_name(e.clamp)} = {e.clamp.value:g}** at every character".replace("-", "−")
+    where = ("the text is the same" if e.first_change is None else
+             f"the text (seed {seed}) is the same up to character {e.first_change - 1}, then parts ways")
+    if not len(kl):
+        return f"{held}, {where}."
+    top = int(np.nanargmax(kl)) + 1
+    return (f"{held}, {where}. On the first text, KL(before ‖ after) is **{np.nanmean(kl):.4f}** nats per character "
+            f"on average, largest **{kl[top - 1]:.3f}** at character {top} ({label(e.before[top])}): how far the "
+            "clamp moves the model's next-character distribution, character by character, reading the same text.")
+
+
+def clamp_range(e: clamping.ClampEffect) -> str:
+    """The unit's own values in the free run, so a value to clamp to can be chosen within them."""
+    v = e.unit_before
+    return (f"In the free run, {clamp_name(e.clamp)} goes from {float(v.min()):+.3f} to {float(v.max()):+.3f} "
+            f"(mean {float(v.mean()):+.3f}). Held near its mean, a unit changes little; its ends show what it "
+            "does.").replace("-", "−")
+
+
+def _stat(v: float, unit: str) -> str:
+    return "none" if math.isnan(v) else f"{v:,.1f}{unit}"
+
+
+def statistic_rows(e: clamping.ClampEffect, tracked: list[UnitHit]) -> list[tuple[str, ...]]:
+    """(feature, statistic, before, after, the next seed unclamped, p of the first text's characters with the feature:
+    free → clamped) per feature; the features the finder says this unit tracks come first, marked with their r."""
+    r = {h.feature: h.r for h in tracked}
+    order = sorted(e.statistics, key=lambda f: f not in r)
+    p = lambda f: "none" if math.isnan(e.char_p[f][0]) else "{:.3f} → {:.3f}".format(*e.char_p[f])  # noqa: E731
+    return [(f + (f" (r = {r[f]:+.2f})".replace("-", "−") if f in r else ""), STATISTIC_NAMES[f][0],
+             *(_stat(v, STATISTIC_NAMES[f][1]) for v in e.statistics[f]), p(f)) for f in order]
+
+
+def statistics_caption(seed: int, tracked: list[UnitHit]) -> str:
+    what = ("The finder ranked this unit for " + ", ".join(sorted({h.feature for h in tracked})) + ": its rows come "
+            "first. " if tracked else "The finder did not rank this unit among the top three for any feature. ")
+    return (what + f"Measured on the whole texts (prime included): before (seed {seed}), after (seed {seed}, unit "
+            f"clamped), and the free model with seed {seed + 1}. Any change, even a tiny one, makes the two texts part "
+            "ways within a few dozen characters (one draw is sensitive to everything), so compare the change with "
+            "how much the next seed alone moves the numbers. The last column does not depend on the draw: the mean "
+            "probability the free and the clamped model give the first text's own characters of that kind (its line "
+            "breaks, for position in line), both reading that text.")
+
+
+CLAMP_VALUE_HELP = ("The value the unit is held at after every character, the start included. 0 switches it off; a "
+                    "hidden state h stays within −1 and 1 by itself (tanh), a cell state c can go further.")
+CLAMP_KIND_HELP = ("h: the hidden state, what the layer above, the next character and the prediction read. c: an "
+                   "LSTM's cell state, its memory, held after each character, so the next character reads the value "
+                   "(the unit's h at that character was already made from the memory just written).")
+BEFORE_TITLE = "**Before** (free), shaded by how much the clamp moves the prediction of each character:"
+BEFORE_ALT = ("The free sample, each character shaded by KL(before ‖ after). Click a character to compare its "
+              "distributions.")
+KL_CAPTION = ("Darker: the clamped model's distribution for this character differs more from the free one's, "
+              "KL(before ‖ after) in nats, both reading the same text. Click a character to see both.")
+AFTER_TITLE = "**After** (the unit clamped, same seed); faded where it is still the same text:"
+KL_TITLE = "KL per character"
+STATISTICS_HEAD = ("feature the finder looks for", "measured in the text as", "before", "after", "next seed",
+                   "p of its characters")
+
+
+def clamp_state(hits: list[UnitHit], row: int | None) -> dict:
+    """The clamp controls set to the finder's unit in `row` (nothing when none is chosen)."""
+    if row is None:
+        return {}
+    h = hits[row]
+    return {f"{P}.clamp_layer": h.layer + 1, f"{P}.clamp_kind": h.kind, f"{P}.clamp_unit": h.unit}
+
+
+def clamp_rows(lm: CharLM, e: clamping.ClampEffect, i: int, top: int = 8) -> list[tuple[str, float, float]]:
+    """(character label, free p, clamped p) for the characters most likely in either distribution at position i."""
+    pb, pa = e.p_before[i], e.p_after[i]
+    ids = np.argsort(-np.maximum(pb, pa), kind="stable")[:top]
+    return [(label(lm.itos[j]), float(pb[j]), float(pa[j])) for j in ids]
+
+
+def position_sentence(lm: CharLM, e: clamping.ClampEffect, i: int) -> str:
+    """One character of the first text: its KL, and the probability the free and the clamped model gave it."""
+    j = lm.stoi[e.before[i]]
+    return (f"Character **{i}**: {md(repr(label(e.before[i])))}, KL(before ‖ after) = **{e.kl[i]:.4f}** nats; "
+            f"p = {e.p_before[i, j]:.3f} free, {e.p_after[i, j]:.3f} clamped.")

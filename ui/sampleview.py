@@ -1,0 +1,95 @@
+"""Parts of the sampling page that are Streamlit code but not the page's outline: "Switch a unit off" (the same sample
+with one unit clamped, beside the finder's correlations) and the notices for what a link asked that the sample cannot
+show (a position past its end, characters forced where they cannot go). Words and keys: ui/lessons/sample.py."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from rnnviz import charlm
+from rnnviz.charlm.inspect import UnitHit
+from rnnviz.figures import sample as figures
+from rnnviz.lessons import clamp as clamping, sample as lesson
+from ui.lessons import sample as words
+from ui.lessons.sample import P
+from ui.textview import textview
+from ui.urlstate import Param, restore, set_state
+from ui.widgets import plot
+
+ss = st.session_state
+KL_TOP = 1.0  # nats: the text's shading is darkest from here (a fixed scale, so units can be compared)
+
+
+def restore_page(lm: charlm.CharLM) -> list[Param]:
+    """The page's link parameters, restored (bad values named by their controls' labels), and what a link asked for
+    the position and the forced characters kept for `link_notices` (only on arriving with a link that names them)."""
+    arrived, params = ss.get("app.page") != P, words.params(lm)
+    restore(P, params, words.LABELS)
+    if arrived:
+        bad = ss.get(f"{P}._url_bad", [])
+        asked = {url: ss[f"{P}.{key}"] for url, key in (("pos", "pos"), ("branch", "forced"))
+                 if url in st.query_params and url not in bad}
+        ss[f"{P}._asked"] = asked
+    return params
+
+
+def link_notices(lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings) -> None:
+    """Say what a link asked that this sample cannot show, while the visitor has not changed it: a position past the
+    sample's last character, characters forced past the sampled ones or outside the model's vocabulary."""
+    asked = ss.get(f"{P}._asked", {})
+    last = len(smp.text) - 1
+    if "pos" in asked and asked["pos"] > last and ss[f"{P}.pos"] in (asked["pos"], last):
+        st.info(f"The link asks for **Position** {asked['pos']:,}, past this sample's last character ({last:,}), so "
+                "the last character is shown.", icon="ℹ️")
+    if "branch" in asked and ss[f"{P}.forced"] == asked["branch"]:
+        kept = dict(lesson.forced_within(lm, s.n, asked["branch"]))
+        dropped = sorted(set(asked["branch"].items()) - set(kept.items()))
+        why = [f"{words.label(ch)!r} at {smp.generated_from + k:,} " + ("(not in the model's vocabulary)"
+                                                                        if ch not in lm.stoi else
+                                                                        f"(only {s.n:,} characters are sampled)")
+               for k, ch in dropped]
+        if why:
+            st.info("The link's **Branch from here** characters " + "; ".join(why) + " cannot be forced in this "
+                    "sample, so they are left out.", icon="ℹ️")
+
+
+def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings, hits: list[UnitHit],
+               fs: float) -> None:
+    """One unit held at a value while the same sample is drawn again: the text, KL per character, the statistics."""
+    st.markdown(words.CLAMP_CONTRAST)
+    c0, c1, c2, c3, c4 = st.columns([2.1, 0.9, 0.9, 0.9, 1.6], vertical_alignment="bottom")
+    c0.selectbox("A unit the finder ranked", range(len(hits)), index=None, key=f"{P}.cpick",
+                 placeholder="or set one by hand →", format_func=lambda r: words.unit_choice(hits[r]),
+                 on_change=lambda: set_state(words.clamp_state(hits, ss[f"{P}.cpick"])))
+    c1.number_input("Clamp layer", 1, lm.num_layers, key=f"{P}.clamp_layer")
+    c2.radio("Clamp state", ["h", "c"] if lm.cell_type.has_cell_state else ["h"], key=f"{P}.clamp_kind",
+             horizontal=True, help=words.CLAMP_KIND_HELP)
+    c3.number_input("Clamp unit", 0, lm.hidden_size - 1, key=f"{P}.clamp_unit")
+    c4.slider("Clamp to", -clamping.MAX_VALUE, clamping.MAX_VALUE, step=0.1, key=f"{P}.clamp_value",
+              help=words.CLAMP_VALUE_HELP)
+    bar = st.empty()
+    effect = words.clamp_for(model_id, lm, s, smp, words.clamp_of(ss), ss,
+                             lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling again…")))
+    bar.empty()
+    st.markdown(words.clamp_summary(effect, s.seed))
+    if ss.get(f"{P}._cfor") != (s, effect.clamp):  # a new clamp: inspect the character it moves most
+        ss[f"{P}._cfor"], ss[f"{P}.cpos"] = (s, effect.clamp), int(np.nanargmax(np.r_[0.0, effect.kl[1:]]))
+    ss[f"{P}.cpos"] = i = min(max(1, ss[f"{P}.cpos"]), len(effect.before) - 1)
+    left, right = st.columns([1.5, 1], gap="large")
+    with left:
+        st.markdown(words.BEFORE_TITLE)
+        titles = [f"{words.label(ch)!r}: KL {v:.4f} nats" for ch, v in zip(effect.before, np.nan_to_num(effect.kl))]
+        textview(figures.text_markup(effect.before, effect.kl, 0.0, KL_TOP, False, titles, None, None, fs),
+                 words.BEFORE_ALT, f"{P}.ctext", f"{P}.cpos", selected=i)
+        st.html(words.legend_markup(words.KL_CAPTION, "0 nats", f"{KL_TOP:g}+", False, fs))
+        st.markdown(words.AFTER_TITLE)
+        st.html(figures.parted_markup(effect.after, effect.first_change, fs))
+    with right:
+        plot(figures.kl_figure(effect.kl, effect.first_change, i, fs, words.KL_TITLE), f"{P}.kl",
+             alt=words.CLAMP_KL_ALT)
+        st.caption(words.clamp_range(effect))
+        st.markdown(words.position_sentence(lm, effect, i))
+        st.html(figures.dist_markup(words.clamp_rows(lm, effect, i), "free", "clamped", fs))
+    tracked = words.clamp_finder_hits(hits, effect.clamp)
+    st.html(figures.table_markup(words.STATISTICS_HEAD, words.statistic_rows(effect, tracked), fs))
+    st.caption(words.statistics_caption(s.seed, tracked))
