@@ -4,7 +4,7 @@ page's setup, watches the count, reveals the answers against the truth, and runs
 import streamlit as st
 
 from rnnviz.rooms import questions as Q
-from rnnviz.rooms.store import RoomError, default_store
+from rnnviz.rooms.store import BadVoter, RoomError, default_store
 from ui import rooms as R
 from ui.loaders import shipped_model
 
@@ -34,11 +34,14 @@ def vote(code: str, number: int, rnd: int, value) -> None:
 @st.fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
-    try:  # counted in once; then each refresh only reads the room
-        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, ss[R.KEY_VOTER])
+    try:  # given a voter token and counted in once; then each refresh only reads the room
+        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, R.voter(ss, store, code))
         ss[f"{P}.in.{code}"] = True
     except RoomError as e:
         st.warning(e.message, icon=":material/info:")
+        if isinstance(e, BadVoter):  # an edited link: this session forgets it, the join link gives a fresh token
+            ss.pop(R.KEY_VOTER, None)
+            st.page_link(R.THIS_PAGE, label="Join again", query_params={"room": code})
         return
     show_message()
     if view.phase == "closed":
@@ -140,9 +143,6 @@ def lecturer() -> None:
 
 
 if room := st.query_params.get("room"):
-    if R.KEY_VOTER not in ss:
-        ss[R.KEY_VOTER] = R.voter_from(st.query_params.get("me"))
-        st.query_params["me"] = ss[R.KEY_VOTER]  # a reload keeps the same voter (one vote per round)
     st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick", max_chars=40)
     student(room)
 else:

@@ -128,3 +128,30 @@ def test_the_lecturers_own_link_gives_the_room_back_after_a_reload(open_page):
     assert "The exact answer" in all_text(again)
     wrong = open_page("class_room", host=code, key="guess")
     assert "does not open a room" in all_text(wrong) and wrong.button(key="class.open")
+
+
+def test_a_phone_votes_only_with_the_token_its_room_gave_it(open_page, fresh_store):
+    at, code = lecturer_with_question(open_page)
+    s = open_page("class_room", room=code)
+    me = s.query_params["me"]
+    assert fresh_store.issue_voter(code) != me and len(me) > 30  # a token the room signed, in the link for a reload
+    s.button(key="class.pick.1").click().run()
+    again = open_page("class_room", room=code, me=me)  # the same phone reloaded: the same voter, who has answered
+    again.button(key="class.pick.0").click().run()
+    assert "already answered" in all_text(again)
+    vid, sig = me.split(".")
+    for forged in ("someone-else-000000", f"{vid[:-1]}{'B' if vid[-1] == 'A' else 'A'}.{sig}"):
+        f = open_page("class_room", room=code, me=forged)  # a made-up or edited voter in the link
+        assert "not given out by this room" in all_text(f) and not f.exception
+        assert not [b for b in f.button if b.key.startswith("class.pick")]  # no way to answer with it
+    assert fresh_store.view(code).answered == 1 and fresh_store.view(code).students == 1
+
+
+def test_an_answer_out_of_range_is_refused_and_nothing_stored(open_page, fresh_store):
+    """(A choice not offered never reaches the store from the page; the store's own check is in test_rooms_store.)"""
+    at, code = lecturer_with_question(open_page, "scalar", "state")
+    s = open_page("class_room", room=code)
+    s.number_input(key="class.num.1.1").set_value(7.0).run()  # past the box's range (a hand-made message can send it)
+    s.button(key="class.vote").click().run()
+    assert "Please enter a number" in all_text(s) and not s.exception
+    assert fresh_store.view(code).answered == 0 and s.button(key="class.vote")  # nothing stored; the box stays

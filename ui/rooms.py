@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import secrets
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,8 @@ from ui.widgets import plot
 P = "class"  # session and widget keys: class.*
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
 KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
+VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
+THIS_PAGE = "app_pages/class_room.py"
 REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
 LESSON_NAMES = {"scalar": "One unit by hand", "vector": "The cell, step by step", "gradients": "Gradients through time",
                 "gates": "Gates: LSTM and GRU", "states": "Using the states", "hello": 'Train "hello" yourself',
@@ -230,11 +231,15 @@ def plain(s: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", s)
 
 
-def voter_from(given: str | None) -> str:
-    """The voter id a reloaded page carries in its link, or a new random one (nothing else identifies a phone)."""
-    if given and 16 <= len(given) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", given):
-        return given
-    return secrets.token_urlsafe(16)
+def voter(ss, store: RoomStore, code: str) -> str:
+    """This phone's voter token, issued by the room: behind nginx derived from the browser's own cookie (another tab
+    or a reload is the same voter); else the token a reloaded page carries in its link (`me`, signed: an edited one
+    is refused), else a new one, written into the link."""
+    if KEY_VOTER not in ss:
+        cookie = st.context.cookies.get(VISITOR_COOKIE) if st.context.cookies else None
+        ss[KEY_VOTER] = (None if cookie else st.query_params.get("me")) or store.issue_voter(code, cookie)
+        st.query_params["me"] = ss[KEY_VOTER]  # a reload keeps the same voter (one vote per round)
+    return ss[KEY_VOTER]
 
 
 def qr_png(url: str, px: int = 12) -> bytes:
