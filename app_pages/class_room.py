@@ -4,7 +4,7 @@ page's setup, watches the count, reveals the answers against the truth, and runs
 import streamlit as st
 
 from rnnviz.rooms import questions as Q
-from rnnviz.rooms.store import BadVoter, RoomError, default_store
+from rnnviz.rooms.store import RoomError, default_store
 from ui import rooms as R
 from ui.loaders import shipped_model
 
@@ -34,14 +34,7 @@ def vote(code: str, number: int, rnd: int, value) -> None:
 @st.fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
-    try:  # given a voter token and counted in once; then each refresh only reads the room
-        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, R.voter(ss, store, code))
-        ss[f"{P}.in.{code}"] = True
-    except RoomError as e:
-        st.warning(e.message, icon=":material/info:")
-        if isinstance(e, BadVoter):  # an edited link: this session forgets it, the join link gives a fresh token
-            ss.pop(R.KEY_VOTER, None)
-            st.page_link(R.THIS_PAGE, label="Join again", query_params={"room": code})
+    if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
         return
     show_message()
     if view.phase == "closed":
@@ -101,6 +94,7 @@ def ask_panel(code: str, token: str) -> None:
 
 def lecturer() -> None:
     R.resume(ss, store, st.query_params)
+    R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class
     show_message()
     if R.KEY_CODE not in ss:
         st.markdown(R.INTRO)
@@ -128,7 +122,8 @@ def lecturer() -> None:
             R.draw_reveal(store, token, view)
             if view.round == 1 and view.phase == "revealed":
                 st.button("Discuss and vote again", key=f"{P}.revote", on_click=act, args=(store.revote, code, token))
-        with st.expander("Next question" if view.number else "Ask a question", expanded=not view.number):
+        with st.expander("Next question" if view.number else "Ask a question",
+                         expanded=not view.number or ss.pop(f"{P}.asking", False)):
             ask_panel(code, token)
         c1, c2 = st.columns(2)
         try:
