@@ -76,6 +76,8 @@ def test_a_room_has_a_code_hard_to_guess_and_students_see_the_question(make):
     assert s.ask(code, token, CHOICE) == 1
     v = s.join(code.lower(), s.issue_voter(code, "v1"))  # a code typed in lower case is the same room
     assert (v.number, v.round, v.phase, v.question, v.students, v.answered) == (1, 1, "open", CHOICE, 1, 0)
+    light = s.view(code, counts=False)  # a phone's refresh: the question without the counts
+    assert (light.number, light.phase, light.question, light.students) == (1, "open", CHOICE, 0)
 
 
 def test_votes_are_counted_once_per_voter_per_round(make):

@@ -323,7 +323,7 @@ def enter(ss, store: RoomStore, code: str) -> RoomView | None:
     """A phone's look at the room: given a voter token and counted in once, then each refresh only reads the room.
     None after saying why not; an edited link is forgotten, and Join again gives this phone a fresh token."""
     try:
-        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, voter(ss, store, code))
+        view = store.view(code, counts=False) if ss.get(f"{P}.in.{code}") else store.join(code, voter(ss, store, code))
         ss[f"{P}.in.{code}"] = True
         return view
     except RoomError as e:

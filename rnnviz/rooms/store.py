@@ -203,12 +203,14 @@ class RoomStore(ABC):
             raise NotAllowed("Only the lecturer who opened this room can do that.")
         return code, meta
 
-    def view(self, code: str) -> RoomView:
+    def view(self, code: str, counts: bool = True) -> RoomView:
+        """The room as anyone may see it; `counts=False` leaves students and answered at 0 (a phone's refresh needs
+        neither: one store read instead of three)."""
         code, m = self._room(code)
         n, r = int(m["q"]), int(m["round"])
         q = self._question(code, n) if n else None
-        return RoomView(code, n, r, m["phase"], q, self._students(code), self._count(code, n, r) if n else 0,
-                        float(m["expires"]))
+        return RoomView(code, n, r, m["phase"], q, self._students(code) if counts else 0,
+                        self._count(code, n, r) if n and counts else 0, float(m["expires"]))
 
     def ask(self, code: str, token: str, question: Question) -> int:
         """Open a new question for voting (round 1); its number."""
