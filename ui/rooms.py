@@ -226,14 +226,16 @@ MAKERS: dict[str, dict[str, tuple[str, Callable]]] = {  # lesson -> question id 
 
 # -- the reveal on the lesson's own chart: what the page draws for this setup, with the class's answers on it ------
 Rounds = dict  # round -> the class's answers (numbers, or choice indices)
+REVEAL_HEIGHT = 440  # the lesson's chart on the projector's first screen, under the one line of results
 
 
 def chart_scalar_state(s: dict, q: Question, rounds: Rounds, fs: float):
     x = parse_sequence(s["x"])
     t = min(s["t"] or len(x), len(x))
     trace = run_scalar(np.asarray(x, float), s["wx"], s["wh"], s["b"], s["h0"])
-    return answers_on(scalar_figures.states_over_time(trace.h[:, 0], x, t - 1, fs), t, rounds, q.truth,
-                      f"exact h{sub(t)}")
+    fig = answers_on(scalar_figures.states_over_time(trace.h[:, 0], x, None, fs), t, rounds, q.truth,
+                     f"exact h{sub(t)}")
+    return fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[-1.1, 1.1])  # every answer tanh allows
 
 
 def chart_scalar_settle(s: dict, q: Question, rounds: Rounds, fs: float):
@@ -241,34 +243,40 @@ def chart_scalar_settle(s: dict, q: Question, rounds: Rounds, fs: float):
     h = run_scalar(np.asarray(x, float), s["wx"], s["wh"], s["b"], s["h0"]).h[:, 0]
     h = np.r_[h, iterate_silence(float(h[-1]), s["wh"], s["b"], 12)[1:]]  # the inputs stop: the silent steps
     fig = scalar_figures.states_over_time(h, list(x) + [0.0] * 12, None, fs)
-    return answers_on(fig, len(h) + 1, rounds, q.truth, "where h settles")
+    fig = answers_on(fig, len(h) + 1, rounds, q.truth, "where h settles")
+    return fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[-1.1, 1.1])
 
 
 def _decay(s: dict, T: int, by: str, scale: float, xs: float, bz: float, fs: float):
+    """The gradients page's decay chart for this setup, with the three cells' curves the questions are about."""
     cmp = gradients_words.compared(s["H"], T, scale, s["bf"], xs, s["seed"], by, bz)
-    curves = gradients_lesson.curves(cmp)
-    return curves, gradient_figures.gradient_decay(curves, gradients_words.reference_curves(range(T + 1)),
-                                                   font_scale=fs)
+    curves = {k: v for k, v in gradients_lesson.curves(cmp).items() if k in ("rnn", "lstm", "gru")}
+    fig = gradient_figures.gradient_decay(curves, font_scale=fs)
+    return curves, fig.update_layout(height=REVEAL_HEIGHT + 60)
 
 
-def _tally(q: Question, rounds: Rounds) -> str:
+def _tally(q: Question, rounds: Rounds, names: tuple[str, ...]) -> str:
+    """The class's votes in one line a round (a chart annotation): "round 1: above 12 · below 18"."""
     lines = []
     for r, a in sorted(rounds.items()):
-        counts = np.bincount(np.asarray(a, int), minlength=len(q.options))
-        lines.append(f"round {r}: " + " · ".join(f"{o} {c}" for o, c in zip(q.options, counts)))
-    return "<br>".join(["the class"] + lines + [f"exact: {truth_text(q)}"])
+        counts = np.bincount(np.asarray(a, int), minlength=len(names))
+        lines.append(f"round {r}: " + " · ".join(f"{o} {c}" for o, c in zip(names, counts)))
+    return "<br>".join(["the class"] + lines)
 
 
 def chart_gradient(s: dict, q: Question, rounds: Rounds, fs: float):
     curves, fig = _decay(s, s["T"], s["by"], s["w"], s["xs"], s["bz"], fs)
     fig.add_hline(y=1e-3, line=dict(color=COLORS["output"], width=2, dash="dot"), annotation_text="10⁻³")
-    return tally_on(fig, s["T"], float(curves["rnn"][s["T"]]), _tally(q, rounds), fs)
+    y = float(curves["rnn"][s["T"]])
+    fig = answers_on(fig, s["T"], {}, 10 ** y, f"exact: {truth_text(q)}")
+    return tally_on(fig, s["T"], y, _tally(q, rounds, ("above", "below")), fs)
 
 
 def chart_memory(s: dict, q: Question, rounds: Rounds, fs: float):
     curves, fig = _decay(s, 50, "rho", s["rho"], 1.0, 0.0, fs)  # as rnnviz.rooms.questions.gates_memory runs it
-    best = q.options[int(q.truth)]
-    return tally_on(fig, 49, float(curves[Q_CELLS.get(best, "lstm")][49]), _tally(q, rounds), fs)
+    y = float(curves[Q_CELLS.get(q.options[int(q.truth)], "lstm")][49])
+    fig = answers_on(fig, 49, {}, 10 ** y, f"exact: {truth_text(q)}")
+    return tally_on(fig, 49, y, _tally(q, rounds, q.options), fs)
 
 
 def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):
@@ -276,7 +284,7 @@ def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):
     vocab = vocabulary(SOFTMAX_WORD)
     labels = vocab if len(sc) == len(vocab) else [f"#{k + 1}" for k in range(len(sc))]
     fig = hello_figures.softmax_bars(labels, softmax(np.asarray(sc, float)), font_scale=fs, title="softmax(scores)")
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[0, 1.05])
     return answers_on(fig, labels[0], rounds, q.truth, "exact p")
 
 

@@ -48,7 +48,7 @@ def answers_on(fig: go.Figure, at, rounds: dict[int, np.ndarray], truth: float |
     for r, v in shown.items():
         symbol, color = ROUND_MARKS[r]
         fig.add_box(x=[at] * len(v), y=v, name=name.format(r=r), boxpoints="all", jitter=0.6, pointpos=0,
-                    marker=dict(symbol=symbol, color=color, size=8, opacity=0.75), line=dict(color=color, width=2),
+                    marker=dict(symbol=symbol, color=color, size=10, opacity=0.75), line=dict(color=color, width=2),
                     fillcolor="rgba(0,0,0,0)", offsetgroup=str(r), hoverinfo="y")
     if truth is not None:
         fig.add_scatter(x=[at], y=[truth], mode="markers", name=truth_label, hoverinfo="y",
@@ -61,7 +61,7 @@ def answers_on(fig: go.Figure, at, rounds: dict[int, np.ndarray], truth: float |
 def tally_on(fig: go.Figure, x: float, y: float, text: str, font_scale: float = 1.0) -> go.Figure:
     """A choice question's votes written onto a lesson's chart, pointing at (x, y) (y as the axis takes it: log10
     on a log axis)."""
-    fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=2, arrowwidth=2, ax=-40, ay=-60,
+    fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=2, arrowwidth=2, ax=-90, ay=-70, xanchor="right",
                        align="left", bgcolor="rgba(255,255,255,0.9)", bordercolor=COLORS["current"],
                        font=dict(size=14 * font_scale))
     return fig
