@@ -48,5 +48,8 @@ foot_middle = prev_next(nav.url_path, "foot")
 if nav.url_path:  # a lesson page (the welcome page has no settings to link to); after the page has run, so the
     with link_slot or foot_middle:  # link carries this run's settings
         link_control()
+        if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
+            from ui.rooms import ask_link
+            ask_link(nav.url_path)
         step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)

@@ -34,11 +34,7 @@ def vote(code: str, number: int, rnd: int, value) -> None:
 @st.fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
-    try:  # counted in once; then each refresh only reads the room
-        view = store.view(code) if ss.get(f"{P}.in.{code}") else store.join(code, ss[R.KEY_VOTER])
-        ss[f"{P}.in.{code}"] = True
-    except RoomError as e:
-        st.warning(e.message, icon=":material/info:")
+    if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
         return
     show_message()
     if view.phase == "closed":
@@ -98,6 +94,7 @@ def ask_panel(code: str, token: str) -> None:
 
 def lecturer() -> None:
     R.resume(ss, store, st.query_params)
+    R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class
     show_message()
     if R.KEY_CODE not in ss:
         st.markdown(R.INTRO)
@@ -125,7 +122,8 @@ def lecturer() -> None:
             R.draw_reveal(store, token, view)
             if view.round == 1 and view.phase == "revealed":
                 st.button("Discuss and vote again", key=f"{P}.revote", on_click=act, args=(store.revote, code, token))
-        with st.expander("Next question" if view.number else "Ask a question", expanded=not view.number):
+        with st.expander("Next question" if view.number else "Ask a question",
+                         expanded=not view.number or ss.pop(f"{P}.asking", False)):
             ask_panel(code, token)
         c1, c2 = st.columns(2)
         try:
@@ -140,9 +138,6 @@ def lecturer() -> None:
 
 
 if room := st.query_params.get("room"):
-    if R.KEY_VOTER not in ss:
-        ss[R.KEY_VOTER] = R.voter_from(st.query_params.get("me"))
-        st.query_params["me"] = ss[R.KEY_VOTER]  # a reload keeps the same voter (one vote per round)
     st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick", max_chars=40)
     student(room)
 else:

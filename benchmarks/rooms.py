@@ -10,6 +10,9 @@ as a phone sends it). A vote's latency runs from sending it to the server's scri
 lost unless its page then says the answer is in AND the lecturer's reveal counts it (every vote counted once).
 `--poll 1.5` adds each phone's own refresh while it waits (what a real class costs the servers).
 Finally the lecturer presses Reveal (reveal_ms: that rerun, which reads every answer and draws the chart).
+nginx holds at most 200 sessions per client address (deploy/nginx.conf.template), so past 200 students on one
+address the rest are refused (HTTP 429): `--addresses 3` spreads the students' websockets over loopback source
+addresses 127.0.0.2-4, as phones with addresses of their own (a hall behind one NAT meets that limit instead).
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
 """
 from __future__ import annotations
@@ -27,6 +30,7 @@ from load import NO_PROXY, Session, check_loopback, cpu_s  # noqa: E402 - benchm
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
 
 PAGE = "class_room"
 
@@ -34,9 +38,20 @@ PAGE = "class_room"
 class Visitor(Session):
     """A Session that also keeps what the page says (markdown, metrics, alerts) and which fragment drew each widget."""
 
-    def __init__(self, url: str, query: str = ""):
+    def __init__(self, url: str, query: str = "", source: str | None = None):
         super().__init__(url, PAGE)
-        self.query, self.texts, self.fragments, self.fragment = query, [], {}, ""
+        self.query, self.texts, self.fragments, self.fragment, self.source = query, [], {}, "", source
+
+    async def open(self):
+        """As Session.open, from loopback source address `source` when one is given."""
+        if self.source is None:
+            return await super().open()
+        await asyncio.to_thread(self.http, f"/{self.page}")
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        self.ws = await connect("ws" + self.url.removeprefix("http") + "/_stcore/stream", subprotocols=["streamlit"],
+                                max_size=None, origin=self.url, additional_headers=headers, proxy=None,
+                                ping_interval=None, local_addr=(self.source, 0))
+        await self.rerun(None)
 
     async def rerun(self, state, fragment: str = "") -> float:
         msg = BackMsg()
@@ -92,8 +107,8 @@ async def lecturer(url: str) -> tuple[Visitor, str]:
 
 
 async def student(url: str, code: str, window: float, poll: float, rng: random.Random, joined: asyncio.Event,
-                  voted: asyncio.Event, out: dict):
-    s = Visitor(url, f"room={code}")
+                  voted: asyncio.Event, out: dict, source: str | None = None):
+    s = Visitor(url, f"room={code}", source)
     try:
         await s.open()
         out["joined"] += 1
@@ -130,7 +145,8 @@ async def student(url: str, code: str, window: float, poll: float, rng: random.R
             await s.ws.close()
 
 
-async def run(url: str, n: int, window: float, poll: float, cap: float, seed: int, pids: list[int]) -> dict:
+async def run(url: str, n: int, window: float, poll: float, cap: float, seed: int, pids: list[int],
+              addresses: int = 1) -> dict:
     lec, code = await lecturer(url)
     out = {"n": n, "joined": 0, "in": 0, "errors": 0, "lat": [], "failed": [], "polls": 0, "refreshed": []}
     rng, joined, voted = random.Random(seed), asyncio.Event(), asyncio.Event()
@@ -143,7 +159,9 @@ async def run(url: str, n: int, window: float, poll: float, cap: float, seed: in
         out["vote_s"], out["cpu_vote"] = time.perf_counter() - t0 - out["join_s"], cpu_s(pids) - cpu0 - out["cpu_join"]
     marker = asyncio.create_task(mark())
     try:
-        students = [student(url, code, window, poll, random.Random(rng.random()), joined, voted, out) for _ in range(n)]
+        sources = [None] if addresses <= 1 else [f"127.0.0.{2 + k}" for k in range(addresses)]
+        students = [student(url, code, window, poll, random.Random(rng.random()), joined, voted, out,
+                            sources[i % len(sources)]) for i in range(n)]
         await asyncio.wait_for(asyncio.gather(*students), timeout=cap)
     except asyncio.TimeoutError:
         out["failed"].append(f"cap of {cap} s reached")
@@ -172,10 +190,12 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=180.0, help="seconds before reporting what finished")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pid", type=int, action="append", default=[], help="a replica whose CPU time to report")
+    ap.add_argument("--addresses", type=int, default=1, choices=range(1, 200), metavar="K",
+                    help="spread the students over K loopback source addresses 127.0.0.2.. (nginx: 200 per address)")
     args = ap.parse_args()
     url = check_loopback(args.url)
     NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
-    o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid))
+    o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid, args.addresses))
     lost = args.students - min(o["in"], o["counted"])
     print(f"joined={o['joined']} voted={len(o['lat'])} confirmed={o['in']} counted_by_lecturer={o['counted']} "
           f"exceptions={o['errors']} failures={len(o['failed'])} wall_s={o['wall_s']:.1f} "

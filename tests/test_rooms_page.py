@@ -1,12 +1,16 @@
 """The Class page in AppTest: the lecturer opens a room and asks, students on their own sessions vote once per round,
 the count shows no answers, Reveal draws them against the exact answer, round 2, CSV, close; and refusals (a wrong
 code, a full room, a store that is down) are messages, never tracebacks."""
+import urllib.parse
+
 import pytest
 
+from rnnviz.lessons.scalar import run_scalar
 from rnnviz.rooms import store as store_module
 from rnnviz.rooms.questions import scalar_state
 from rnnviz.rooms.store import MemoryStore, RedisStore
-from tests.conftest import all_text
+from tests.conftest import all_text, charts
+from tests.test_page_scalar import values
 from tests.test_rooms_store import free_port
 from ui.rooms import MAKERS
 
@@ -89,6 +93,9 @@ def test_every_lesson_offers_a_question_from_its_defaults(open_page):
         at.selectbox(key="class.lesson").set_value(lesson).run()
         assert not at.exception, lesson
         assert at.button(key="class.ask"), lesson  # at least one question per page, from the page's defaults
+    at.selectbox(key="class.lesson").set_value("states").run()
+    at.text_input(key="class.link").set_value("/states?cell=mingru&H=64&view=params").run()  # as the page reads it
+    assert "A 1\\-layer minGRU with H = 64" in all_text(at) and "not valid" not in all_text(at)
 
 
 def test_bad_codes_full_rooms_and_bad_links_are_messages(open_page, monkeypatch):
@@ -128,3 +135,69 @@ def test_the_lecturers_own_link_gives_the_room_back_after_a_reload(open_page):
     assert "The exact answer" in all_text(again)
     wrong = open_page("class_room", host=code, key="guess")
     assert "does not open a room" in all_text(wrong) and wrong.button(key="class.open")
+
+
+def test_a_phone_votes_only_with_the_token_its_room_gave_it(open_page, fresh_store):
+    at, code = lecturer_with_question(open_page)
+    s = open_page("class_room", room=code)
+    me = s.query_params["me"]
+    assert fresh_store.issue_voter(code) != me and len(me) > 30  # a token the room signed, in the link for a reload
+    s.button(key="class.pick.1").click().run()
+    again = open_page("class_room", room=code, me=me)  # the same phone reloaded: the same voter, who has answered
+    again.button(key="class.pick.0").click().run()
+    assert "already answered" in all_text(again)
+    vid, sig = me.split(".")
+    for forged in ("someone-else-000000", f"{vid[:-1]}{'B' if vid[-1] == 'A' else 'A'}.{sig}"):
+        f = open_page("class_room", room=code, me=forged)  # a made-up or edited voter in the link
+        assert "not given out by this room" in all_text(f) and not f.exception
+        assert not [b for b in f.button if b.key.startswith("class.pick")]  # no way to answer with it
+    assert fresh_store.view(code).answered == 1 and fresh_store.view(code).students == 1
+
+
+def test_an_answer_out_of_range_is_refused_and_nothing_stored(open_page, fresh_store):
+    """(A choice not offered never reaches the store from the page; the store's own check is in test_rooms_store.)"""
+    at, code = lecturer_with_question(open_page, "scalar", "state")
+    s = open_page("class_room", room=code)
+    s.number_input(key="class.num.1.1").set_value(7.0).run()  # past the box's range (a hand-made message can send it)
+    s.button(key="class.vote").click().run()
+    assert "Please enter a number" in all_text(s) and not s.exception
+    assert fresh_store.view(code).answered == 0 and s.button(key="class.vote")  # nothing stored; the box stays
+
+
+def test_the_reveal_draws_the_answers_on_the_lessons_own_chart(open_page):
+    at, code = lecturer_with_question(open_page, "scalar", "state", "http://host/scalar?wh=2&x=1,0,0,0&t=3")
+    h = run_scalar([1.0, 0, 0, 0], 1.0, 2.0, 0.0, 0.0).h[:, 0]
+    votes = [round(float(h[2]), 3), -0.5, 0.25]
+    for v in votes:
+        s = open_page("class_room", room=code)
+        s.number_input(key="class.num.1.1").set_value(v).run()
+        s.button(key="class.vote").click().run()
+    assert not charts(at)  # nothing drawn before the reveal
+    at.button(key="class.reveal_btn").click().run()
+    [chart] = [c for c in charts(at) if "lesson" in c.alt]  # the one-unit page's h_t over time, this setup's
+    traces = chart.figure["data"]
+    curve = next(tr for tr in traces if tr["type"] == "scatter" and tr["mode"] == "lines+markers")
+    assert values(curve["y"]) == pytest.approx(h)
+    box = next(tr for tr in traces if tr["type"] == "box")
+    assert sorted(values(box["y"])) == sorted(votes) and set(values(box["x"])) == {3}  # the class's answers at t = 3
+    star = next(tr for tr in traces if tr.get("marker", {}).get("symbol") == "star")
+    assert (values(star["x"]), values(star["y"])) == ([3], [pytest.approx(h[2])])  # against the truth, on the curve
+    at.button(key="class.revote").click().run()
+    at.button(key="class.reveal_btn").click().run()
+    [chart] = [c for c in charts(at) if "lesson" in c.alt]
+    assert [len(values(tr["y"])) for tr in chart.figure["data"] if tr["type"] == "box"] == [3]  # round 2: none yet
+
+
+def test_ask_the_class_from_a_lesson_page_in_classroom_mode(open_page):
+    page = open_page("scalar", classroom="1", wh="2")
+    [link] = [el.proto for el in page.get("page_link") if el.proto.label == "Ask the class"]
+    plain = open_page("scalar")
+    assert not [el for el in plain.get("page_link") if el.proto.label == "Ask the class"]  # on the projector only
+    query = dict(urllib.parse.parse_qsl(link.query_string))
+    assert link.page == "class_room" and query["ask"] == "scalar" and "wh=2" in query["setup"]
+    at = open_page("class_room", **query)  # the link opens a room with the page's first question and its setup
+    code = at.session_state["class.code"]
+    assert at.selectbox(key="class.lesson").value == "scalar" and "wₕ = 2" in all_text(at)
+    assert "ask" not in at.query_params and "setup" not in at.query_params
+    at.button(key="class.ask").click().run()
+    assert "wₕ = 2" in all_text(open_page("class_room", room=code))

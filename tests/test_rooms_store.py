@@ -11,6 +11,7 @@ import pytest
 from rnnviz.rooms.store import (
     ALPHABET,
     CODE_LENGTH,
+    BadVoter,
     Full,
     MemoryStore,
     NoRoom,
@@ -71,10 +72,12 @@ def test_a_room_has_a_code_hard_to_guess_and_students_see_the_question(make):
     assert len(codes) == 20 and all(len(c) == CODE_LENGTH and set(c) <= set(ALPHABET) for c in codes)
     code, token = s.open_room()
     assert len(token) >= 32
-    assert s.join(code, "v1").phase == "waiting"
+    assert s.join(code, s.issue_voter(code, "v1")).phase == "waiting"
     assert s.ask(code, token, CHOICE) == 1
-    v = s.join(code.lower(), "v1")  # a code typed in lower case is the same room
+    v = s.join(code.lower(), s.issue_voter(code, "v1"))  # a code typed in lower case is the same room
     assert (v.number, v.round, v.phase, v.question, v.students, v.answered) == (1, 1, "open", CHOICE, 1, 0)
+    light = s.view(code, counts=False)  # a phone's refresh: the question without the counts
+    assert (light.number, light.phase, light.question, light.students) == (1, "open", CHOICE, 0)
 
 
 def test_votes_are_counted_once_per_voter_per_round(make):
@@ -82,18 +85,18 @@ def test_votes_are_counted_once_per_voter_per_round(make):
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
     for i, a in enumerate([1, 1, 2, 0]):
-        s.vote(code, f"v{i}", 1, 1, a)
+        s.vote(code, s.issue_voter(code, f"v{i}"), 1, 1, a)
     with pytest.raises(Refused, match="already answered"):
-        s.vote(code, "v0", 1, 1, 2)
+        s.vote(code, s.issue_voter(code, "v0"), 1, 1, 2)
     assert s.view(code).answered == 4
     assert sorted(s.reveal(code, token)) == [0, 1, 1, 2]
     with pytest.raises(Refused, match="ended"):
-        s.vote(code, "v9", 1, 1, 1)  # after reveal, round 1 is closed
+        s.vote(code, s.issue_voter(code, "v9"), 1, 1, 1)  # after reveal, round 1 is closed
     s.revote(code, token)
     assert (s.view(code).round, s.view(code).answered) == (2, 0)
-    s.vote(code, "v0", 1, 2, 1)  # a new round: the same voter answers again
+    s.vote(code, s.issue_voter(code, "v0"), 1, 2, 1)  # a new round: the same voter answers again
     with pytest.raises(Refused, match="moved on"):
-        s.vote(code, "v1", 1, 1, 1)  # a phone still showing round 1
+        s.vote(code, s.issue_voter(code, "v1"), 1, 1, 1)  # a phone still showing round 1
     assert s.answers(code, token, 1, 2) == [1.0]
     rows = s.export(code, token)
     assert {(r["round"], r["answer"], r["count"]) for r in rows} == {(1, "vanilla", 1), (1, "LSTM", 2), (1, "GRU", 1),
@@ -108,7 +111,7 @@ def test_concurrent_votes_from_one_voter_count_once(make):
 
     def vote(i):
         try:
-            s.vote(code, "same" if i % 2 else f"v{i}", 1, 1, 0.5)
+            s.vote(code, s.issue_voter(code, "same" if i % 2 else f"v{i}"), 1, 1, 0.5)
             return True
         except Refused:
             return False
@@ -123,16 +126,39 @@ def test_bad_votes_are_refused_with_a_message(make):
     s.ask(code, token, NUMBER)
     for bad in (1.5, float("nan"), "abc", None):
         with pytest.raises(Refused, match="number"):
-            s.vote(code, "v", 1, 1, bad)
+            s.vote(code, s.issue_voter(code, "v"), 1, 1, bad)
     s.ask(code, token, CHOICE)
     for bad in (3, -1, True, "1"):
         with pytest.raises(Refused, match="not one of the choices"):
-            s.vote(code, "v", 2, 1, bad)
+            s.vote(code, s.issue_voter(code, "v"), 2, 1, bad)
     assert s.view(code).answered == 0
     with pytest.raises(NoRoom):
         s.join("NOPE!!", "v")
     with pytest.raises(NoRoom):
         s.join("ABCDEF" if "ABCDEF" != code else "ABCDEG", "v")
+
+
+def test_a_vote_needs_a_voter_token_the_room_issued(make):
+    s = make()
+    code, token = s.open_room()
+    other, _ = s.open_room()
+    s.ask(code, token, CHOICE)
+    mine = s.issue_voter(code)
+    vid, sig = mine.split(".")
+    assert s.issue_voter(code, "cookie") == s.issue_voter(code, "cookie") != s.issue_voter(other, "cookie")
+    assert s.issue_voter(code) != mine  # without a seed, a fresh voter each time
+    forged = ["v1", "", f"{vid}x.{sig}", f"{vid}.{sig[:-1]}A" if sig[-1] != "A" else f"{vid}.{sig[:-1]}B",
+              s.issue_voter(other), "." + sig, mine + "." + sig, "x" * 100]
+    for bad in forged:  # made up, edited, or given out by another room
+        with pytest.raises(BadVoter, match="not given out by this room"):
+            s.vote(code, bad, 1, 1, 1)
+        with pytest.raises(BadVoter):
+            s.join(code, bad)
+    assert (s.view(code).answered, s.view(code).students) == (0, 0)  # nothing stored
+    s.vote(code, mine, 1, 1, 1)
+    with pytest.raises(Refused, match="already answered"):
+        s.vote(code, mine, 1, 1, 2)
+    assert s.answers(code, token, 1, 1) == [1.0]
 
 
 def test_only_the_token_holder_steers(make):
@@ -158,12 +184,12 @@ def test_a_room_holds_a_bounded_number_of_students(make):
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
     for i in range(5):
-        s.vote(code, f"v{i}", 1, 1, 0)
+        s.vote(code, s.issue_voter(code, f"v{i}"), 1, 1, 0)
     with pytest.raises(Full, match="full"):
-        s.join(code, "late")
+        s.join(code, s.issue_voter(code, "late"))
     with pytest.raises(Full, match="full"):
-        s.vote(code, "late", 1, 1, 0)
-    s.join(code, "v0")  # one already in stays in
+        s.vote(code, s.issue_voter(code, "late"), 1, 1, 0)
+    s.join(code, s.issue_voter(code, "v0"))  # one already in stays in
     assert s.view(code).students == 5
 
 
@@ -171,7 +197,7 @@ def test_rooms_and_answers_expire(make):
     s = make(ttl_s=1)
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
-    s.vote(code, "v", 1, 1, 0)
+    s.vote(code, s.issue_voter(code, "v"), 1, 1, 0)
     time.sleep(2.1)
     with pytest.raises(NoRoom):
         s.view(code)
@@ -182,19 +208,19 @@ def test_a_redis_outage_is_a_message_and_the_store_reconnects(redis_server):
     s = RedisStore(redis_server["url"], prefix=f"outage:{time.monotonic_ns()}:")
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
-    s.vote(code, "v0", 1, 1, 1)
+    s.vote(code, s.issue_voter(code, "v0"), 1, 1, 1)
     redis_server["proc"].terminate()
     redis_server["proc"].wait(10)
     with pytest.raises(StoreDown, match="not answering"):
         s.view(code)
     with pytest.raises(StoreDown):
-        s.vote(code, "v1", 1, 1, 1)
+        s.vote(code, s.issue_voter(code, "v1"), 1, 1, 1)
     redis_server["proc"] = start_redis(redis_server["port"], redis_server["dir"])  # nothing persisted: a new start
     with pytest.raises(NoRoom):
         s.view(code)  # the room did not survive (no persistence), but the store is back
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
-    s.vote(code, "v1", 1, 1, 1)
+    s.vote(code, s.issue_voter(code, "v1"), 1, 1, 1)
     assert s.view(code).answered == 1
 
 

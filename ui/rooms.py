@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import secrets
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,47 +15,60 @@ import numpy as np
 import segno
 import streamlit as st
 
-from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, SOFTMAX_SCORES
+from rnnviz.figures import gradients as gradient_figures, hello as hello_figures, scalar as scalar_figures
+from rnnviz.figures.base import COLORS
+from rnnviz.lessons import gradients as gradients_lesson
+from rnnviz.lessons.hello import vocabulary
+from rnnviz.lessons.presets import SOFTMAX_WORD
+from rnnviz.lessons.scalar import iterate_silence, run_scalar
 from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
 from rnnviz.nn.cells import get as get_cell
+from rnnviz.nn.sampling import softmax
 from rnnviz.rooms import questions as Q
-from rnnviz.rooms.figure import reveal_figure
-from rnnviz.rooms.store import Question, RoomError, RoomStore, RoomView, clean_code
+from rnnviz.rooms.figure import answers_on, reveal_figure, tally_on
+from rnnviz.rooms.store import BadVoter, Question, RoomError, RoomStore, RoomView, clean_code
 from rnnviz.text import InputError, fmt, parse_sequence, sub
-from ui.urlstate import choice, flag, font_scale, integer, number, text
+from ui.lessons import (
+    gates as gates_words,
+    gradients as gradients_words,
+    hello as hello_words,
+    sample as sample_words,
+    scalar as scalar_words,
+    states as states_words,
+    vector as vector_words,
+)
+from ui.urlstate import font_scale, text
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
 MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
 KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
+VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
+THIS_PAGE = "app_pages/class_room.py"
 REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
 LESSON_NAMES = {"scalar": "One unit by hand", "vector": "The cell, step by step", "gradients": "Gradients through time",
                 "gates": "Gates: LSTM and GRU", "states": "Using the states", "hello": 'Train "hello" yourself',
                 "sample": "Sample a trained model"}
-D = SCALAR_PRESETS[DEFAULT_SCALAR]
-SEQ = {"in": ("chars", choice(["chars", "vectors"])), "word": ("hello", text(200)), "vocab": ("helo", text(64)),
-       "vec": ("1 0 0\n0 1 0\n0 0 1\n1 1 0", text(8000))}
-# Each page's link names with the page's defaults and parsers (as its Param list has them), for the values used.
-SETUPS = {
-    "scalar": {"wx": (D.w_x, number(-10, 10, 0.05)), "wh": (D.w_h, number(-10, 10, 0.05)),
-               "b": (D.b, number(-10, 10, 0.05)), "h0": (D.h0, number(-1, 1, 0.01)),
-               "x": (", ".join(f"{v:g}" for v in D.x), text(2000)), "t": (0, integer(1, 200))},
-    "vector": {**SEQ, "H": (3, integer(1, 64)), "K": (2, integer(1, 64)), "seed": (0, integer(0, 10_000)),
-               "rho": (0.9, number(0.0, 3.0, 0.05))},
-    "gradients": {"H": (32, integer(1, 64)), "T": (50, integer(2, 200)), "w": (0.9, number(0.0, 3.0, 0.05)),
-                  "by": ("sigma", choice(["sigma", "rho"])), "bf": (1.0, number(-5.0, 10.0, 0.5)),
-                  "bz": (0.0, number(-5.0, 10.0, 0.5)), "xs": (0.5, number(0.0, 5.0, 0.1)),
-                  "seed": (0, integer(0, 10_000))},
-    "gates": {**SEQ, "cell": ("lstm", choice(["lstm", "gru"])), "H": (3, integer(1, 64)),
-              "seed": (0, integer(0, 10_000)), "rho": (0.9, number(0.0, 3.0, 0.05)),
-              "bf": (1.0, number(-5.0, 5.0, 0.1)), "t": (1, integer(1, 200))},
-    "states": {"task": ("lm", choice(["classifier", "lm"])), "cell": ("rnn", choice(["rnn", "gru", "lstm"])),
-               "d": (256, integer(1, 100_000)), "H": (512, integer(1, 100_000)), "V": (37580, integer(1, 10_000_000)),
-               "K": (4, integer(1, 10_000_000)), "emb": (0, integer(0, 10_000_000)), "L": (1, integer(1, 8)),
-               "bi": (False, flag)},
-    "hello": {"scores": (", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400))},
-    "sample": {"prime": ("ROMEO:", text(500))},
-}
+
+
+def _setup(params) -> dict:
+    return {p.url: (p.default, p.parse) for p in params}
+
+
+# Each page's link names with the page's own defaults and parsers (its Param list in ui/lessons), so a question reads
+# a link exactly as the page does.
+SETUPS = {"scalar": _setup(scalar_words.PARAMS), "vector": _setup(vector_words.PARAMS),
+          "gradients": _setup(gradients_words.PARAMS), "gates": _setup(gates_words.PARAMS),
+          "states": _setup(states_words.PARAMS), "hello": _setup(hello_words.PARAMS)}
+
+
+def setups(lesson: str, lm=None) -> dict:
+    """The page's link names; the sampling page's depend on its model (its k, layers and units)."""
+    if lesson == "sample":
+        return _setup(sample_words.params(lm)) if lm is not None else {"prime": ("ROMEO:", text(500))}
+    return SETUPS[lesson]
+
+
 INTRO = ("Open a room, show its code or QR code, and every phone in the hall can answer the question you ask from a "
          "lesson page's setup. No accounts; answers are anonymous and gone after 12 hours.")
 CELL_NAMES = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
@@ -70,14 +82,14 @@ class Made:
     truth_text: str  # the answer in words, for the reveal
 
 
-def read_link(lesson: str, link: str) -> tuple[dict, list[str]]:
+def read_link(lesson: str, link: str, lm=None) -> tuple[dict, list[str]]:
     """The lesson page's setup from its link (or the bare query): each value parsed as the page parses it; values
     missing or refused take the page's default. Also the names refused."""
     raw = link.strip()
     query = urllib.parse.urlsplit(raw).query if "?" in raw or "://" in raw else raw
     given = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
     out, bad = {}, []
-    for name, (default, parse) in SETUPS[lesson].items():
+    for name, (default, parse) in setups(lesson, lm).items():
         out[name] = default
         if name in given:
             try:
@@ -87,9 +99,11 @@ def read_link(lesson: str, link: str) -> tuple[dict, list[str]]:
     return out, bad
 
 
-def link_query(lesson: str, s: dict) -> str:
-    """The setup as a link query (only values that differ from the page's defaults), for the CSV."""
-    return urllib.parse.urlencode({k: v for k, v in s.items() if v != SETUPS[lesson][k][0]})
+def link_query(lesson: str, s: dict, lm=None) -> str:
+    """The setup as a link query (only values that differ from the page's defaults), for the CSV and the reveal."""
+    default = setups(lesson, lm)
+    return urllib.parse.urlencode({k: v for k, v in s.items()
+                                   if v != default[k][0] and isinstance(v, (str, int, float))})
 
 
 def _inputs(s: dict) -> tuple[np.ndarray, str]:
@@ -123,7 +137,7 @@ def q_scalar_settle(s: dict, lm=None) -> Made | None:
 
 def q_vector_unit(s: dict, lm=None) -> Made | None:
     x, what = _inputs(s)
-    if not 2 <= s["H"] <= 12:
+    if not 2 <= s["H"] <= 12 or s["w"] != "generate":  # hand-edited weights are not in the link
         return None
     a = Q.vector_largest_unit(x, s["H"], s["K"], s["seed"], s["rho"])
     labels = tuple(f"unit {u}" for u in a.options)
@@ -166,7 +180,8 @@ def q_params(s: dict, lm=None) -> Made:
     a = Q.parameter_count(s["task"], s["cell"], s["d"], s["H"], s["V"], s["K"], s["emb"], s["L"], s["bi"])
     what = (f"a language model over V = {s['V']:,} tokens, embeddings of {s['d']}" if s["task"] == "lm" else
             f"a classifier of {s['d']}-d inputs into K = {s['K']} classes")
-    return Made(f"A {s['L']}-layer {'bidirectional ' if s['bi'] else ''}{CELL_NAMES[s['cell']]} with H = {s['H']}, "
+    cell = states_words.CELL_LABELS[s["cell"]]
+    return Made(f"A {s['L']}-layer {'bidirectional ' if s['bi'] else ''}{cell} with H = {s['H']}, "
                 f"{what}. How many parameters does it have? (within 10 % counts as right)", (), a,
                 f"{int(a.truth):,} parameters")
 
@@ -209,19 +224,90 @@ MAKERS: dict[str, dict[str, tuple[str, Callable]]] = {  # lesson -> question id 
 }
 
 
+# -- the reveal on the lesson's own chart: what the page draws for this setup, with the class's answers on it ------
+Rounds = dict  # round -> the class's answers (numbers, or choice indices)
+REVEAL_HEIGHT = 440  # the lesson's chart on the projector's first screen, under the one line of results
+
+
+def chart_scalar_state(s: dict, q: Question, rounds: Rounds, fs: float):
+    x = parse_sequence(s["x"])
+    t = min(s["t"] or len(x), len(x))
+    trace = run_scalar(np.asarray(x, float), s["wx"], s["wh"], s["b"], s["h0"])
+    fig = answers_on(scalar_figures.states_over_time(trace.h[:, 0], x, None, fs), t, rounds, q.truth,
+                     f"exact h{sub(t)}")
+    return fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[-1.1, 1.1])  # every answer tanh allows
+
+
+def chart_scalar_settle(s: dict, q: Question, rounds: Rounds, fs: float):
+    x = parse_sequence(s["x"])
+    h = run_scalar(np.asarray(x, float), s["wx"], s["wh"], s["b"], s["h0"]).h[:, 0]
+    h = np.r_[h, iterate_silence(float(h[-1]), s["wh"], s["b"], 12)[1:]]  # the inputs stop: the silent steps
+    fig = scalar_figures.states_over_time(h, list(x) + [0.0] * 12, None, fs)
+    fig = answers_on(fig, len(h) + 1, rounds, q.truth, "where h settles")
+    return fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[-1.1, 1.1])
+
+
+def _decay(s: dict, T: int, by: str, scale: float, xs: float, bz: float, fs: float):
+    """The gradients page's decay chart for this setup, with the three cells' curves the questions are about."""
+    cmp = gradients_words.compared(s["H"], T, scale, s["bf"], xs, s["seed"], by, bz)
+    curves = {k: v for k, v in gradients_lesson.curves(cmp).items() if k in ("rnn", "lstm", "gru")}
+    fig = gradient_figures.gradient_decay(curves, font_scale=fs)
+    return curves, fig.update_layout(height=REVEAL_HEIGHT + 60)
+
+
+def _tally(q: Question, rounds: Rounds, names: tuple[str, ...]) -> str:
+    """The class's votes in one line a round (a chart annotation): "round 1: above 12 · below 18"."""
+    lines = []
+    for r, a in sorted(rounds.items()):
+        counts = np.bincount(np.asarray(a, int), minlength=len(names))
+        lines.append(f"round {r}: " + " · ".join(f"{o} {c}" for o, c in zip(names, counts)))
+    return "<br>".join(["the class"] + lines)
+
+
+def chart_gradient(s: dict, q: Question, rounds: Rounds, fs: float):
+    curves, fig = _decay(s, s["T"], s["by"], s["w"], s["xs"], s["bz"], fs)
+    fig.add_hline(y=1e-3, line=dict(color=COLORS["output"], width=2, dash="dot"), annotation_text="10⁻³")
+    y = float(curves["rnn"][s["T"]])
+    fig = answers_on(fig, s["T"], {}, 10 ** y, f"exact: {truth_text(q)}")
+    return tally_on(fig, s["T"], y, _tally(q, rounds, ("above", "below")), fs)
+
+
+def chart_memory(s: dict, q: Question, rounds: Rounds, fs: float):
+    curves, fig = _decay(s, 50, "rho", s["rho"], 1.0, 0.0, fs)  # as rnnviz.rooms.questions.gates_memory runs it
+    y = float(curves[Q_CELLS.get(q.options[int(q.truth)], "lstm")][49])
+    fig = answers_on(fig, 49, {}, 10 ** y, f"exact: {truth_text(q)}")
+    return tally_on(fig, 49, y, _tally(q, rounds, q.options), fs)
+
+
+def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):
+    sc = parse_sequence(s["scores"], max_len=64)
+    vocab = vocabulary(SOFTMAX_WORD)
+    labels = vocab if len(sc) == len(vocab) else [f"#{k + 1}" for k in range(len(sc))]
+    fig = hello_figures.softmax_bars(labels, softmax(np.asarray(sc, float)), font_scale=fs, title="softmax(scores)")
+    fig.update_layout(height=REVEAL_HEIGHT).update_yaxes(range=[0, 1.05])
+    return answers_on(fig, labels[0], rounds, q.truth, "exact p")
+
+
+Q_CELLS = {v: k for k, v in CELL_NAMES.items()}  # an option's label back to its cell
+CHARTS = {("scalar", "state"): chart_scalar_state, ("scalar", "settle"): chart_scalar_settle,
+          ("gradients", "threshold"): chart_gradient, ("gates", "memory"): chart_memory,
+          ("hello", "softmax"): chart_softmax}
+
+
 def make(lesson: str, qid: str, link: str, lm=None) -> tuple[Question | None, Made | None, str | None]:
     """The question for the store, its words, and a message when the link's setup cannot make it."""
-    s, bad = read_link(lesson, link)
+    s, bad = read_link(lesson, link, lm)
     note = f"The link's value for {', '.join(bad)} was not valid, so the page's default is used. " if bad else ""
     try:
         made = MAKERS[lesson][qid][1](s, lm)
     except InputError as e:
         return None, None, f"{note}{e}"
     if made is None:
-        return None, None, note + "This setup has no single answer for that question (e.g. the state never settles, " \
-                                  "or H is outside 2-12); pick another question or change the setup."
+        return None, None, note + ("This setup has no single answer for that question (e.g. the state never "
+                                   "settles, H is outside 2-12, or the weights were edited by hand); pick another "
+                                   "question or change the setup.")
     a = made.answer
-    q = Question(made.prompt, a.kind, a.truth, made.labels, a.lo, a.hi, a.tol, lesson, link_query(lesson, s))
+    q = Question(made.prompt, a.kind, a.truth, made.labels, a.lo, a.hi, a.tol, lesson, link_query(lesson, s, lm), qid)
     return q, made, note or None
 
 
@@ -230,11 +316,30 @@ def plain(s: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", s)
 
 
-def voter_from(given: str | None) -> str:
-    """The voter id a reloaded page carries in its link, or a new random one (nothing else identifies a phone)."""
-    if given and 16 <= len(given) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", given):
-        return given
-    return secrets.token_urlsafe(16)
+def voter(ss, store: RoomStore, code: str) -> str:
+    """This phone's voter token, issued by the room: behind nginx derived from the browser's own cookie (another tab
+    or a reload is the same voter); else the token a reloaded page carries in its link (`me`, signed: an edited one
+    is refused), else a new one, written into the link."""
+    if KEY_VOTER not in ss:
+        cookie = st.context.cookies.get(VISITOR_COOKIE) if st.context.cookies else None
+        ss[KEY_VOTER] = (None if cookie else st.query_params.get("me")) or store.issue_voter(code, cookie)
+        st.query_params["me"] = ss[KEY_VOTER]  # a reload keeps the same voter (one vote per round)
+    return ss[KEY_VOTER]
+
+
+def enter(ss, store: RoomStore, code: str) -> RoomView | None:
+    """A phone's look at the room: given a voter token and counted in once, then each refresh only reads the room.
+    None after saying why not; an edited link is forgotten, and Join again gives this phone a fresh token."""
+    try:
+        view = store.view(code, counts=False) if ss.get(f"{P}.in.{code}") else store.join(code, voter(ss, store, code))
+        ss[f"{P}.in.{code}"] = True
+        return view
+    except RoomError as e:
+        st.warning(e.message, icon=":material/info:")
+        if isinstance(e, BadVoter):
+            ss.pop(KEY_VOTER, None)
+            st.page_link(THIS_PAGE, label="Join again", query_params={"room": code})
+        return None
 
 
 def qr_png(url: str, px: int = 12) -> bytes:
@@ -277,19 +382,36 @@ def csv_rows(rows: list[dict]) -> bytes:
     return pd.DataFrame(rows, columns=cols).to_csv(index=False).encode()
 
 
+def lesson_chart(q: Question, answers: Rounds, fs: float):
+    """The lesson page's own chart for the question's setup with the class's answers on it; None for a question
+    without one (the histogram stands alone) or a setup that no longer draws."""
+    draw = CHARTS.get((q.lesson, q.qid))
+    if draw is None:
+        return None
+    try:
+        return draw(read_link(q.lesson, q.setup)[0], q, answers, fs)
+    except (InputError, ValueError, KeyError, IndexError):
+        return None
+
+
 def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
-    """The class's answers, each round so far, against the exact answer, and how many were right."""
-    q, code = view.question, view.code
-    rounds = {}
-    for r in range(1, view.round + 1):
-        a = store.answers(code, token, view.number, r)
-        rounds[r] = Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options))
-    labels = [f"{o} ✓" if i == int(q.truth) else o for i, o in enumerate(q.options)] if q.kind == "choice" else None
-    fig = reveal_figure(labels, {r: (s.counts, s.edges) for r, s in rounds.items()}, q.truth,
-                        f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None,
-                        font_scale=font_scale())
-    plot(fig, key=f"{P}.reveal", alt=f"answers per round against the exact answer {truth_text(q)}")
+    """How many were right, then the class's answers, each round so far, against the exact answer: on the lesson's
+    own chart where the question has one (the histogram folded below it), else as a histogram or bars."""
+    q, code, fs = view.question, view.code, font_scale()
+    answers = {r: store.answers(code, token, view.number, r) for r in range(1, view.round + 1)}
+    rounds = {r: Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options)) for r, a in answers.items()}
     st.markdown(f"The exact answer: **{plain(truth_text(q))}**. " + moved_text(q, rounds[1], rounds.get(2)))
+    labels = [f"{o} ✓" if i == int(q.truth) else o for i, o in enumerate(q.options)] if q.kind == "choice" else None
+    hist = reveal_figure(labels, {r: (s.counts, s.edges) for r, s in rounds.items()}, q.truth,
+                         f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None, font_scale=fs)
+    alt = f"answers per round against the exact answer {truth_text(q)}"
+    chart = lesson_chart(q, answers, fs)
+    if chart is None:
+        plot(hist, key=f"{P}.reveal", alt=alt)
+        return
+    plot(chart, key=f"{P}.reveal_lesson", alt=f"the lesson's chart with the class's {alt}")
+    with st.expander("The same answers as a histogram, round by round"):
+        plot(hist, key=f"{P}.reveal", alt=alt)
 
 
 def resume(ss, store: RoomStore, params) -> None:
@@ -311,3 +433,30 @@ def keep_link(url: str, code: str, token: str) -> None:
     with st.expander("Keep control after a reload"):
         st.caption("Bookmark this link for yourself; never show it to the class: whoever has it steers the room.")
         st.code(url.split("?")[0] + f"?host={code}&key={token}", language=None)
+
+
+def ask_link(url_path: str) -> None:
+    """On a lesson page in classroom mode: the Class page, with this page's first question and its setup as now."""
+    if url_path in MAKERS:
+        setup = urllib.parse.urlencode({k: v for k, v in st.query_params.to_dict().items() if k != "classroom"})
+        st.page_link(THIS_PAGE, label="Ask the class", icon=":material/groups:",
+                     query_params={"classroom": "1", "ask": url_path, "setup": setup})
+
+
+def take_ask(ss, store: RoomStore, params) -> None:
+    """Arriving from a lesson page's Ask the class: that page's first question and setup are picked (a room is
+    opened if this browser has none); the lecturer checks it and presses Ask the class."""
+    lesson, setup = params.get("ask"), params.get("setup", "")
+    if lesson is None:
+        return
+    for name in ("ask", "setup"):
+        params.pop(name, None)
+    if lesson not in MAKERS:
+        return
+    ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(MAKERS[lesson])), setup[:4000]
+    ss[f"{P}.asking"] = True  # the ask panel opens
+    if KEY_CODE not in ss:
+        try:
+            ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room()
+        except RoomError as e:
+            ss[f"{P}.msg"] = e.message

@@ -34,3 +34,34 @@ def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, 
     fig.update_layout(**_layout(title, height, font_scale), showlegend=len(rounds) > 1)
     fig.update_yaxes(title="answers", rangemode="tozero", tickformat="d")
     return fig
+
+
+ROUND_MARKS = {1: ("circle", COLORS["muted"]), 2: ("diamond", COLORS["other"])}  # each round its colour and shape
+
+
+def answers_on(fig: go.Figure, at, rounds: dict[int, np.ndarray], truth: float | None = None,
+               truth_label: str = "exact answer", name: str = "the class, round {r}") -> go.Figure:
+    """The class's answers drawn onto a lesson's own chart at position `at` of its x axis (a number or a category):
+    each round a box with every answer a jittered point in it (round 1 grey circles, round 2 purple diamonds, side
+    by side), and the exact answer a black star."""
+    shown = {r: np.asarray(v, float) for r, v in sorted(rounds.items()) if len(v)}
+    for r, v in shown.items():
+        symbol, color = ROUND_MARKS[r]
+        fig.add_box(x=[at] * len(v), y=v, name=name.format(r=r), boxpoints="all", jitter=0.6, pointpos=0,
+                    marker=dict(symbol=symbol, color=color, size=10, opacity=0.75), line=dict(color=color, width=2),
+                    fillcolor="rgba(0,0,0,0)", offsetgroup=str(r), hoverinfo="y")
+    if truth is not None:
+        fig.add_scatter(x=[at], y=[truth], mode="markers", name=truth_label, hoverinfo="y",
+                        marker=dict(symbol="star", size=22, color=COLORS["current"],
+                                    line=dict(width=1.5, color="white")))
+    fig.update_layout(boxmode="group", boxgroupgap=0.1, boxgap=0.2 if len(shown) > 1 else 0.5)
+    return fig
+
+
+def tally_on(fig: go.Figure, x: float, y: float, text: str, font_scale: float = 1.0) -> go.Figure:
+    """A choice question's votes written onto a lesson's chart, pointing at (x, y) (y as the axis takes it: log10
+    on a log axis)."""
+    fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=2, arrowwidth=2, ax=-90, ay=-70, xanchor="right",
+                       align="left", bgcolor="rgba(255,255,255,0.9)", bordercolor=COLORS["current"],
+                       font=dict(size=14 * font_scale))
+    return fig

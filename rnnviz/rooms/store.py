@@ -1,13 +1,15 @@
 """Where a class's rooms live: one `RoomStore` interface, kept in this process (`MemoryStore`, the default for one
 server) or in Redis (`RedisStore`, when `RNNVIZ_REDIS_URL` is set, so that every replica behind nginx sees one room).
 
-A room holds its questions and, per question and round, one answer per voter; nothing else. Voter ids are random
-per browser and stored only hashed; rooms and answers expire (12 h by default). Only the holder of the room's token
-(returned once, stored hashed) can ask, reveal, revote, close and read answers. One vote per voter per round is
-atomic in both stores (a lock here, a Lua script in Redis).
+A room holds its questions and, per question and round, one answer per voter; nothing else. A voter is a token the
+room issues (`issue_voter`: a random or derived id and its HMAC under the room's own secret), so a phone cannot make
+one up or vote as another; ids are stored only hashed; rooms and answers expire (12 h by default). Only the holder of
+the room's token (returned once, stored hashed) can ask, reveal, revote, close and read answers. One vote per voter
+per round is atomic in both stores (a lock here, a Lua script in Redis).
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -57,6 +59,10 @@ class StoreDown(RoomError):
     pass
 
 
+class BadVoter(RoomError):
+    pass
+
+
 @dataclass(frozen=True)
 class Question:
     """What phones show and how an answer is checked: a number in [lo, hi] or the index of one of `options`."""
@@ -70,6 +76,7 @@ class Question:
     tol: float = 0.0  # a number within tol of the truth counts as right
     lesson: str = ""  # the page it came from
     setup: str = ""  # that page's link query (what the class saw)
+    qid: str = ""  # which of that page's questions (the app redraws the page's chart from it at the reveal)
 
     def __post_init__(self):
         if self.kind not in ("number", "choice"):
@@ -134,6 +141,11 @@ def _hash(*parts: str) -> str:
     return hashlib.sha256(":".join(parts).encode()).hexdigest()[:32]
 
 
+def _sign(secret: str, *parts: str) -> str:
+    mac = hmac.new(secret.encode(), ":".join(parts).encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode()[:22]  # 132 bits
+
+
 class RoomStore(ABC):
     """The interface the pages use. Lecturer calls take the room's token; student calls take a voter id."""
 
@@ -142,10 +154,10 @@ class RoomStore(ABC):
 
     # -- what each store implements: plain storage, with the one-vote rule atomic -----------------------------------
     @abstractmethod
-    def _create(self, code: str, token_hash: str, expires: float) -> bool: ...  # False if the code is taken
+    def _create(self, code: str, token_hash: str, secret: str, expires: float) -> bool: ...  # False if taken
 
     @abstractmethod
-    def _meta(self, code: str) -> dict | None: ...  # token, q, round, phase, expires
+    def _meta(self, code: str) -> dict | None: ...  # token, secret, q, round, phase, expires
 
     @abstractmethod
     def _set(self, code: str, question: Question | None = None, **meta) -> int: ...  # returns the question count
@@ -174,7 +186,7 @@ class RoomStore(ABC):
         token = secrets.token_urlsafe(24)
         for _ in range(20):
             code = new_code()
-            if self._create(code, _hash(token), time.time() + self.ttl_s):
+            if self._create(code, _hash(token), secrets.token_urlsafe(24), time.time() + self.ttl_s):
                 return code, token
         raise RoomError("Could not find a free room code; please try again.")
 
@@ -191,12 +203,14 @@ class RoomStore(ABC):
             raise NotAllowed("Only the lecturer who opened this room can do that.")
         return code, meta
 
-    def view(self, code: str) -> RoomView:
+    def view(self, code: str, counts: bool = True) -> RoomView:
+        """The room as anyone may see it; `counts=False` leaves students and answered at 0 (a phone's refresh needs
+        neither: one store read instead of three)."""
         code, m = self._room(code)
         n, r = int(m["q"]), int(m["round"])
         q = self._question(code, n) if n else None
-        return RoomView(code, n, r, m["phase"], q, self._students(code), self._count(code, n, r) if n else 0,
-                        float(m["expires"]))
+        return RoomView(code, n, r, m["phase"], q, self._students(code) if counts else 0,
+                        self._count(code, n, r) if n and counts else 0, float(m["expires"]))
 
     def ask(self, code: str, token: str, question: Question) -> int:
         """Open a new question for voting (round 1); its number."""
@@ -247,10 +261,27 @@ class RoomStore(ABC):
                                  "truth": q.options[int(q.truth)] if q.kind == "choice" else q.truth, "count": c})
         return rows
 
+    def issue_voter(self, code: str, seed: str | None = None) -> str:
+        """A voter token for this room: a random id (or one derived from `seed`, e.g. a browser's cookie, so the same
+        browser is the same voter), signed with the room's secret. Only tokens made here pass `join` and `vote`."""
+        code, m = self._room(code)
+        secret = m.get("secret", "")
+        vid = _sign(secret, "seed", seed)[:16] if seed else secrets.token_urlsafe(12)
+        return f"{vid}.{_sign(secret, code, vid)}"
+
+    def _voter(self, code: str, m: dict, token: str) -> str:
+        """The stored (hashed) id of a voter token, or BadVoter when this room did not issue it."""
+        vid, _, sig = (token or "").rpartition(".")
+        right = _sign(m.get("secret", ""), code, vid).encode()
+        if not (vid and len(token) <= 80 and hmac.compare_digest(sig.encode(), right)):
+            raise BadVoter("This phone's answer code was not given out by this room (was the link changed?). "
+                           "Open the room's join link again.")
+        return _hash(code, vid)
+
     def join(self, code: str, voter: str) -> RoomView:
         """A student arrives (counted once, up to the room's limit); the room as it stands."""
-        code, _ = self._room(code)
-        if self._join(code, _hash(code, voter)) == "full":
+        code, m = self._room(code)
+        if self._join(code, self._voter(code, m, voter)) == "full":
             raise Full(f"This room is full ({self.max_students:,} students). Please watch the projector.")
         return self.view(code)
 
@@ -259,8 +290,9 @@ class RoomStore(ABC):
         code, m = self._room(code)
         if int(m["q"]) != number or int(m["round"]) != rnd:
             raise Refused("The question has moved on; here is the current one.")
+        voter = self._voter(code, m, voter)
         q = self._question(code, number)
-        status = self._vote(code, _hash(code, voter), number, rnd, q.check(answer))
+        status = self._vote(code, voter, number, rnd, q.check(answer))
         if status == "ok":
             return
         raise {"full": Full(f"This room is full ({self.max_students:,} students)."),
@@ -284,13 +316,13 @@ class MemoryStore(RoomStore):
             del self._rooms[c]
         return self._rooms.get(code)
 
-    def _create(self, code, token_hash, expires):
+    def _create(self, code, token_hash, secret, expires):
         with self._lock:
             if self._live(code) is not None:
                 return False
             if len(self._rooms) >= MAX_ROOMS:
                 raise Full("Too many rooms are open on this server right now; please try again later.")
-            self._rooms[code] = {"meta": {"token": token_hash, "q": 0, "round": 1, "phase": "waiting",
+            self._rooms[code] = {"meta": {"token": token_hash, "secret": secret, "q": 0, "round": 1, "phase": "waiting",
                                           "expires": expires}, "questions": [], "voters": set(), "answers": {}}
             return True
 
@@ -376,10 +408,11 @@ if redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[4]) == 0 then return 'again' end
 redis.call('EXPIREAT', KEYS[3], math.ceil(tonumber(m[4])))
 return 'ok'
 """
-# KEYS: meta hash; ARGV: token hash, expiry (unix seconds, exact and rounded up): a room whole, or none
+# KEYS: meta hash; ARGV: token hash, expiry (unix seconds, exact and rounded up), voter secret: a room whole, or none
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'q', 0, 'round', 1, 'phase', 'waiting', 'expires', ARGV[2])
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'q', 0, 'round', 1, 'phase', 'waiting', 'expires', ARGV[2],
+           'secret', ARGV[4])
 redis.call('EXPIREAT', KEYS[1], ARGV[3])
 return 1
 """
@@ -420,8 +453,8 @@ class RedisStore(RoomStore):
             raise StoreDown("The class's shared store is not answering right now; it reconnects by itself. "
                             "Try again in a few seconds.") from None
 
-    def _create(self, code, token_hash, expires):
-        args = [token_hash, repr(expires), math.ceil(expires)]
+    def _create(self, code, token_hash, secret, expires):
+        args = [token_hash, repr(expires), math.ceil(expires), secret]
         return bool(self._call(self._create_lua, keys=[self._k(code)], args=args))
 
     def _meta(self, code):
