@@ -10,9 +10,9 @@ as a phone sends it). A vote's latency runs from sending it to the server's scri
 lost unless its page then says the answer is in AND the lecturer's reveal counts it (every vote counted once).
 `--poll 1.5` adds each phone's own refresh while it waits (what a real class costs the servers).
 Finally the lecturer presses Reveal (reveal_ms: that rerun, which reads every answer and draws the chart).
-nginx holds at most 200 sessions per client address (deploy/nginx.conf.template), so past 200 students on one
-address the rest are refused (HTTP 429): `--addresses 3` spreads the students' websockets over loopback source
-addresses 127.0.0.2-4, as phones with addresses of their own (a hall behind one NAT meets that limit instead).
+nginx holds at most 600 sessions per client address (deploy/nginx.conf.template: a hall of 300 behind one NAT,
+with a spare tab each); `--addresses 3` spreads the students' websockets over loopback source addresses
+127.0.0.2-4, as phones with addresses of their own.
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
 """
 from __future__ import annotations
@@ -191,7 +191,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pid", type=int, action="append", default=[], help="a replica whose CPU time to report")
     ap.add_argument("--addresses", type=int, default=1, choices=range(1, 200), metavar="K",
-                    help="spread the students over K loopback source addresses 127.0.0.2.. (nginx: 200 per address)")
+                    help="spread the students over K loopback source addresses 127.0.0.2.. (nginx: 600 per address)")
     args = ap.parse_args()
     url = check_loopback(args.url)
     NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
