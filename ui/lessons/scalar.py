@@ -2,6 +2,7 @@
 rnnviz/lessons/scalar.py): the notes' worked table, each step in words, the fixed points and backprop written out."""
 from __future__ import annotations
 
+import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
@@ -183,14 +184,23 @@ def backprop_text(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
     first = f"∂h{sub(k)}/∂h₁ = "
     if n <= max_terms:
         lines = [first + ("wₕ" + (sup(n) if n > 1 else "")) + "".join(f"(1 − h{sub(j)}²)" for j in range(2, k + 1)),
-                 " · ".join(f"{w_h:g} (1 − {_paren(fmt(h))}²)" for h in bp.h)]
+                 " · ".join(f"{w_h:g} (1 − {_paren(near_one(h))}²)" for h in bp.h)]
         if n > 1:
-            lines.append(" · ".join(f"{f:.4f}" for f in bp.factors))
+            lines.append(" · ".join(fmt(f, 4) for f in bp.factors))
     else:
         lines = [first + f"∏ⱼ₌₂{sup(k)} wₕ(1 − hⱼ²)",
-                 " · ".join(f"{f:.4f}" for f in bp.factors[:2]) + f" ⋯ {bp.factors[-1]:.4f}"]
+                 " · ".join(fmt(f, 4) for f in bp.factors[:2]) + f" ⋯ {fmt(bp.factors[-1], 4)}"]
     lines.append(power_text(bp.value))
     return "  \n= ".join(lines)
+
+
+def near_one(h: float) -> str:
+    """h as fmt writes it, with more decimals when it is within 0.0005 of ±1, so that 1 − h² reads true
+    (0.999999515, not 1.000, whose 1 − 1.000² would be 0)."""
+    gap = 1 - abs(h)
+    if 0 < gap < 5e-4:
+        return f"{h:.{min(17, 2 - math.floor(math.log10(gap)))}f}"
+    return fmt(h)
 
 
 def _paren(s: str) -> str:
@@ -198,8 +208,9 @@ def _paren(s: str) -> str:
 
 
 def backprop_rows(bp: Backprop, w_h: float) -> dict[str, list[str]]:
-    """Each factor of the chain rule as a table row: j, h_j, 1 - h_j^2 (tanh' at step j), w_h (1 - h_j^2)."""
+    """Each factor of the chain rule as a table row: j, h_j, 1 - h_j^2 (tanh' at step j), w_h (1 - h_j^2); h_j written
+    as the worked table writes it, so the two tables agree."""
     j = list(range(2, bp.k + 1))
-    return {"step j": [str(v) for v in j], "hⱼ": [f"{h:.4f}" for h in bp.h],
-            "1 − hⱼ² (tanh′)": [f"{1 - h ** 2:.4f}" for h in bp.h],
-            "∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)": [f"{f:.4f}" for f in bp.factors]}
+    return {"step j": [str(v) for v in j], "hⱼ": [fmt(h) for h in bp.h],
+            "1 − hⱼ² (tanh′)": [fmt(1 - h ** 2, 4) for h in bp.h],
+            "∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)": [fmt(f, 4) for f in bp.factors]}
