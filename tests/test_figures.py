@@ -30,14 +30,20 @@ def test_gradient_plot_names_both_lstm_cell_curves_with_real_subscripts():
     assert long.data[0].marker.maxdisplayed == gradients.MARKERS  # 201 markers are a blur: a few tell the shape
 
 
-def test_clip_figure_shows_the_same_shape_at_both_lengths():
+def test_clip_figure_draws_before_and_after_on_one_scale():
+    """The issue: after Explode the before/after bars had separate scales and looked the same."""
     d = np.array([0.6, -0.8])
-    fig = gradients.clip_figure({"direction": d, "log10_before": 8.5, "log10_after": 0.0, "before": "3.16e+08",
+    fig = gradients.clip_figure({"direction": d, "log10_before": 8.5, "log10_after": 0.0, "before": "3.16 × 10⁸",
                                  "after": "1.00"})
     before, after = fig.data
-    np.testing.assert_allclose(np.array(before.y) / np.array(after.y), 10 ** 0.5)  # mantissa of 10^8.5, times 10^8
-    assert "10<sup>8</sup>" in fig.layout.yaxis.title.text and fig.layout.yaxis2.title.text == "component"
-    assert "3.16e+08" in fig.layout.annotations[0].text
+    np.testing.assert_allclose(np.array(before.y) / np.array(after.y), 10 ** 8.5)  # the true ratio of lengths
+    np.testing.assert_allclose(before.y, d * 10 ** 0.5)  # in units of 10^8
+    assert "10<sup>8</sup>" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis2.title.text == fig.layout.yaxis.title.text
+    assert fig.layout.yaxis2.matches == "y" and "3.16 × 10⁸" in fig.layout.annotations[0].text
+    small = gradients.clip_figure({"direction": d, "log10_before": -15, "log10_after": -15, "before": "1.00 × 10⁻¹⁵",
+                                   "after": "1.00 × 10⁻¹⁵"})
+    np.testing.assert_allclose(small.data[0].y, d) and np.testing.assert_allclose(small.data[1].y, d)
 
 
 def test_reference_curves_are_the_notes_formulas():
@@ -127,7 +133,7 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
             gradients.factor_figure(**lesson_inputs(cmp)),
             gradients.clip_figure({"direction": np.ones(4) / 2, "log10_before": 8.5, "log10_after": 0.0,
-                                   "before": "3.16e+08", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
+                                   "before": "3.16 × 10⁸", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
             gradients.training_figure({"unclipped": {"loss": np.array([4.0, 9.0]), "log10_norm": np.array([1.0, 3.0])},
                                        "clipped": {"loss": np.array([4.0, 3.0]), "log10_norm": np.array([1.0, 0.9])}},
                                       2.0),
