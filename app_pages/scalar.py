@@ -71,6 +71,8 @@ def backprop_section(trace, w_h: float, k: int) -> None:
     bp = lesson.backprop(trace, w_h, k)
     st.markdown(words.BACKPROP_INTRO)
     st.markdown(words.backprop_text(bp, w_h))
+    if sat := words.saturation_note(bp, w_h):
+        st.markdown(sat)
     st.table(words.backprop_rows(bp, w_h))
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)

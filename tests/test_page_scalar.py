@@ -35,7 +35,11 @@ def test_long_silence_forgets_the_first_input(open_page):
     at = open_page(P)
     at.button(key=f"{P}.preset.silence").click().run()
     col = h_column(at)
-    assert len(col) == 11 and col[0] == "0.762" and col[-1] in ("0.000", "0.001")
+    assert len(col) == 11 and col[0] == "0.762" and col[-2:] == ["0.00140", "7.00 × 10⁻⁴"]  # h10, h11 differ
+    assert "0.5 × 0.00140 = **7.00 × 10⁻⁴**" in all_text(at)  # the written product reads true
+    assert "Saturation kills" not in all_text(at)
+    at.button(key=f"{P}.preset.flood").click().run()
+    assert "Saturation kills the gradient" in all_text(at)
 
 
 def test_slider_move_updates_numbers_and_link(open_page):

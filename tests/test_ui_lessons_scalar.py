@@ -112,3 +112,12 @@ def test_saturated_factors_read_true():
     text = words.backprop_text(lesson.backprop(silence(10.0), 10.0, 3), 10.0)
     assert "= 9.70 × 10⁻⁶ · 8.24 × 10⁻⁸  \n= 8.000 × 10⁻¹³" in text and "0.0000" not in text
     assert "10 (1 − 0.999999515²)" in text and "1.000²" not in text
+
+
+def test_flood_says_saturation_kills_the_gradient():
+    """The issue: Flood floods the state yet dh3/dh1 = 0.069 is smaller than Fade's 0.210, and nothing said why."""
+    p = SCALAR_PRESETS["flood"]
+    tr = lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
+    note = words.saturation_note(lesson.backprop(tr, p.w_h, 3), p.w_h)
+    assert "Saturation kills the gradient" in note and "∂h₃/∂h₁ = 0.06930" in note and "0.1000 at h₃ = 0.949" in note
+    assert words.saturation_note(lesson.backprop(fade(), 0.5, 3), 0.5) is None  # w_h < 1: nothing to explain

@@ -203,6 +203,22 @@ def near_one(h: float) -> str:
     return fmt(h)
 
 
+def saturation_note(bp: Backprop, w_h: float) -> str | None:
+    """When |w_h| > 1 grows the state yet the gradient shrinks, why: tanh is flat where the state saturates, so
+    tanh' = 1 - h_j^2 is small and outweighs w_h (the Flood preset: 0.069 against Fade's 0.210). None otherwise."""
+    if abs(w_h) <= 1 or abs(bp.value) >= 1:
+        return None
+    j = min(range(len(bp.h)), key=lambda i: 1 - bp.h[i] ** 2)
+    h = bp.h[j]
+    return (f"**Saturation kills the gradient.** wₕ = {w_h:g} is above 1 and floods the state, yet "
+            f"∂h{sub(bp.k)}/∂h₁ = {power_text(bp.value)} is below 1: near ±1 tanh is flat, so its slope "
+            f"1 − hⱼ² is small (only {fmt(1 - h ** 2, 4)} at h{sub(j + 2)} = {near_one(h)}) and "
+            + ("each factor wₕ(1 − hⱼ²) falls below 1" if all(abs(f) < 1 for f in bp.factors) else
+               "the factors wₕ(1 − hⱼ²) multiply to less than 1")
+            + ". A saturated state holds its value but passes little gradient back: "
+            "a nudge to h₁ barely moves it.")
+
+
 def _paren(s: str) -> str:
     return f"({s})" if s.startswith("-") else s
 
