@@ -8,7 +8,7 @@ import pandas as pd
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
-from ui.urlstate import Param, choice, dump_flag, flag, integer, number
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number
 from ui.widgets import sequence_params
 
 P = "gates"
@@ -28,6 +28,20 @@ PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
 NOTE_GATES = {"rnn": (), "lstm": ("f", "i", "o"), "gru": ("r", "z")}  # the gates whose means the lockstep titles give
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.view": "View",
+    f"{P}.mode": "Inputs",
+    f"{P}.word": "Word",
+    f"{P}.vocab": "Vocabulary",
+    f"{P}.cell": "Cell",
+    f"{P}.H": "H, hidden size",
+    f"{P}.seed": "Seed",
+    f"{P}.radius": "Spectral radius of each Wₕₕ block",
+    f"{P}.bf": "Forget-gate bias $b_f$ (LSTM)",
+    f"{P}.t": "Time step t",
+    f"{P}.T": "Steps",
+})
 
 
 VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000

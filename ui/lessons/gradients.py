@@ -14,7 +14,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
 from rnnviz.text import format_norm
-from ui.urlstate import Param, choice, integer, number, set_state
+from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
 P = "grad"
 SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
@@ -38,6 +38,23 @@ PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
     ("rho", "trho", 2.0, number(0.5, 3.0, 0.1)), ("lr", "lr", 0.3, parse_rate),
     ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
     ("view", "view", "decay", choice(VIEWS))]]
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.H": "Hidden size H",
+    f"{P}.T": "Sequence length T",
+    f"{P}.scale": "Wₕₕ scale",
+    f"{P}.by": "Scale Wₕₕ so that",
+    f"{P}.bf": "LSTM forget-gate bias",
+    f"{P}.bz": "GRU update-gate bias",
+    f"{P}.xs": "Input scale",
+    f"{P}.seed": "Seed",
+    f"{P}.clip": "Clip threshold on ∂L/∂h₀ (clipping view)",
+    f"{P}.rho": "Spectral radius ρ of Wₕₕ at the start",
+    f"{P}.lr": "Learning rate",
+    f"{P}.tseed": "Seed",
+    f"{P}.tclip": "Clip threshold on g (clipped training run)",
+    f"{P}.view": "Show",
+})
 
 DEFAULTS = {p.key.split(".", 1)[1]: p.default for p in PARAMS}
 

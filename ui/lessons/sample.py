@@ -14,7 +14,7 @@ from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.figures.sample import SEQUENTIAL, SIGNED
 from rnnviz.lessons import sample as lesson
 from rnnviz.lessons.cache import SharedCache
-from ui.urlstate import Param, choice, dump_flag, flag, integer, number, text
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, text
 from ui.widgets import md
 
 P = "sample"  # the page's prefix of widget and session keys
@@ -73,6 +73,13 @@ def parse_branches(s: str) -> dict[int, str]:
 
 def dump_branches(forced: dict[int, str]) -> str:
     return ",".join(f"{pos}.{ord(ch)}" for pos, ch in sorted(forced.items()))
+
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.prime": "Prime text", f"{P}.n": "Characters", f"{P}.temp": "Temperature", f"{P}.top_k": "Top-k (0 = off)",
+    f"{P}.top_p": "Top-p (1 = off)", f"{P}.greedy": "Greedy", f"{P}.seed": "Seed", f"{P}.pos": "Position",
+    f"{P}.shade": "Shade by", f"{P}.view": "Look inside", f"{P}.passage": "Over",
+})
 
 
 def params(lm: CharLM) -> list[Param]:

@@ -12,7 +12,7 @@ from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, power_text, sub, sup
-from ui.urlstate import Param, dump_flag, flag, integer, number, set_state, text
+from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
 P = "scalar"
 D = SCALAR_PRESETS[DEFAULT_SCALAR]
@@ -33,6 +33,16 @@ PRESET_NAMES = {  # preset: (button label, what a student should see, one senten
                            "remains."),
     "silence": ("Silence", "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
 }
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.w_x": "wₓ, input weight",
+    f"{P}.w_h": "wₕ, recurrent weight",
+    f"{P}.b": "b, bias",
+    f"{P}.h0": "h₀, initial state",
+    f"{P}.x": "Input sequence x₁, x₂, …",
+    f"{P}.t": "Time step t",
+    f"{P}.predict": "Predict before you see",
+})
 
 
 def preset_values(name: str) -> dict:

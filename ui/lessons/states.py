@@ -8,7 +8,7 @@ import pandas as pd
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
 from rnnviz.lessons.states import EXACT, Heads, PaddingDemo
 from rnnviz.nn.cells import GATES
-from ui.urlstate import Param, choice, dump_flag, flag, integer, text
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, text
 
 P = "states"
 DEFAULT_LENGTHS = [5, 3, 2]  # the padding demo's batch when the typed lengths do not parse
@@ -58,6 +58,19 @@ PRESET_LABELS = {  # button label, what it sets
     "lm": ("RNN language model (notes)", f"A BPE vocabulary of {RNN_LM['vocab_size']:,}, embeddings of "
            f"{RNN_LM['embed_size']}, H = {RNN_LM['hidden_size']}."),
 }
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.view": "Show",
+    f"{P}.lengths": "Sequence lengths in the batch",
+    f"{P}.torch_pad": "Check with PyTorch",
+    f"{P}.torch_bi": "Check with torch.nn.RNN(bidirectional=True)",
+    f"{P}.task": "Task",
+    f"{P}.cell": "Cell",
+    f"{P}.d": "Input / embedding size d",
+    f"{P}.H": "Hidden size H",
+    f"{P}.V": "Vocabulary size |V|",
+    f"{P}.layers": "Layers",
+})
 
 
 
