@@ -83,9 +83,15 @@ def _named(kind: str) -> str:
 
 
 def intro(text_md: str) -> None:
-    """The two or three sentences a page opens with (what to try first)."""
-    if not classroom():
-        st.markdown(text_md)
+    """The two or three sentences a page opens with (what to try first); in classroom mode only the first sentence,
+    one line that says what the page is about without pushing the controls off the projector's first screen."""
+    st.markdown(first_sentence(text_md) if classroom() else text_md)
+
+
+def first_sentence(text_md: str) -> str:
+    """The text up to its first full stop that ends a sentence ('One hidden unit, one number of memory.')."""
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z*])", text_md)
+    return text_md[:m.start()] if m else text_md
 
 
 def plot(fig, key: str, alt: str) -> None:

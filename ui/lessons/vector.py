@@ -90,7 +90,7 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
 
 def pass_on_text(t: int, T: int, probs: np.ndarray, vocab: list[str] | None) -> str:
     """Move ⑥ in words: h_t goes on to the next step; with characters, the model's best guess for the next one."""
-    nxt = f"step {t + 1}" if t < T else "the next step, if there were one"
+    nxt = f"step {t + 1}" if t < T else "the next step, if there were one,"
     best = int(np.argmax(probs))
     guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {probs[best]:.3f})."
              if vocab else "")
