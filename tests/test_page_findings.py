@@ -24,3 +24,13 @@ def test_upload_caption_names_the_real_class_and_the_real_limit():
     module, name = MODEL_CLASS.rsplit(".", 1)
     assert isinstance(getattr(importlib.import_module(module), name), type) and f"`{MODEL_CLASS}`" in UPLOAD_CAPTION
     assert MAX_FILE_BYTES == 20 * 2**20 and "at most 20 MiB" in UPLOAD_CAPTION
+
+
+def test_train_with_zero_steps_says_so(open_page):
+    """The issue: Training steps = 0 then Train still said 'Untrained', as if Train had not been pressed."""
+    at = open_page("hello")
+    assert "**Untrained**" in all_text(at)
+    at.slider(key="hello.steps").set_value(0).run()
+    at.button(key="hello.train").click().run()
+    text = all_text(at)
+    assert not at.exception and "**Trained for 0 steps**" in text and "**Untrained**" not in text

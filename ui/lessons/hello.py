@@ -117,7 +117,11 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes."""
     n, V = len(text), len(vocabulary(text))
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
-    if result is None or not result.losses:
+    if result is not None and not result.losses:  # Train pressed with Training steps = 0
+        return (f"**Trained for 0 steps**: *Training steps* is 0, so Train kept the random weights (seed {seed}) and "
+                f"every guess is still chance. Set *Training steps* above 0 and press **Train** to fit a "
+                f"{hidden_size}-unit RNN to {what}.")
+    if result is None:
         return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so every guess is chance. "
                 f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
