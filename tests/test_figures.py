@@ -57,6 +57,14 @@ def test_tanh_curve_animates_each_step_in_the_browser():
     fig = scalar.tanh_curve(pre, h, current=2)
     assert len(fig.frames) == 3
     assert fig.layout.updatemenus[0].buttons[0].label.endswith("Play steps")
+    one = scalar.tanh_curve(pre[:1], h[:1], current=0)  # the issue: 'Play steps' did nothing at t = 1
+    assert not one.layout.updatemenus
+
+
+def test_play_note_says_the_sentences_stay_at_the_step():
+    from ui.lessons.scalar import play_note
+
+    assert play_note(1) is None and "stay at step 3" in play_note(3) and "1 to 3" in play_note(3)
 
 
 def test_series_wear_their_role_colours():

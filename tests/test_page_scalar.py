@@ -105,11 +105,12 @@ def test_predict_then_reveal_from_a_shared_link(open_page):
     assert any("2 points from 2 guesses" in c.value for c in at.caption)
 
 
-def test_classroom_mode_hides_the_sidebar_and_intro(open_page):
+def test_classroom_mode_hides_the_sidebar_and_shortens_the_intro(open_page):
     at = open_page(P, classroom="1")
     assert not at.exception
     assert not any("Colours" in m.value for m in at.sidebar.markdown)
-    assert not any("One hidden unit, one number of memory" in m.value for m in at.markdown)
+    assert any(m.value == "One hidden unit, one number of memory." for m in at.markdown)  # one line, not three
+    assert not any("Press **Next** to take a step" in m.value for m in at.markdown)
     assert h_column(at) == ["0.762", "0.363", "0.180"]
 
 

@@ -173,6 +173,14 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     return text
 
 
+def play_note(shown: int) -> str | None:
+    """What the tanh chart's Play button does (None when a single step leaves nothing to play)."""
+    if shown < 2:
+        return None
+    return (f"▶ Play steps replays steps 1 to {shown} on this chart: its label t = …: z = … → h = … follows each "
+            f"step, while the sentence and the table above stay at step {shown}.")
+
+
 FIXED_POINT_INTRO = (
     "With no input the cell repeats h → tanh(wₕ·h + b). A **fixed point** h* is a state that maps to itself: "
     "where the curve crosses the dashed diagonal. It is **stable** when the curve's slope there, wₕ(1 − h*²), "
