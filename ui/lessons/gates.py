@@ -44,6 +44,21 @@ name_controls({  # each control's label, for notices about a link (tests check t
 })
 
 
+def colour_key(names: list[str], trace, t: int, T: int) -> str:
+    """The heatmap's colour scales in words, with the range the cell state c is drawn on (computed from the run)."""
+    gates = [n for n in names if n in ("f", "i", "o", "r", "z")]  # sigmoid gates, 0..1
+    states = [n for n in names if n not in gates]
+    parts = []
+    if gates:
+        parts.append(f"gates ({', '.join(gates)}) from 0, white (closed), to 1, amber (open)")
+    if states:
+        lim = max(1.0, float(np.abs(trace.c).max())) if "c" in states else 1.0
+        rng = "−1 purple, 0 white, +1 dark grey" + (f"; c on ±{lim:.2f}" if lim > 1 else "")
+        parts.append(f"states ({', '.join(states)}) {rng}")
+    later = f" Steps {t + 1} to {T} stay blank until the cell reaches them." if t < T else ""
+    return "Colours: " + "; ".join(parts) + "." + later
+
+
 VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000
 
 
