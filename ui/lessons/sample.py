@@ -218,20 +218,26 @@ def top_rows(info: lesson.Position) -> list[tuple[str, float, float | None]]:
 def describe_position(info: lesson.Position) -> str:
     """One sentence about a position, in markdown (the character is quoted by the caller's escaping)."""
     how = {"prime": "read from the prime", "sampled": "sampled", "forced": "forced by hand (a branch)"}[info.source]
-    surprise = f"{info.surprisal_bits:.2f} bits" if math.isfinite(info.surprisal_bits) else "infinite"
-    return (f"{how}. The model gave it p = **{info.p_char:.3f}**: a surprisal of **{surprise}** "
-            f"(−log₂ p; 1 bit = as surprising as a coin toss).")
+    b = info.surprisal_bits
+    surprise = f"{b:.2f} bits** ({b * math.log(2):.2f} nats)" if math.isfinite(b) else "infinite**"
+    return (f"{how}. The model gave it p = **{info.p_char:.3f}**: a surprisal of **{surprise} "
+            f"(−log₂ p; 1 bit = as surprising as a coin toss; 1 bit = ln 2 ≈ 0.693 nats).")
+
+
+def _bits_nats(nats: float) -> str:
+    """An entropy in bits, as the surprisal beside it, with nats after it: '**1.731 bits** (1.200 nats)'."""
+    return f"**{nats / math.log(2) + 0.0:.3f} bits** ({nats + 0.0:.3f} nats)"
 
 
 def entropy_sentence(info: lesson.Position) -> str:
-    """The entropies of the position's distributions, in nats (natural log; eᴴ is about how many characters the
-    model hesitates between)."""
-    m = f"**{info.model_entropy:.3f}** nats"
-    tail = (f" (entropy H, how unsure a distribution is, in nats: natural-log units; eᴴ ≈ "
-            f"{info.model_choices:.1f} is about how many characters the model hesitates between).")
+    """The entropies of the position's distributions, in bits like the surprisal beside them, and in nats (the
+    loss's unit); eᴴ (H in nats) is about how many characters the model hesitates between."""
+    m = _bits_nats(info.model_entropy)
+    tail = (f" (entropy H, how unsure a distribution is: the mean surprisal. eᴴ ≈ {info.model_choices:.1f}, H in "
+            "nats, or 2 to the power of H in bits, is about how many characters the model hesitates between).")
     if info.sampled_entropy is None:
         return f"Entropy of the model's distribution: {m}" + tail
-    return (f"Entropy: {m} in the model's distribution, **{info.sampled_entropy:.3f}** nats in the one it was "
+    return (f"Entropy: {m} in the model's distribution, {_bits_nats(info.sampled_entropy)} in the one it was "
             f"{'chosen against' if info.source == 'forced' else 'sampled from'}" + tail)
 
 
@@ -258,8 +264,8 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
         layer, kind, u = unit
         sh = lesson.unit_shading(s, layer, kind, u)
         return Shade(sh, [f"{c}: {kind}[{layer + 1}][{u}] = {v:+.3f}" for c, v in zip(chars, sh.values)],
-                     f"Blue: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
-                     f"character (strongest ±{sh.hi:.3f}).", ("−", "+"))
+                     f"Grey: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
+                     f"character (strongest ±{sh.hi:.3f}). {UNITS_FROM_0}", ("−", "+"))
     if mode == "connectivity":
         sh = lesson.connectivity_shading(lm, s, i)
         if i >= 1 and sh.peak is None:
@@ -341,10 +347,14 @@ def spans(a: PassageAnalysis, session: Session) -> list[int]:
     return options
 
 
+UNITS_FROM_0 = ("This page counts units from 0, as PyTorch indexes them (h[0] is the first unit); the other pages "
+                "count from 1 (u1).")
+
+
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            "means.")
+            f"means. {UNITS_FROM_0}")
 
 
 def forget_means(a: PassageAnalysis) -> str:
