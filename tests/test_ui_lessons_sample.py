@@ -136,7 +136,8 @@ def test_shading_captions_and_hover_texts():
     assert f"±{np.abs(smp.c[:, 1, 4]).max():.3f}" in u.caption and u.ends == ("−", "+") and u.numbers.signed
     c = W.shade("connectivity", lm, smp, 10)
     peak = int(np.nanargmax(c.numbers.values))
-    assert "character 10" in c.caption and f"Darkest: {c.numbers.hi:.3g} at position {peak}" in c.caption
+    assert "character 10" in c.caption and f"0 to {c.numbers.hi:.3g}, the largest, at position {peak}" in c.caption
+    assert c.ends == ("0", f"{c.numbers.hi:.3g}") and "set for this position" in c.caption  # the issue: no scale
     assert c.titles[3].endswith(f"= {c.numbers.values[3]:.3g}") and c.titles[10].endswith("the character predicted")
     assert c.titles[11].endswith("read after position 10")
 
@@ -204,3 +205,11 @@ def test_an_uploads_sample_and_analyses_stay_in_its_session(monkeypatch):
     assert done and done[-1] <= 1  # progress while the excerpt was read, once
     own = W.analysis_for("upload:1", lm, smp, "sample", session)
     assert own.chars == 32 and W.analysis_for("upload:1", lm, smp, "sample", session) is own
+
+
+def test_speaker_name_units_said_to_be_the_uppercase_units():
+    """The issue: the "speaker name" units are the "uppercase" units, and nothing said so."""
+    hit = lambda f, u: UnitHit(f, 1, "h", u, 0.5)  # noqa: E731
+    note = W.shared_units_note([hit("speaker name", 7), hit("speaker name", 9), hit("uppercase", 9), hit("vowel", 7)])
+    assert "layer 2 h[9]" in note and "h[7]" not in note and "capitals" in note
+    assert W.shared_units_note([hit("speaker name", 7), hit("uppercase", 8)]) is None

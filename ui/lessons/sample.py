@@ -277,8 +277,10 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
                   f"{c}: the character predicted" for j, (c, v) in enumerate(zip(chars, sh.values))]
         return Shade(sh, titles, f"Connectivity of the prediction of character {i} (outlined): how much each "
                      f"character read before it moved log p of what came, the length of the gradient ‖∂ log p / ∂e‖ "
-                     f"with respect to its embedding e. Darkest: {top:.3g} at position {where} "
-                     f"({label(s.text[where])}); characters after it were not read yet.", ("none", "most"))
+                     f"with respect to its embedding e. The scale is set for this position: 0 to {top:.3g}, the "
+                     f"largest, at position {where} ({label(s.text[where])}); another position has its own, so "
+                     "compare positions by the numbers (hover), not the shades. Characters after it were not read "
+                     "yet.", ("0", f"{top:.3g}"))
     if mode == "surprisal":
         sh = lesson.surprisal_shading(s)
         return Shade(sh, [f"{c}: {b:.2f} bits" for c, b in zip(chars, sh.values)],
@@ -354,7 +356,19 @@ UNITS_FROM_0 = ("This page counts units from 0, as PyTorch indexes them (h[0] is
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            f"means. {UNITS_FROM_0}")
+            f"means. {UNITS_FROM_0}" + (f" {note}" if (note := shared_units_note(a.hits)) else ""))
+
+
+def shared_units_note(hits: list[UnitHit], one: str = "speaker name", other: str = "uppercase") -> str | None:
+    """When the units that track speaker names are among those that track uppercase letters, say so: in the play a
+    speaker's name is written in capitals ('ROMEO:'), so one unit can seem to track both."""
+    names = {unit_name(h) for h in hits if h.feature == one}
+    both = sorted(names & {unit_name(h) for h in hits if h.feature == other})
+    if not both:
+        return None
+    return (f"The \"{one}\" units are \"{other}\" units too ({', '.join(both)}): in the play a speaker's name is "
+            "written in capitals (ROMEO:), so a unit that follows capitals follows names, and this ranking cannot "
+            "tell which of the two it tracks.")
 
 
 def forget_means(a: PassageAnalysis) -> str:
