@@ -34,3 +34,13 @@ def test_train_with_zero_steps_says_so(open_page):
     at.button(key="hello.train").click().run()
     text = all_text(at)
     assert not at.exception and "**Trained for 0 steps**" in text and "**Untrained**" not in text
+
+
+def test_notation_is_said_where_it_drifts():
+    """The issue: w_h / W_h / W_hh / W_ih and u1 / h1 / unit 1 / h[0] drift between pages with no word."""
+    from ui.lessons.gates import shape_text
+    from ui.lessons.gradients import SCALE_NOTE
+    from ui.widgets import NOTATION
+
+    assert all(s in NOTATION for s in ("wₕ", "Wₕ", "Wₕₕ", "W_ih", "u1", "h[0]", "counts from 0", "h₁"))
+    assert "the cell page's Wₓ and Wₕ" in shape_text("lstm", 3, 4) and "weight_hh) for the cell page's Wₕ" in SCALE_NOTE

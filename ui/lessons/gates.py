@@ -139,8 +139,9 @@ def shape_text(cell: str, d: int, H: int) -> str:
     s = shape_summary(cell, d, H)
     return (f"**Shapes.** {s['G']} gate blocks stacked, for d = {d} inputs and H = {H} units: one matrix of "
             f"{s['G']}H × (H + d) = **{s['stacked'][0]} × {s['stacked'][1]}** (PyTorch keeps it as $W_{{ih}}$ "
-            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}); **{s['params']:,}** "
-            "parameters with both bias vectors.")
+            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}, "
+            "the cell page's Wₓ and Wₕ with one block per gate); "
+            f"**{s['params']:,}** parameters with both bias vectors.")
 
 
 

@@ -174,6 +174,7 @@ LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$,
 
 
 SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the curves show a cell before it learns. "
+              "Wₕₕ is PyTorch's name (weight_hh) for the cell page's Wₕ, the weights that read the state. "
               "σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
               "radius (largest |eigenvalue|), is how fast Wₕₕᵏ grows in the long run, and ρ ≤ σₘₐₓ. As tanh′ ≤ 1, "
               "σₘₐₓ < 1 guarantees vanishing; σₘₐₓ > 1 allows explosion but does not cause it: saturated units "
