@@ -47,6 +47,7 @@ def test_two_named_lstm_cell_curves_and_the_instruction_holds(open_page):
     low = as_float(metric(at, "LSTM c, f path"))
     at.slider(key="grad.bf").set_value(10.0).run()
     assert as_float(metric(at, "LSTM c, f path")) > 0.9 > low  # 'raise b_f and watch the forget-gate path flatten'
+    assert f"All paths, {metric(at, 'LSTM c, all paths')}, adds every detour" in all_text(at)  # and why they differ
     assert at.query_params["bf"] in ("10.0", ["10.0"])
 
 

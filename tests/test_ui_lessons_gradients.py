@@ -103,6 +103,8 @@ def test_paths_note_explains_why_all_paths_exceed_the_forget_path():
     assert f"{format_norm(c['lstm_c'][50] - c['lstm_f'][50])} times" in note
     same = {"lstm_f": np.zeros(51), "lstm_c": np.full(51, 0.1)}
     assert words.paths_note(same, 50) is None  # within a factor 1.5: nothing to explain
+    default = lesson.curves(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0))  # both tiny: no contradiction to explain
+    assert default["lstm_f"][50] < -3 and words.paths_note(default, 50) is None
 
 
 def test_clip_note_says_when_the_threshold_can_do_nothing():

@@ -213,17 +213,18 @@ def ends(series: dict[str, np.ndarray]) -> str:
 
 
 def paths_note(series: dict[str, np.ndarray], T: int) -> str | None:
-    """Why 'LSTM c, all paths' and 'LSTM c, f path' differ, with both numbers, when they differ by more than half."""
+    """Why 'LSTM c, all paths' and 'LSTM c, f path' differ, with both numbers: only where it looks like a
+    contradiction (the f path keeps at least half, all paths differ from it by more than half), so the note costs
+    the projector's first screen a line only then."""
     f, c = series["lstm_f"][T], series["lstm_c"][T]
-    if abs(c - f) < np.log10(1.5):
+    if abs(c - f) < np.log10(1.5) or f < np.log10(0.5):
         return None
     more = c > f
     return (f"**Why the two LSTM c numbers differ:** the f path, {format_norm(f)}, is the forget gates' product alone: "
             f"what c keeps of itself. All paths, {format_norm(c)}, adds every detour from c through h = o ⊙ tanh(c), "
             "Wₕₕ and the gates back into c, products of Wₕₕ like the vanilla RNN's. "
-            + (f"Here they end {format_norm(c - f)} times the f path: " + (
-                "with f ≈ 1 nothing shrinks the detours, so they pile up." if 10 ** f > 0.5 else
-                "the detours fade more slowly than the forget gates' product.") if more else
+            + (f"Here they end {format_norm(c - f)} times the f path: with f ≈ 1 nothing shrinks the detours, so "
+               "they pile up." if more else
                f"Here the detours partly cancel the kept memory: {format_norm(f - c)} times less than the f path."))
 
 
