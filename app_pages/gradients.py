@@ -59,8 +59,9 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
     scale = words.scale_control(left)
     cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
-    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), words.CURVES.items()):
-        col.metric(label, format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")
+    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.1, 1.2, 1]), words.CURVES.items()):
+        col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
+                   f"{format_norm(curves[key][T])}.")
     if paths := words.paths_note(curves, T):
         with top:
             note(paths)

@@ -74,9 +74,10 @@ def power_text(v: float) -> str:
     return fmt(v, 4, 4)
 
 
-def format_norm(log10_value: float) -> str:
+def format_norm(log10_value: float, narrow: bool = False) -> str:
     """A norm given by its exact log10, in one format for every norm on the page: 3 significant digits, plain from
-    0.001 to 999, else a power of ten as fmt writes it (also far beyond float64: '2.50 × 10⁻⁴⁵⁰'); '0' for zero."""
+    0.001 to 999, else a power of ten as fmt writes it (also far beyond float64: '2.50 × 10⁻⁴⁵⁰'); '0' for zero.
+    `narrow` (a metric in a narrow column): the power of ten with 2 digits and no spaces, '8.1×10⁻¹⁶'."""
     v = float(log10_value)
     if math.isnan(v) or v == -math.inf:
         return "0"
@@ -85,8 +86,8 @@ def format_norm(log10_value: float) -> str:
     plain = f"{10 ** v:#.3g}".rstrip(".") if -3 <= v < 3 else "e"  # '1.00', '56.9', '123', '0.0346'
     if "e" not in plain:
         return plain
-    e = math.floor(v)
-    m = round(10 ** (v - e), 2)
+    e, digits = math.floor(v), 1 if narrow else 2
+    m = round(10 ** (v - e), digits)
     if m >= 10:
         m, e = m / 10, e + 1
-    return f"{m:.2f} × 10{sup(e)}"
+    return f"{m:.{digits}f}×10{sup(e)}" if narrow else f"{m:.2f} × 10{sup(e)}"

@@ -78,6 +78,12 @@ def test_one_format_for_every_norm(log10, text):
     assert format_norm(log10) == text
 
 
+def test_narrow_norms_for_metrics():
+    """A metric column at 1400 px cut '8.09 × 10⁻¹⁶' to '8.09 × 10…'; the narrow form keeps the power."""
+    assert format_norm(np.log10(8.09e-16), narrow=True) == "8.1×10⁻¹⁶" and format_norm(0.0, narrow=True) == "1.00"
+    assert format_norm(-450.4, narrow=True) == "4.0×10⁻⁴⁵¹"
+
+
 def test_clip_demo_before_and_after_in_the_same_format():
     """The issue: 'norm 1e-5, after clipping 2.69e-05'. Both now print alike, and alike when nothing is clipped."""
     cmp = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)

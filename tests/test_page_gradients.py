@@ -18,7 +18,7 @@ def as_float(s):
     """A number as the page writes it: 0.998, 116 or 9.48 × 10⁻¹⁶."""
     if "×" not in s:
         return float(s)
-    m, p = s.split(" × 10")
+    m, p = s.replace(" ", "").split("×10")
     return float(m) * 10.0 ** int(p.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
 
 

@@ -177,8 +177,7 @@ def play_note(shown: int) -> str | None:
     """What the tanh chart's Play button does (None when a single step leaves nothing to play)."""
     if shown < 2:
         return None
-    return (f"▶ Play steps replays steps 1 to {shown} on this chart: its label t = …: z = … → h = … follows each "
-            f"step, while the sentence and the table above stay at step {shown}.")
+    return f"▶ Play steps replays steps 1 to {shown} on the chart alone; the sentence and table stay at step {shown}."
 
 
 FIXED_POINT_INTRO = (
