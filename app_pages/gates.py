@@ -64,6 +64,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
     plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
          alt=words.step_alt(names, vals, t))
+    st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
         if box.open:  # drawn only while open: a table of markdown cells costs more to redraw than the chart
             st.table(words.step_table(vals))

@@ -7,7 +7,7 @@ import streamlit as st
 from rnnviz.experiments import lag
 from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson
-from rnnviz.text import format_norm
+from rnnviz.text import fmt, format_norm
 from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P
 from ui.urlstate import classroom, font_scale, publish, restore
@@ -59,8 +59,12 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
     scale = words.scale_control(left)
     cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
-    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.15, 1.3, 0.8]), words.CURVES.items()):
-        col.metric(label, format_norm(curves[key][T]), help=f"{what} At k = T = {T}.")
+    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.1, 1.2, 1]), words.CURVES.items()):
+        col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
+                   f"{format_norm(curves[key][T])}.")
+    if paths := words.paths_note(curves, T):
+        with top:
+            note(paths)
     with left:
         note(words.scale_note(cmp, c["by"], scale))
     with right:
@@ -95,7 +99,7 @@ def training() -> None:
         bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), words.cached(s)
         runs = words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
         bar.progress(1.0, text=words.done_text(seen, time.perf_counter() - t0))
-        verdict = words.verdict(clipping.summary(runs))
+        verdict = words.verdict(clipping.summary(runs, s.clip), s.clip)
         plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
              alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
         st.markdown(verdict)
@@ -112,7 +116,7 @@ st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
 t1.table(pd.DataFrame(words.notes_table()).set_index("t"))
 (t1.markdown if classroom() else t1.caption)(words.NOTES_CAPTION)
-t2.metric("Scalar w = 2, fifty steps", f"{lesson.explode(2.0, 50):.1e}", "2⁵⁰ ≈ 1.1e15",
+t2.metric("Scalar w = 2, fifty steps", fmt(lesson.explode(2.0, 50)), "= 2⁵⁰",
           delta_color="off", delta_arrow="off", help=words.EXPLODE_HELP)
 
 st.subheader("Explosion vs clipping, trained live")

@@ -54,6 +54,8 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     with c1:
         plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
+        if play := words.play_note(shown):
+            st.caption(play)
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
         st.table(words.worked_table(trace, b, t, view.asking))
@@ -71,6 +73,8 @@ def backprop_section(trace, w_h: float, k: int) -> None:
     bp = lesson.backprop(trace, w_h, k)
     st.markdown(words.BACKPROP_INTRO)
     st.markdown(words.backprop_text(bp, w_h))
+    if sat := words.saturation_note(bp, w_h):
+        st.markdown(sat)
     st.table(words.backprop_rows(bp, w_h))
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)

@@ -78,7 +78,7 @@ def padding_view(fs: float) -> None:
         plot(figures.padding_bars(demo, fs), f"{P}.pad", alt="max difference from the state after the last real token: "
              + ", ".join(f"example {b + 1}: {v:.4f}" for b, v in enumerate(demo.diff)))
         st.table(words.padding_table(demo))
-        st.caption(f"Unit 1 of H = {demo.states.shape[2]} units shown; untrained random weights (seed 0).")
+        st.caption(words.padding_caption(demo))
         if demo.packed is not None:
             gap = np.abs(demo.packed - demo.at_length).max()
             st.caption(f"Packed torch states equal the length − 1 states to {gap:.1e}.")
@@ -112,7 +112,8 @@ def params_view(fs: float) -> None:
     with c2:
         for col, (label, key) in zip(st.columns(4), (("Total", "total"), ("Embedding", "embedding"),
                                                     ("Recurrent cell", "cell"), ("Output layer", "output"))):
-            col.metric(label, f"{parts[key]:,}", millions(parts[key]), delta_color="off", delta_arrow="off")
+            col.metric(label, f"{parts[key]:,}", millions(parts[key]) if parts[key] >= 1000 else None,
+                       delta_color="off", delta_arrow="off")  # '516 516' would say nothing twice
         plot(figures.param_breakdown(parts, fs), f"{P}.params", alt=f"total {parts['total']:,} parameters: embedding "
              f"{parts['embedding']:,}, recurrent cell {parts['cell']:,}, output layer {parts['output']:,}")
         st.markdown(words.formula_text(c["cell"], c["task"]))

@@ -37,7 +37,8 @@ def controls():
                      help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.")
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
     radius = st.slider("Spectral radius of Wₕ", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Wₕ is rescaled so that its largest |eigenvalue| (its spectral radius) is this. Below 1 "
+                       help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest "
+                            "|eigenvalue| (its spectral radius) is this. Below 1 "
                             "the past fades; above 1 the state can keep or amplify it.")
     return x, chars, vocab, H, K, wmode, int(seed), radius
 

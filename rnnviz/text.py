@@ -36,10 +36,21 @@ def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS
     return out
 
 
-def fmt(v: float, digits: int = 3) -> str:
-    """Numbers as the notes print them: 3 decimals, no '-0.000'."""
-    s = f"{v:.{digits}f}"
-    return s[1:] if s.startswith("-") and float(s) == 0 else s
+def fmt(v: float, digits: int = 3, sig: int = 3) -> str:
+    """The one way a number is written: at least `digits` decimals (the notes print 0.762, 0.500) and at least `sig`
+    significant figures, so a small value keeps its digits (0.00138, not 0.001) and a written product reads true;
+    below 0.001 or from 10,000 up, a power of ten (6.92 × 10⁻⁴, 8.00 × 10⁻¹³). Zero is 0.000, never '-0.000'."""
+    v = float(v)
+    if not math.isfinite(v):
+        return "∞" if v > 0 else "−∞" if v < 0 else "NaN"
+    if v == 0:
+        return f"{0:.{digits}f}"
+    e = int(f"{v:.{sig - 1}e}".split("e")[1])  # the exponent after rounding: 9.9996e-4 is 1.00e-3
+    if -3 <= e < 4:
+        decimals = max(digits, sig - 1 - e)
+        return f"{v:.{decimals}f}"
+    m, ex = f"{v:.{sig - 1}e}".split("e")
+    return f"{m} × 10{sup(int(ex))}"
 
 
 _SUB = str.maketrans("0123456789+-−=()txhjkn", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₜₓₕⱼₖₙ")
@@ -59,25 +70,24 @@ def sup(s: object) -> str:
 
 
 def power_text(v: float) -> str:
-    """4 decimals for ordinary sizes, a power of ten otherwise: 1.200 × 10⁻⁷."""
-    if v == 0 or 1e-3 <= abs(v) < 1e4:
-        return f"{v:.4f}"
-    m, e = f"{v:.3e}".split("e")
-    return f"{m} × 10{sup(int(e))}"
+    """fmt with 4 decimals and 4 significant figures: 0.2100, 1.200 × 10⁻⁷ (a product of many factors)."""
+    return fmt(v, 4, 4)
 
 
-def format_norm(log10_value: float) -> str:
+def format_norm(log10_value: float, narrow: bool = False) -> str:
     """A norm given by its exact log10, in one format for every norm on the page: 3 significant digits, plain from
-    0.001 to 9999, else mantissa e exponent (also far beyond float64: '2.50e-450'); '0' for an exact zero."""
+    0.001 to 999, else a power of ten as fmt writes it (also far beyond float64: '2.50 × 10⁻⁴⁵⁰'); '0' for zero.
+    `narrow` (a metric in a narrow column): the power of ten with 2 digits and no spaces, '8.1×10⁻¹⁶'."""
     v = float(log10_value)
     if math.isnan(v) or v == -math.inf:
         return "0"
     if v == math.inf:
         return "∞"
-    if -3 <= v < 4:
-        return f"{10 ** v:#.3g}".rstrip(".")  # '1.00', '56.9', '123', '0.0346'; never '1e+03' in this range
-    e = math.floor(v)
-    m = round(10 ** (v - e), 2)
+    plain = f"{10 ** v:#.3g}".rstrip(".") if -3 <= v < 3 else "e"  # '1.00', '56.9', '123', '0.0346'
+    if "e" not in plain:
+        return plain
+    e, digits = math.floor(v), 1 if narrow else 2
+    m = round(10 ** (v - e), digits)
     if m >= 10:
         m, e = m / 10, e + 1
-    return f"{m:.2f}e{e:+03d}"
+    return f"{m:.{digits}f}×10{sup(e)}" if narrow else f"{m:.2f} × 10{sup(e)}"

@@ -30,14 +30,20 @@ def test_gradient_plot_names_both_lstm_cell_curves_with_real_subscripts():
     assert long.data[0].marker.maxdisplayed == gradients.MARKERS  # 201 markers are a blur: a few tell the shape
 
 
-def test_clip_figure_shows_the_same_shape_at_both_lengths():
+def test_clip_figure_draws_before_and_after_on_one_scale():
+    """The issue: after Explode the before/after bars had separate scales and looked the same."""
     d = np.array([0.6, -0.8])
-    fig = gradients.clip_figure({"direction": d, "log10_before": 8.5, "log10_after": 0.0, "before": "3.16e+08",
+    fig = gradients.clip_figure({"direction": d, "log10_before": 8.5, "log10_after": 0.0, "before": "3.16 × 10⁸",
                                  "after": "1.00"})
     before, after = fig.data
-    np.testing.assert_allclose(np.array(before.y) / np.array(after.y), 10 ** 0.5)  # mantissa of 10^8.5, times 10^8
-    assert "10<sup>8</sup>" in fig.layout.yaxis.title.text and fig.layout.yaxis2.title.text == "component"
-    assert "3.16e+08" in fig.layout.annotations[0].text
+    np.testing.assert_allclose(np.array(before.y) / np.array(after.y), 10 ** 8.5)  # the true ratio of lengths
+    np.testing.assert_allclose(before.y, d * 10 ** 0.5)  # in units of 10^8
+    assert "10<sup>8</sup>" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis2.title.text == fig.layout.yaxis.title.text
+    assert fig.layout.yaxis2.matches == "y" and "3.16 × 10⁸" in fig.layout.annotations[0].text
+    small = gradients.clip_figure({"direction": d, "log10_before": -15, "log10_after": -15, "before": "1.00 × 10⁻¹⁵",
+                                   "after": "1.00 × 10⁻¹⁵"})
+    np.testing.assert_allclose(small.data[0].y, d) and np.testing.assert_allclose(small.data[1].y, d)
 
 
 def test_reference_curves_are_the_notes_formulas():
@@ -51,6 +57,14 @@ def test_tanh_curve_animates_each_step_in_the_browser():
     fig = scalar.tanh_curve(pre, h, current=2)
     assert len(fig.frames) == 3
     assert fig.layout.updatemenus[0].buttons[0].label.endswith("Play steps")
+    one = scalar.tanh_curve(pre[:1], h[:1], current=0)  # the issue: 'Play steps' did nothing at t = 1
+    assert not one.layout.updatemenus
+
+
+def test_play_note_says_the_sentences_stay_at_the_step():
+    from ui.lessons.scalar import play_note
+
+    assert play_note(1) is None and "stay at step 3" in play_note(3) and "1 to 3" in play_note(3)
 
 
 def test_series_wear_their_role_colours():
@@ -127,7 +141,7 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
             gradients.factor_figure(**lesson_inputs(cmp)),
             gradients.clip_figure({"direction": np.ones(4) / 2, "log10_before": 8.5, "log10_after": 0.0,
-                                   "before": "3.16e+08", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
+                                   "before": "3.16 × 10⁸", "after": "1.00"}), hello.loss_curve([1.0, 0.5]),
             gradients.training_figure({"unclipped": {"loss": np.array([4.0, 9.0]), "log10_norm": np.array([1.0, 3.0])},
                                        "clipped": {"loss": np.array([4.0, 3.0]), "log10_norm": np.array([1.0, 0.9])}},
                                       2.0),

@@ -70,8 +70,8 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     axes = [k for k in fig.to_plotly_json()["layout"] if k.startswith(("xaxis", "yaxis"))]
     assert sorted(axes) == ["xaxis", "yaxis"]  # one panel: a step redraws one set of axes, not six
     assert len(fig.data) == 1 and fig.data[0].textfont.size == 12 * fs and fig.layout.xaxis.tickfont.size == 12 * fs
-    tr_c = fig.data[0].customdata[4 * 4][2]  # the cell state c, unit 1, t = 3 (rows: 4 per gate with the gap)
-    assert tr_c[0] == tr.c[2, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
+    tr_c = fig.data[0].customdata[4 * 4][1]  # the cell state c, unit 1, t = 2 (rows: 4 per gate with the gap)
+    assert tr_c[0] == tr.c[1, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
     assert fig.data[0].text[16][2] == ""  # and only there
     assert len(fig.layout.shapes) == 1  # the current step, outlined once
     roles = {figures.COLORS[k] for k in ("input", "state", "weight", "output")}
@@ -82,3 +82,15 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}"  # true values printed
     rnn_rect = lf.layout.shapes[0]
     assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows
+
+
+def test_heatmaps_leave_later_steps_blank_and_say_their_colours():
+    """The issue: gate heatmaps had no colour scale and coloured the steps after the current one."""
+    from ui.lessons import gates as words
+
+    tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
+    z = np.array(figures.gate_heatmaps(tr, lesson.PANELS["lstm"], list("hello"), 1).data[0].z, dtype=float)
+    assert np.isnan(z[:, 2:]).all() and not np.isnan(z[0, :2]).any()  # steps 3.. blank, 1..2 coloured
+    key = words.colour_key(lesson.PANELS["lstm"], tr, 2, 5)
+    assert "0, white (closed), to 1, amber (open)" in key and "−1 purple" in key and "Steps 3 to 5 stay blank" in key
+    assert f"c on ±{np.abs(tr.c).max():.2f}" in key or np.abs(tr.c).max() <= 1

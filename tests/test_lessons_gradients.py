@@ -11,7 +11,7 @@ from rnnviz.text import format_norm
 from ui.lessons.gradients import PRESETS
 
 SEEDS = range(100)
-FORMAT = re.compile(r"^(0|\d\.\d\de[+-]\d{2,}|\d\.\d\d|\d\d\.\d|\d{3}|0\.\d+)$")
+FORMAT = re.compile(r"^(0|\d\.\d\d × 10⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|\d\.\d\d|\d\d\.\d|\d{3}|0\.\d+)$")
 
 
 def vanilla(seed, preset, H=32, T=50):
@@ -70,21 +70,29 @@ def test_the_two_cell_curves_differ_where_the_issue_saw_it():
 
 
 @pytest.mark.parametrize("log10,text", [(0.0, "1.00"), (np.log10(0.0346), "0.0346"), (np.log10(56.93), "56.9"),
-                                        (np.log10(123.4), "123"), (np.log10(9780), "9.78e+03"),
-                                        (np.log10(2.69e-5), "2.69e-05"), (-5.0, "1.00e-05"), (-450.4, "3.98e-451"),
-                                        (np.log10(9.999e-5), "1.00e-04"), (-np.inf, "0"), (350.0, "1.00e+350")])
+                                        (np.log10(123.4), "123"), (np.log10(9780), "9.78 × 10³"),
+                                        (np.log10(2.69e-5), "2.69 × 10⁻⁵"), (-5.0, "1.00 × 10⁻⁵"),
+                                        (-450.4, "3.98 × 10⁻⁴⁵¹"),
+                                        (np.log10(9.999e-5), "1.00 × 10⁻⁴"), (-np.inf, "0"), (350.0, "1.00 × 10³⁵⁰")])
 def test_one_format_for_every_norm(log10, text):
     assert format_norm(log10) == text
+
+
+def test_narrow_norms_for_metrics():
+    """A metric column at 1400 px cut '8.09 × 10⁻¹⁶' to '8.09 × 10…'; the narrow form keeps the power."""
+    assert format_norm(np.log10(8.09e-16), narrow=True) == "8.1×10⁻¹⁶" and format_norm(0.0, narrow=True) == "1.00"
+    assert format_norm(-450.4, narrow=True) == "4.0×10⁻⁴⁵¹"
 
 
 def test_clip_demo_before_and_after_in_the_same_format():
     """The issue: 'norm 1e-5, after clipping 2.69e-05'. Both now print alike, and alike when nothing is clipped."""
     cmp = lesson.compare(32, 50, 0.9, 1.0, 0.5, 0)
     demo = lesson.clip_demo(cmp.reports["rnn"], 50, 1.0)
-    assert not demo["clipped"] and demo["before"] == demo["after"] and re.match(r"^\d\.\d\de-\d\d$", demo["before"])
+    assert not demo["clipped"] and demo["before"] == demo["after"]
+    assert re.match(r"^\d\.\d\d × 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+$", demo["before"])
     exploded = lesson.compare(32, 50, 1.5, 1.0, 0.0, 0, "rho")
     demo = lesson.clip_demo(exploded.reports["rnn"], 50, 1.0)
-    assert demo["clipped"] and demo["after"] == "1.00" and re.match(r"^\d\.\d\de\+\d\d$", demo["before"])
+    assert demo["clipped"] and demo["after"] == "1.00" and re.match(r"^\d\.\d\d × 10[⁰¹²³⁴⁵⁶⁷⁸⁹]+$", demo["before"])
     assert np.linalg.norm(demo["direction"]) == pytest.approx(1.0)
     for d in (demo, lesson.clip_demo(cmp.reports["rnn"], 10, 0.5)):
         assert FORMAT.match(d["before"]) and FORMAT.match(d["after"])
@@ -96,7 +104,7 @@ def test_clip_demo_far_beyond_float_range_keeps_the_direction():
 
     rep = rnn_gradients(rnn_forward(np.zeros(1200), 1.0, 2.0), 2.0)  # 2^1200 ~ 1e361: the vector overflows float64
     big = lesson.clip_demo(rep, 1200, 2.0)
-    assert big["clipped"] and big["after"] == "2.00" and big["before"] == "1.72e+361"
+    assert big["clipped"] and big["after"] == "2.00" and big["before"] == "1.72 × 10³⁶¹"
     assert big["direction"] == pytest.approx([1.0])
     zero = lesson.clip_demo(lesson.compare(4, 10, 0.0, 1.0, 0.5, 0).reports["rnn"], 10, 1.0)
     assert zero["before"] == zero["after"] == "0" and not zero["clipped"]

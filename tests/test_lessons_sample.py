@@ -227,7 +227,8 @@ def test_text_markup_is_escaped_and_one_span_per_character():
 def test_colours_and_bars():
     c = figures.colours(np.array([0.0, 1.0, np.nan, 5.0]), 0, 1)
     assert c == ["#ffffff", figures.SEQUENTIAL[-1][1], None, figures.SEQUENTIAL[-1][1]]
-    assert figures.colours(np.array([-1.0, 0, 1]), -1, 1, figures.SIGNED) == ["#9c3f80", "#ffffff", "#3d8fd1"]
+    # the house's signed scale, as the sidebar's legend names it (the issue: blue/pink here, purple/grey there)
+    assert figures.colours(np.array([-1.0, 0, 1]), -1, 1, figures.SIGNED) == ["#762a83", "#f7f7f7", "#3f3f3f"]
     bars = figures.dist_markup([("<", 0.5, 0.7), ("&", 0.25, None)], "model <b>", "sampled")
     assert "<b>" not in bars and "&lt;" in bars and "&amp;" in bars and "0.700" in bars and "0.000" in bars
     assert "width:50.0%" in bars

@@ -29,7 +29,9 @@ def test_parse_sequence_refuses(text, words):
 
 
 def test_fmt_subscripts_and_powers():
-    assert fmt(-0.0001) == "0.000" and fmt(-0.0006) == "-0.001"  # never '-0.000'
+    assert fmt(-0.0) == "0.000" and fmt(0.762) == "0.762" and fmt(0.5) == "0.500"  # the notes' 3 decimals
+    assert fmt(-0.0001) == "-1.00 × 10⁻⁴" and fmt(0.00138) == "0.00138"  # small values keep 3 figures
+    assert fmt(12345.0) == "1.23 × 10⁴" and fmt(0.00099996) == "0.00100" and fmt(0.4340, 4) == "0.4340"
     assert sub("t-1") == "ₜ₋₁" and sub(12) == "₁₂"
     assert power_text(1.2e-7) == "1.200 × 10⁻⁷" and power_text(0.25) == "0.2500"
 

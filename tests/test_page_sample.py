@@ -56,7 +56,7 @@ def test_controls_and_shading(open_page):
     g1 = view(at)["text"]
     at.number_input(key=f"{P}.seed").set_value(7).run()
     assert view(at)["text"] == g1  # greedy ignores the seed
-    assert "**0.000** nats in the one it was sampled from" in all_text(at)  # not -0.000
+    assert "**0.000 bits** (0.000 nats) in the one it was sampled from" in all_text(at)  # not -0.000
     at.toggle(key=f"{P}.greedy").set_value(False)
     at.number_input(key=f"{P}.top_k").set_value(3)
     at.slider(key=f"{P}.top_p").set_value(0.5)
@@ -143,6 +143,9 @@ def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
     at = open_page(P)
     rows = ranking(at)
     assert {"position in line", "newline", "speaker name"} <= {r[0] for r in rows}
+    shared = {r[1] for r in rows if r[0] == "speaker name"} & {r[1] for r in rows if r[0] == "uppercase"}
+    caption = html.unescape(next(h.proto.body for h in at.get("html") if "Over " in h.proto.body))
+    assert all(u in caption for u in shared) and (("are \"uppercase\" units too" in caption) == bool(shared))
     neg = [r for r in rows if r[3].startswith("−")]
     assert neg and max(r[5] for r in neg) > 80 and {r[4] for r in neg} == {"falls with it"}  # r = −0.856: a long bar
     assert all(abs(abs(float(r[3].replace("−", "-"))) * 100 - r[5]) < 0.06 for r in rows)

@@ -85,7 +85,7 @@ def test_a_clamp_link_opens_the_same_experiment(open_page):
     assert "With **layer 1 h[200] = −0.5** at every character" in all_text(at)
     at = open_page(P, view="clamp", cval="99", ckind="q", n="80", timeout=300)
     assert any("**Clamp to**" in i.value and "**Clamp state**" in i.value for i in at.info)
-    assert "`cval`" not in " ".join(i.value for i in at.info)  # the control's label, not the link's name
+    assert "**Clamp to** (`cval` in the link)" in " ".join(i.value for i in at.info)  # the label first
 
 
 def test_a_link_past_the_sample_or_with_unusable_branches_says_so(open_page):

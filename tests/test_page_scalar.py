@@ -35,7 +35,11 @@ def test_long_silence_forgets_the_first_input(open_page):
     at = open_page(P)
     at.button(key=f"{P}.preset.silence").click().run()
     col = h_column(at)
-    assert len(col) == 11 and col[0] == "0.762" and col[-1] in ("0.000", "0.001")
+    assert len(col) == 11 and col[0] == "0.762" and col[-2:] == ["0.00140", "7.00 × 10⁻⁴"]  # h10, h11 differ
+    assert "0.5 × 0.00140 = **7.00 × 10⁻⁴**" in all_text(at)  # the written product reads true
+    assert "Saturation kills" not in all_text(at)
+    at.button(key=f"{P}.preset.flood").click().run()
+    assert "Saturation kills the gradient" in all_text(at)
 
 
 def test_slider_move_updates_numbers_and_link(open_page):
@@ -101,11 +105,12 @@ def test_predict_then_reveal_from_a_shared_link(open_page):
     assert any("2 points from 2 guesses" in c.value for c in at.caption)
 
 
-def test_classroom_mode_hides_the_sidebar_and_intro(open_page):
+def test_classroom_mode_hides_the_sidebar_and_shortens_the_intro(open_page):
     at = open_page(P, classroom="1")
     assert not at.exception
     assert not any("Colours" in m.value for m in at.sidebar.markdown)
-    assert not any("One hidden unit, one number of memory" in m.value for m in at.markdown)
+    assert any(m.value == "One hidden unit, one number of memory." for m in at.markdown)  # one line, not three
+    assert not any("Press **Next** to take a step" in m.value for m in at.markdown)
     assert h_column(at) == ["0.762", "0.363", "0.180"]
 
 

@@ -41,3 +41,10 @@ def test_millions_written_like_the_notes():
     from rnnviz.nn.params import millions
     p = lm_params(**RNN_LM)
     assert [millions(p[k]) for k in ("embedding", "cell", "output", "total")] == ["9.6 M", "0.39 M", "19.3 M", "29.3 M"]
+
+
+def test_large_counts_in_billions_and_trillions():
+    """The issue: the parameter view read '1012595.8 M' for large totals."""
+    from rnnviz.nn.params import millions
+    assert millions(1_012_595_800_000) == "1.01 T" and millions(12_345_678_901) == "12.3 B"
+    assert millions(999_949_999) == "999.9 M" and millions(999_950_000) == "1.00 B"

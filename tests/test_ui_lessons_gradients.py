@@ -92,3 +92,52 @@ def test_each_run_is_under_three_seconds_reports_progress_and_is_kept():
     t0 = time.perf_counter()
     words.train_pair(s)
     assert time.perf_counter() - t0 < 0.05  # a setting seen before is not retrained
+
+
+def test_paths_note_explains_why_all_paths_exceed_the_forget_path():
+    """The issue: 'LSTM c, all paths' read 116 at forget bias 10 while the forget path read 0.998, with no word why."""
+    c = lesson.curves(lesson.compare(32, 50, 0.9, 10.0, 0.5, 0))
+    note = words.paths_note(c, 50)
+    assert format_norm(c["lstm_f"][50]) in note and format_norm(c["lstm_c"][50]) in note
+    assert "f ≈ 1 nothing shrinks the detours" in note
+    assert f"{format_norm(c['lstm_c'][50] - c['lstm_f'][50])} times" in note
+    same = {"lstm_f": np.zeros(51), "lstm_c": np.full(51, 0.1)}
+    assert words.paths_note(same, 50) is None  # within a factor 1.5: nothing to explain
+    default = lesson.curves(lesson.compare(32, 50, 0.9, 1.0, 0.5, 0))  # both tiny: no contradiction to explain
+    assert default["lstm_f"][50] < -3 and words.paths_note(default, 50) is None
+
+
+def test_clip_note_says_when_the_threshold_can_do_nothing():
+    """The issue: at default settings the threshold had no visible effect (norm 1.6e-15) and nothing said so."""
+    cmp, logs = vanilla(0, "vanish")
+    demo = lesson.clip_demo(cmp.reports["rnn"], 50, 1.0)
+    note = words.clip_note(demo, logs[50], 50)
+    assert "threshold has no effect here" in note and format_norm(np.log10(0.1) - demo["log10_before"]) in note
+    cmp, logs = vanilla(0, "explode")
+    assert "no effect" not in words.clip_note(lesson.clip_demo(cmp.reports["rnn"], 50, 1.0), logs[50], 50)
+
+
+def test_the_two_clip_thresholds_are_named_apart_and_vanish_undoes_explode():
+    """The issue: two 'clip threshold' sliders defaulting to 1.0 and 2.0; Vanish left Explode's input scale 0."""
+    a, b = words.CLIP_LABELS["view"], words.CLIP_LABELS["train"]
+    assert a != b and "∂L/∂h₀" in a and "training" in b
+    assert words.PRESETS["vanish"]["sets"]["xs"] == words.DEFAULTS["xs"] != words.PRESETS["explode"]["sets"]["xs"]
+
+
+def test_calm_verdict_says_clipping_every_step_slows_it():
+    """The issue: the Calm preset showed the clipped run learning slower (a threshold of 2 clips every step)."""
+    calm, clip = words.CLIP_PRESETS["calm"]["sets"], words.DEFAULTS["tclip"]
+    s = clipping.Settings(calm["rho"], calm["lr"], clip, steps=40)  # the page trains 200; 40 show it, 5x faster
+    summ = clipping.summary(words.train_pair(s), clip)
+    text = words.verdict(summ, clip)
+    n = summ["clipped"]["over_clip"]
+    assert n == summ["clipped"]["steps"] and f"at {n} of {n} steps (100%)" in text and "learns slower" in text
+    assert "Why they differ" not in words.verdict(summ)  # without the threshold it cannot say
+
+
+def test_lag_gap_in_percentage_points():
+    res = {"lags": [1, 2], "seeds": [0], "budget": {"steps": 1, "batch": 1},
+           "cells": {c: {"hidden_size": 3, "accuracy": [a]} for c, a in
+                     {"rnn": [1.0, 0.5], "lstm": [1.0, 0.92], "gru": [1.0, 0.6]}.items()}}
+    text = words.lag_summary(res)
+    assert "42 percentage points" in text and "42%" not in text

@@ -105,8 +105,10 @@ def position(**kw) -> lesson.Position:
 def test_one_position_in_sentences():
     info = position()
     assert W.describe_position(info).startswith("sampled. The model gave it p = **0.500**: a surprisal of **1.00 bits")
-    assert "**0.000** nats in the one it was sampled from" in W.entropy_sentence(info)  # greedy: not -0.000
-    assert "eᴴ ≈ 3.3 is about how many characters" in W.entropy_sentence(info)
+    assert "**1.00 bits** (0.69 nats)" in W.describe_position(info)  # the issue: bits beside nats, unlabelled
+    assert "**1.731 bits** (1.200 nats)" in W.entropy_sentence(info)  # the entropy in the surprisal's unit too
+    assert "**0.000 bits** (0.000 nats) in the one it was sampled from" in W.entropy_sentence(info)  # not -0.000
+    assert "eᴴ ≈ 3.3, H in nats, or 2 to the power of H in bits, is about" in W.entropy_sentence(info)
     assert W.top_rows(info) == [("␣", 0.5, 1.0), ("x", 0.25, 0.0)] and W.sampled_name(info) == "sampled from"
     forced = position(source="forced", p_char=0.0, surprisal_bits=math.inf)
     assert "forced by hand (a branch)" in W.describe_position(forced) and "**infinite**" in W.describe_position(forced)
@@ -114,7 +116,7 @@ def test_one_position_in_sentences():
     assert W.sampled_name(forced) == "overruled by hand"
     prime = position(source="prime", sampled_top=None, sampled_entropy=None)
     assert W.describe_position(prime).startswith("read from the prime") and W.sampled_name(prime) is None
-    assert W.entropy_sentence(prime).startswith("Entropy of the model's distribution: **1.200** nats")
+    assert W.entropy_sentence(prime).startswith("Entropy of the model's distribution: **1.731 bits** (1.200 nats)")
     assert W.top_rows(prime) == [("␣", 0.5, None), ("x", 0.25, None)]
     session = {}
     W.force_box(session, 9, " ")
@@ -138,7 +140,8 @@ def test_shading_captions_and_hover_texts():
     assert f"±{np.abs(smp.c[:, 1, 4]).max():.3f}" in u.caption and u.ends == ("−", "+") and u.numbers.signed
     c = W.shade("connectivity", lm, smp, 10)
     peak = int(np.nanargmax(c.numbers.values))
-    assert "character 10" in c.caption and f"Darkest: {c.numbers.hi:.3g} at position {peak}" in c.caption
+    assert "character 10" in c.caption and f"0 to {c.numbers.hi:.3g}, the largest, at position {peak}" in c.caption
+    assert c.ends == ("0", f"{c.numbers.hi:.3g}") and "set for this position" in c.caption  # the issue: no scale
     assert c.titles[3].endswith(f"= {c.numbers.values[3]:.3g}") and c.titles[10].endswith("the character predicted")
     assert c.titles[11].endswith("read after position 10")
 
@@ -146,7 +149,7 @@ def test_shading_captions_and_hover_texts():
 def test_the_legend_is_escaped():
     legend = W.legend_markup("<i>x</i>", "a", "b", note="<b>")
     assert "<i>" not in legend and "&lt;i&gt;" in legend and "&lt;b&gt;" in legend and "linear-gradient" in legend
-    assert "#3d8fd1" in W.legend_markup("c", "−", "+", signed=True) and "#3d8fd1" not in legend
+    assert "#3F3F3F" in W.legend_markup("c", "−", "+", signed=True) and "#3F3F3F" not in legend
 
 
 def test_units_in_words_and_the_state_that_shades_by_one():
@@ -206,3 +209,11 @@ def test_an_uploads_sample_and_analyses_stay_in_its_session(monkeypatch):
     assert done and done[-1] <= 1  # progress while the excerpt was read, once
     own = W.analysis_for("upload:1", lm, smp, "sample", session)
     assert own.chars == 32 and W.analysis_for("upload:1", lm, smp, "sample", session) is own
+
+
+def test_speaker_name_units_said_to_be_the_uppercase_units():
+    """The issue: the "speaker name" units are the "uppercase" units, and nothing said so."""
+    hit = lambda f, u: UnitHit(f, 1, "h", u, 0.5)  # noqa: E731
+    note = W.shared_units_note([hit("speaker name", 7), hit("speaker name", 9), hit("uppercase", 9), hit("vowel", 7)])
+    assert "layer 2 h[9]" in note and "h[7]" not in note and "capitals" in note
+    assert W.shared_units_note([hit("speaker name", 7), hit("uppercase", 8)]) is None

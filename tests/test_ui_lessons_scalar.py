@@ -81,7 +81,7 @@ def test_backprop_written_out_on_the_worked_example():
     assert "= 0.5 (1 − 0.363²) · 0.5 (1 − 0.180²)" in text and "= 0.4340 · 0.4838" in text
     assert text.endswith("  \n= 0.2100")
     rows = words.backprop_rows(bp, 0.5)
-    assert rows["hⱼ"] == ["0.3634", "0.1797"] and rows["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"] == ["0.4340", "0.4838"]
+    assert rows["hⱼ"] == ["0.363", "0.180"] and rows["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"] == ["0.4340", "0.4838"]
 
 
 def test_backprop_long_chains():
@@ -89,3 +89,35 @@ def test_backprop_long_chains():
     tr = lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
     bp = lesson.backprop(tr, p.w_h, 11)
     assert len(bp.factors) == 10 and "∂h₁₁/∂h₁ = ∏ⱼ₌₂¹¹ wₕ(1 − hⱼ²)" in words.backprop_text(bp, p.w_h)
+
+
+def silence(w_h):
+    p = SCALAR_PRESETS["silence"]
+    return lesson.run_scalar(p.x, p.w_x, w_h, p.b, p.h0)
+
+
+def test_small_numbers_keep_their_figures_so_a_product_reads_true():
+    """The issue: Silence, step 11 read 'w_h h = 0.5 x 0.001 = 0.001', and the worked table showed h10 and h11 both
+    as 0.001 while the backprop table showed 0.0014 and 0.0007."""
+    tr = silence(0.5)
+    text = words.step_text(11, 0.0, 1.0, 0.5, 0.0, tr.h[9, 0], tr)
+    assert "wₕhₜ₋₁ = 0.5 × 0.00140 = **7.00 × 10⁻⁴**" in text
+    worked = words.worked_table(tr, 0.0, 11, False)["hₜ = tanh(·)"]
+    assert worked[9:] == ["0.00140", "7.00 × 10⁻⁴"]
+    assert words.backprop_rows(lesson.backprop(tr, 0.5, 11), 0.5)["hⱼ"][-2:] == worked[9:]  # the two tables agree
+
+
+def test_saturated_factors_read_true():
+    """The issue: at w_h = 10, '= 0.0000 · 0.0000 = 8.000 x 10^-13'; and 1 − 1.000² would read as 0."""
+    text = words.backprop_text(lesson.backprop(silence(10.0), 10.0, 3), 10.0)
+    assert "= 9.70 × 10⁻⁶ · 8.24 × 10⁻⁸  \n= 8.000 × 10⁻¹³" in text and "0.0000" not in text
+    assert "10 (1 − 0.999999515²)" in text and "1.000²" not in text
+
+
+def test_flood_says_saturation_kills_the_gradient():
+    """The issue: Flood floods the state yet dh3/dh1 = 0.069 is smaller than Fade's 0.210, and nothing said why."""
+    p = SCALAR_PRESETS["flood"]
+    tr = lesson.run_scalar(p.x, p.w_x, p.w_h, p.b, p.h0)
+    note = words.saturation_note(lesson.backprop(tr, p.w_h, 3), p.w_h)
+    assert "Saturation kills the gradient" in note and "∂h₃/∂h₁ = 0.06930" in note and "0.1000 at h₃ = 0.949" in note
+    assert words.saturation_note(lesson.backprop(fade(), 0.5, 3), 0.5) is None  # w_h < 1: nothing to explain

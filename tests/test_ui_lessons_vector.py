@@ -19,7 +19,8 @@ def test_step_table_and_pass_on_text():
     best = int(np.argmax(m.probs))
     text = words.pass_on_text(2, 3, m.probs, list("helo"))
     assert text.startswith("⑥ **Pass it on**: h₂ becomes the memory hₜ₋₁ that step 3 reads.")
-    assert f"(p = {m.probs[best]:.3f})" in text and "if there were one" in words.pass_on_text(3, 3, m.probs, None)
+    assert f"(p = {m.probs[best]:.3f})" in text
+    assert "the next step, if there were one, reads" in words.pass_on_text(3, 3, m.probs, None)  # the typo
 
 
 def test_grid_values_are_what_the_box_shows():

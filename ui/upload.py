@@ -19,7 +19,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz import charlm
-from rnnviz.charlm.checkpoint import CARD_KEYS
+from rnnviz.charlm.checkpoint import CARD_KEYS, MAX_FILE_BYTES
 from rnnviz.lessons.cache import deep_sizeof
 from ui.widgets import error
 
@@ -150,13 +150,19 @@ def model_upload(prefix: str, shipped: Callable[[], charlm.CharLM]) -> tuple[str
         st.stop()
 
 
+MODEL_CLASS = "rnnviz.charlm.model.CharRNN"  # named, not imported: serving needs no PyTorch (a test imports it)
+UPLOAD_CAPTION = (
+    f"A `.safetensors` file of `{MODEL_CLASS}` weights and its JSON card, as written by `python -m "
+    f"rnnviz.charlm.train`; the weights at most {MAX_FILE_BYTES / 2**20:g} MiB ({MAX_FILE_BYTES:,} bytes): the "
+    f"box's own limit, {FILE_BYTES // 2**20} MB, is Streamlit's and a little higher. Files are checked (names, shapes, "
+    "vocabulary, size) and never executed.")
+
+
 def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
     ss = st.session_state
     guard, ctx = guard_uploads(), get_script_run_ctx()
     with st.expander("Bring your own model (this session only)"):
-        st.caption("A `.safetensors` file of `rnnviz.model.CharRNN` weights and its JSON card, as written by "
-                   "`python -m rnnviz.charlm.train`. Files are checked (names, shapes, vocabulary, size) and never "
-                   "executed.")
+        st.caption(UPLOAD_CAPTION)
         wf = st.file_uploader("Weights (.safetensors)", type=["safetensors"], key=f"{prefix}.up_w")
         cf = st.file_uploader("Card (.json)", type=["json"], key=f"{prefix}.up_c")
         if guard is not None:

@@ -78,12 +78,30 @@ def dump_flag(v: bool) -> str:
     return "1" if v else "0"
 
 
+CONTROL_LABELS: dict[str, str] = {}  # widget key -> the label its control shows (each page's words register theirs)
+
+
+def name_controls(labels: dict[str, str]) -> None:
+    """Register the labels of a page's controls, so a notice about a link names the control, not the link's key."""
+    CONTROL_LABELS.update(labels)
+
+
+def control_name(p: Param) -> str:
+    """How a notice names a setting: the control's label, with the link's key after it ('wₕ, recurrent weight
+    (`wh` in the link)'), or the key alone where no label is registered."""
+    label = CONTROL_LABELS.get(p.key)
+    return f"**{label}** (`{p.url}` in the link)" if label else f"`{p.url}`"
+
+
 def restore(page: str, params: list[Param], labels: dict[str, str] | None = None) -> None:
     """Seed each widget's state when a visitor arrives on the page: from the link where it names any of the page's
     settings (a shared link, the browser's Back / Forward), else from what this visitor last set here (a lesson link,
     the sidebar), else the defaults. Streamlit forgets a widget's value once a run leaves it out, so `publish` keeps a
     copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice that
-    names each control by its label in `labels` (link name -> label) where one is given, else by its link name."""
+    names each control by its label: registered with `name_controls`, or given here in `labels` (link name ->
+    label)."""
+    if labels:
+        name_controls({p.key: labels[p.url] for p in params if p.url in labels})
     arrived = st.session_state.get("app.page") != page
     st.session_state["app.page"] = page
     if arrived:
@@ -98,15 +116,14 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
                 st.session_state[p.key] = p.parse(st.query_params[p.url]) if p.url in st.query_params else p.default
             except (ValueError, TypeError, OverflowError):
                 st.session_state[p.key] = p.default
-                bad.append(p.url)
+                bad.append(control_name(p))
         st.session_state[f"{page}._url_bad"] = bad
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
     bad = st.session_state.get(f"{page}._url_bad")
     if bad:
-        names = ", ".join(f"**{labels[b]}**" if labels and b in labels else f"`{b}`" for b in bad)
-        st.info(f"The link's value for {names} was not valid here, so the default is used.", icon="ℹ️")
+        st.info(f"The link's value for {', '.join(bad)} was not valid here, so the default is used.", icon="ℹ️")
 
 
 def publish(params: list[Param]) -> None:

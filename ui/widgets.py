@@ -64,6 +64,12 @@ def controls_box():
     return st.container(border=True) if classroom() else st.container()
 
 
+NOTATION = ("Notation: wₕ, wₓ (lower case) are the one-unit page's numbers; Wₕ, Wₓ the matrices of the vector "
+            "page, as the notes write them; Wₕₕ, W_ih are PyTorch's names for the same two (weight_hh, weight_ih), "
+            "used where a cell has several blocks. Units count from 1 (u1, unit 1), except on the sampling page, "
+            "which counts from 0 as PyTorch indexes them (h[0]); h₁ is the state at step 1.")
+
+
 def legend() -> None:
     """The colour language, with shapes named, so it does not rely on colour alone."""
     items = [("input", "■ green", "inputs xₜ"), ("state", "● blue", "states hₜ, cₜ"),
@@ -75,6 +81,7 @@ def legend() -> None:
                "white at zero, :gray[dark grey] above, so they never read as inputs, states or outputs. Where "
                "charts compare cells or runs, the plain RNN (and the unclipped run) is drawn in black, and each "
                "series is named in the chart's own legend.")
+    st.caption(NOTATION)
 
 
 def _named(kind: str) -> str:
@@ -83,9 +90,15 @@ def _named(kind: str) -> str:
 
 
 def intro(text_md: str) -> None:
-    """The two or three sentences a page opens with (what to try first)."""
-    if not classroom():
-        st.markdown(text_md)
+    """The two or three sentences a page opens with (what to try first); in classroom mode only the first sentence,
+    one line that says what the page is about without pushing the controls off the projector's first screen."""
+    st.markdown(first_sentence(text_md) if classroom() else text_md)
+
+
+def first_sentence(text_md: str) -> str:
+    """The text up to its first full stop that ends a sentence ('One hidden unit, one number of memory.')."""
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z*])", text_md)
+    return text_md[:m.start()] if m else text_md
 
 
 def plot(fig, key: str, alt: str) -> None:

@@ -61,6 +61,8 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
                 title = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
                 labels.append((f"{title}·u{u + 1}" if short else f"{title} · u{u + 1}") if u == 0 else f"u{u + 1}")
         y0 += H + 1
+    if current is not None:  # steps the cell has not reached yet stay blank (no colour, no hover)
+        z[:, current + 1:] = value[:, current + 1:] = np.nan
     digits = 2 if text is True else 1
     shown = np.where(np.isnan(value), "", np.char.mod(f"%.{digits}f", np.round(np.nan_to_num(value), digits) + 0.0))
     if current is not None:
@@ -81,8 +83,8 @@ def _label_margin(labels: list[str], font_scale: float) -> int:
 
 def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
                   font_scale: float = 1.0) -> go.Figure:
-    """Each gate or state over time [T, H], stacked in one panel; gates on a 0..1 amber scale, states on red-blue;
-    the current step outlined."""
+    """Each gate or state over time [T, H], stacked in one panel; gates on a 0..1 amber scale, states on the signed
+    purple-white-grey one; the current step outlined, the steps after it blank."""
     T, H = getattr(trace, names[0]).shape
     xs = _time_labels(T, x_labels)
     data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)

@@ -145,24 +145,27 @@ def _scaled(values: np.ndarray, log10_norm: float) -> tuple[np.ndarray, str]:
 
 
 def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
-    """The gradient's components (first 32 units) before and after clipping (`lessons.gradients.clip_demo`), each panel
-    on its own scale: the same shape at a different length."""
+    """The gradient's components (first 32 units) before and after clipping (`lessons.gradients.clip_demo`), both
+    panels on one scale (the longer vector's power of ten), so a clipped gradient is visibly shorter."""
     direction, before, after = demo["direction"], demo["before"], demo["after"]
     log10_before, log10_after = demo["log10_before"], demo["log10_after"]
     n = min(len(direction), 32)
     units = _unit_labels(n, "u")
-    data, axes = [], {}
+    finite = [lg for lg in (log10_before, log10_after) if np.isfinite(lg)]
+    top = max(finite) if finite else 0.0
+    e = int(np.floor(top)) if not -3 <= np.floor(top) <= 3 else 0
+    unit = f" (× 10<sup>{e}</sup>)" if e else ""
+    data = []
     for k, (lg, label, color) in enumerate(((log10_before, f"before: ‖g‖ = {before}", COLORS["vanilla"]),
                                             (log10_after, f"after: ‖g‖ = {after}", COLORS["state"])), start=1):
-        y, unit = _scaled(direction[:n], lg)
+        y = direction[:n] * 10 ** (lg - e) if np.isfinite(lg) else np.zeros(n)
         data.append(_in(dict(type="bar", x=units, y=y, name=label, marker=dict(color=color), showlegend=False,
                              hovertemplate="%{x}: %{y:.3g}" + unit.replace("<sup>", "^").replace("</sup>", "")
                              + "<extra></extra>"), k))
-        axes[f"yaxis{'' if k == 1 else k}"] = dict(title=dict(text="component" + unit), exponentformat="power")
     lay = _columns(2, 0.16 + 0.06 * (font_scale > 1), titles=[f"before: ‖g‖ = {before}", f"after: ‖g‖ = {after}"],
                    font_scale=font_scale)
-    for key, extra in axes.items():
-        lay[key].update(extra)
+    lay["yaxis"].update(title=dict(text="component" + unit), exponentformat="power")
+    lay["yaxis2"].update(title=dict(text="component" + unit), exponentformat="power", matches="y")  # one scale
     lay["xaxis"]["tickangle"] = lay["xaxis2"]["tickangle"] = -90
     return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=dict(t=50), **lay), font_scale)
 

@@ -13,11 +13,11 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, _axis_name, _columns, _fig, _in, _layout, _rows
+from rnnviz.figures.base import COLORS, DIVERGING, _axis_name, _columns, _fig, _in, _layout, _rows
 from rnnviz.figures.fonts import text_sizes
 
 SEQUENTIAL = [(0.0, "#ffffff"), (0.4, "#f3d3e7"), (1.0, "#b8569a")]  # white to purple, light enough to read on
-SIGNED = [(0.0, "#9c3f80"), (0.5, "#ffffff"), (1.0, "#3d8fd1")]  # purple negative, white 0, blue positive
+SIGNED = [(float(s), c) for s, c in DIVERGING]  # the house's signed scale: purple negative, white 0, grey positive
 GATE_STYLE = {"i": ("#CC79A7", "circle"), "f": (COLORS["gate"], "square"), "o": ("#222222", "diamond"),
               "r": ("#CC79A7", "circle"), "z": (COLORS["gate"], "square")}
 GATE_NAMES = {"i": "input gate i", "f": "forget gate f", "o": "output gate o", "r": "reset gate r",

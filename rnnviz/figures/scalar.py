@@ -64,7 +64,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         data += step_traces(cur)
         labels = [str(k + 1) for k in range(len(pre))]
         frames = [dict(data=step_traces(k), traces=[1, 2, 3], name=labels[k]) for k in range(len(pre))]
-        layout["updatemenus"] = _play_controls(labels, font_scale=font_scale)
+        if len(pre) > 1:  # one step has nothing to play
+            layout["updatemenus"] = _play_controls(labels, font_scale=font_scale)
     return _fig(data, text_sizes(layout, font_scale), frames)
 
 

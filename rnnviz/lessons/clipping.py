@@ -111,15 +111,16 @@ def train_pair(s: Settings, progress: Callable[[float], None] | None = None) -> 
     return runs
 
 
-def summary(runs: dict[str, dict]) -> dict[str, dict]:
+def summary(runs: dict[str, dict], clip: float | None = None) -> dict[str, dict]:
     """Per run: the first loss, how many steps sit above twice it, the largest ||g|| (log10), the mean loss of the last
-    20 steps, and whether the weights overflowed."""
+    20 steps, whether the weights overflowed, and (given the threshold `clip`) how many steps ||g|| was above it."""
     out = {}
     for name, r in runs.items():
         loss, lg = r["loss"], r["log10_norm"]
         start = float(loss[0])
         ok = np.isfinite(loss)
+        over = int(np.sum(~(lg <= math.log10(clip)))) if clip is not None else 0  # NaN (overflow) counts as over
         out[name] = {"start": start, "above_twice": int((loss[ok] > 2 * start).sum()) + (len(loss) - int(ok.sum())),
                      "max_log10_norm": float(np.nanmax(lg)), "end": float(np.nanmean(loss[ok][-20:])),
-                     "overflow": r["overflow"], "steps": len(loss)}
+                     "overflow": r["overflow"], "steps": len(loss), "over_clip": over}
     return out

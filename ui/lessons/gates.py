@@ -8,7 +8,7 @@ import pandas as pd
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
-from ui.urlstate import Param, choice, dump_flag, flag, integer, number
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number
 from ui.widgets import sequence_params
 
 P = "gates"
@@ -28,6 +28,35 @@ PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
 NOTE_GATES = {"rnn": (), "lstm": ("f", "i", "o"), "gru": ("r", "z")}  # the gates whose means the lockstep titles give
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.view": "View",
+    f"{P}.mode": "Inputs",
+    f"{P}.word": "Word",
+    f"{P}.vocab": "Vocabulary",
+    f"{P}.cell": "Cell",
+    f"{P}.H": "H, hidden size",
+    f"{P}.seed": "Seed",
+    f"{P}.radius": "Spectral radius of each Wₕₕ block",
+    f"{P}.bf": "Forget-gate bias $b_f$ (LSTM)",
+    f"{P}.t": "Time step t",
+    f"{P}.T": "Steps",
+})
+
+
+def colour_key(names: list[str], trace, t: int, T: int) -> str:
+    """The heatmap's colour scales in words, with the range the cell state c is drawn on (computed from the run)."""
+    gates = [n for n in names if n in ("f", "i", "o", "r", "z")]  # sigmoid gates, 0..1
+    states = [n for n in names if n not in gates]
+    parts = []
+    if gates:
+        parts.append(f"gates ({', '.join(gates)}) from 0, white (closed), to 1, amber (open)")
+    if states:
+        lim = max(1.0, float(np.abs(trace.c).max())) if "c" in states else 1.0
+        rng = "−1 purple, 0 white, +1 dark grey" + (f"; c on ±{lim:.2f}" if lim > 1 else "")
+        parts.append(f"states ({', '.join(states)}) {rng}")
+    later = f" Steps {t + 1} to {T} stay blank until the cell reaches them." if t < T else ""
+    return "Colours: " + "; ".join(parts) + "." + later
 
 
 VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000
@@ -110,8 +139,9 @@ def shape_text(cell: str, d: int, H: int) -> str:
     s = shape_summary(cell, d, H)
     return (f"**Shapes.** {s['G']} gate blocks stacked, for d = {d} inputs and H = {H} units: one matrix of "
             f"{s['G']}H × (H + d) = **{s['stacked'][0]} × {s['stacked'][1]}** (PyTorch keeps it as $W_{{ih}}$ "
-            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}); **{s['params']:,}** "
-            "parameters with both bias vectors.")
+            f"{s['W_ih'][0]} × {s['W_ih'][1]} and $W_{{hh}}$ {s['W_hh'][0]} × {s['W_hh'][1]}, "
+            "the cell page's Wₓ and Wₕ with one block per gate); "
+            f"**{s['params']:,}** parameters with both bias vectors.")
 
 
 

@@ -14,7 +14,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
 from rnnviz.text import format_norm
-from ui.urlstate import Param, choice, integer, number, set_state
+from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
 P = "grad"
 SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
@@ -39,8 +39,27 @@ PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
     ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
     ("view", "view", "decay", choice(VIEWS))]]
 
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.H": "Hidden size H",
+    f"{P}.T": "Sequence length T",
+    f"{P}.scale": "Wₕₕ scale",
+    f"{P}.by": "Scale Wₕₕ so that",
+    f"{P}.bf": "LSTM forget-gate bias",
+    f"{P}.bz": "GRU update-gate bias",
+    f"{P}.xs": "Input scale",
+    f"{P}.seed": "Seed",
+    f"{P}.clip": "Clip threshold on ∂L/∂h₀ (clipping view)",
+    f"{P}.rho": "Spectral radius ρ of Wₕₕ at the start",
+    f"{P}.lr": "Learning rate",
+    f"{P}.tseed": "Seed",
+    f"{P}.tclip": "Clip threshold on g (clipped training run)",
+    f"{P}.view": "Show",
+})
+
+DEFAULTS = {p.key.split(".", 1)[1]: p.default for p in PARAMS}
+
 PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
-    "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9},
+    "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9, "xs": DEFAULTS["xs"]},
                "help": "Largest singular value 0.9 < 1: with tanh′ ≤ 1 every step shrinks the gradient, for any "
                        "seed."},
     "explode": {"label": "Explode: ρ = 1.5, x = 0", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
@@ -84,9 +103,15 @@ def scale_control(col) -> float:
     return col.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
 
 
+CLIP_MIN = 0.1  # the clipping view's lowest threshold
+CLIP_LABELS = {"view": "Clip threshold on ∂L/∂h₀ (clipping view)",
+               "train": "Clip threshold on g (clipped training run)"}  # two thresholds, each named for what it clips
+
+
 def clip_control() -> float:
-    return st.slider("Clip threshold", 0.1, 10.0, step=0.1, key=f"{P}.clip",
-                     help="A gradient longer than this is rescaled to this length.")
+    return st.slider(CLIP_LABELS["view"], CLIP_MIN, 10.0, step=0.1, key=f"{P}.clip",
+                     help="A gradient ∂L/∂h₀ longer than this is rescaled to this length. The training below has "
+                          "its own threshold, on the whole gradient g of its weights.")
 
 
 def training_settings() -> clipping.Settings:
@@ -95,8 +120,9 @@ def training_settings() -> clipping.Settings:
     return clipping.Settings(
         st.slider("Spectral radius ρ of Wₕₕ at the start", 0.5, 3.0, step=0.1, key=f"{P}.rho"),
         st.select_slider("Learning rate", RATES, key=f"{P}.lr", help="Plain SGD: w ← w − rate · g."),
-        st.slider("Clip threshold (clipped run)", 0.1, 20.0, step=0.1, key=f"{P}.tclip",
-                  help="The clipped run rescales g to this length whenever ‖g‖ is longer."),
+        st.slider(CLIP_LABELS["train"], 0.1, 20.0, step=0.1, key=f"{P}.tclip",
+                  help="The clipped run rescales g to this length whenever ‖g‖ is longer (a separate setting from "
+                       "the clipping view's threshold on ∂L/∂h₀)."),
         seed=int(st.number_input("Seed", 0, 1000, key=f"{P}.tseed", help="Initial weights and batches.")))
 
 
@@ -148,6 +174,7 @@ LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$,
 
 
 SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the curves show a cell before it learns. "
+              "Wₕₕ is PyTorch's name (weight_hh) for the cell page's Wₕ, the weights that read the state. "
               "σₘₐₓ, the largest singular value, is the most one multiplication can stretch a vector; ρ, the spectral "
               "radius (largest |eigenvalue|), is how fast Wₕₕᵏ grows in the long run, and ρ ≤ σₘₐₓ. As tanh′ ≤ 1, "
               "σₘₐₓ < 1 guarantees vanishing; σₘₐₓ > 1 allows explosion but does not cause it: saturated units "
@@ -185,6 +212,22 @@ def ends(series: dict[str, np.ndarray]) -> str:
     return ", ".join(f"{CURVES[k][0]} ends at {format_norm(v[-1])}" for k, v in series.items())
 
 
+def paths_note(series: dict[str, np.ndarray], T: int) -> str | None:
+    """Why 'LSTM c, all paths' and 'LSTM c, f path' differ, with both numbers: only where it looks like a
+    contradiction (the f path keeps at least half, all paths differ from it by more than half), so the note costs
+    the projector's first screen a line only then."""
+    f, c = series["lstm_f"][T], series["lstm_c"][T]
+    if abs(c - f) < np.log10(1.5) or f < np.log10(0.5):
+        return None
+    more = c > f
+    return (f"**Why the two LSTM c numbers differ:** the f path, {format_norm(f)}, is the forget gates' product alone: "
+            f"what c keeps of itself. All paths, {format_norm(c)}, adds every detour from c through h = o ⊙ tanh(c), "
+            "Wₕₕ and the gates back into c, products of Wₕₕ like the vanilla RNN's. "
+            + (f"Here they end {format_norm(c - f)} times the f path: with f ≈ 1 nothing shrinks the detours, so "
+               "they pile up." if more else
+               f"Here the detours partly cancel the kept memory: {format_norm(f - c)} times less than the f path."))
+
+
 def factor_notes(cmp: Comparison, T: int) -> list[str]:
     """One short paragraph per cell: what each step multiplies the gradient by, with this run's numbers."""
     R, k = cmp.reports, curves(cmp)
@@ -215,11 +258,19 @@ CLIP_VERDICT = {
 }
 
 
-def clip_note(demo: dict, metric_log10: float, T: int) -> str:
-    """The clipping sentence, naming how its number differs from the 'vanilla h' metric."""
-    return (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** "
+def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN) -> str:
+    """The clipping sentence, naming how its number differs from the 'vanilla h' metric; when the gradient is
+    shorter than the lowest threshold the slider offers, that the threshold can change nothing here, and how much
+    shorter it is."""
+    text = (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** "
             f"after. The metric *vanilla h* above ({format_norm(metric_log10)}) is the largest singular value of the "
             "whole Jacobian back to h₀, the most any such loss could receive; ‖∂L/∂h₀‖ for our one L is at most that.")
+    gap = np.log10(lowest) - demo["log10_before"]
+    if gap > 0:
+        text += (f" **The threshold has no effect here:** at {demo['before']} the gradient is "
+                 f"{format_norm(gap)} times shorter than even the lowest threshold, {lowest:g}, and clipping only "
+                 "shortens. Press **Explode** to see a gradient that clipping cuts.")
+    return text
 
 
 CLIP_ABOUT = (
@@ -238,8 +289,9 @@ def done_text(seen: bool, seconds: float) -> str:
     return f"Both runs trained in {seconds:.1f} s."
 
 
-def verdict(summ: dict[str, dict]) -> str:
-    """What the training chart shows, in one paragraph of numbers."""
+def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
+    """What the training chart shows, in one paragraph of numbers; given the threshold `clip`, how often it cut the
+    clipped run's step and, when that run ends higher, that this is why it learns slower."""
     parts = []
     for name, label in (("unclipped", "Unclipped"), ("clipped", "Clipped")):
         r = summ[name]
@@ -250,6 +302,14 @@ def verdict(summ: dict[str, dict]) -> str:
         parts.append(f"**{label}: {state}.** Loss {r['start']:.2f} at the start, {r['end']:.2f} over the last 20 "
                      f"steps; {where}{r['above_twice']} of {r['steps']} steps above twice the start; largest ‖g‖ "
                      f"{format_norm(r['max_log10_norm'])}.")
+    c, u = summ["clipped"], summ["unclipped"]
+    if clip is not None and c["over_clip"]:
+        parts.append(f"**Why they differ:** the clipped run's ‖g‖ was above the threshold {clip:g} at "
+                     f"{c['over_clip']} of {c['steps']} steps ({c['over_clip'] / c['steps']:.0%}); each of those "
+                     f"steps was shortened to length {clip:g}, so with the same rate it moved the weights less.")
+        if not u["overflow"] and u["above_twice"] < u["steps"] // 4 and c["end"] > u["end"]:
+            parts.append("That is why the clipped run learns slower here: when nothing explodes, clipping every "
+                         "step only slows learning. A higher threshold cuts only the steps longer than it.")
     return " ".join(parts)
 
 
@@ -275,7 +335,8 @@ def lag_summary(results: dict, level: float = 0.9) -> str:
     if spread < 0.1:
         return text + " At this budget the cells do not separate: every curve is within 10 points of the others."
     leader = max(acc, key=lambda c: acc[c].sum())
-    text += f" At this budget the {names[leader]} does best overall; the gap is up to {spread:.0%} at one lag."
+    text += (f" At this budget the {names[leader]} does best overall; the gap is up to {spread * 100:.0f} "
+             "percentage points of accuracy at one lag.")
     if leader == "rnn":
         sizes = {c: results["cells"][c]["hidden_size"] for c in reach}
         text += (f" So this budget does not show gates helping. With equal parameters the vanilla RNN has "

@@ -21,7 +21,7 @@ from rnnviz.lessons.hello import (
     vocabulary,
 )
 from rnnviz.lessons.presets import SOFTMAX_SCORES
-from ui.urlstate import Param, dump_flag, flag, integer, text
+from ui.urlstate import Param, dump_flag, flag, integer, name_controls, text
 
 P = "hello"
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
@@ -57,6 +57,15 @@ PARAMS = [
     Param(f"{P}.temp", "temp", 1.0, notch(TEMPERATURES)),
     Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
 ]
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.text": "Training text",
+    f"{P}.H": "Hidden size H",
+    f"{P}.steps": "Training steps",
+    f"{P}.seed": "Seed",
+    f"{P}.temp": "Temperature",
+    f"{P}.scores": "Scores to turn into probabilities",
+})
 
 
 def budget_message(text: str, hidden_size: int, steps: int, budget: int = WORK_BUDGET) -> str | None:
@@ -108,7 +117,11 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes."""
     n, V = len(text), len(vocabulary(text))
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
-    if result is None or not result.losses:
+    if result is not None and not result.losses:  # Train pressed with Training steps = 0
+        return (f"**Trained for 0 steps**: *Training steps* is 0, so Train kept the random weights (seed {seed}) and "
+                f"every guess is still chance. Set *Training steps* above 0 and press **Train** to fit a "
+                f"{hidden_size}-unit RNN to {what}.")
+    if result is None:
         return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so every guess is chance. "
                 f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""

@@ -9,7 +9,7 @@ import streamlit as st
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub
-from ui.urlstate import Param, choice, integer, number, text
+from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
 
 P = "rec"
@@ -43,6 +43,14 @@ PARAMS = [
     Param(f"{P}.T", "T", 8, lambda s: int(choice(["8", "16"])(s))),
     Param(f"{P}.gT", "gT", 100, integer(10, 300)),
 ]
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.view": "View",
+    f"{P}.a": "a, what each step keeps of hₜ₋₁",
+    f"{P}.b": "b, input weight",
+    f"{P}.x": "Input sequence x₁, x₂, …",
+    f"{P}.lin.t": "Time step t",
+})
 
 INTRO = ("Drop the tanh from the recurrence and it becomes linear: hₜ = a·hₜ₋₁ + b·xₜ. That is the recurrence "
          "inside today's fast recurrent models (the LRU, minGRU, Mamba). Step it, place its eigenvalues, watch a "

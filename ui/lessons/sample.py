@@ -77,6 +77,8 @@ def dump_branches(forced: dict[int, str]) -> str:
     return ",".join(f"{pos}.{ord(ch)}" for pos, ch in sorted(forced.items()))
 
 
+
+
 def params(lm: CharLM) -> list[Param]:
     """The page's state a link carries: session key, name in the link, default, parser (and writer)."""
     spec = [("prime", "prime", "ROMEO:", text(500)), ("n", "n", 500, integer(1, lesson.MAX_NEW)),
@@ -97,7 +99,8 @@ def params(lm: CharLM) -> list[Param]:
 
 LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
           "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
-          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside", "over": "Over",
+          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit (from 0)", "view": "Look inside",
+          "over": "Over",
           "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
           "cval": "Clamp to"}  # each link name's control, as a notice names it
 LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval")  # what the "Look inside" part publishes
@@ -228,20 +231,26 @@ def top_rows(info: lesson.Position) -> list[tuple[str, float, float | None]]:
 def describe_position(info: lesson.Position) -> str:
     """One sentence about a position, in markdown (the character is quoted by the caller's escaping)."""
     how = {"prime": "read from the prime", "sampled": "sampled", "forced": "forced by hand (a branch)"}[info.source]
-    surprise = f"{info.surprisal_bits:.2f} bits" if math.isfinite(info.surprisal_bits) else "infinite"
-    return (f"{how}. The model gave it p = **{info.p_char:.3f}**: a surprisal of **{surprise}** "
-            f"(−log₂ p; 1 bit = as surprising as a coin toss).")
+    b = info.surprisal_bits
+    surprise = f"{b:.2f} bits** ({b * math.log(2):.2f} nats)" if math.isfinite(b) else "infinite**"
+    return (f"{how}. The model gave it p = **{info.p_char:.3f}**: a surprisal of **{surprise} "
+            f"(−log₂ p; 1 bit = as surprising as a coin toss; 1 bit = ln 2 ≈ 0.693 nats).")
+
+
+def _bits_nats(nats: float) -> str:
+    """An entropy in bits, as the surprisal beside it, with nats after it: '**1.731 bits** (1.200 nats)'."""
+    return f"**{nats / math.log(2) + 0.0:.3f} bits** ({nats + 0.0:.3f} nats)"
 
 
 def entropy_sentence(info: lesson.Position) -> str:
-    """The entropies of the position's distributions, in nats (natural log; eᴴ is about how many characters the
-    model hesitates between)."""
-    m = f"**{info.model_entropy:.3f}** nats"
-    tail = (f" (entropy H, how unsure a distribution is, in nats: natural-log units; eᴴ ≈ "
-            f"{info.model_choices:.1f} is about how many characters the model hesitates between).")
+    """The entropies of the position's distributions, in bits like the surprisal beside them, and in nats (the
+    loss's unit); eᴴ (H in nats) is about how many characters the model hesitates between."""
+    m = _bits_nats(info.model_entropy)
+    tail = (f" (entropy H, how unsure a distribution is: the mean surprisal. eᴴ ≈ {info.model_choices:.1f}, H in "
+            "nats, or 2 to the power of H in bits, is about how many characters the model hesitates between).")
     if info.sampled_entropy is None:
         return f"Entropy of the model's distribution: {m}" + tail
-    return (f"Entropy: {m} in the model's distribution, **{info.sampled_entropy:.3f}** nats in the one it was "
+    return (f"Entropy: {m} in the model's distribution, {_bits_nats(info.sampled_entropy)} in the one it was "
             f"{'chosen against' if info.source == 'forced' else 'sampled from'}" + tail)
 
 
@@ -268,8 +277,8 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
         layer, kind, u = unit
         sh = lesson.unit_shading(s, layer, kind, u)
         return Shade(sh, [f"{c}: {kind}[{layer + 1}][{u}] = {v:+.3f}" for c, v in zip(chars, sh.values)],
-                     f"Blue: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
-                     f"character (strongest ±{sh.hi:.3f}).", ("−", "+"))
+                     f"Grey: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
+                     f"character (strongest ±{sh.hi:.3f}). {UNITS_FROM_0}", ("−", "+"))
     if mode == "connectivity":
         sh = lesson.connectivity_shading(lm, s, i)
         if i >= 1 and sh.peak is None:
@@ -281,8 +290,10 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
                   f"{c}: the character predicted" for j, (c, v) in enumerate(zip(chars, sh.values))]
         return Shade(sh, titles, f"Connectivity of the prediction of character {i} (outlined): how much each "
                      f"character read before it moved log p of what came, the length of the gradient ‖∂ log p / ∂e‖ "
-                     f"with respect to its embedding e. Darkest: {top:.3g} at position {where} "
-                     f"({label(s.text[where])}); characters after it were not read yet.", ("none", "most"))
+                     f"with respect to its embedding e. The scale is set for this position: 0 to {top:.3g}, the "
+                     f"largest, at position {where} ({label(s.text[where])}); another position has its own, so "
+                     "compare positions by the numbers (hover), not the shades. Characters after it were not read "
+                     "yet.", ("0", f"{top:.3g}"))
     if mode == "surprisal":
         sh = lesson.surprisal_shading(s)
         return Shade(sh, [f"{c}: {b:.2f} bits" for c, b in zip(chars, sh.values)],
@@ -351,11 +362,27 @@ def spans(a: PassageAnalysis, session: Session) -> list[int]:
     return options
 
 
+UNITS_FROM_0 = ("This page counts units from 0, as PyTorch indexes them (h[0] is the first unit); the other pages "
+                "count from 1 (u1).")
+
+
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            "means. A correlation says what a unit follows, not that the model uses it: \"Switch a unit off\" tests "
-            "that.")
+            f"means. {UNITS_FROM_0} A correlation says what a unit follows, not that the model uses it: \"Switch a "
+            "unit off\" tests that." + (f" {note}" if (note := shared_units_note(a.hits)) else ""))
+
+
+def shared_units_note(hits: list[UnitHit], one: str = "speaker name", other: str = "uppercase") -> str | None:
+    """When the units that track speaker names are among those that track uppercase letters, say so: in the play a
+    speaker's name is written in capitals ('ROMEO:'), so one unit can seem to track both."""
+    names = {unit_name(h) for h in hits if h.feature == one}
+    both = sorted(names & {unit_name(h) for h in hits if h.feature == other})
+    if not both:
+        return None
+    return (f"The \"{one}\" units are \"{other}\" units too ({', '.join(both)}): in the play a speaker's name is "
+            "written in capitals (ROMEO:), so a unit that follows capitals follows names, and this ranking cannot "
+            "tell which of the two it tracks.")
 
 
 def forget_means(a: PassageAnalysis) -> str:

@@ -2,6 +2,7 @@
 rnnviz/lessons/scalar.py): the notes' worked table, each step in words, the fixed points and backprop written out."""
 from __future__ import annotations
 
+import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, power_text, sub, sup
-from ui.urlstate import Param, dump_flag, flag, integer, number, set_state, text
+from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
 P = "scalar"
 D = SCALAR_PRESETS[DEFAULT_SCALAR]
@@ -32,6 +33,16 @@ PRESET_NAMES = {  # preset: (button label, what a student should see, one senten
                            "remains."),
     "silence": ("Silence", "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
 }
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.w_x": "wₓ, input weight",
+    f"{P}.w_h": "wₕ, recurrent weight",
+    f"{P}.b": "b, bias",
+    f"{P}.h0": "h₀, initial state",
+    f"{P}.x": "Input sequence x₁, x₂, …",
+    f"{P}.t": "Time step t",
+    f"{P}.predict": "Predict before you see",
+})
 
 
 def preset_values(name: str) -> dict:
@@ -162,6 +173,13 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     return text
 
 
+def play_note(shown: int) -> str | None:
+    """What the tanh chart's Play button does (None when a single step leaves nothing to play)."""
+    if shown < 2:
+        return None
+    return f"▶ Play steps replays steps 1 to {shown} on the chart alone; the sentence and table stay at step {shown}."
+
+
 FIXED_POINT_INTRO = (
     "With no input the cell repeats h → tanh(wₕ·h + b). A **fixed point** h* is a state that maps to itself: "
     "where the curve crosses the dashed diagonal. It is **stable** when the curve's slope there, wₕ(1 − h*²), "
@@ -183,14 +201,39 @@ def backprop_text(bp: Backprop, w_h: float, max_terms: int = 4) -> str:
     first = f"∂h{sub(k)}/∂h₁ = "
     if n <= max_terms:
         lines = [first + ("wₕ" + (sup(n) if n > 1 else "")) + "".join(f"(1 − h{sub(j)}²)" for j in range(2, k + 1)),
-                 " · ".join(f"{w_h:g} (1 − {_paren(fmt(h))}²)" for h in bp.h)]
+                 " · ".join(f"{w_h:g} (1 − {_paren(near_one(h))}²)" for h in bp.h)]
         if n > 1:
-            lines.append(" · ".join(f"{f:.4f}" for f in bp.factors))
+            lines.append(" · ".join(fmt(f, 4) for f in bp.factors))
     else:
         lines = [first + f"∏ⱼ₌₂{sup(k)} wₕ(1 − hⱼ²)",
-                 " · ".join(f"{f:.4f}" for f in bp.factors[:2]) + f" ⋯ {bp.factors[-1]:.4f}"]
+                 " · ".join(fmt(f, 4) for f in bp.factors[:2]) + f" ⋯ {fmt(bp.factors[-1], 4)}"]
     lines.append(power_text(bp.value))
     return "  \n= ".join(lines)
+
+
+def near_one(h: float) -> str:
+    """h as fmt writes it, with more decimals when it is within 0.0005 of ±1, so that 1 − h² reads true
+    (0.999999515, not 1.000, whose 1 − 1.000² would be 0)."""
+    gap = 1 - abs(h)
+    if 0 < gap < 5e-4:
+        return f"{h:.{min(17, 2 - math.floor(math.log10(gap)))}f}"
+    return fmt(h)
+
+
+def saturation_note(bp: Backprop, w_h: float) -> str | None:
+    """When |w_h| > 1 grows the state yet the gradient shrinks, why: tanh is flat where the state saturates, so
+    tanh' = 1 - h_j^2 is small and outweighs w_h (the Flood preset: 0.069 against Fade's 0.210). None otherwise."""
+    if abs(w_h) <= 1 or abs(bp.value) >= 1:
+        return None
+    j = min(range(len(bp.h)), key=lambda i: 1 - bp.h[i] ** 2)
+    h = bp.h[j]
+    return (f"**Saturation kills the gradient.** wₕ = {w_h:g} is above 1 and floods the state, yet "
+            f"∂h{sub(bp.k)}/∂h₁ = {power_text(bp.value)} is below 1: near ±1 tanh is flat, so its slope "
+            f"1 − hⱼ² is small (only {fmt(1 - h ** 2, 4)} at h{sub(j + 2)} = {near_one(h)}) and "
+            + ("each factor wₕ(1 − hⱼ²) falls below 1" if all(abs(f) < 1 for f in bp.factors) else
+               "the factors wₕ(1 − hⱼ²) multiply to less than 1")
+            + ". A saturated state holds its value but passes little gradient back: "
+            "a nudge to h₁ barely moves it.")
 
 
 def _paren(s: str) -> str:
@@ -198,8 +241,9 @@ def _paren(s: str) -> str:
 
 
 def backprop_rows(bp: Backprop, w_h: float) -> dict[str, list[str]]:
-    """Each factor of the chain rule as a table row: j, h_j, 1 - h_j^2 (tanh' at step j), w_h (1 - h_j^2)."""
+    """Each factor of the chain rule as a table row: j, h_j, 1 - h_j^2 (tanh' at step j), w_h (1 - h_j^2); h_j written
+    as the worked table writes it, so the two tables agree."""
     j = list(range(2, bp.k + 1))
-    return {"step j": [str(v) for v in j], "hⱼ": [f"{h:.4f}" for h in bp.h],
-            "1 − hⱼ² (tanh′)": [f"{1 - h ** 2:.4f}" for h in bp.h],
-            "∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)": [f"{f:.4f}" for f in bp.factors]}
+    return {"step j": [str(v) for v in j], "hⱼ": [fmt(h) for h in bp.h],
+            "1 − hⱼ² (tanh′)": [fmt(1 - h ** 2, 4) for h in bp.h],
+            "∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)": [fmt(f, 4) for f in bp.factors]}

@@ -8,7 +8,7 @@ import pandas as pd
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
 from rnnviz.lessons.states import EXACT, Heads, PaddingDemo
 from rnnviz.nn.cells import GATES
-from ui.urlstate import Param, choice, dump_flag, flag, integer, text
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, text
 
 P = "states"
 DEFAULT_LENGTHS = [5, 3, 2]  # the padding demo's batch when the typed lengths do not parse
@@ -59,6 +59,19 @@ PRESET_LABELS = {  # button label, what it sets
            f"{RNN_LM['embed_size']}, H = {RNN_LM['hidden_size']}."),
 }
 
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.view": "Show",
+    f"{P}.lengths": "Sequence lengths in the batch",
+    f"{P}.torch_pad": "Check with PyTorch",
+    f"{P}.torch_bi": "Check with torch.nn.RNN(bidirectional=True)",
+    f"{P}.task": "Task",
+    f"{P}.cell": "Cell",
+    f"{P}.d": "Input / embedding size d",
+    f"{P}.H": "Hidden size H",
+    f"{P}.V": "Vocabulary size |V|",
+    f"{P}.layers": "Layers",
+})
+
 
 
 def formula_text(cell: str, task: str) -> str:
@@ -94,15 +107,26 @@ def padding_text(demo: PaddingDemo) -> str:
                    "start from a slightly different state.")
 
 
+GAP_UNIT = r"$\lvert h_{T-1} - h_{\mathrm{length}-1} \rvert$, this unit"
+GAP_ALL = "largest over all {H} units (the chart)"
+
+
 def padding_table(demo: PaddingDemo, unit: int = 0) -> pd.DataFrame:
-    """One row per example: unit `unit` of each way of reading the last state, and the worst difference."""
+    """One row per example: unit `unit` of each way of reading the last state, that unit's difference, and the
+    largest difference over all units (the chart's), each labelled for what it is."""
     cols = {"length": demo.lengths, r"$h_{T-1}$, after the padding": demo.last_index[:, unit],
             r"$h_{\mathrm{length}-1}$": demo.at_length[:, unit], "padding first": demo.left_padded[:, unit]}
     if demo.packed is not None:
         cols["packed (PyTorch)"] = demo.packed[:, unit]
-    cols[r"largest $\lvert h_{T-1} - h_{\mathrm{length}-1} \rvert$"] = demo.diff
+    cols[GAP_UNIT] = np.abs(demo.last_index[:, unit] - demo.at_length[:, unit])
+    cols[GAP_ALL.format(H=demo.states.shape[2])] = demo.diff
     df = pd.DataFrame(cols, index=[f"example {b + 1}" for b in range(len(demo.lengths))])
     return df.round(4)
+
+
+def padding_caption(demo: PaddingDemo, unit: int = 0) -> str:
+    return (f"Unit {unit + 1} of H = {demo.states.shape[2]} units shown, with its own difference; the last column "
+            "and the chart take the largest difference over all units. Untrained random weights (seed 0).")
 
 
 

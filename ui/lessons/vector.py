@@ -9,7 +9,7 @@ import streamlit as st
 
 from rnnviz.lessons.vector import StepMoves
 from rnnviz.text import InputError, sub
-from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, number
+from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, name_controls, number
 from ui.widgets import error, md, sequence_params
 
 P = "vector"
@@ -26,6 +26,18 @@ EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
 EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits their box shows, so what is shown is what is used
 EDIT_MAX_ABS = 10.0
 EDIT_MAX_CHARS = 4_000  # a 16 × 16 matrix of -10.000 takes about 2,100 characters
+
+name_controls({  # each control's label, for notices about a link (tests check them against the page)
+    f"{P}.mode": "Inputs",
+    f"{P}.word": "Word",
+    f"{P}.vocab": "Vocabulary",
+    f"{P}.H": "H, hidden size",
+    f"{P}.seed": "Seed",
+    f"{P}.radius": "Spectral radius of Wₕ",
+    f"{P}.wmode": "Weights",
+    f"{P}.t": "Time step t",
+    f"{P}.torch": "Check against torch.nn.RNN",
+})
 
 
 def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list[str], what: str) -> np.ndarray:
@@ -78,7 +90,7 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
 
 def pass_on_text(t: int, T: int, probs: np.ndarray, vocab: list[str] | None) -> str:
     """Move ⑥ in words: h_t goes on to the next step; with characters, the model's best guess for the next one."""
-    nxt = f"step {t + 1}" if t < T else "the next step, if there were one"
+    nxt = f"step {t + 1}" if t < T else "the next step, if there were one,"
     best = int(np.argmax(probs))
     guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {probs[best]:.3f})."
              if vocab else "")

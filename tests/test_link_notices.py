@@ -1,0 +1,33 @@
+"""A link with a bad value names the control a visitor sees, not the link's key (the issue: "value for wh")."""
+import pytest
+
+from ui.urlstate import CONTROL_LABELS
+
+WIDGETS = ("slider", "select_slider", "number_input", "text_input", "radio", "selectbox", "toggle",
+           "segmented_control")
+
+
+@pytest.mark.parametrize("page,query,label", [
+    ("scalar", {"wh": "0.33"}, "wₕ, recurrent weight"),
+    ("gradients", {"T": "nan", "view": "clip"}, "Sequence length T"),
+    ("states", {"L": "99", "view": "params"}, "Layers")])
+def test_notice_names_the_control_and_labels_match_the_page(open_page, page, query, label):
+    at = open_page(page, **query)
+    notice = next(i.value for i in at.info if "not valid here" in i.value)
+    assert f"**{label}** (`{next(iter(query))}` in the link)" in notice
+    drawn = {w.key: w.label for kind in WIDGETS for w in getattr(at, kind) if w.key in CONTROL_LABELS}
+    assert drawn and all(CONTROL_LABELS[k] == v for k, v in drawn.items()), drawn  # the registry says what is shown
+
+
+def test_every_registered_label_is_a_label_the_app_draws():
+    """Cheaper than opening every page (the sampling page alone takes seconds): each registered label is written,
+    as a string, in the page or words module that draws the control, so renaming a control without its entry fails."""
+    import ui.lessons  # noqa: F401  (registers every page's labels)
+    from tests.conftest import ROOT
+
+    for m in ("scalar", "vector", "gradients", "gates", "recurrences", "states", "hello", "sample"):
+        __import__(f"ui.lessons.{m}")
+    sources = "".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py")
+                      if p.name != "__init__.py")
+    drawn = [k for k, v in CONTROL_LABELS.items() if sources.count(f'"{v}"') < 2]  # the registry's copy + the control
+    assert len(CONTROL_LABELS) > 60 and not drawn, drawn
