@@ -139,3 +139,49 @@ def test_cli_on_a_tiny_budget(tmp_path, capsys):
 def test_cli_refuses_a_bad_budget():
     with pytest.raises(SystemExit):
         lag.main(["--lags", "0", "--out", "/dev/null"])
+
+
+def test_merge_joins_parts_run_side_by_side(tmp_path):
+    from safetensors.numpy import save_file
+
+    base = fake({"rnn": [[1.0, 0.5, 0.2]], "lstm": [[1.0, 1.0, 0.95]]},
+                curve={"lag": 4, "step": [5], "stage_steps": None, "streams": 8,
+                       "accuracy": {"rnn": [[0.2]], "lstm": [[0.9]]}})
+    base.update(taught_forget_bias=1.0, device="cpu", torch="2", threads=1, cpu_seconds=3.0)
+    for c in base["cells"].values():
+        c["cpu_seconds"] = 3.0
+    paths = []
+    for row, secs in (("rnn", 5.0), ("lstm", 7.0)):
+        part = json.loads(json.dumps(base))
+        part["cells"] = {row: part["cells"][row]}
+        part["curve"]["accuracy"] = {row: part["curve"]["accuracy"][row]}
+        part.update(seconds=secs, command=f"python -m rnnviz.lag --lags 1 2 4 --rows {row} --out x_{row}.json "
+                                          f"--weights x_{row}.safetensors")
+        paths.append(tmp_path / f"part_{row}.json")
+        paths[-1].write_text(json.dumps(part))
+        save_file({f"{row}.W_hh": np.full((2, 2), secs, np.float32)}, str(paths[-1].with_suffix(".safetensors")))
+    out = tmp_path / "merged.json"
+    assert lag.main(["--merge", *map(str, paths), "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert list(res["cells"]) == ["rnn", "lstm"] and list(res["curve"]["accuracy"]) == ["rnn", "lstm"]
+    assert res["seconds"] == 7.0 and res["cpu_seconds"] == 6.0 and len(res["parts"]) == 2
+    assert res["command"] == "python -m rnnviz.lag --lags 1 2 4 --seeds 0 --rows rnn lstm --out models/lag_results.json"
+    w = lag.load_weights(tmp_path / "lag_models.safetensors")
+    assert w["rnn"]["W_hh"][0, 0] == 5.0 and w["lstm"]["W_hh"][0, 0] == 7.0
+    # a row split by seeds: joined in seed order, the weights from seed 0's part only
+    seed1 = json.loads(paths[1].read_text())
+    seed1.update(seeds=[1], command=seed1["command"] + " --seeds 1")
+    seed1["cells"]["lstm"]["accuracy"] = [[0.1, 0.2, 0.3]]
+    seed1["curve"]["accuracy"]["lstm"] = [[0.4]]
+    paths.append(tmp_path / "part_lstm1.json")
+    paths[-1].write_text(json.dumps(seed1))
+    save_file({"lstm.W_hh": np.full((2, 2), 9.0, np.float32)}, str(paths[-1].with_suffix(".safetensors")))
+    with pytest.raises(ValueError, match="rnn was run for seeds"):
+        lag.merge(paths)
+    res, shipped = lag.merge(paths[1:])
+    assert res["seeds"] == [0, 1] and res["cells"]["lstm"]["accuracy"] == [[1.0, 1.0, 0.95], [0.1, 0.2, 0.3]]
+    assert res["curve"]["accuracy"]["lstm"] == [[0.9], [0.4]] and shipped["lstm.W_hh"][0, 0] == 7.0
+    assert "--seeds 0 1 --rows lstm" in res["command"] and res["cells"]["lstm"]["cpu_seconds"] == 6.0
+    paths[1].write_text(json.dumps(dict(json.loads(paths[1].read_text()), lags=[5])))
+    with pytest.raises(ValueError, match="same settings"):
+        lag.merge(paths)

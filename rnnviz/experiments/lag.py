@@ -287,6 +287,54 @@ def run(lags: list[int], steps: int, seeds: list[int], symbols: int = 8, lstm_hi
     return results, shipped
 
 
+def merge(paths: list[Path | str]) -> tuple[dict, dict[str, np.ndarray]]:
+    """Results of the same settings run for different --rows or --seeds (say as processes side by side), joined into
+    one, with seed 0's trained weights (each part's JSON name with .safetensors). Every (row, seed, lag) is seeded on
+    its own, so the join equals one run of all the rows and seeds; `command` says that run, `parts` the commands that
+    ran, `seconds` the longest part's wall time and `cpu_seconds` their sum."""
+    from safetensors.numpy import load_file
+
+    parts = [json.loads(Path(p).read_text()) for p in paths]
+    same = ("task", "lags", "budget", "taught_forget_bias", "device")
+    if any(part[k] != parts[0][k] for part in parts for k in same):
+        raise ValueError("the parts were not run with the same settings (" + ", ".join(same) + ")")
+    seeds = sorted({s for part in parts for s in part["seeds"]})
+    out = {k: parts[0][k] for k in same} | {"seeds": seeds}
+    cells, curves = {}, {}
+    for row in ROWS:
+        got = {}  # seed -> (accuracy, curve) from whichever part ran it
+        for part in parts:
+            if row in part["cells"]:
+                cells.setdefault(row, dict(part["cells"][row], cpu_seconds=0.0))
+                cells[row]["cpu_seconds"] = round(cells[row]["cpu_seconds"] + part["cells"][row]["cpu_seconds"], 1)
+                for i, seed in enumerate(part["seeds"]):
+                    got[seed] = (part["cells"][row]["accuracy"][i], part["curve"]["accuracy"][row][i])
+        if got and sorted(got) != seeds:
+            raise ValueError(f"{row} was run for seeds {sorted(got)}, not all of {seeds}")
+        if got:
+            cells[row]["accuracy"] = [got[s][0] for s in seeds]
+            curves[row] = [got[s][1] for s in seeds]
+    out["cells"] = cells
+    out["curve"] = dict(parts[0]["curve"], accuracy=curves)
+    out["seconds"] = max(part["seconds"] for part in parts)
+    out["cpu_seconds"] = round(sum(part["cpu_seconds"] for part in parts), 1)
+    first = parts[0]["command"].split()
+    cut = [i for i, w in enumerate(first) if w.startswith("--")]
+    flags = [w for i, w in enumerate(first) if i >= 3 and not any(
+        c <= i < (cut + [len(first)])[k + 1] for k, c in enumerate(cut) if first[c] in ("--rows", "--out", "--weights",
+                                                                                         "--seeds"))]
+    out["command"] = (" ".join(first[:3] + flags) + f" --seeds {' '.join(map(str, seeds))} --rows {' '.join(cells)}"
+                      f" --out {RESULTS.parent.name}/{RESULTS.name}")
+    out["parts"] = [part["command"] for part in parts]
+    out["torch"], out["threads"] = parts[0]["torch"], parts[0]["threads"]
+    shipped = {}
+    for p, part in zip(paths, parts):
+        w = Path(p).with_suffix(".safetensors")
+        if w.exists() and part["seeds"][0] == seeds[0]:
+            shipped.update(load_file(str(w)))
+    return out, shipped
+
+
 def pick_device(name: str) -> str:
     """`auto`: CUDA where torch sees one, else the CPU."""
     import torch
@@ -314,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu", help="cpu, cuda, or auto (CUDA where there is one)")
     ap.add_argument("--out", default=RESULTS.name,  # here, not into the package: an install's tree is not the user's
                     help="where the results go (default: ./lag_results.json); the app reads models/lag_results.json")
+    ap.add_argument("--merge", nargs="+", metavar="JSON", help="join results of the same settings run for different "
+                    "--rows (their weights: each JSON's name with .safetensors) into --out; nothing is trained")
     ap.add_argument("--weights", help="where seed 0's trained rnn/lstm/gru go (default: beside --out, "
                                       "lag_models.safetensors); the app reads models/lag_models.safetensors")
     args = ap.parse_args(argv)
@@ -321,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("lags, steps and --curve-every must be at least 1, symbols at least 2")
     if args.curve_lag is not None and args.curve_lag not in args.lags:
         ap.error(f"--curve-lag must be one of the lags ({', '.join(map(str, args.lags))})")
+    weights = Path(args.weights) if args.weights else Path(args.out).with_name(WEIGHTS.name)
+    if args.merge:
+        res, shipped = merge(args.merge)
+        res["merge"] = "python -m rnnviz.lag " + " ".join(sys.argv[1:] if argv is None else argv)
+        return _write(res, shipped, Path(args.out), weights)
     import torch
 
     torch.set_num_threads(args.threads)
@@ -330,12 +385,16 @@ def main(argv: list[str] | None = None) -> int:
     res["command"] = "python -m rnnviz.lag " + " ".join(sys.argv[1:] if argv is None else argv)
     res["torch"] = torch.__version__
     res["threads"] = args.threads
-    Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
-    weights = Path(args.weights) if args.weights else Path(args.out).with_name(WEIGHTS.name)
+    return _write(res, shipped, Path(args.out), weights)
+
+
+def _write(res: dict, shipped: dict[str, np.ndarray], out: Path, weights: Path) -> int:
+    """The results as JSON, and the trained weights (if any) as safetensors readable by everyone."""
+    out.write_text(json.dumps(res, indent=1) + "\n")
     if shipped:
         from safetensors.numpy import save_file
 
-        save_file(shipped, str(weights), metadata={"command": res["command"], "symbols": str(args.symbols)})
+        save_file(shipped, str(weights), metadata={"command": res["command"], "symbols": str(res["task"]["symbols"])})
         os.chmod(weights, 0o644)  # safetensors writes 0600; a shipped file is for everyone to read
-    print(f"wrote {args.out}" + (f" and {weights}" if shipped else "") + f" in {res['seconds']} s")
+    print(f"wrote {out}" + (f" and {weights}" if shipped else "") + f" in {res['seconds']} s")
     return 0

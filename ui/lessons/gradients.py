@@ -313,7 +313,7 @@ def lag_summary(results: dict, level: float = 0.9) -> str:
         b = lag.best_lag(results, r, level)
         reach.append(f"{lag_name(results, r)} up to lag {b}" if b else f"{lag_name(results, r)} not even at lag "
                      f"{lags[0]}")
-    parts.append(f"Mean accuracy {level:.0%} or more at every lag up to: " + "; ".join(reach) + ".")
+    parts.append(f"A mean accuracy of {level:.0%} or more at every lag from the shortest: " + "; ".join(reach) + ".")
     if "lstm_f0" in acc and "lstm" in acc:
         gap = acc["lstm"].mean(axis=0) - acc["lstm_f0"].mean(axis=0)
         j = int(np.argmax(np.abs(gap)))
@@ -352,8 +352,11 @@ def provenance(results: dict) -> str:
     cpu = f", {results['cpu_seconds']:.0f} s of CPU" if "cpu_seconds" in results else ""
     b, where = results["budget"], results.get("device", "cpu")
     per = b.get("steps_per_lag", b["steps"])
-    where = ("one CPU thread on a shared 2-core machine" if where == "cpu" and results.get("threads", 1) == 1
-             else where)
+    where = ("one CPU thread per process on a shared 2-core machine" if where == "cpu"
+             and results.get("threads", 1) == 1 else where)
+    parts = results.get("parts", [])
+    split = (f" It ran as {len(parts)} processes side by side, one per cell, joined by `{results['merge']}`; every "
+             "cell, seed and lag is seeded on its own, so the one command gives the same numbers." if parts else "")
     return (f"Made by `{results['command']}` in {results['seconds']:.0f} s{cpu} (torch {results.get('torch', '?')}, "
             f"{where}); seeds {', '.join(map(str, results['seeds']))}; {per} Adam steps of {b['batch']} streams per "
-            "cell, lag and seed. The page only reads models/lag_results.json.")
+            f"cell, lag and seed.{split} The page only reads models/lag_results.json.")
