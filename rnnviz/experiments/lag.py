@@ -84,12 +84,18 @@ def best_lag(results: dict, cell: str, level: float = 0.9) -> int | None:
 
 
 def aim_lags(results: dict, level: float = 0.9, rows: tuple[str, ...] = ("lstm", "gru")) -> list[int]:
-    """The lags at which every seed of each of `rows` reaches `level` while every seed of the vanilla RNN stays
-    under twice chance: the experiment's aim."""
+    """The lags at which every seed of each of `rows` reaches `level` while the vanilla RNN's mean over its seeds
+    stays under twice chance: the experiment's aim (`vanilla_over` says whether single seeds passed that line)."""
     chance = 1 / results["task"]["symbols"]
     ok = np.all([accuracy(results, r).min(axis=0) >= level for r in rows], axis=0)
-    ok &= accuracy(results, "rnn").max(axis=0) < 2 * chance
+    ok &= accuracy(results, "rnn").mean(axis=0) < 2 * chance
     return [lag for lag, good in zip(results["lags"], ok) if good]
+
+
+def vanilla_over(results: dict, lag: int) -> int:
+    """How many of the vanilla RNN's seeds reached twice chance or more at `lag`."""
+    acc = accuracy(results, "rnn")[:, results["lags"].index(lag)]
+    return int((acc >= 2 / results["task"]["symbols"]).sum())
 
 
 def load_weights(path: Path | str = WEIGHTS) -> dict[str, dict[str, np.ndarray]] | None:

@@ -245,9 +245,9 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
                                                             if memory.last_alive(v) < T else "")
                      for c, v in mem.norms.items())
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
-    kind = "trained on the lag task" if mem.trained else "untrained"
-    return (f"{kind.capitalize()} cells, after {T} steps: {ends}. Kept longest: the {CELL_NAMES[order[0]]}, "
-            f"the least: the {CELL_NAMES[order[-1]]}.")
+    name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
+    return (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
+            f"{name[order[0]]}; the least: the {name[order[-1]]}.")
 
 
 def memory_alt(mem: memory.Memory) -> str:

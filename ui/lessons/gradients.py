@@ -297,11 +297,14 @@ def lag_summary(results: dict, level: float = 0.9) -> str:
     parts = []
     if aim:
         k = aim[-1]
-        j = lags.index(k)
+        j, over = lags.index(k), lag.vanilla_over(results, k)
+        n = len(results["seeds"])
         parts.append(f"**Gates win at lag {', '.join(map(str, aim))}.** At lag {k} the {lag_name(results, 'lstm')} "
                      f"scored {seed_range(acc['lstm'][:, j])} and the GRU {seed_range(acc['gru'][:, j])} over the "
-                     f"seeds, every seed at {level:.0%} or more, while the vanilla RNN stayed under twice chance "
-                     f"({pct(2 * chance)}) with {seed_range(acc['rnn'][:, j])}.")
+                     f"seeds, every seed at {level:.0%} or more, while the vanilla RNN's mean stayed under twice "
+                     f"chance ({pct(2 * chance)}): {pct(float(acc['rnn'][:, j].mean()))}, its seeds "
+                     f"{seed_range(acc['rnn'][:, j])}" + (f"; {over} of its {n} seeds reached {pct(2 * chance)} or "
+                                                          "more, so it learns a little" if over else "") + ".")
     elif all(r in acc for r in ("rnn", "lstm", "gru")):
         j = len(lags) - 1
         parts.append(f"**The aim was not reached at this budget** (the LSTM and the GRU at {level:.0%} or more for "
@@ -355,8 +358,9 @@ def provenance(results: dict) -> str:
     where = ("one CPU thread per process on a shared 2-core machine" if where == "cpu"
              and results.get("threads", 1) == 1 else where)
     parts = results.get("parts", [])
-    split = (f" It ran as {len(parts)} processes side by side, one per cell, joined by `{results['merge']}`; every "
-             "cell, seed and lag is seeded on its own, so the one command gives the same numbers." if parts else "")
+    split = (f" It ran as {len(parts)} processes side by side (by cell, or cell and seed), joined by "
+             f"`{results['merge']}`; every cell, seed and lag is seeded on its own, so the one command gives the same "
+             "numbers." if parts else "")
     return (f"Made by `{results['command']}` in {results['seconds']:.0f} s{cpu} (torch {results.get('torch', '?')}, "
             f"{where}); seeds {', '.join(map(str, results['seeds']))}; {per} Adam steps of {b['batch']} streams per "
             f"cell, lag and seed.{split} The page only reads models/lag_results.json.")
