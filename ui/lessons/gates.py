@@ -190,10 +190,10 @@ _ZEROS = "\n".join(" ".join(f"{v:g}" for v in row) for row in memory.one_then_ze
 MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
     "zeros": {"label": "One, then zeros", "sets": {"mode": "vectors", "vectors": _ZEROS, "t": MEMORY_T},
               "help": f"x₁ = (1, 0, …, 0), then {MEMORY_T - 1} zero vectors: nothing but the first input to keep."},
-    "first": {"label": "Remember the first letter", "sets": {"mode": "chars", "vocab": LETTERS, "t": MEMORY_T,
+    "first": {"label": "First letter", "sets": {"mode": "chars", "vocab": LETTERS, "t": MEMORY_T,
                                                            "word": memory.first_letter_word(MEMORY_T, LETTERS)},
-              "help": f"{MEMORY_T} random letters of {LETTERS}: the lag task, whose first letter a trained cell "
-                      f"names after {MEMORY_T - 1} more."},
+              "help": f"Remember the first letter: {MEMORY_T} random letters of {LETTERS}, the lag task, whose first "
+                      f"letter a trained cell names after {MEMORY_T - 1} more."},
 }
 
 
@@ -241,11 +241,11 @@ MEMORY_ABOUT = ("**How much of x₁ survives.** Each line is ‖∂hₜ/∂x₁�
 def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
     T = len(ls.x)
-    ends = "; ".join(f"{CELL_NAMES[c]} **{v[-1]:.1e}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
-                                                            if memory.last_alive(v) < T else "")
+    name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
+    ends = "; ".join(f"{name[c]} **{v[-1]:.1e}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
+                                                     if memory.last_alive(v) < T else "")
                      for c, v in mem.norms.items())
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
-    name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
     return (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
             f"{name[order[0]]}; the least: the {name[order[-1]]}.")
 
