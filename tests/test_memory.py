@@ -21,7 +21,7 @@ def autograd_survival(cell: str, w: dict, x: np.ndarray) -> np.ndarray:
     def states(first):
         return m(torch.cat([first, rest])[None])[0][0]  # (T, H)
 
-    J = torch.autograd.functional.jacobian(states, x1)  # (T, H, 1, d)
+    J = torch.autograd.functional.jacobian(states, x1, vectorize=True)  # (T, H, 1, d), every row at once
     return np.array([np.linalg.norm(J[t, :, 0].numpy(), 2) for t in range(len(x))])
 
 
