@@ -4,6 +4,7 @@ import streamlit as st
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
+from rnnviz.lessons.memory import memory
 from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lessons import gates as words
@@ -37,13 +38,15 @@ def controls(view: str) -> dict:
     seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
     radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
                        help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
+    trained = words.trained_control() if view == "lockstep" else False
     forget = cell_type(cell).forget_gate is not None
     bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=not forget,
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if forget:
         st.caption(words.forget_caption(bf))
-    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0)
+    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0,
+                trained=trained)
 
 
 @st.fragment
@@ -76,14 +79,19 @@ def view_body(view: str) -> None:
     fs = font_scale()
     left, right = page_columns([1, 2.3])
     with left, controls_box():
+        if view == "lockstep":
+            words.memory_presets()
         c = controls(view)
         if view == "cell":
             st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
     with right:
-        st.markdown(words.UNTRAINED.format(seed=c["seed"]))
         if view == "lockstep":
-            model = lesson.lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"])
+            model, trained = words.three_cells(c)
+            st.markdown(words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]))
             st.markdown(words.lockstep_text(model))
+            mem = memory(model, trained)
+            plot(figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
+            st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
             if st.toggle("Check with PyTorch", key=f"{P}.torch",
                          help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their "
                               "parameters."):
@@ -91,6 +99,7 @@ def view_body(view: str) -> None:
                 if res:
                     st.caption(words.torch_caption(model, res))
         else:
+            st.markdown(words.UNTRAINED.format(seed=c["seed"]))
             st.latex(words.EQUATIONS[c["cell"]])
             st.markdown(words.SYMBOLS[c["cell"]])
             w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])

@@ -128,9 +128,15 @@ results = lag.load_results()
 if results is None:
     st.info(words.LAG_MISSING)
 else:
-    st.markdown(words.LAG_ABOUT)
+    note(words.lag_about(results))
     summary = words.lag_summary(results)
-    plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, RNN, LSTM, GRU. " + summary)
     st.markdown(summary)
+    g1, g2 = split(1, 1)
+    with g1:
+        plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, mean and seed spread. " + summary)
+    with g2:
+        plot(figures.lag_curve_figure(results, fs), f"{P}.lag_curve", alt="accuracy while training. "
+             + words.curve_summary(results))
+        note(words.curve_summary(results))
     note(words.provenance(results))
 publish(PARAMS)

@@ -159,3 +159,32 @@ def test_extremes(open_page, request, validated):
     assert not at.exception and "nan" not in all_text(at).lower()
     at.text_input(key=f"{P}.vocab").input("").run()
     assert not at.exception and any("empty" in e.value for e in at.error)
+
+
+def test_memory_side_by_side_presets_and_trained_cells(open_page):
+    from rnnviz.experiments import lag
+    from rnnviz.lessons import memory
+    from rnnviz.lessons.gates import lockstep
+    from ui.lessons.gates import MEMORY_PRESETS
+
+    at = open_page(P, view="lockstep")
+    mem = next(v for k, v in chart_specs(at).items() if k.endswith(".memory"))
+    assert len(mem["data"]) == 3 and mem["layout"]["yaxis"]["type"] == "log"
+    at.button(key=f"{P}.mem_zeros").click().run()
+    assert not at.exception and at.session_state[f"{P}.mode"] == "vectors"
+    x = memory.one_then_zeros(65, 8)
+    ls = lockstep(x, 3, 0, 0.9, 1.0)
+    want = memory.memory(ls).norms
+    drawn = [d for d in chart_specs(at)[f"{P}.memory"]["data"]]
+    for d, c in zip(drawn, ("rnn", "lstm", "gru")):
+        np.testing.assert_allclose(d["y"], np.maximum(want[c], 1e-300), rtol=1e-12)
+    assert f"**{want['lstm'][-1]:.1e}**" in all_text(at) and "after 65 steps" in all_text(at)
+    at.button(key=f"{P}.mem_first").click().run()
+    assert at.text_input(key=f"{P}.word").value == MEMORY_PRESETS["first"]["sets"]["word"]
+    if lag.WEIGHTS.exists():
+        at.toggle(key=f"{P}.trained").set_value(True).run()
+        assert not at.exception and not at.warning, [w.value for w in at.warning]
+        assert "*Trained:*" in all_text(at) and "Trained cells, after 65 steps" in all_text(at)
+        at.text_input(key=f"{P}.vocab").set_value("helo")
+        at.text_input(key=f"{P}.word").set_value("hello").run()  # 4 wide: the trained cells cannot read it
+        assert any("8 inputs per step" in w.value for w in at.warning) and "*Untrained:*" in all_text(at)

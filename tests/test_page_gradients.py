@@ -113,8 +113,15 @@ def test_lag_results_drawn_with_their_provenance(open_page):
     at = open_page(P)
     drawn = {c.alt[:30] for c in charts(at)}
     if (ROOT / "models" / "lag_results.json").exists():
+        from rnnviz.experiments import lag
+        from ui.lessons import gradients as words
+
+        res = lag.load_results()
         assert any(a.startswith("accuracy by lag") for a in drawn)
-        assert "python -m rnnviz.lag" in all_text(at)
+        assert any(a.startswith("accuracy while training") for a in drawn)
+        text = all_text(at)
+        assert "python -m rnnviz.lag" in text and words.lag_summary(res) in text  # the sentences the JSON makes
+        assert f"{res['cpu_seconds']:.0f} s of CPU" in text and words.curve_summary(res) in text
     else:
         assert "No results shipped yet" in all_text(at)
 

@@ -157,3 +157,39 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
                   xaxis=dict(title=dict(text="time step t (log scale)"), type="log", dtick=1),
                   yaxis=dict(title=dict(text="value"), range=[-0.05, 1.0]))
     return _fig(data, text_sizes(lay, font_scale))
+
+
+SURVIVAL_STYLE = {"rnn": (COLORS["vanilla"], "circle", "solid"), "lstm": ("#0072B2", "square", "solid"),
+                  "gru": ("#CC79A7", "diamond", "dash")}  # Okabe-Ito hues, each also its own marker and dash
+DHDX = "‖∂h<sub>t</sub>/∂x<sub>1</sub>‖"
+SURVIVAL_FLOOR = 1e-300  # exactly 0 (underflow) is drawn here, on the log axis
+
+
+def survival_figure(norms: dict[str, np.ndarray], sizes: dict[str, int], current: int | None = None,
+                    font_scale: float = 1.0) -> go.Figure:
+    """||dh_t/dx_1|| against step t on a log axis, one line per cell; the step shown above outlined."""
+    data, lows = [], [1.0]
+    for cell, v in norms.items():
+        color, symbol, dash = SURVIVAL_STYLE[cell]
+        v = np.asarray(v, float)
+        t = np.arange(1, len(v) + 1)
+        name = f"{CELL_TITLES[cell]} (H = {sizes[cell]})"
+        lows.append(float(v[v > 0].min()) if (v > 0).any() else SURVIVAL_FLOOR)
+        data.append(dict(type="scatter", x=t, y=np.maximum(v, SURVIVAL_FLOOR), name=name, mode="lines+markers",
+                         line=dict(color=color, width=2.5, dash=dash),
+                         marker=dict(symbol=symbol, size=8, color=color, maxdisplayed=16),
+                         hovertemplate="t=%{x}: " + DHDX + " = %{y:.3e}<extra>" + name + "</extra>"))
+    shapes = []
+    if current is not None:
+        shapes.append(dict(type="line", x0=current, x1=current, y0=0, y1=1, yref="y domain",
+                           line=dict(color=COLORS["current"], width=1.5, dash="dot")))
+    lo = np.log10(max(min(lows), SURVIVAL_FLOOR)) - 0.5
+    hi = np.log10(max(float(np.max([np.max(v) for v in norms.values()])), 1e-300)) + 0.5
+    size = tick_size(font_scale)
+    return _fig(data, _layout("How much of x<sub>1</sub> survives: " + DHDX, 400 + 60 * (
+        font_scale > 1), font_scale, shapes=shapes, margin=dict(l=80, r=20, t=60, b=70 + 30 * (font_scale > 1)),
+        legend=dict(orientation="h", x=0, xanchor="left", y=-0.18 - 0.04 * (font_scale > 1), yanchor="top",
+                    font=dict(size=13 * font_scale)),
+        xaxis=dict(title=dict(text="step t"), tickfont=dict(size=size), rangemode="tozero"),
+        yaxis=dict(type="log", range=[lo, hi], exponentformat="power", tickfont=dict(size=size),
+                   title=dict(text="spectral norm (log scale)"))))

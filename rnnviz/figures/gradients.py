@@ -17,8 +17,10 @@ CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also t
 }
 MARKERS = 12  # markers drawn per curve (marker.maxdisplayed): enough to tell the shapes apart, cheap to redraw
 RUN_STYLE = {"unclipped": (COLORS["vanilla"], "solid"), "clipped": (COLORS["state"], "solid")}
-LAG_STYLE = {"rnn": ("vanilla RNN", COLORS["vanilla"], "circle"), "lstm": ("LSTM", "#0072B2", "square"),
-             "gru": ("GRU", "#CC79A7", "diamond")}
+LAG_STYLE = {  # result row: name, colour, marker, dash (Okabe-Ito; the two LSTMs told apart by fill and dash)
+    "rnn": ("vanilla RNN", COLORS["vanilla"], "circle", "solid"), "lstm_f0": ("LSTM", "#56B4E9", "square-open", "dash"),
+    "lstm": ("LSTM", "#0072B2", "square", "solid"), "gru": ("GRU", "#CC79A7", "diamond", "solid"),
+    "mingru": ("minGRU", "#009E73", "triangle-up", "dot"), "lru": ("LRU", "#E69F00", "x", "dashdot")}
 
 
 def _legend_below(y: float = -0.22) -> dict:
@@ -205,34 +207,87 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
                                                          yanchor="bottom"), **lay), font_scale)
 
 
+def lag_name(row: str, cell: dict) -> str:
+    """A row's name on the charts: the LSTMs carry the forget-gate bias they started from."""
+    name = LAG_STYLE[row][0]
+    b = cell.get("forget_bias")
+    return name + ("" if b is None else f" (b<sub>f</sub> = {b:+g})" if b else " (b<sub>f</sub> = 0)")
+
+
+def _spread(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[list, list]:
+    """Vertical segments from lo to hi at each x, as one line trace (None breaks the line): error bars."""
+    xs, ys = [], []
+    for a, b, c in zip(x, lo, hi):
+        xs += [a, a, None]
+        ys += [b, c, None]
+    return xs, ys
+
+
+def _lag_traces(x, acc: np.ndarray, row: str, cell: dict, what: str, legend: bool, axis: int = 1) -> list[dict]:
+    """A row's mean over seeds (line and markers) and its seed spread, min to max (thin bars), on one subplot."""
+    name, color, symbol, dash = LAG_STYLE[row]
+    label = lag_name(row, cell)
+    mean = dict(type="scatter", x=list(x), y=acc.mean(axis=0), name=label, mode="lines+markers", legendgroup=row,
+                showlegend=legend, line=dict(color=color, width=2.5, dash=dash),
+                marker=dict(symbol=symbol, size=9, color=color, maxdisplayed=MARKERS * 2),
+                hovertemplate=what + ": mean %{y:.1%}<extra>" + label + "</extra>")
+    out = [_in(mean, axis)]
+    if len(acc) > 1:
+        xs, ys = _spread(x, acc.min(axis=0), acc.max(axis=0))
+        out.append(_in(dict(type="scatter", x=xs, y=ys, mode="lines", legendgroup=row, showlegend=False,
+                            line=dict(color=color, width=1.5), opacity=0.7, hoverinfo="skip",
+                            name=label + ", seed spread"), axis))
+    return out
+
+
 def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
-    """Held-out accuracy of recalling the symbol `lag` steps back, by lag, one line per cell; \
-chance as a dashed line."""
+    """Held-out accuracy of recalling the first symbol k steps later, by lag k: each row's mean over seeds with its
+    seed spread (min to max) as bars; chance as a dashed line."""
     lags = results["lags"]
     data = []
-    for cell, (name, color, symbol) in LAG_STYLE.items():
-        r = results["cells"].get(cell)
-        if r is None:
-            continue
-        acc = np.asarray(r["accuracy"], float)  # (seeds, lags)
-        label = f"{name} (H = {r['hidden_size']}, {r['params']:,} parameters)"
-        data.append(dict(type="scatter", x=lags, y=acc.mean(axis=0), name=label, mode="lines+markers", legendgroup=cell,
-                         line=dict(color=color, width=2.5), marker=dict(symbol=symbol, size=10, color=color),
-                         hovertemplate="lag %{x}: mean accuracy %{y:.1%}<extra>" + name + "</extra>"))
-        if len(acc) > 1:  # each seed's own result, faint
-            data.append(dict(type="scatter", x=np.tile(lags, len(acc)), y=acc.ravel(), mode="markers", legendgroup=cell,
-                             showlegend=False, marker=dict(symbol=symbol + "-open", size=7, color=color, opacity=0.6),
-                             hovertemplate="lag %{x}: one seed, %{y:.1%}<extra>" + name + "</extra>"))
+    for row in LAG_STYLE:
+        if row in results["cells"]:
+            cell = results["cells"][row]
+            data += _lag_traces(lags, np.asarray(cell["accuracy"], float), row, cell, "lag %{x}", True)
     chance = 1 / results["task"]["symbols"]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance, line=dict(color=COLORS["muted"],
                                                                                             width=1.5, dash="dash"))]
     ann = [dict(x=0, xref="x domain", y=chance, yref="y", xanchor="left", yanchor="bottom", showarrow=False,
                 text=f"chance ({chance:.1%})", font=dict(size=12 * font_scale, color=COLORS["muted"]))]
-    return _readable(data, _layout("Recall the symbol k steps back: accuracy after training",
-                              420 + 60 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
+    return _readable(data, _layout("Name the first symbol k steps later: accuracy after training",
+                              440 + 80 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
                               legend=_legend_below(),
-                              margin=dict(l=grown(font_scale, 88, 107), b=grown(font_scale, 98, 146)),
+                              margin=dict(l=grown(font_scale, 88, 107), b=grown(font_scale, 150, 210)),
                               xaxis=dict(type="log", title=dict(text="lag k (steps back)"), tickvals=lags,
                                          ticktext=[str(v) for v in lags]),
                               yaxis=dict(title=dict(text="accuracy on held-out streams"), range=[0, 1.05],
+                                         tickformat=".0%")), font_scale)
+
+
+def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
+    """Accuracy at one lag against training step (mean over seeds, seed spread as bars); for a staged curriculum,
+    dotted lines where it moves to a longer lag."""
+    cur = results["curve"]
+    steps, data = np.asarray(cur["step"]), []
+    for row in LAG_STYLE:
+        if row in cur["accuracy"] and row in results["cells"]:
+            data += _lag_traces(steps, np.asarray(cur["accuracy"][row], float), row, results["cells"][row],
+                                "step %{x}", False)
+    chance, stage = 1 / results["task"]["symbols"], cur.get("stage_steps")
+    shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance,
+                   line=dict(color=COLORS["muted"], width=1.5, dash="dash"))]
+    ann = []
+    for i, lag in enumerate(results["lags"] if stage else []):  # a staged curriculum: where each stage starts
+        shapes.append(dict(type="line", x0=i * stage, x1=i * stage, y0=0, y1=1, yref="y domain",
+                           line=dict(color=COLORS["muted"], width=1, dash="dot")))
+        ann.append(dict(x=(i + 0.5) * stage, y=1.0, yref="y domain", yanchor="bottom", showarrow=False,
+                        text=f"k ≤ {lag}", font=dict(size=12 * font_scale, color=COLORS["muted"])))
+    last = int(steps[-1]) if len(steps) else 1
+    return _readable(data, _layout(f"Accuracy at lag {cur['lag']} while training", 440 + 80 * (font_scale > 1),
+                              font_scale, shapes=shapes, annotations=ann,
+                              margin=dict(l=grown(font_scale, 88, 107), t=grown(font_scale, 80, 100),
+                                          b=grown(font_scale, 60, 80)),
+                              xaxis=dict(title=dict(text="Adam step" + (" (the curriculum's stages above)"
+                                                                        if stage else "")), range=[0, last]),
+                              yaxis=dict(title=dict(text=f"accuracy at lag {cur['lag']}"), range=[0, 1.05],
                                          tickformat=".0%")), font_scale)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
+from rnnviz.experiments import lag
+from rnnviz.lessons import memory
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.lessons.gates import Lockstep, Valve, shape_summary, valve_experiment
+from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
-from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number
+from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
 from ui.widgets import sequence_params
 
 P = "gates"
@@ -21,6 +24,7 @@ SETTINGS = sequence_params(P) + [
     Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
     Param(f"{P}.bf", "bf", 1.0, number(-5.0, 5.0, 0.1)),
     Param(f"{P}.torch", "torch", False, flag, dump_flag),
+    Param(f"{P}.trained", "trained", False, flag, dump_flag),
 ]
 STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
 VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
@@ -206,3 +210,85 @@ def valve_table(valve: Valve) -> pd.DataFrame:
     return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
                          "vanilla hₜ": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
                                         for t in ts]}).set_index("t")
+
+
+# ---- memory side by side: how much of x_1 survives -------------------------------------------------------------------
+
+LETTERS = "abcdefgh"  # the lag task's 8 symbols, as letters
+MEMORY_T = 65  # the first input, then 64 more: the lag experiment's lag 64
+_ZEROS = "\n".join(" ".join(f"{v:g}" for v in row) for row in memory.one_then_zeros(MEMORY_T, len(LETTERS)))
+MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
+    "zeros": {"label": "One, then zeros", "sets": {"mode": "vectors", "vectors": _ZEROS, "t": MEMORY_T},
+              "help": f"x₁ = (1, 0, …, 0), then {MEMORY_T - 1} zero vectors: nothing but the first input to keep."},
+    "first": {"label": "First letter", "sets": {"mode": "chars", "vocab": LETTERS, "t": MEMORY_T,
+                                                           "word": memory.first_letter_word(MEMORY_T, LETTERS)},
+              "help": f"Remember the first letter: {MEMORY_T} random letters of {LETTERS}, the lag task, whose first "
+                      f"letter a trained cell names after {MEMORY_T - 1} more."},
+}
+
+
+def memory_presets() -> None:
+    """The two inputs that show memory, as buttons side by side."""
+    for col, (name, pr) in zip(st.columns(2), MEMORY_PRESETS.items()):
+        col.button(pr["label"], key=f"{P}.mem_{name}", width="stretch", help=pr["help"], on_click=set_state,
+                   args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
+
+
+def trained_control() -> bool:
+    return st.toggle("Trained on the lag task", key=f"{P}.trained",
+                     help="The three cells trained by `python -m rnnviz.lag` to name the first of "
+                          f"{len(LETTERS)} symbols after the longest lag, instead of random weights. They read "
+                          f"{len(LETTERS)}-wide inputs: one-hot letters of {LETTERS}, or typed vectors of 8 numbers.")
+
+
+TRAINED = {}  # per server: the shipped weights, read once
+
+
+def three_cells(c: dict) -> tuple[Lockstep, bool]:
+    """The lockstep the view shows: the shipped trained cells when asked for and the input fits them, else the
+    seeded untrained ones (with a message saying why)."""
+    if c.get("trained"):
+        if "w" not in TRAINED:
+            TRAINED["w"] = lag.load_weights()
+        if TRAINED["w"] is None:
+            st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
+                    "Showing untrained ones.")
+        else:
+            try:
+                return memory.trained_lockstep(c["x"], TRAINED["w"]), True
+            except ValueError as e:
+                st.warning(f"{str(e).capitalize()}: showing untrained cells. Use a preset, or {len(LETTERS)}-letter "
+                           "vocabulary.")
+    return lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"]), False
+
+
+MEMORY_ABOUT = ("**How much of x₁ survives.** Each line is ‖∂hₜ/∂x₁‖, the most a change in the first input "
+                "can move the state t steps later (the largest singular value of that Jacobian, multiplied out "
+                "exactly from each cell's step Jacobians; the LSTM's x₁ also travels through its cell state c). Log "
+                "scale: a straight fall is a constant factor lost per step.")
+
+
+def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
+    """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
+    T = len(ls.x)
+    name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
+    ends = "; ".join(f"{name[c]} **{v[-1]:.1e}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
+                                                     if memory.last_alive(v) < T else "")
+                     for c, v in mem.norms.items())
+    order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
+    return (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
+            f"{name[order[0]]}; the least: the {name[order[-1]]}.")
+
+
+def memory_alt(mem: memory.Memory) -> str:
+    return "norm of dh_t/dx_1 by step, log scale: " + ", ".join(
+        f"{CELL_NAMES[c]} from {v[0]:.2e} to {v[-1]:.2e}" for c, v in mem.norms.items())
+
+
+def trained_text() -> str:
+    """What the trained cells are, read from the shipped results (the lag they were trained at)."""
+    res = lag.load_results() or {}
+    k = res.get("lags", ["?"])[-1]
+    return (f"*Trained:* the three cells `python -m rnnviz.lag` trained (seed {res.get('seeds', ['?'])[0]}) to name "
+            f"the first of {len(LETTERS)} symbols read up to {k} steps earlier, as shipped (models/"
+            "lag_models.safetensors); the H, seed, radius and bias settings do not apply to them.")

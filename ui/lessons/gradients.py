@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from rnnviz.experiments.lag import CELLS, best_lag
+from rnnviz.experiments import lag
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
@@ -314,41 +314,113 @@ def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
 
 
 LAG_ABOUT = (
-    "How far back can each cell learn to look? The input is a stream of random symbols; at every step the target "
-    "is the symbol read *lag* steps earlier. A vanilla RNN, an LSTM and a GRU with (nearly) equal parameter counts "
-    "were trained in PyTorch on the CPU for the same number of steps, then scored on fresh streams. The gradient "
-    "that teaches lag k crosses k steps, so this is where vanishing should show.")
+    "How far back can each cell learn to reach? Each stream is k + 1 random symbols (of {symbols}); after the last "
+    "one the cell must name the *first*. There is one thing to keep, so the size of the memory is not the limit: "
+    "what is tested is whether the gradient that teaches it reaches k steps back. Every cell was sized to about the "
+    "same number of parameters (the hidden size whose count, output layer included, comes closest to the LSTM's "
+    "with H = {lstm_hidden}) and trained with Adam in PyTorch: {how}; then scored at exactly lag k on fresh "
+    "streams. The LSTM runs twice: with its forget-gate bias at 0 and at the {taught:+g} the gates page teaches. "
+    "Bars: the spread over seeds (lowest to highest); lines: their mean.")
 LAG_MISSING = "No results shipped yet: `python -m rnnviz.lag` makes models/lag_results.json."
+LAG_NAMES = {"rnn": "vanilla RNN", "lstm_f0": "LSTM", "lstm": "LSTM", "gru": "GRU", "mingru": "minGRU", "lru": "LRU"}
+
+
+def lag_about(results: dict) -> str:
+    """What the experiment is, with its task size, budget size and the taught forget-gate bias."""
+    return LAG_ABOUT.format(symbols=results["task"]["symbols"], lstm_hidden=results["budget"]["lstm_hidden"],
+                            taught=results.get("taught_forget_bias", 1.0), how=results["task"]["curriculum"])
+
+
+def lag_name(results: dict, row: str) -> str:
+    """A row's name in sentences: the LSTMs carry their forget-gate bias."""
+    b = results["cells"][row].get("forget_bias")
+    return LAG_NAMES[row] + (f" (b_f = {b:+g})" if b else " (b_f = 0)" if b is not None else "")
+
+
+def pct(v: float) -> str:
+    return f"{v:.0%}" if v in (0.0, 1.0) or 0.01 <= v <= 0.99 else f"{v:.1%}"
+
+
+def seed_range(acc: np.ndarray) -> str:
+    """A column of per-seed accuracies, as 'a–b' (or one number when they agree to the percent)."""
+    lo, hi = pct(float(acc.min())), pct(float(acc.max()))
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def lag_summary(results: dict, level: float = 0.9) -> str:
-    """One honest paragraph: how far each cell recalls at this budget, and whether the budget separates them."""
-    names = {"rnn": "vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
-    reach = {c: best_lag(results, c, level) for c in CELLS if c in results["cells"]}
-    said = "; ".join(f"{names[c]} up to lag {r}" if r else f"{names[c]} not even at lag {results['lags'][0]}"
-                     for c, r in reach.items())
-    acc = {c: np.asarray(results["cells"][c]["accuracy"], float).mean(axis=0) for c in reach}
-    spread = max(float(np.max(np.ptp(np.stack(list(acc.values())), axis=0))), 0.0)
-    b = results["budget"]
-    text = (f"At {level:.0%} accuracy or better: {said}. Budget: {b['steps']} Adam steps of {b['batch']} streams per "
-            f"cell and lag, {len(results['seeds'])} seed{'s' if len(results['seeds']) != 1 else ''}.")
-    if spread < 0.1:
-        return text + " At this budget the cells do not separate: every curve is within 10 points of the others."
-    leader = max(acc, key=lambda c: acc[c].sum())
-    text += (f" At this budget the {names[leader]} does best overall; the gap is up to {spread * 100:.0f} "
-             "percentage points of accuracy at one lag.")
-    if leader == "rnn":
-        sizes = {c: results["cells"][c]["hidden_size"] for c in reach}
-        text += (f" So this budget does not show gates helping. With equal parameters the vanilla RNN has "
-                 f"{sizes['rnn']} units to the LSTM's {sizes.get('lstm', '?')}, and this task asks a cell to hold the "
-                 "last k symbols all at once; a short training rewards what a cell learns fast, not what it could "
-                 "learn to keep.")
-    return text
+    """The results in words, every number read from the JSON: whether the aim was reached and where, how far each
+    row reaches, what the forget-gate bias changed, and the linear recurrences' rows if present."""
+    lags, rows = results["lags"], [r for r in LAG_NAMES if r in results["cells"]]
+    chance = 1 / results["task"]["symbols"]
+    acc = {r: lag.accuracy(results, r) for r in rows}
+    aim = lag.aim_lags(results, level) if all(r in acc for r in ("rnn", "lstm", "gru")) else []
+    parts = []
+    if aim:
+        k = aim[-1]
+        j, over = lags.index(k), lag.vanilla_over(results, k)
+        n = len(results["seeds"])
+        parts.append(f"**Gates win at lag {', '.join(map(str, aim))}.** At lag {k} the {lag_name(results, 'lstm')} "
+                     f"scored {seed_range(acc['lstm'][:, j])} and the GRU {seed_range(acc['gru'][:, j])} over the "
+                     f"seeds, every seed at {level:.0%} or more, while the vanilla RNN's mean stayed under twice "
+                     f"chance ({pct(2 * chance)}): {pct(float(acc['rnn'][:, j].mean()))}, its seeds "
+                     f"{seed_range(acc['rnn'][:, j])}" + (f"; {over} of its {n} seeds reached {pct(2 * chance)} or "
+                                                          "more, so it learns a little" if over else "") + ".")
+    elif all(r in acc for r in ("rnn", "lstm", "gru")):
+        j = len(lags) - 1
+        parts.append(f"**The aim was not reached at this budget** (the LSTM and the GRU at {level:.0%} or more for "
+                     f"every seed at a lag where the vanilla RNN stays under twice chance, {pct(2 * chance)}). At the "
+                     f"longest lag, {lags[j]}: " + ", ".join(f"{lag_name(results, r)} {seed_range(acc[r][:, j])}"
+                                                             for r in ("lstm", "gru", "rnn")) + " over the seeds.")
+    reach = []
+    for r in rows:
+        b = lag.best_lag(results, r, level)
+        reach.append(f"{lag_name(results, r)} up to lag {b}" if b else f"{lag_name(results, r)} not even at lag "
+                     f"{lags[0]}")
+    parts.append(f"A mean accuracy of {level:.0%} or more at every lag from the shortest: " + "; ".join(reach) + ".")
+    if "lstm_f0" in acc and "lstm" in acc:
+        gap = acc["lstm"].mean(axis=0) - acc["lstm_f0"].mean(axis=0)
+        j = int(np.argmax(np.abs(gap)))
+        if abs(gap[j]) >= 0.1:
+            parts.append(f"The forget-gate bias matters: at lag {lags[j]} the {lag_name(results, 'lstm_f0')} scored "
+                         f"{seed_range(acc['lstm_f0'][:, j])} and the {lag_name(results, 'lstm')} "
+                         f"{seed_range(acc['lstm'][:, j])}.")
+        else:
+            parts.append(f"The forget-gate bias changed little here: the two LSTMs' means are within "
+                         f"{max(abs(float(gap[j])), 0.005) * 100:.0f} percentage points at every lag.")
+    lin = [r for r in ("mingru", "lru") if r in acc]
+    if lin:
+        parts.append("The linear recurrences, with one linear layer reading them: " + "; ".join(
+            f"{lag_name(results, r)} at most {pct(float(acc[r].max()))} at any lag and seed" for r in lin) + ". "
+            "Their gates (minGRU) or eigenvalues (LRU) do not see the state, so nothing marks the first symbol as "
+            "the one to keep; in the papers they are stacked with nonlinear layers between.")
+    return " ".join(parts)
+
+
+def curve_summary(results: dict, level: float = 0.9) -> str:
+    """When each row first reached `level` at the curve's lag, by the seeds' mean (or that it never did)."""
+    cur = results["curve"]
+    said = []
+    for r in [r for r in LAG_NAMES if r in cur["accuracy"]]:
+        mean = np.asarray(cur["accuracy"][r], float).mean(axis=0)
+        hit = np.flatnonzero(mean >= level)
+        said.append(f"{lag_name(results, r)} " + (f"at step {cur['step'][hit[0]]}" if hit.size else
+                                                   f"never (best {pct(float(mean.max()))})"))
+    stages = f", {cur['stage_steps']} steps per stage" if cur.get("stage_steps") else ""
+    return (f"Accuracy at lag {cur['lag']} on {cur['streams']} fresh streams every {cur['step'][0]} steps of "
+            f"training{stages}. The seeds' mean first reached {level:.0%}: " + "; ".join(said) + ".")
 
 
 def provenance(results: dict) -> str:
     """Where the numbers come from: the exact command, time, torch version and seeds."""
     cpu = f", {results['cpu_seconds']:.0f} s of CPU" if "cpu_seconds" in results else ""
+    b, where = results["budget"], results.get("device", "cpu")
+    per = b.get("steps_per_lag", b["steps"])
+    where = ("one CPU thread per process on a shared 2-core machine" if where == "cpu"
+             and results.get("threads", 1) == 1 else where)
+    parts = results.get("parts", [])
+    split = (f" It ran as {len(parts)} processes side by side (by cell, or cell and seed), joined by "
+             f"`{results['merge']}`; every cell, seed and lag is seeded on its own, so the one command gives the same "
+             "numbers." if parts else "")
     return (f"Made by `{results['command']}` in {results['seconds']:.0f} s{cpu} (torch {results.get('torch', '?')}, "
-            f"one CPU thread on a shared 2-core machine); seeds {', '.join(map(str, results['seeds']))}. The page "
-            "only reads models/lag_results.json.")
+            f"{where}); seeds {', '.join(map(str, results['seeds']))}; {per} Adam steps of {b['batch']} streams per "
+            f"cell, lag and seed.{split} The page only reads models/lag_results.json.")

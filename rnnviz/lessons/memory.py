@@ -1,0 +1,78 @@
+"""Memory side by side: how much of the first input x_1 each cell still carries at step t, the spectral norm of
+dh_t/dx_1, exact, for the three cells of the gates page (untrained, or trained on the lag task and shipped), and the
+inputs of its two presets (the words and widget keys: ui/lessons/gates.py).
+
+    dh_t/dx_1 = [dstate_t/dstate_{t-1}] ... [dstate_2/dstate_1] dstate_1/dx_1,   its h rows
+every factor the cell's own `step_jacobians` / `input_jacobians` (for the LSTM the state is (h, c): x_1 survives in c
+as well, and reaches h_t through both).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rnnviz.lessons.gates import CELLS, Lockstep, run
+from rnnviz.nn.cells import get
+from rnnviz.nn.params import cell_params
+
+
+def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """||dh_t/dx_1||_2 (largest singular value of the H x d block) for t = 1..T, from the cell's exact Jacobians;
+    exactly 0 where the product underflows."""
+    kind = get(cell)
+    trace = kind.forward(params, np.asarray(x, np.float64))
+    J, first = kind.step_jacobians(params, trace), kind.input_jacobians(params, trace)[0]
+    H = trace.h.shape[1]
+    P, out = first, np.empty(len(J))
+    for t in range(len(J)):
+        if t:
+            P = J[t] @ P
+            s = np.abs(P).max()
+            if not np.isfinite(s):
+                P = np.zeros_like(P)
+        out[t] = np.linalg.norm(P[:H], 2)
+    return out
+
+
+@dataclass
+class Memory:
+    """Per cell (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
+
+    norms: dict[str, np.ndarray]
+    trained: bool
+
+
+def memory(ls: Lockstep, trained: bool = False) -> Memory:
+    """The survival curve of each of a lockstep's three cells on its own input and weights."""
+    return Memory({c: survival(c, ls.weights[c], ls.x) for c in CELLS}, trained)
+
+
+def trained_lockstep(x: np.ndarray, weights: dict[str, dict[str, np.ndarray]]) -> Lockstep:
+    """A lockstep of the three shipped cells trained on the lag task (their output layers dropped) run on x; x must
+    have the symbols' size as its width (ValueError otherwise)."""
+    ws = {c: {k: v for k, v in weights[c].items() if k in ("W_ih", "W_hh", "b_ih", "b_hh")} for c in CELLS}
+    d = ws["lstm"]["W_ih"].shape[1]
+    if x.shape[1] != d:
+        raise ValueError(f"the trained cells read {d} inputs per step, this input has {x.shape[1]}")
+    sizes = {c: ws[c]["W_hh"].shape[1] for c in CELLS}
+    params = {c: cell_params(c, d, sizes[c]) for c in CELLS}
+    return Lockstep(x, params["lstm"], sizes, params, ws, {c: run(c, x, ws[c]) for c in CELLS})
+
+
+def one_then_zeros(T: int, d: int) -> np.ndarray:
+    """x_1 = the first one-hot vector, then T - 1 zero vectors: the valve's input, d wide."""
+    x = np.zeros((T, d))
+    x[0, 0] = 1.0
+    return x
+
+
+def first_letter_word(T: int, letters: str, seed: int = 0) -> str:
+    """A word of T random letters (seeded): the lag task's input, whose first letter a trained cell names."""
+    return "".join(np.random.default_rng(seed).choice(list(letters), T))
+
+
+def last_alive(norms: np.ndarray, floor: float = 1e-6) -> int:
+    """The last step t (1-based) at which ||dh_t/dx_1|| is still at least `floor` (0 if never)."""
+    alive = np.flatnonzero(np.asarray(norms) >= floor)
+    return int(alive[-1]) + 1 if alive.size else 0
