@@ -12,7 +12,6 @@ ui/lessons/gates.py).
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
@@ -349,27 +348,32 @@ def pick_device(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rnnviz.lag", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lags", type=int, nargs="+", default=[8, 16, 32, 64, 128],
+    from rnnviz import cli
+
+    ap = cli.parser("lag", __doc__)
+    ap.add_argument("--lags", type=cli.positive_int, nargs="+", default=[8, 16, 32, 64, 128],
                     help="the curriculum's stages, in order; each is scored after its stage")
-    ap.add_argument("--steps", type=int, default=300, help="Adam steps per stage, row and seed")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
-    ap.add_argument("--symbols", type=int, default=8)
-    ap.add_argument("--lstm-hidden", type=int, default=32, help="the LSTM's size; the others match its parameter count")
-    ap.add_argument("--batch", type=int, default=128)
-    ap.add_argument("--lr", type=float, default=1e-2)
+    ap.add_argument("--steps", type=cli.positive_int, default=300, help="Adam steps per stage, row and seed")
+    ap.add_argument("--seeds", type=cli.count, nargs="+", default=[0, 1, 2], help="one run per seed")
+    ap.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS), help="the cells to train")
+    ap.add_argument("--symbols", type=cli.number(int, 2), default=8, help="the stream's alphabet (chance: 1/symbols)")
+    ap.add_argument("--lstm-hidden", type=cli.positive_int, default=32,
+                    help="the LSTM's size; the others match its parameter count")
+    ap.add_argument("--batch", type=cli.positive_int, default=128, help="streams per Adam step")
+    ap.add_argument("--lr", type=cli.positive, default=1e-2, help="Adam's learning rate")
     ap.add_argument("--staged", action="store_true", help="one model per row and seed through the lags in order, "
                     "instead of each lag from scratch")
-    ap.add_argument("--curve-lag", type=int, help="the lag whose accuracy is tracked during training (default: last)")
-    ap.add_argument("--curve-every", type=int, default=50, help="steps between points of the learning curve")
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    ap.add_argument("--curve-lag", type=cli.positive_int,
+                    help="the lag whose accuracy is tracked during training (default: the last)")
+    ap.add_argument("--curve-every", type=cli.positive_int, default=50,
+                    help="steps between points of the learning curve")
+    ap.add_argument("--threads", type=cli.positive_int, default=1, help="torch CPU threads")
     ap.add_argument("--device", default="cpu", help="cpu, cuda, or auto (CUDA where there is one)")
     ap.add_argument("--out", default=RESULTS.name,  # here, not into the package: an install's tree is not the user's
                     help="where the results go (default: ./lag_results.json); the app reads models/lag_results.json")
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="join results of the same settings run for different "
-                    "--rows (their weights: each JSON's name with .safetensors) into --out; nothing is trained")
+                    "--rows (their weights: each JSON's name with .safetensors) into --out; nothing is trained "
+                    "(default: train)")
     ap.add_argument("--weights", help="where seed 0's trained rnn/lstm/gru go (default: beside --out, "
                                       "lag_models.safetensors); the app reads models/lag_models.safetensors")
     args = ap.parse_args(argv)
