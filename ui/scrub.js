@@ -34,8 +34,10 @@ function install() {
       for (const d2 of data) traces[d2.trace][d2.attr] = d2.frames[k];
       const lay = { ...c.base.layout };
       for (const l of layout) lay[l.attr] = l.frames[k];
-      c.gd.__rnnvizScrub = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1 };
-      window.Plotly.react(c.gd, traces, lay);
+      const t0 = performance.now();
+      window.Plotly.react(c.gd, traces, lay);  // synchronous for these charts: drawn before the frame is painted
+      c.gd.__rnnvizScrub = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1,
+                             ms: performance.now() - t0 };
     }
   };
   document.addEventListener("pointerdown", (e) => {
