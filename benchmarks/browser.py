@@ -295,7 +295,7 @@ GEOMETRY = """([slider, chart]) => {
   const gd = document.querySelector(chart + ' .rnnviz-chart');
   const R = window.__rnnvizScrubs;
   if (!input || !gd || !gd._fullLayout || !R || document.documentElement.dataset.rnnvizScrub !== 'ready') return null;
-  const item = [...R.pages.values()].flatMap(p => p.items).find(
+  const item = [...R.items.values()].find(
     it => it.frames && slider === '.st-key-' + it.slider.replace(/[^a-zA-Z0-9_-]/g, '-')
       && chart === '.st-key-' + it.chart.replace(/[^a-zA-Z0-9_-]/g, '-'));
   if (!item) return null;

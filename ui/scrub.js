@@ -8,12 +8,20 @@
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 
 function install() {
-  const R = { pages: new Map(), drag: null };  // component key -> {text, pending, tries, items}
+  // items: the latest frames for each slider and chart (whichever component sent them); pages: each component's state
+  const R = { items: new Map(), pages: new Map(), drag: null };
   const sliderOf = (el) => {
     const box = el.closest && el.closest('[data-testid="stSlider"]');
     return box && box.closest('[class*="st-key-"]');
   };
   const show = () => {
+    try {
+      draw();
+    } catch (e) {  // never in the page's way: the rerun on release draws the chart
+      R.drag = null;
+    }
+  };
+  const draw = () => {
     const d = R.drag;
     d.queued = false;
     const v = Number(d.thumb.value);
@@ -45,10 +53,10 @@ function install() {
     const thumb = box && box.querySelector('input[type="range"]');
     if (!thumb || !window.Plotly || e.button !== 0) return;
     const charts = [];
-    for (const it of [...R.pages.values()].flatMap((p) => p.items)) {
+    for (const it of R.items.values()) {
       if (!it.frames || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
+      if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy") || gd.data.length !== it.frames.traces) continue;
       charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null,
                     base: { data: gd.data, layout: gd.layout } });
     }
@@ -82,10 +90,11 @@ function install() {
 export default function ({ data, key, setTriggerValue }) {
   const R = (window.__rnnvizScrubs ??= install());
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  const page = R.pages.get(key) || { text: null, tries: 0, items: [] };
+  const page = R.pages.get(key) || { text: null, tries: 0 };
   if (page.text !== text) {
     const { pending, items } = JSON.parse(text);
-    Object.assign(page, { text, pending, items });
+    for (const it of items) R.items.set(it.slider + " " + it.chart, it);
+    Object.assign(page, { text, pending });
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
   }

@@ -57,8 +57,9 @@ def plain(v):
 
 
 def figure_frames(build: Callable[[float], object], values: list[float]) -> dict | None:
-    """`build(v)` (a figure) at every value, as {values, data: [{trace, attr, frames}], layout: [{attr, frames}]}:
-    each trace attribute and top-level layout entry that differs between values, with its value in every frame.
+    """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
+    [{attr, frames}]}: each trace attribute and top-level layout entry that differs between values, with its value in
+    every frame.
     None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
     specs = [build(v).to_dict() for v in values]
     if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
@@ -75,7 +76,7 @@ def figure_frames(build: Callable[[float], object], values: list[float]) -> dict
         seen = [s["layout"].get(attr) for s in specs]
         if not all(_same(seen[0], u) for u in seen[1:]):
             layout.append({"attr": attr, "frames": plain(seen)})
-    return {"values": list(values), "data": data, "layout": layout}
+    return {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
 
 
 def encoded(frames: dict | None) -> bytes:
