@@ -1,10 +1,11 @@
 // Charts that follow a slider while the mouse is down on it (ui/scrub.py): the thumb's range input changes its value
-// (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once per animation frame, shows
-// the server's frame for that value on the chart ui/chart.js drew, with Plotly.react; nothing is computed here. On
-// release the page's rerun draws the chart as always (ui/chart.js); a drag released where it began puts the chart
-// back as it was. Anything missing (no frames yet, a value outside them, no chart) leaves the chart alone.
-// The payload: {pending, items: [{slider, chart, frames: {values, data: [{trace, attr, frames}], layout: [...]}}]}.
-
+// (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once per
+// animation frame, shows the server's frame for that value on the chart ui/chart.js drew, with Plotly.react; nothing
+// is computed here. On release the page's rerun draws the chart as always (ui/chart.js); a drag released where it
+// began puts the chart back as it was. Anything missing (no frames yet, a value outside them, no chart, a chart of
+// another shape) leaves the chart alone; outside the frames it is greyed until the release.
+// The payload: {pending, poll, items: [{slider, chart, frames: {values, traces, data: [{trace, attr, frames}],
+// layout: [{attr, frames}]}}]}.
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 
 function install() {
