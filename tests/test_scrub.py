@@ -1,5 +1,6 @@
 """Scrub frames (rnnviz/lessons/scrub.py, ui/scrub.py): each frame, laid over the page's figure, is the page's figure
 at that slider value, computed the page's own way."""
+import base64
 import json
 
 import numpy as np
@@ -49,6 +50,7 @@ def test_scalar_frames_are_the_states_chart_at_each_value():
     frames = check(w_h, lambda v: states_over_time(scalar.run_scalar(x, 1.0, v, 0.1, 0.2).h[:, 0], x, None, fs))
     assert [(d["trace"], d["attr"]) for d in frames["data"]] == [(1, "y")]  # only h_t moves: nothing else is sent
     for v, y in zip(frames["values"], frames["data"][0]["frames"]):  # the per-value computation, step by step
+        y = np.frombuffer(base64.b64decode(y["bdata"]), "<f8")  # plotly.js's typed-array form
         h, want = 0.2, []
         for xt in x:
             h = np.tanh(1.0 * xt + v * h + 0.1)
