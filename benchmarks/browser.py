@@ -378,9 +378,11 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
         slider, chart = css_key(drag.slider), css_key(drag.chart)
         if not present(page.locator(slider)):
             raise Skip(f"no slider {drag.slider!r}")
-        page.locator(slider).scroll_into_view_if_needed()
         page.wait_for_function(GEOMETRY, arg=[slider, chart], timeout=TIMEOUT_MS)  # frames sent, chart drawn
+        page.locator(slider).scroll_into_view_if_needed()  # now: the charts drawn above it may have moved it
         g = page.evaluate(GEOMETRY, [slider, chart])
+        if not 0 <= g["y"] <= height:
+            raise Skip(f"the slider {drag.slider!r} is not on screen")
         notch = (g["max"] - g["min"]) / g["width"]  # value per pixel
         values, k0 = g["values"], min(range(len(g["values"])), key=lambda j: abs(g["values"][j] - g["value"]))
         stride = max(1, math.ceil(notch / abs(values[1] - values[0]) if len(values) > 1 else 1))
@@ -422,8 +424,9 @@ def main() -> None:
     ap.add_argument("--floor-variants", action="store_true",
                     help="also time floor_app.py's 4-chart variants (full rerun, charts changing, fragment)")
     ap.add_argument("--no-scrub", action="store_true", help="leave out the frames-per-second-while-dragging rows")
+    ap.add_argument("--drag-only", action="store_true", help="only the frames-per-second-while-dragging rows")
     args = ap.parse_args()
-    rows = [s for s in SCENARIOS if not args.only or s.page.split("?")[0] in args.only]
+    rows = [s for s in SCENARIOS if (not args.only or s.page.split("?")[0] in args.only) and not args.drag_only]
     scrubs = [] if args.no_scrub else [s for s in SCRUBS if not args.only or s.page.split("?")[0] in args.only]
     results, variants, floor_samples, bare_samples, dragged = [], {}, [], [], []
     with ExitStack() as stack:
