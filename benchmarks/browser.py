@@ -483,6 +483,11 @@ def main() -> None:
         except (Skip, PlaywrightError) as e:
             print(f"floor experiment: SKIP {reason(e)}")
 
+    if args.json:
+        Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
+                                               "floor_samples": floor_samples, "bare_samples": bare_samples,
+                                               "results": results, "floor_variants": variants, "dragging": dragged},
+                                              indent=1))
     print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7}   (medians of {args.repeat}; "
           "xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside each row)")
     if floor_samples:
@@ -500,7 +505,8 @@ def main() -> None:
         for d in dragged:
             where = f"{d['page']} / {d['slider']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
             print(f"  {where:<52} " + (f"{d['fps']:>5.1f} fps  values {d['equal']}/{d['checked']}  moves "
-                                       f"{d['moves']} in {d['seconds']:.2f} s  frame drawn in {d['draw_ms']:.1f} ms "
+                                       f"{d['moves']} in {d['seconds']:.2f} s  frame drawn in {d['draw_ms'] or 0:.1f} "
+                                       "ms "
                                        f"(median), {d['values']} thumb values, {d['current']}/{d['painted']} "
                                        "painted at the thumb's value of that moment"
                                        if "fps" in d else f"SKIP {d['skip']}"))
@@ -518,12 +524,6 @@ def main() -> None:
               f"within 1.0x floor, {sum(r['xbare'] <= 1.5 for r in done)} within 1.5x the no-chart page; slowest "
               f"{worst['page']} / {worst['interaction']} {worst['ms']:.0f} ms ({worst['xfloor']:.1f}x)")
     print("load average " + " ".join(f"{v:.1f}" for v in os.getloadavg()) + f" on {os.cpu_count()} cores")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
-                                               "floor_samples": floor_samples, "bare_samples": bare_samples,
-                                               "results": results, "floor_variants": variants, "dragging": dragged},
-                                              indent=1))
-
 
 if __name__ == "__main__":
     main()
