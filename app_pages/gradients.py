@@ -10,6 +10,7 @@ from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import fmt, format_norm
 from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P
+from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, intro, plot
 
@@ -71,6 +72,7 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
                  alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))
+            scrubs(P, words.scrubs(c, scale, cmp, fs))  # the chart follows the W_hh scale or b_f while dragged
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")

@@ -6,6 +6,7 @@ from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.export import recurrence_script
 from ui.lessons import recurrences as words
 from ui.lessons.recurrences import P
+from ui.scrub import scrubs
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, number_table, plot, step_controls
 
@@ -51,6 +52,7 @@ def eigen_view(fs: float) -> None:
     for k, col in enumerate(st.columns(N), 1):
         col.slider(f"r{k}, radius", 0.0, 0.999, step=0.001, key=f"{P}.r{k}", format="%.3f")
         col.slider(f"θ{k}, angle", 0.0, 3.14, step=0.01, key=f"{P}.th{k}")
+    scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius while it is dragged
 
 
 def min_view(fs: float) -> None:

@@ -7,6 +7,7 @@ from rnnviz.lessons.export import rnn_script
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
 from ui.lessons.scalar import PARAMS, P
+from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, page_columns, plot, step_controls
 
@@ -115,6 +116,7 @@ with right:
     else:  # all steps, drawn once per setup: stepping does not redraw it
         plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
              alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
+        scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs))  # the chart follows a slider while it is dragged
     st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
     fps = lesson.fixed_points(w_h, b)
     f1, f2 = st.columns([1.4, 1])

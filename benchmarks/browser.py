@@ -3,9 +3,12 @@
     python benchmarks/browser.py [--repeat 7] [--only scalar sample] [--url http://127.0.0.1:8501] [--json out.json]
     python benchmarks/browser.py --only floor --floor-variants --repeat 15   # the fragment experiment alone
 
-Starts app.py (unless --url) and benchmarks/floor_app.py on loopback ports 8700-8799. Every interaction in SCENARIOS
-is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on the floor page (a
-keyed slider redrawing one Plotly chart), so a row and its floor see the same load; xfloor = row median / floor median.
+Starts app.py (unless --url) and benchmarks/floor_app.py on loopback ports 8700-8799; rows are timed against two
+floors, the one-chart page (xfloor) and a bare page with a slider and one line of text (xbare, Streamlit's round trip).
+Then (unless --no-scrub) the charts that follow a slider while dragged (ui/scrub.py), at --width and in classroom mode
+at 1024x768: frames per second repainted and each frame's numbers against the server's. Every interaction in SCENARIOS
+is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on each floor page,
+so a row and its floors see the same load; xfloor = row median / floor median, xbare = row median / bare median.
 t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
 arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps. A missing widget prints SKIP.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import socket
@@ -64,6 +68,13 @@ SCENARIOS = [
     Scenario("states?view=params", "cell RNN/GRU", "option", ("states.cell",), ("GRU", "RNN")),
     Scenario("gradients", "W_hh scale slider", "slider", ("grad.scale",)),
     Scenario("gradients", "Explode/Vanish buttons", "click", ("grad.explode", "grad.vanish")),
+    Scenario("gradients", "forget bias slider", "slider", ("grad.bf",)),
+    Scenario("recurrences", "linear: →/← step keys", "keys", ("rec.lin.next",)),
+    Scenario("recurrences", "linear: a slider", "slider", ("rec.a",)),
+    Scenario("recurrences?view=eigen", "eigenvalues: radius r2 slider", "slider", ("rec.r2",)),
+    Scenario("recurrences?view=min", "minGRU: →/← step keys", "keys", ("rec.min.next",)),
+    Scenario("recurrences?view=selective", "selective: w slider", "slider", ("rec.w",)),
+    Scenario("recurrences?view=grad", "gradients: T slider", "slider", ("rec.gT",)),
     Scenario("hello", "Train (run to completion)", "click", ("hello.train",)),
     Scenario("hello", "Train, a new seed each time", "click", ("hello.train",), fresh="seed"),  # nothing kept
     Scenario("sample", "temperature slider", "slider", ("sample.temp",)),
@@ -76,6 +87,7 @@ SCENARIOS = [
     Scenario("sample?view=gates&over=sample", "gate saturation of each new sample", "click", ("sample.again",)),
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
+BARE = Scenario("floor", "no chart, slider", "slider", ("floor.phase",))  # ?variant=bare: Streamlit's round trip
 FLOOR_VARIANTS = {"one": "1 chart, full rerun", "full": "4 charts + table, full rerun",
                   "changing": "same, all 4 charts change", "fragment": "4 charts + table, fragment"}
 WARMUP = 2
@@ -263,6 +275,145 @@ def reason(e: Exception) -> str:
     return str(e) if isinstance(e, Skip) else f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
 
 
+# ---- frames per second while dragging (ui/scrub.py) -----------------------------------------------------------------
+
+class Drag(NamedTuple):
+    page: str  # URL path (the page's defaults: what `server_figure` computes)
+    slider: str  # widget key
+    chart: str  # the chart's key
+
+
+SCRUBS = [Drag("scalar", "scalar.w_h", "scalar.states"), Drag("gradients", "grad.scale", "grad.decay"),
+          Drag("gradients", "grad.bf", "grad.decay"), Drag("recurrences?view=eigen", "rec.r2", "rec.plane")]
+MOVE_MS, DRAG_S = 16, 2.0
+
+# The chart and its slider: the track's box, the slider's range and the values the server sent frames for. Then a
+# recorder: on every animation frame in which ui/scrub.js drew a new frame, the value it drew, the thumb's value and
+# the chart's x and y as plotly.js holds them (_fullData) for the traces the frames change.
+GEOMETRY = """([slider, chart]) => {
+  const input = document.querySelector(slider + ' input[type=range]');
+  const gd = document.querySelector(chart + ' .rnnviz-chart');
+  const R = window.__rnnvizScrubs;
+  if (!input || !gd || !gd._fullLayout || !R || document.documentElement.dataset.rnnvizScrub !== 'ready') return null;
+  const item = [...R.items.values()].find(
+    it => it.frames && slider === '.st-key-' + it.slider.replace(/[^a-zA-Z0-9_-]/g, '-')
+      && chart === '.st-key-' + it.chart.replace(/[^a-zA-Z0-9_-]/g, '-'));
+  if (!item) return null;
+  const track = input.parentElement.parentElement.parentElement.getBoundingClientRect();
+  const thumb = input.parentElement.parentElement.getBoundingClientRect();
+  return {left: track.left, width: track.width, y: thumb.top + thumb.height / 2, x: thumb.left + thumb.width / 2,
+          min: Number(input.min), max: Number(input.max), value: Number(input.value), values: item.frames.values,
+          traces: [...new Set(item.frames.data.map(d => d.trace))]};
+}"""
+RECORD = """([slider, chart, traces]) => {
+  const input = document.querySelector(slider + ' input[type=range]');
+  const gd = document.querySelector(chart + ' .rnnviz-chart');
+  const rec = window.__drag = {frames: [], on: true, last: (gd.__rnnvizScrub || {}).drawn || 0};
+  const loop = () => {
+    if (!rec.on) return;
+    const s = gd.__rnnvizScrub;
+    if (s && s.drawn !== rec.last) {
+      rec.last = s.drawn;
+      rec.frames.push({value: s.value, thumb: Number(input.value), t: performance.now(), ms: s.ms,
+                       data: traces.map(i => [i, Array.from(gd._fullData[i].x || []),
+                                              Array.from(gd._fullData[i].y || [])])});
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+}"""
+STOP = "() => { window.__drag.on = false; return window.__drag.frames; }"
+# The moves, from inside the page on a clock of its own (one Playwright call per move takes longer than 16 ms on a
+# loaded machine): pointermove events as the mouse sends them, after a real press on the thumb, to the element under
+# the pointer; resolves with the seconds they took.
+MOVES = """([xs, y, ms]) => new Promise(done => {
+  const t0 = performance.now();
+  let n = 0;
+  const next = () => {
+    if (n === xs.length) return done((performance.now() - t0) / 1000);
+    const x = xs[n++], target = document.elementFromPoint(x, y) || document.body;
+    target.dispatchEvent(new PointerEvent('pointermove', {pointerId: 1, pointerType: 'mouse', isPrimary: true,
+      clientX: x, clientY: y, screenX: x, screenY: y, buttons: 1, bubbles: true, composed: true, cancelable: true}));
+    target.dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, screenX: x, screenY: y, buttons: 1,
+      bubbles: true, composed: true, cancelable: true}));
+    setTimeout(next, Math.max(0, t0 + n * ms - performance.now()));
+  };
+  next();
+})"""
+
+
+def server_figure(drag: Drag):
+    """The figure the server draws for `drag`'s chart at a slider value, at the page's defaults (the page's own
+    calls, through the same functions ui/scrub.py computes its frames with)."""
+    sys.path.insert(0, str(ROOT))
+    if drag.page == "scalar":
+        from ui.lessons import scalar as words
+        d = words.D
+        items = words.scrubs([float(v) for v in d.x], d.w_x, d.w_h, d.b, d.h0, 1.0)
+    elif drag.page == "gradients":
+        from rnnviz.lessons.gradients import compare
+        from ui.lessons import gradients as words
+        c = {p.key.split(".")[1]: p.default for p in words.PARAMS}
+        items = words.scrubs(c, c["scale"], compare(c["H"], c["T"], c["scale"], c["bf"], c["xs"], c["seed"], c["by"],
+                                                    c["bz"]), 1.0)
+    else:
+        from ui.lessons import recurrences as words
+        c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
+        items = words.scrubs([c[f"r{k}"] for k in range(1, c["N"] + 1)], [c[f"th{k}"] for k in range(1, c["N"] + 1)],
+                             1.0)
+    return next(i for i in items if i.slider == drag.slider).build
+
+
+def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classroom: bool) -> dict:
+    """Hold the mouse down on the slider's thumb and move it every MOVE_MS ms for DRAG_S s, back and forth over the
+    values the server sent frames for (at least one notch a move); frames the chart repainted per second, and each
+    painted frame's numbers against the server's figure at the value it shows."""
+    import numpy as np
+
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        url = app_url.rstrip("/") + "/" + drag.page
+        page.goto(url + ("&" if "?" in url else "?") + "classroom=1" if classroom else url)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS)
+        slider, chart = css_key(drag.slider), css_key(drag.chart)
+        if not present(page.locator(slider)):
+            raise Skip(f"no slider {drag.slider!r}")
+        page.wait_for_function(GEOMETRY, arg=[slider, chart], timeout=TIMEOUT_MS)  # frames sent, chart drawn
+        page.locator(slider).scroll_into_view_if_needed()  # now: the charts drawn above it may have moved it
+        g = page.evaluate(GEOMETRY, [slider, chart])
+        if not 0 <= g["y"] <= height:
+            raise Skip(f"the slider {drag.slider!r} is not on screen")
+        notch = (g["max"] - g["min"]) / g["width"]  # value per pixel
+        values, k0 = g["values"], min(range(len(g["values"])), key=lambda j: abs(g["values"][j] - g["value"]))
+        stride = max(1, math.ceil(notch / abs(values[1] - values[0]) if len(values) > 1 else 1))
+        path, k, sign = [], k0, 1
+        for _ in range(round(DRAG_S * 1000 / MOVE_MS)):  # back and forth over the frames, from the current value
+            if not 0 <= k + sign * stride < len(values):
+                sign = -sign
+            k += sign * stride
+            path.append(g["x"] + (values[k] - g["value"]) / notch)
+        page.evaluate(RECORD, [slider, chart, g["traces"]])
+        page.mouse.move(g["x"], g["y"])
+        page.mouse.down()
+        seconds = page.evaluate(MOVES, [path, g["y"], MOVE_MS])
+        frames = page.evaluate(STOP)
+        page.mouse.move(path[-1], g["y"])  # where the last move left the thumb, then released
+        page.mouse.up()
+        build, equal = server_figure(drag), 0
+        for f in frames:
+            want = build(f["value"]).to_dict()["data"]
+            equal += all(np.allclose(np.array(got, dtype=float), np.asarray(want[i].get(a, got), dtype=float),
+                                     rtol=1e-12, atol=1e-12, equal_nan=True)
+                         for i, xs, ys in f["data"] for a, got in (("x", xs), ("y", ys)) if got)
+        return {"page": drag.page, "slider": drag.slider, "width": width, "classroom": classroom,
+                "fps": len(frames) / seconds, "painted": len(frames), "checked": len(frames), "equal": equal,
+                "moves": len(path), "seconds": seconds, "values": len({f["thumb"] for f in frames}),
+                "current": sum(f["value"] == f["thumb"] for f in frames),
+                "draw_ms": statistics.median(f["ms"] for f in frames) if frames else None}
+    finally:
+        page.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=7, help="timed inputs per interaction (median reported)")
@@ -272,14 +423,17 @@ def main() -> None:
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--floor-variants", action="store_true",
                     help="also time floor_app.py's 4-chart variants (full rerun, charts changing, fragment)")
+    ap.add_argument("--no-scrub", action="store_true", help="leave out the frames-per-second-while-dragging rows")
+    ap.add_argument("--drag-only", action="store_true", help="only the frames-per-second-while-dragging rows")
     args = ap.parse_args()
-    rows = [s for s in SCENARIOS if not args.only or s.page.split("?")[0] in args.only]
-    results, variants, floor_samples = [], {}, []
+    rows = [s for s in SCENARIOS if (not args.only or s.page.split("?")[0] in args.only) and not args.drag_only]
+    scrubs = [] if args.no_scrub else [s for s in SCRUBS if not args.only or s.page.split("?")[0] in args.only]
+    results, variants, floor_samples, bare_samples, dragged = [], {}, [], [], []
     with ExitStack() as stack:
         fproc, floor_url = serve("benchmarks/floor_app.py", free_port(8700))
         stack.callback(lambda: fproc.kill() or fproc.wait())
         app_url = args.url
-        if not app_url and rows:
+        if not app_url and (rows or scrubs):
             aproc, app_url = serve("app.py", free_port(int(floor_url.rsplit(":", 1)[1]) + 1))
             stack.callback(lambda: aproc.kill() or aproc.wait())
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path="/usr/bin/chromium",
@@ -294,23 +448,34 @@ def main() -> None:
             return page
 
         try:
-            floor_page, app_page = new_page(floor_url + "/?variant=one"), new_page()
+            floor_page, bare_page = new_page(floor_url + "/?variant=one"), new_page(floor_url + "/?variant=bare", BARE)
+            app_page = new_page()
         except (Skip, PlaywrightError) as e:
             sys.exit(f"the floor page could not be opened: {reason(e)}")
-        for sc in rows:  # each input on the app is followed by one on the floor page: a floor paired with each row
+        for sc in rows:  # each input on the app is followed by one on each floor page: floors paired with each row
             try:
                 if why := open_page(app_page, app_url.rstrip("/") + "/" + sc.page, sc):
                     raise Skip(why)
-                row, floor = interleaved([(app_page, sc), (floor_page, FLOOR)], args.repeat)
-                results.append({"page": sc.page, "interaction": sc.label, "ms": statistics.median(row),
-                                "xfloor": statistics.median(row) / statistics.median(floor), "samples": row,
-                                "floor_samples": floor})
+                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat)
+                ms = statistics.median(row)
+                results.append({"page": sc.page, "interaction": sc.label, "ms": ms, "samples": row,
+                                "xfloor": ms / statistics.median(floor), "xbare": ms / statistics.median(bare),
+                                "floor_samples": floor, "bare_samples": bare})
                 floor_samples += floor
+                bare_samples += bare
             except (Skip, PlaywrightError) as e:  # a row that cannot run is reported, not fatal
                 results.append({"page": sc.page, "interaction": sc.label, "skip": reason(e)})
             r = results[-1]
             print(f"  {sc.page} / {sc.label}: " + (f"{r['ms']:.0f} ms" if "ms" in r else "SKIP " + r["skip"]),
                   file=sys.stderr, flush=True)
+        for sc in scrubs:
+            for width, height, classroom in ((args.width, 900, False), (1024, 768, True)):
+                try:
+                    dragged.append(drag_fps(browser, app_url, sc, width, height, classroom))
+                except (Skip, PlaywrightError) as e:
+                    dragged.append({"page": sc.page, "slider": sc.slider, "width": width, "skip": reason(e)})
+                print(f"  drag {sc.page} / {sc.slider} at {width}: {dragged[-1].get('fps', 'SKIP')}", file=sys.stderr,
+                      flush=True)
         try:  # one page per variant, inputs round robin
             chosen = FLOOR_VARIANTS if args.floor_variants else ()
             pages = [(new_page(f"{floor_url}/?variant={v}"), FLOOR) for v in chosen]
@@ -318,31 +483,47 @@ def main() -> None:
         except (Skip, PlaywrightError) as e:
             print(f"floor experiment: SKIP {reason(e)}")
 
-    print(f"{'page':<10} {'interaction':<34} {'ms':>7} {'xfloor':>7}   (medians of {args.repeat}; xfloor against the "
-          "floor timed alongside each row)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
+                                               "floor_samples": floor_samples, "bare_samples": bare_samples,
+                                               "results": results, "floor_variants": variants, "dragging": dragged},
+                                              indent=1))
+    print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7}   (medians of {args.repeat}; "
+          "xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside each row)")
     if floor_samples:
-        print(f"{'floor':<10} {FLOOR.label + ' (all rows)':<34} {statistics.median(floor_samples):>7.0f} {1:>7.2f}")
+        print(f"{'floor':<26} {FLOOR.label + ' (all rows)':<34} {statistics.median(floor_samples):>7.0f} {1:>7.2f} "
+              f"{statistics.median(floor_samples) / statistics.median(bare_samples):>7.2f}")
+        print(f"{'floor':<26} {BARE.label + ' (all rows)':<34} {statistics.median(bare_samples):>7.0f} "
+              f"{statistics.median(bare_samples) / statistics.median(floor_samples):>7.2f} {1:>7.2f}")
     for r in results:
-        print(f"{r['page']:<10} {r['interaction']:<34} " +
-              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
+        print(f"{r['page']:<26} {r['interaction']:<34} " +
+              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
+    if dragged:
+        print(f"dragging: pointer moved every {MOVE_MS} ms for {DRAG_S:g} s (as the page's clock allows: 'moves N in "
+              "S s'); fps = frames the chart repainted per second of it; values = painted frames equal to the server's "
+              "figure at the value shown / frames checked; frame drawn in = Plotly.react's time per frame")
+        for d in dragged:
+            where = f"{d['page']} / {d['slider']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
+            print(f"  {where:<52} " + (f"{d['fps']:>5.1f} fps  values {d['equal']}/{d['checked']}  moves "
+                                       f"{d['moves']} in {d['seconds']:.2f} s  frame drawn in {d['draw_ms'] or 0:.1f} "
+                                       "ms "
+                                       f"(median), {d['values']} thumb values, {d['current']}/{d['painted']} "
+                                       "painted at the thumb's value of that moment"
+                                       if "fps" in d else f"SKIP {d['skip']}"))
     if variants:
         one = statistics.median(variants["one"])
         print("floor experiment, round robin over one page per variant (x: against the first):")
         for v, label in FLOOR_VARIANTS.items():
             ms = statistics.median(variants[v])
-            print(f"{'floor':<10} {label:<34} {ms:>7.0f} {ms / one:>7.2f}   (min {min(variants[v]):.0f})")
+            print(f"{'floor':<26} {label:<34} {ms:>7.0f} {ms / one:>7.2f}   (min {min(variants[v]):.0f})")
     done = [r for r in results if "ms" in r]
     if done:
         worst = max(done, key=lambda r: r["xfloor"])
         print(f"summary: {len(done)} timed, {len(results) - len(done)} skipped; median "
-              f"{statistics.median(r['xfloor'] for r in done):.2f}x floor, {sum(r['xfloor'] <= 2 for r in done)} "
-              f"within 2x; slowest {worst['page']} / {worst['interaction']} {worst['ms']:.0f} ms "
-              f"({worst['xfloor']:.1f}x); load average " + " ".join(f"{v:.1f}" for v in os.getloadavg()))
-    if args.json:
-        Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
-                                               "floor_samples": floor_samples, "results": results,
-                                               "floor_variants": variants}, indent=1))
-
+              f"{statistics.median(r['xfloor'] for r in done):.2f}x floor, {sum(r['xfloor'] <= 1 for r in done)} "
+              f"within 1.0x floor, {sum(r['xbare'] <= 1.5 for r in done)} within 1.5x the no-chart page; slowest "
+              f"{worst['page']} / {worst['interaction']} {worst['ms']:.0f} ms ({worst['xfloor']:.1f}x)")
+    print("load average " + " ".join(f"{v:.1f}" for v in os.getloadavg()) + f" on {os.cpu_count()} cores")
 
 if __name__ == "__main__":
     main()

@@ -1,8 +1,9 @@
 """The floor for benchmarks/browser.py: the cheapest Streamlit page that redraws a chart from a slider.
 
-    streamlit run benchmarks/floor_app.py            # ?variant=one (default), full, changing or fragment
+    streamlit run benchmarks/floor_app.py            # ?variant=one (default), bare, full, changing or fragment
 
 one: a keyed slider redraws ONE Plotly chart of three 50-point traces (the floor).
+bare: a keyed slider and one line of text, no chart (Streamlit's own round trip: the second floor).
 full: the same plus three more charts and a table, the whole page rerun on every move (those three unchanged).
 changing: as `full`, but the three other charts also move with the slider.
 fragment: as `full`, but the slider and its chart are an `st.fragment`; the rest is not rerun.
@@ -40,6 +41,9 @@ def rest_of_page(phase: float) -> None:
 
 variant = st.query_params.get("variant", "one")
 st.title(f"Floor: {variant}")
+if variant == "bare":
+    st.write(f"Phase {st.slider('Phase', 0.0, 10.0, 1.0, step=0.1, key='floor.phase'):.1f}")
+    st.stop()
 phase = st.fragment(controlled_chart)() if variant == "fragment" else controlled_chart()
 if variant != "one":
     rest_of_page(phase if variant == "changing" else 0.0)

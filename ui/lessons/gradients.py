@@ -3,17 +3,20 @@ rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/l
 computed, so they always say what the page shows."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import numpy as np
 import streamlit as st
 
 from rnnviz.experiments import lag
+from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
 from rnnviz.text import format_norm
+from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
 P = "grad"
@@ -137,6 +140,25 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     shared link, costs nothing. Its arrays are read-only: every visitor shares them."""
     key = (hidden_size, T, w_scale, forget_bias, input_scale, seed, by, update_bias)
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
+
+
+def scrubs(c: dict, scale: float, cmp: Comparison, fs: float) -> list[Scrub]:
+    """The W_hh scale and forget-bias sliders, whose drag the decay chart follows: each frame is that chart (the
+    page's own call) with one of them moved, from `compare` uncached (frames are kept, not comparisons). Each
+    frame costs a comparison (~0.1 s at the defaults, more with H x T): fewer notches where they cost more."""
+    args = (c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
+    span = max(5, min(25, 25 * 1600 // (c["H"] * c["T"])))
+    refs = reference_curves(range(c["T"] + 1))
+
+    def at_scale(v: float):
+        return gradient_decay(curves(compare(*args[:2], v, *args[3:])), refs, font_scale=fs)
+
+    def at_bias(v: float):  # only the LSTM has a forget gate: the other cells' curves are the page's own
+        lstm = compare(*args[:3], v, *args[4:], cells=("lstm",)).reports
+        return gradient_decay(curves(dataclasses.replace(cmp, reports={**cmp.reports, **lstm})), refs, font_scale=fs)
+
+    return [Scrub(f"{P}.scale", f"{P}.decay", args[:2] + args[3:] + (fs,), scale, 0.0, 3.0, 0.05, at_scale, span),
+            Scrub(f"{P}.bf", f"{P}.decay", args[:3] + args[4:] + (fs,), c["bf"], -5.0, 10.0, 0.5, at_bias, span)]
 
 
 RUNS = SharedCache(2 ** 18)  # Settings -> both runs: 6.4 kB a setting at 200 steps, so about 40 settings

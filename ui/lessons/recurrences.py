@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rnnviz.figures.recurrences import eigen_plane
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub
+from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
 
@@ -175,3 +177,13 @@ def gradient_curves(H: int, T: int, seed: int) -> dict[str, np.ndarray]:
     """`lesson.gradient_curves`, kept per server and shared (read-only arrays)."""
     return CACHE.get_arrays(("curves", H, T, seed), lambda: lesson.gradient_curves(H, T, seed),
                             lambda c: list(c.values()))
+
+
+def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
+    """The radius sliders, whose drag the eigenvalue plane follows: each frame is that chart (the page's own call)
+    with one radius moved (the eigenvalues do not depend on the steps run: two are run, not 1,000)."""
+    def plane_at(k: int):
+        return lambda v: eigen_plane(lesson.eigen_response(r[:k] + [v] + r[k + 1:], th, 2).lam, fs)
+
+    return [Scrub(f"{P}.r{k + 1}", f"{P}.plane", (tuple(r[:k] + r[k + 1:]), tuple(th), fs), r[k], 0.0, 0.999,
+                  0.001, plane_at(k)) for k in range(len(r))]

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from rnnviz.figures.scalar import states_over_time
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
-from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view
+from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, power_text, sub, sup
+from ui.scrub import Scrub
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
 P = "scalar"
@@ -50,6 +52,20 @@ def preset_values(name: str) -> dict:
     p = SCALAR_PRESETS[name]
     return {f"{P}.w_x": p.w_x, f"{P}.w_h": p.w_h, f"{P}.b": p.b, f"{P}.h0": p.h0,
             f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
+
+SLIDERS = {"w_x": (-10.0, 10.0, 0.05), "w_h": (-10.0, 10.0, 0.05), "b": (-10.0, 10.0, 0.05), "h0": (-1.0, 1.0, 0.01)}
+
+
+def scrubs(x: list[float], w_x: float, w_h: float, b: float, h0: float, fs: float) -> list[Scrub]:
+    """The sliders whose drag the chart of h_t over time follows: each frame is that chart (the page's own call)
+    with one slider moved."""
+    now = {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}
+
+    def chart_at(name: str):
+        return lambda v: states_over_time(run_scalar(x, **{**now, name: v}).h[:, 0], x, None, fs)
+
+    return [Scrub(f"{P}.{name}", f"{P}.states", (tuple(x), fs) + tuple(u for k, u in now.items() if k != name),
+                  now[name], lo, hi, step, chart_at(name)) for name, (lo, hi, step) in SLIDERS.items()]
 
 
 def guess_box(t: int, x_t: float, h_prev: float) -> None:

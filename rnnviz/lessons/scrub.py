@@ -1,0 +1,89 @@
+"""Frames for scrubbing: a chart's figure at each notch of a slider near its value, reduced to what changes from
+notch to notch, so that the browser can show any of them while the slider is dragged (ui/scrub.js) with the
+server's own numbers. Nothing is computed twice: each frame is the page's own figure function at that value."""
+from __future__ import annotations
+
+import base64
+import json
+import math
+from typing import Callable
+
+import numpy as np
+
+SPAN = 101  # notches a slider's frames cover at most: a bounded cost per setting
+
+
+def notches(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[float]:
+    """The slider's values at up to `span` consecutive notches (lo + k step), centred on `value`'s notch where the
+    range allows; each rounded as the slider shows it (no 0.30000000000000004)."""
+    n = round((hi - lo) / step)  # notches above lo
+    k = min(max(round((value - lo) / step), 0), n)
+    first = min(max(k - span // 2, 0), max(n + 1 - span, 0))
+    digits = max(0, 1 - math.floor(math.log10(step))) + 2
+    return [round(lo + j * step, digits) for j in range(first, min(n, first + span - 1) + 1)]
+
+
+def _same(a, b) -> bool:
+    """Deep equality of figure parts (arrays equal elementwise, NaN equal to NaN)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            x, y = np.asarray(a), np.asarray(b)
+            return x.shape == y.shape and bool(np.all((x == y) | ((x != x) & (y != y))))
+        except (TypeError, ValueError):
+            return False
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return type(a) is type(b) and a == b
+
+
+def plain(v):
+    """A figure part as JSON can hold it: a 1-D float array as plotly.js's typed-array form (its 8 bytes in base64,
+    what plotly's own JSON sends: a third of the text of its decimals), other arrays as lists, NaN and infinities as
+    null (Plotly leaves a gap)."""
+    if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind == "f":
+        return {"dtype": "f8", "bdata": base64.b64encode(v.astype("<f8").tobytes()).decode()}
+    if isinstance(v, np.ndarray):
+        return plain(v.tolist())
+    if isinstance(v, dict):
+        return {k: plain(u) for k, u in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(u) for u in v]
+    if isinstance(v, (float, np.floating)):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def figure_frames(build: Callable[[float], object], values: list[float]) -> dict | None:
+    """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
+    [{attr, frames}]}: each trace attribute and top-level layout entry that differs between values, with its value in
+    every frame.
+    None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
+    specs = [build(v).to_dict() for v in values]
+    if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
+        return None
+    data = []
+    for i in range(len(specs[0]["data"])):
+        traces = [s["data"][i] for s in specs]
+        for attr in sorted(set().union(*(t.keys() for t in traces))):
+            seen = [t.get(attr) for t in traces]
+            if not all(_same(seen[0], u) for u in seen[1:]):
+                data.append({"trace": i, "attr": attr, "frames": plain(seen)})
+    layout = []
+    for attr in sorted(set().union(*(s["layout"].keys() for s in specs))):
+        seen = [s["layout"].get(attr) for s in specs]
+        if not all(_same(seen[0], u) for u in seen[1:]):
+            layout.append({"attr": attr, "frames": plain(seen)})
+    return {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
+
+
+def encoded(frames: dict | None) -> bytes:
+    """The frames as compact JSON (what the browser receives)."""
+    return json.dumps(frames, separators=(",", ":"), allow_nan=False).encode()

@@ -1,0 +1,56 @@
+"""In a real browser: the one-unit page's chart of h_t over time follows the w_h slider during a drag (Streamlit
+sends nothing until release), with the server's numbers for the value the thumb holds, and settles on release."""
+import numpy as np
+import pytest
+
+from rnnviz.lessons.scalar import run_scalar
+from tests.browser import Server, chromium, painted, wait_idle
+from ui.lessons.scalar import D
+
+pytestmark = pytest.mark.slow
+READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input[type=range]').value),
+  h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
+  running: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'running'})"""
+
+
+def expected(w_h: float) -> np.ndarray:
+    return run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0).h[:, 0]
+
+
+def test_the_chart_follows_the_w_h_slider_while_dragged():
+    server = Server()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(server.url + "/scalar")
+            wait_idle(page)
+            page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
+                                   "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
+                                   timeout=60_000)
+            painted(page)
+            before = page.evaluate(READ)
+            np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
+            box = page.locator(".st-key-scalar-w_h input[type=range]").locator("xpath=../..").bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            seen = []
+            for k in range(1, 13):  # a few notches at a time, to the right, mouse held down
+                page.mouse.move(x + 2 * k, y)
+                page.wait_for_timeout(50)
+                seen.append(page.evaluate(READ))
+            mid = seen[-1]
+            assert not any(s["running"] for s in seen)  # no rerun during the drag
+            assert mid["value"] > before["value"] and mid["h"] != before["h"]  # the chart moved with the thumb...
+            for s in seen[3:]:  # ... to the server's numbers for the value it held (a frame behind at most)
+                assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
+                    p["value"] for p in seen]))
+            np.testing.assert_allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12)
+            page.mouse.up()
+            wait_idle(page)
+            painted(page)
+            after = page.evaluate(READ)  # settled by the rerun, at the value released
+            assert after["value"] == mid["value"]
+            np.testing.assert_allclose(after["h"], expected(after["value"]), rtol=0, atol=1e-12)
+    finally:
+        server.close()

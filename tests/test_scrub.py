@@ -1,0 +1,81 @@
+"""Scrub frames (rnnviz/lessons/scrub.py, ui/scrub.py): each frame, laid over the page's figure, is the page's figure
+at that slider value, computed the page's own way."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from rnnviz.figures.gradients import gradient_decay
+from rnnviz.lessons import gradients, recurrences, scalar
+from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches, plain
+from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
+
+
+def test_notches_are_the_sliders_values_around_the_value():
+    v = notches(0.5, -10.0, 10.0, 0.05)
+    assert len(v) == SPAN and v[0] == -2.0 and v[-1] == 3.0 and 0.5 in v and 0.15 in v  # 0.15, not 0.15000000000000002
+    assert notches(-10.0, -10.0, 10.0, 0.05)[:2] == [-10.0, -9.95] and len(notches(9.9, -10, 10, 0.05)) == SPAN
+    assert notches(0.999, 0.0, 0.999, 0.001)[-1] == 0.999
+    assert notches(1.0, -5.0, 10.0, 0.5) == list(np.arange(-5, 10.5, 0.5))  # a short slider: every notch
+
+
+def laid_over(base: dict, frames: dict, k: int) -> dict:
+    """What scrub.js shows at frame k: the page's figure with frame k's attributes."""
+    data = [dict(t) for t in base["data"]]
+    for d in frames["data"]:
+        data[d["trace"]][d["attr"]] = d["frames"][k]
+    return {"data": data, "layout": {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}}
+
+
+def check(item, page_figure) -> dict:
+    """Every frame of `item`, over the figure at its value, is `page_figure(v)` (the page's own call) at that value."""
+    values = item.values()
+    frames = json.loads(encoded(figure_frames(item.build, values)))
+    assert frames["values"] == values and frames["data"]
+    base = plain(page_figure(item.value).to_dict())
+    for k in (0, len(values) // 3, len(values) - 1):
+        want = plain(page_figure(values[k]).to_dict())
+        assert laid_over(base, frames, k) == {"data": want["data"], "layout": want["layout"]}, values[k]
+    return frames
+
+
+def test_scalar_frames_are_the_states_chart_at_each_value():
+    x, fs = [1.0, 0.0, 0.5, -1.0], 1.0
+    now = dict(w_x=1.0, w_h=0.5, b=0.1, h0=0.2)
+    items = scalar_words.scrubs(x, *now.values(), fs)
+    assert [i.slider for i in items] == ["scalar.w_x", "scalar.w_h", "scalar.b", "scalar.h0"]
+    from rnnviz.figures.scalar import states_over_time
+    w_h = items[1]
+    frames = check(w_h, lambda v: states_over_time(scalar.run_scalar(x, 1.0, v, 0.1, 0.2).h[:, 0], x, None, fs))
+    assert [(d["trace"], d["attr"]) for d in frames["data"]] == [(1, "y")]  # only h_t moves: nothing else is sent
+    for v, y in zip(frames["values"], frames["data"][0]["frames"]):  # the per-value computation, step by step
+        y = np.frombuffer(base64.b64decode(y["bdata"]), "<f8")  # plotly.js's typed-array form
+        h, want = 0.2, []
+        for xt in x:
+            h = np.tanh(1.0 * xt + v * h + 0.1)
+            want.append(h)
+        np.testing.assert_allclose(y, want, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("which", ["scale", "bf"])
+def test_gradient_frames_are_the_decay_chart_at_each_value(which):
+    c = dict(H=4, T=12, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
+    cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
+    item = {i.slider: i for i in grad_words.scrubs(c, 0.9, cmp, 1.0)}[f"grad.{which}"]
+    assert item.span == 25
+
+    def page_figure(v):  # the page's own call: compare with all three cells, the slider at v
+        args = dict(w_scale=0.9, forget_bias=1.0) | ({"w_scale": v} if which == "scale" else {"forget_bias": v})
+        full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
+        return gradient_decay(gradients.curves(full), grad_words.reference_curves(range(13)), font_scale=1.0)
+    check(item, page_figure)
+    assert grad_words.scrubs(dict(c, H=64, T=200), 0.9, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
+
+
+def test_recurrence_frames_are_the_plane_at_each_radius():
+    from rnnviz.figures.recurrences import eigen_plane
+    r, th = [0.9, 0.5, 0.99], [0.0, 1.0, 2.0]
+    item = rec_words.scrubs(r, th, 1.0)[1]
+    frames = check(item, lambda v: eigen_plane(recurrences.eigen_response([0.9, v, 0.99], th, 1000).lam, 1.0))
+    assert {d["trace"] for d in frames["data"]} == {2}  # the second eigenvalue moves, alone

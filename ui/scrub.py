@@ -1,0 +1,95 @@
+"""Charts that follow a slider while it is dragged. Streamlit sends a slider's value only on release, so a chart
+would stay frozen through a drag and jump at the end. The server computes the chart at the slider's notches near its
+value ahead (rnnviz/lessons/scrub.py: the page's own figure function, at most SPAN values, once per setting, kept per
+server in FRAMES), and scrub.js shows the frame of whatever value the thumb holds while the mouse is down, with
+Plotly.react on the chart that ui/chart.js drew. On release the page reruns and draws as it always did.
+
+The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
+the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
+only reads the cache. Anything missing (no live charts, no frames, a value outside them) leaves the page as it was.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import streamlit as st
+
+from rnnviz.lessons.cache import SharedCache
+from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches
+from ui import chart
+
+FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
+_CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
+_scrub = st.components.v2.component("rnnviz_scrub", js=Path(__file__).with_name("scrub.js").read_text(), css=_CSS,
+                                    isolate_styles=False)
+
+
+@dataclass(frozen=True)
+class Scrub:
+    """One slider and the chart that follows it: `build(v)` is the chart's figure with the slider at v, and `setting`
+    is everything else the figure depends on (with the value's notches, the key of its frames)."""
+
+    slider: str  # the slider's widget key
+    chart: str  # the chart's key (ui.widgets.plot)
+    setting: tuple
+    value: float
+    lo: float
+    hi: float
+    step: float
+    build: Callable[[float], object] = field(compare=False, repr=False)
+    span: int = SPAN
+
+    def values(self) -> list[float]:
+        return notches(self.value, self.lo, self.hi, self.step, self.span)
+
+    def key(self) -> tuple:
+        v = self.values()
+        return (self.slider, self.chart, self.setting, v[0], v[-1])
+
+
+def _compute(item: Scrub) -> bytes:
+    return encoded(figure_frames(item.build, item.values()))
+
+
+def _fill(missing: list[Scrub]) -> None:
+    """Compute every missing frame set, one after the other, in one background thread."""
+    for item in missing:
+        FRAMES.get(item.key(), lambda: _compute(item), len)
+
+
+def _gone():
+    raise LookupError
+
+
+def _cached(key: tuple) -> bytes:
+    """A frame set at hand, or null (evicted meanwhile: nothing is computed here)."""
+    try:
+        return FRAMES.get(key, _gone)
+    except LookupError:
+        return b"null"
+
+
+@st.fragment
+def scrubs(page: str, items: list[Scrub]) -> None:
+    """The page's scrubbed sliders (nothing visible). Frames at hand are sent; those missing are computed in the
+    background, and the last frames this visit had for the same setting (still exact for their values) stand in."""
+    if not chart.live():
+        return
+    parts, missing = [], []
+    for item in items:
+        key, last = item.key(), st.session_state.get(f"scrub.{item.slider}.{item.chart}")
+        if key in FRAMES:
+            st.session_state[f"scrub.{item.slider}.{item.chart}"] = key
+        else:
+            missing.append(item)
+            key = last if last and last[:3] == key[:3] and last in FRAMES else None
+        frames = _cached(key) if key else b"null"
+        parts.append(b'{"slider":"%s","chart":"%s","frames":%s}' % (item.slider.encode(), item.chart.encode(), frames))
+    if missing:
+        FRAMES.fill_ahead(("fill",) + tuple(m.key() for m in missing), lambda: _fill(missing) or b"")
+    polls = st.session_state["scrub.polls"] = st.session_state.get("scrub.polls", 0) + bool(missing)
+    # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
+    data = b'{"pending":%s,"poll":%d,"items":[%s]}' % (b"true" if missing else b"false", polls, b",".join(parts))
+    _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None)
