@@ -8,7 +8,7 @@ from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
-from ui.urlstate import font_scale, publish, restore
+from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
     export_panel,
@@ -23,26 +23,29 @@ from ui.widgets import (
 
 
 def controls(view: str) -> dict:
-    """The view's settings, read from its widgets, as plain values."""
+    """The view's settings, read from its widgets, as plain values: the gates' dials first, then (folded on a
+    projector, so the chart they move shares the first screen) the input, the size and the seed."""
     cell = "lstm"
     if view == "cell":
         cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", required=True,
                                     format_func={"lstm": "LSTM", "gru": "GRU"}.get,
                                     help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no "
                                          "cell state.")
-    x, chars, _ = sequence_inputs(P)
-    H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
-                  key=f"{P}.H", help="Units per state vector." if view == "cell" else
-                  "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the LSTM's.")
-    seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
     forget = cell_type(cell).forget_gate is not None
     bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=not forget,
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if forget:
         st.caption(words.forget_caption(bf))
+    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
+    with st.expander("More settings: input, size, seed") if classroom() else st.container():
+        x, chars, _ = sequence_inputs(P)
+        H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
+                      key=f"{P}.H", help="Units per state vector." if view == "cell" else
+                      "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the "
+                      "LSTM's.")
+        seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
     return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0)
 
 
@@ -79,7 +82,9 @@ def view_body(view: str) -> None:
         if view == "cell":
             st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
     with right:
-        st.markdown(words.UNTRAINED.format(seed=c["seed"]))
+        room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it
+        if not room or view == "lockstep":
+            st.markdown(words.UNTRAINED.format(seed=c["seed"]))
         if view == "lockstep":
             model = lesson.lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"])
             st.markdown(words.lockstep_text(model))
@@ -90,10 +95,15 @@ def view_body(view: str) -> None:
                 if res:
                     st.caption(words.torch_caption(model, res))
         else:
-            st.latex(words.EQUATIONS[c["cell"]])
-            st.markdown(words.SYMBOLS[c["cell"]])
             w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])
-            stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+            for part in ("chart", "equations") if room else ("equations", "chart"):
+                if part == "chart":
+                    stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+                else:
+                    st.latex(words.EQUATIONS[c["cell"]])
+                    st.markdown(words.SYMBOLS[c["cell"]])
+            if room:
+                st.markdown(words.UNTRAINED.format(seed=c["seed"]))
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)

@@ -95,13 +95,9 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
 
 
 # Each lesson page's primary control and the chart it moves (by their Streamlit keys; dots become hyphens).
-# The pages whose layout is not yet reworked for the projector are marked strict xfail (issue 23): each fails today
-# and says so, and a page whose layout is fixed turns its xfail into a failure until the mark is removed.
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 23: this page's primary control or chart is below the fold")
 PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("vector", "vector.radius", "vector.moves"),
            ("hello", "hello.temp", "hello.softmax"),
-           pytest.param("gradients", "grad.scale", "grad.decay", marks=NOT_YET),
-           pytest.param("gates", "gates.bf", "gates.heat", marks=NOT_YET),
+           ("gradients", "grad.scale", "grad.decay"), ("gates", "gates.bf", "gates.heat"),
            ("states?view=params", "states.cell", "states.params"),
            ("sample", "sample.temp", "sample.text")]
 
