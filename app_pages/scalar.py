@@ -48,7 +48,8 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
             st.info(verdict[1], icon="🎯")
         st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
     if predict:
-        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
+        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
+                                    st.session_state.get(f"{P}.skipped", 0)))
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
