@@ -8,7 +8,7 @@ from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
 from ui.lessons.scalar import PARAMS, P
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
-from ui.widgets import controls_box, error, export_panel, intro, page_columns, plot, step_controls
+from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
 
 
 def controls() -> tuple[float, float, float, float, str]:
@@ -57,7 +57,7 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
              alt=f"tanh curve with steps 1 to {shown} marked")
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
-        st.table(words.worked_table(trace, b, t, view.asking))
+        long_table(words.worked_table(trace, b, t, view.asking), t)
         if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
             st.caption(note)
     backprop_section(trace, w_h, shown)
@@ -72,7 +72,7 @@ def backprop_section(trace, w_h: float, k: int) -> None:
     bp = lesson.backprop(trace, w_h, k)
     st.markdown(words.BACKPROP_INTRO)
     st.markdown(words.backprop_text(bp, w_h))
-    st.table(words.backprop_rows(bp, w_h))
+    long_table(words.backprop_rows(bp, w_h), k - 1)
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)
 

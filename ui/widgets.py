@@ -88,11 +88,19 @@ def intro(text_md: str) -> None:
         st.markdown(text_md)
 
 
+MODEBAR_HIDDEN = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "resetScale2d",
+                  "hoverClosestCartesian", "hoverCompareCartesian", "toggleSpikelines", "zoom3d", "pan3d",
+                  "orbitRotation", "tableRotation", "resetCameraDefault3d", "resetCameraLastSave3d", "hoverClosest3d",
+                  "zoomInGeo", "zoomOutGeo", "resetGeo", "hoverClosestGeo", "hoverClosestGl2d", "hoverClosestPie",
+                  "resetViewMapbox", "resetViews", "toggleHover"]
+
+
 def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""
     fmt = st.session_state.get("app.image_format", "png")
-    config = {"displaylogo": False, "toImageButtonOptions": {
+    # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
+    config = {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
         "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}}
     if chart.live():  # updated in place on the next move (see ui/chart.py)
         chart.live_chart(fig, key=key, alt=alt, config=config)
@@ -111,6 +119,13 @@ def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> Non
         st.table(shown.map(lambda v: f"{v:.{precision}f}" if isinstance(v, (float, np.floating)) else v))
     else:
         st.dataframe(df, **dataframe_args)
+
+
+def long_table(table, rows: int, limit: int = 12) -> None:
+    """st.table, in a box that scrolls once it has more than `limit` rows (200 inputs made a 200-row table and a
+    14,000 px page)."""
+    with st.container(height=min(60 + 44 * limit, 600)) if rows > limit else st.container():
+        st.table(table)
 
 
 def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:

@@ -74,7 +74,9 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1],
                              showscale=False, texttemplate=(fmt or "%{z:.2f}") if show else None, xgap=1, ygap=1,
                              textfont=dict(size=size), hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
-        lay[_axis_name("x", k)].update(type="category", side="top")
+        # every character named, level (rotated labels ran up into the panel titles); the units every few at large H
+        lay[_axis_name("x", k)].update(type="category", side="top", tickangle=0,
+                                       dtick=1 if k != 2 else max(1, -(-H // max(1, int(cell * H // (3 * size))))))
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k == 1, type="category")
     tgt = [vocab.index(c) for c in steps.targets]
     data.append(_in(dict(type="scatter", x=[labels[i] for i in tgt], y=rows, mode="markers",
