@@ -49,6 +49,8 @@ CLASSROOM_CSS = """<style>
 [data-testid='stMain'] input, [data-testid='stMain'] textarea, [data-testid='stMain'] [data-baseweb='select'] > div,
 [data-testid='stCode'] code {font-size: 1.15rem !important;}
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {display: none;}
+[data-testid='stMarkdownContainer'] .katex-display {font-size: 1.25rem !important;}
+[data-testid='stCode'] pre, [data-testid='stCode'] code {white-space: pre-wrap !important; word-break: break-word;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
 </style>"""
 
@@ -102,6 +104,8 @@ def plot(fig, key: str, alt: str) -> None:
     # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
     config = {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
         "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}}
+    if classroom():  # the projector's floor: no chart text under 14 px, sub- and superscripts included
+        fig = _fig_at_least(fig)
     if chart.live():  # updated in place on the next move (see ui/chart.py)
         chart.live_chart(fig, key=key, alt=alt, config=config)
     else:
@@ -119,6 +123,13 @@ def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> Non
         st.table(shown.map(lambda v: f"{v:.{precision}f}" if isinstance(v, (float, np.floating)) else v))
     else:
         st.dataframe(df, **dataframe_args)
+
+
+def _fig_at_least(fig):
+    from rnnviz.figures.base import SpecFigure
+    from rnnviz.figures.fonts import at_least
+
+    return SpecFigure(at_least(fig.to_dict()))
 
 
 def long_table(table, rows: int, limit: int = 12) -> None:
@@ -139,7 +150,7 @@ def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:
                            key=f"export.{file_name}", icon=":material/download:",
                            help="Rebuilds the cell in torch.nn with these weights and inputs, and checks that it "
                                 "gives the numbers shown here.")
-        st.code(text, language="python")
+        st.code(text, language="python", wrap_lines=True)  # long lines wrap: nothing cut off on the right
 
 
 def sequence_params(page: str) -> list[Param]:
