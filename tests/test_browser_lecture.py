@@ -95,7 +95,8 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
 
 
 # Each lesson page's primary control and the chart it moves (by their Streamlit keys; dots become hyphens).
-PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("scalar?predict=1", "scalar.guess", "scalar.tanh"), ("vector", "vector.radius", "vector.moves"),
+PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("scalar?predict=1", "scalar.guess", "scalar.tanh"),
+           ("vector", "vector.radius", "vector.moves"),
            ("hello", "hello.temp", "hello.softmax"),
            ("gradients", "grad.scale", "grad.decay"), ("gates", "gates.bf", "gates.heat"),
            ("states?view=params", "states.cell", "states.params"),

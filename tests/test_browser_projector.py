@@ -50,12 +50,17 @@ def browser():
 
 
 LONG = ",".join(["1"] + ["0"] * 199)
-# the presets from the notes, each slider at its extremes, 200 inputs (at their end and halfway); fewer at 1400 px,
-# where the charts are wider
-SCALAR = ["", "wh=2", "x=1,0,1", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", "wh=-10", "wx=-10&b=10", f"x={LONG}&t=100"]
-SETUPS = {1024: [f"scalar?{q}" for q in SCALAR] + ["vector?radius=3", "hello?text=abcdefg"],
-          1400: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", f"x={LONG}")]
-          + ["vector?radius=3", "hello?text=abcdefg"]}
+# The one-unit page's presets and slider extremes, 200 inputs (halfway through them); its default, and every other
+# page, is checked at 1024 px by the type test below, in the same page load.
+SETUPS = {1024: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", "wh=-10&wx=-10&b=10",
+                                        f"x={LONG}&t=100")],
+          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?radius=3"]}
+
+
+def load(page, url: str) -> None:
+    page.goto(url)
+    wait_idle(page)
+    painted(page)
 
 
 @pytest.mark.parametrize("width", [1024, 1400])  # a projector in classroom mode; a laptop
@@ -63,10 +68,7 @@ def test_no_label_overlaps_another_or_is_cut_off(browser, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
     found = []
     for setup in SETUPS[width]:
-        page.goto(f"{browser.server.url}/{setup}{'&' if '?' in setup else '?'}classroom={int(width == 1024)}")
-        wait_idle(page)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0", timeout=60_000)
-        painted(page)
+        load(page, f"{browser.server.url}/{setup}&classroom={int(width == 1024)}")
         found += [f"{setup[:40]}: {p}" for p in problems(page.evaluate(LABELS))]
     page.close()
     assert found == []
@@ -88,16 +90,17 @@ SMALL = """() => {
   }
   return out;
 }"""
-PAGES = ["", "scalar", "vector", "gradients", "gates", "recurrences", "states", "hello", "sample", "class_room"]
+PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "recurrences", "states", "hello?text=abcdefg", "sample",
+         "class_room"]
 
 
-def test_nothing_on_a_projector_is_under_14_px(browser):
+def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
+    """Each page at 1024 px in classroom mode: its type, and its charts' labels (as in the test above)."""
     page = browser.new_page(viewport={"width": 1024, "height": 768})
-    found = []
+    small, labels = [], []
     for path in PAGES:
-        page.goto(f"{browser.server.url}/{path}?classroom=1")
-        wait_idle(page)
-        painted(page)
-        found += [f"/{path}: {s}" for s in dict.fromkeys(page.evaluate(SMALL))]
+        load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
+        small += [f"/{path}: {s}" for s in dict.fromkeys(page.evaluate(SMALL))]
+        labels += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
     page.close()
-    assert found == []
+    assert small == [] and labels == []
