@@ -58,8 +58,11 @@ SETUPS = {1024: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=
 
 
 def load(page, url: str) -> None:
+    """Open `url` and wait until every chart on it is drawn."""
     page.goto(url)
     wait_idle(page)
+    page.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
+                           "'svg.main-svg'))", timeout=60_000)
     painted(page)
 
 
