@@ -114,6 +114,9 @@ def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server,
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
     pg.goto(f"{server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
     wait_idle(pg)
+    # measured once every chart is drawn: a chart still loading holds less room, and what follows it sits too high
+    pg.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
+                         "'svg.main-svg'))", timeout=60_000)
     c, g = box(pg, control), box(pg, chart)
     for name, b in ((control, c), (chart, g)):
         assert b and b["height"] > 0, f"{name} is not drawn"

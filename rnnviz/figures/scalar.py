@@ -169,7 +169,7 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
     return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale,
-                                         margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 238)),
+                                         margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 245)),
                                          xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
                                          yaxis=dict(title=dict(text="next h, with no input"), range=[-1.05, 1.05],
                                                     scaleanchor="x", scaleratio=1),
