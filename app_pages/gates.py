@@ -4,12 +4,12 @@ import streamlit as st
 from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.export import gated_script
-from rnnviz.lessons.memory import memory
 from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
+from ui.lagview import three_cells
 from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
-from ui.urlstate import font_scale, publish, restore
+from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
     export_panel,
@@ -19,32 +19,34 @@ from ui.widgets import (
     plot,
     sequence_inputs,
     step_controls,
-    torch_check,
 )
 
 
 def controls(view: str) -> dict:
-    """The view's settings, read from its widgets, as plain values."""
+    """The view's settings, read from its widgets, as plain values: the gates' dials first, then (folded on a
+    projector, so the chart they move shares the first screen) the input, the size and the seed."""
     cell = "lstm"
     if view == "cell":
         cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", required=True,
                                     format_func={"lstm": "LSTM", "gru": "GRU"}.get,
                                     help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no "
                                          "cell state.")
-    x, chars, _ = sequence_inputs(P)
-    H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
-                  key=f"{P}.H", help="Units per state vector." if view == "cell" else
-                  "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the LSTM's.")
-    seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
-    trained = words.trained_control() if view == "lockstep" else False
     forget = cell_type(cell).forget_gate is not None
     bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=not forget,
                    help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
                         "keeping more than it erases.")
     if forget:
         st.caption(words.forget_caption(bf))
+    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
+    with st.expander("More settings: input, size, seed") if classroom() else st.container():
+        x, chars, _ = sequence_inputs(P)
+        H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
+                      key=f"{P}.H", help="Units per state vector." if view == "cell" else
+                      "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the "
+                      "LSTM's.")
+        seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
+    trained = words.trained_control() if view == "lockstep" else False
     return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0,
                 trained=trained)
 
@@ -85,25 +87,21 @@ def view_body(view: str) -> None:
         if view == "cell":
             st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
     with right:
+        room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it
         if view == "lockstep":
-            model, trained = words.three_cells(c)
-            st.markdown(words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]))
-            st.markdown(words.lockstep_text(model))
-            mem = memory(model, trained)
-            plot(figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
-            st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
-            if st.toggle("Check with PyTorch", key=f"{P}.torch",
-                         help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their "
-                              "parameters."):
-                res = torch_check(lambda: lesson.lockstep_torch(model))
-                if res:
-                    st.caption(words.torch_caption(model, res))
+            model = three_cells(c, fs)
         else:
-            st.markdown(words.UNTRAINED.format(seed=c["seed"]))
-            st.latex(words.EQUATIONS[c["cell"]])
-            st.markdown(words.SYMBOLS[c["cell"]])
+            if not room:
+                st.markdown(words.UNTRAINED.format(seed=c["seed"]))
             w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])
-            stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+            for part in ("chart", "equations") if room else ("equations", "chart"):
+                if part == "chart":
+                    stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+                else:
+                    st.latex(words.EQUATIONS[c["cell"]])
+                    st.markdown(words.SYMBOLS[c["cell"]])
+            if room:
+                st.markdown(words.UNTRAINED.format(seed=c["seed"]))
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)

@@ -4,15 +4,15 @@ import time
 import pandas as pd
 import streamlit as st
 
-from rnnviz.experiments import lag
 from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import fmt, format_norm
+from ui.lagview import lag_section
 from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
-from ui.widgets import controls_box, intro, plot
+from ui.widgets import controls_box, intro, page_columns, plot
 
 fs = font_scale()
 note = st.markdown if classroom() else st.caption  # explanations a projector must show at reading size
@@ -23,9 +23,10 @@ def split(*widths: float) -> list:
     return [st.container() for _ in widths] if classroom() else st.columns(list(widths), gap="large")
 
 
-def controls() -> dict:
-    """The explorer's settings other than the W_hh scale, read from their widgets (three columns)."""
-    a, b, c = st.columns(3)
+def controls(room: bool) -> dict:
+    """The explorer's settings other than the W_hh scale, read from their widgets (three columns; one, folded, on a
+    projector)."""
+    a, b, c = [st.container()] * 3 if room else st.columns(3)
     return dict(
         by=a.radio("Scale Wₕₕ so that", list(words.SCALE_BY), key=f"{P}.by", horizontal=True,
                    format_func=words.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step "
@@ -44,28 +45,28 @@ def controls() -> dict:
 
 @st.fragment
 def explorer() -> None:
-    b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
-    words.presets(words.PRESETS, "", [b1, b2])
-    view = words.view_control(b3)
-    with controls_box():
-        c = controls()
-    note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + words.SCALE_NOTE)
-    weights_view(c, view)
-
-
-@st.fragment
-def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns only what it changes
-    top = st.container()
-    left, right = split(1, 2.8)
-    scale = words.scale_control(left)
+    """The presets, the settings and one chart. On a projector: a compact column of controls (the W_hh scale on
+    top, the rest folded) beside the chart, with the numbers under it, so the scale and its chart share a screen."""
+    if room := classroom():
+        left, right = page_columns([1, 2.4])
+        with left, controls_box():
+            words.presets(words.PRESETS, "", st.columns(2))
+            view, scale = words.view_control(st), words.scale_control(st)
+            with st.expander("More settings"):
+                c = controls(room)
+        top = None  # the numbers go under the chart
+    else:
+        b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
+        words.presets(words.PRESETS, "", [b1, b2])
+        view = words.view_control(b3)
+        with controls_box():
+            c = controls(room)
+        note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + words.SCALE_NOTE)
+        top = st.container()
+        left, right = split(1, 2.8)
+        scale = words.scale_control(left)
     cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
-    for col, (key, (label, what)) in zip(top.columns([1, 1, 1.1, 1.2, 1]), words.CURVES.items()):
-        col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
-                   f"{format_norm(curves[key][T])}.")
-    if paths := words.paths_note(curves, T):
-        with top:
-            note(paths)
     with left:
         note(words.scale_note(cmp, c["by"], scale))
     with right:
@@ -79,6 +80,15 @@ def weights_view(c: dict, view: str) -> None:  # nested: the W_hh scale reruns o
             st.markdown("\n\n".join(words.factor_notes(cmp, T)))
         else:
             clip_section(cmp.reports["rnn"], T, curves["rnn"][T])
+    cols = (top or right.container()).columns([1, 1, 1.1, 1.2, 1])
+    for col, (key, (label, what)) in zip(cols, words.CURVES.items()):
+        col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
+                   f"{format_norm(curves[key][T])}.")
+    if paths := words.paths_note(curves, T):
+        with top or right:
+            note(paths)
+    if room:
+        note(f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + words.SCALE_NOTE)
     publish(PARAMS)
 
 
@@ -111,8 +121,11 @@ def training() -> None:
 st.title("Gradients through time")
 restore(P, PARAMS)
 intro(words.INTRO)
-note(words.LOSS_NOTE)
+if not classroom():
+    note(words.LOSS_NOTE)
 explorer()
+if classroom():  # on a projector the chart comes first
+    note(words.LOSS_NOTE)
 
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
@@ -126,19 +139,5 @@ st.markdown(words.CLIP_ABOUT)
 training()
 
 st.subheader("Learning the lag")
-results = lag.load_results()
-if results is None:
-    st.info(words.LAG_MISSING)
-else:
-    note(words.lag_about(results))
-    summary = words.lag_summary(results)
-    st.markdown(summary)
-    g1, g2 = split(1, 1)
-    with g1:
-        plot(figures.lag_figure(results, fs), f"{P}.lag", alt="accuracy by lag, mean and seed spread. " + summary)
-    with g2:
-        plot(figures.lag_curve_figure(results, fs), f"{P}.lag_curve", alt="accuracy while training. "
-             + words.curve_summary(results))
-        note(words.curve_summary(results))
-    note(words.provenance(results))
+lag_section(fs)
 publish(PARAMS)

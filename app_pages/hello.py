@@ -104,6 +104,9 @@ with right:
     m3.metric("Vocabulary", vocab_text)
     if vocab_note:
         st.caption(vocab_note)
+    if classroom():  # on a projector the temperature and its chart come first, beside the training controls
+        st.subheader("Sampling, and what temperature does")
+        sampling(w, seed, fs)
     if current is not None and current.losses:
         losses = current.losses
         plot(figures.loss_curve(losses, fs), f"{P}.loss", alt=f"loss fell from {losses[0]:.3f} to {losses[-1]:.3f}")
@@ -114,6 +117,7 @@ with right:
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
     number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
 
-st.subheader("Sampling, and what temperature does")
-sampling(w, seed, fs)
+if not classroom():
+    st.subheader("Sampling, and what temperature does")
+    sampling(w, seed, fs)
 publish(PARAMS)

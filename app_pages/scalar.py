@@ -9,7 +9,7 @@ from ui.lessons import scalar as words
 from ui.lessons.scalar import PARAMS, P
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
-from ui.widgets import controls_box, error, export_panel, intro, page_columns, plot, step_controls
+from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
 
 
 def controls() -> tuple[float, float, float, float, str]:
@@ -49,7 +49,8 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
             st.info(verdict[1], icon="🎯")
         st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
     if predict:
-        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0))))
+        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
+                                    st.session_state.get(f"{P}.skipped", 0)))
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
@@ -59,7 +60,7 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
             st.caption(play)
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
-        st.table(words.worked_table(trace, b, t, view.asking))
+        long_table(words.worked_table(trace, b, t, view.asking), t)
         if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
             st.caption(note)
     backprop_section(trace, w_h, shown)
@@ -76,7 +77,7 @@ def backprop_section(trace, w_h: float, k: int) -> None:
     st.markdown(words.backprop_text(bp, w_h))
     if sat := words.saturation_note(bp, w_h):
         st.markdown(sat)
-    st.table(words.backprop_rows(bp, w_h))
+    long_table(words.backprop_rows(bp, w_h), k - 1)
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)
 

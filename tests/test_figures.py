@@ -166,7 +166,8 @@ def test_singular_values_read_with_subscripts_and_their_line_label_clear_of_the_
     fig = vector.singular_value_bars(np.array([0.979, 0.607, 0.114]), 0.9).to_dict()
     assert list(fig["data"][0]["x"]) == ["σ₁", "σ₂", "σ₃"]
     (label,) = fig["layout"]["annotations"]
-    assert label["y"] == 1 and label["yanchor"] == "bottom"  # above the line at 1, not down over the first bar
+    assert label["yref"] == "y domain" and label["y"] == 1 and label["yanchor"] == "top"  # over the bars' tops
+    assert fig["layout"]["yaxis"]["range"][1] >= 1.4  # room above the tallest bar (and the line at 1) for the label
     assert fig["layout"]["shapes"][0]["line"]["color"] != base.COLORS["output"]  # a reference line, not an output
     for probs, ticks in ((False, [-1, 0, 1]), (True, [0, 0.5, 1])):  # five labels pile up on a bar three rows tall
         bar = states.state_heatmap(np.zeros((6, 3)), "", probabilities=probs).to_dict()["data"][0]["colorbar"]

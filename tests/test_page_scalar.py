@@ -210,3 +210,18 @@ def test_fixed_points_are_explained_where_they_are_drawn(open_page):
     assert "**fixed point**" in text and "**stable**" in text and "**cobweb**" in text
     assert "h* = **0.9575**, slope wₕ(1 − h*²) = 0.166; stable" in text
     assert "h* = **0.0000**, slope wₕ(1 − h*²) = 2.000; unstable" in text
+
+
+def test_skipping_past_a_question_is_marked_not_scored(open_page):
+    """Next (or → / PageDown, which press it) or the time slider during a question shows the skipped answers: the
+    score says so and counts them apart from the guesses."""
+    at = open_page(P, predict="1")
+    at.button(key=f"{P}.next").click().run()  # step 1 was the question: its answer is now on screen, unscored
+    assert h_column(at) == ["0.762", "?"]
+    assert any("0 points from 0 guesses; 1 step skipped, not scored" in c.value for c in at.caption)
+    at.number_input(key=f"{P}.guess").set_value(0.36)
+    at.button(key=f"{P}.check").click().run()
+    assert any("2 points from 1 guess; 1 step skipped" in c.value for c in at.caption)
+    at.slider(key=f"{P}.t").set_value(3).run()  # step 3 is the question now: nothing skipped
+    assert h_column(at) == ["0.762", "0.363", "?"]
+    assert any("1 step skipped," in c.value for c in at.caption)

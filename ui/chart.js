@@ -95,7 +95,8 @@ export default function ({ data, parentElement }) {
   gd.style.minHeight = (layout.height || 450) + "px";  // holds the chart's place while plotly.js loads
   gd.__rnnvizHeight = layout.height || 450;
   if (document.fullscreenElement === parentElement) layout.height = window.innerHeight - 48;  // a move while full
-  const full = { ...config, responsive: false, modeBarButtonsToRemove: NOT_HERE, modeBarButtonsToAdd: [
+  const hidden = [...(config.modeBarButtonsToRemove || []), ...NOT_HERE];
+  const full = { ...config, responsive: false, modeBarButtonsToRemove: hidden, modeBarButtonsToAdd: [
     { name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND, click: fullScreen }] };
   // aria-busy while a drawing is under way: assistive technology waits for it (and so can a test or a benchmark,
   // with document.querySelector('.rnnviz-chart[aria-busy="true"]'))

@@ -49,6 +49,8 @@ CLASSROOM_CSS = """<style>
 [data-testid='stMain'] input, [data-testid='stMain'] textarea, [data-testid='stMain'] [data-baseweb='select'] > div,
 [data-testid='stCode'] code {font-size: 1.15rem !important;}
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {display: none;}
+[data-testid='stMarkdownContainer'] .katex-display {font-size: 1.25rem !important;}
+[data-testid='stCode'] pre, [data-testid='stCode'] code {white-space: pre-wrap !important; word-break: break-word;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
 </style>"""
 
@@ -101,12 +103,22 @@ def first_sentence(text_md: str) -> str:
     return text_md[:m.start()] if m else text_md
 
 
+MODEBAR_HIDDEN = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "resetScale2d",
+                  "hoverClosestCartesian", "hoverCompareCartesian", "toggleSpikelines", "zoom3d", "pan3d",
+                  "orbitRotation", "tableRotation", "resetCameraDefault3d", "resetCameraLastSave3d", "hoverClosest3d",
+                  "zoomInGeo", "zoomOutGeo", "resetGeo", "hoverClosestGeo", "hoverClosestGl2d", "hoverClosestPie",
+                  "resetViewMapbox", "resetViews", "toggleHover"]
+
+
 def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""
     fmt = st.session_state.get("app.image_format", "png")
-    config = {"displaylogo": False, "toImageButtonOptions": {
+    # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
+    config = {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
         "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}}
+    if classroom():  # the projector's floor: no chart text under 14 px, sub- and superscripts included
+        fig = _fig_at_least(fig)
     if chart.live():  # updated in place on the next move (see ui/chart.py)
         chart.live_chart(fig, key=key, alt=alt, config=config)
     else:
@@ -126,6 +138,20 @@ def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> Non
         st.dataframe(df, **dataframe_args)
 
 
+def _fig_at_least(fig):
+    from rnnviz.figures.base import SpecFigure
+    from rnnviz.figures.fonts import at_least
+
+    return SpecFigure(at_least(fig.to_dict()))
+
+
+def long_table(table, rows: int, limit: int = 12) -> None:
+    """st.table, in a box that scrolls once it has more than `limit` rows (200 inputs made a 200-row table and a
+    14,000 px page)."""
+    with st.container(height=min(60 + 44 * limit, 600)) if rows > limit else st.container():
+        st.table(table)
+
+
 def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:
     """Download the page's exact setup as a runnable PyTorch script, and show it. The script is built and sent only
     while its box is open: it changes with every setting, and a closed box would still redraw it on every move."""
@@ -137,7 +163,7 @@ def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:
                            key=f"export.{file_name}", icon=":material/download:",
                            help="Rebuilds the cell in torch.nn with these weights and inputs, and checks that it "
                                 "gives the numbers shown here.")
-        st.code(text, language="python")
+        st.code(text, language="python", wrap_lines=True)  # long lines wrap: nothing cut off on the right
 
 
 def sequence_params(page: str) -> list[Param]:

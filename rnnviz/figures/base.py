@@ -190,10 +190,11 @@ def _vrect(x0, x1, color, width=3, xref="x", yref="y domain", **kw) -> dict:
                 fillcolor="rgba(0,0,0,0)", **kw)
 
 
-def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: str = "States over time [T, H]",
+def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: str = "States over time: unit × step",
                   current: int | None = None, zlim: float = 1.0, name: str = "h", font_scale: float = 1.0,
                   probabilities: bool = False) -> go.Figure:
-    """A [T, H] array as a heatmap: time across, units down; purple negative, grey positive (or 0..1 reds)."""
+    """A [T, H] array as a heatmap: time across, units down (drawn H by T, as its title says); purple negative, grey
+    positive (or 0..1 reds)."""
     v = np.asarray(values, float)
     T, H = v.shape
     xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]

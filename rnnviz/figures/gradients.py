@@ -98,7 +98,7 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
         ann.append(dict(x=0.99, xref="paper", y=hi, yref="y", yanchor="top", xanchor="right", showarrow=False,
                         text="△ above 1e300: drawn at this edge", font=dict(size=12 * font_scale)))
     return _readable(data, _layout(title, 520 + 60 * (font_scale > 1), font_scale, annotations=ann,
-                              margin=dict(l=grown(font_scale, 90, 111), r=10, b=grown(font_scale, 158, 200)),
+                              margin=dict(l=grown(font_scale, 90, 111), r=10, b=grown(font_scale, 158, 235)),
                               yaxis=dict(type="log", range=[lo, hi], title=dict(text="norm (log scale)"),
                                          exponentformat="power"),
                               xaxis=dict(title=dict(text="steps back k = T − t"), rangemode="tozero"),

@@ -66,6 +66,8 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
     size = 11 * font_scale
     cell = (width - 100) * 0.85 / (3 * V + H)  # px per cell
     show = cell >= 2.9 * size and T * max(V, H) <= 400  # "-0.14" is about 2.7 em wide
+    fit = int(cell * H // (0.65 * 12 * font_scale * (1 + len(str(H)))))  # unit labels "h12" the panel has room for
+    unit_step = -(-H // max(1, fit))
     data = []
     for k, (z, xs, scale, lim, fmt) in enumerate([(steps.x, labels, GREEN, (0, 1), "%{z:.0f}"),
                                                   (steps.h, [f"h{j + 1}" for j in range(H)], DIVERGING, (-1, 1), None),
@@ -74,7 +76,8 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1],
                              showscale=False, texttemplate=(fmt or "%{z:.2f}") if show else None, xgap=1, ygap=1,
                              textfont=dict(size=size), hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
-        lay[_axis_name("x", k)].update(type="category", side="top")
+        # every character named, level (rotated labels ran up into the panel titles); the units every few at large H
+        lay[_axis_name("x", k)].update(type="category", side="top", tickangle=0, dtick=1 if k != 2 else unit_step)
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k == 1, type="category")
     tgt = [vocab.index(c) for c in steps.targets]
     data.append(_in(dict(type="scatter", x=[labels[i] for i in tgt], y=rows, mode="markers",

@@ -6,6 +6,12 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _fig, _layout, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
+from rnnviz.figures.labels import Placer
+
+ASSUMED_WIDTH = 360  # px: the narrowest the one-unit page draws its tanh chart (1024 px, classroom: ~390)
+MAX_LABELS, MAX_TRIES = 5, 15  # earlier steps labelled at most, and looked at (the latest first)
+FRAMES_LABELLED = 20  # the longest run whose animation frames all carry labels
+INFO_Y = (0.55, 0.72, 0.35, 0.0, -0.4)  # heights tried for the current step's box, top left, clear of its guide
 
 
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
@@ -34,36 +40,75 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", name="h = tanh(z)", hoverinfo="skip",
                  line=dict(color=COLORS["state"], width=3))]
 
-    def step_traces(k: int) -> list[dict]:
+    height, bottom = int(430 + 100 * (font_scale - 1)), round(112 * font_scale)
+    size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
+    note = "grey: flat,<br>tanh′ < 0.1"
+
+    def placed(k: int) -> tuple[list[str], list[str], int, int | None]:
+        """Where the labels of step k's frame go, clear of each other, the markers, the guides and the edges: the
+        earlier steps' text and textpositions (at most MAX_LABELS, the latest that fit, from the last MAX_TRIES),
+        the current step's box (an index into INFO_Y) and the grey note's (an index into note_spots; None: left
+        out)."""
         zc = np.clip(pre[: k + 1], -lim, lim)
+        room = Placer((-lim, lim), (-1.1, 1.1), ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - 70 - bottom)
+        room.block_points(zc, h[: k + 1], np.where(np.arange(k + 1) == k, 9.0, 6.0))
+        room.block_segment(zc[k], -1.05, zc[k], h[k])
+        room.block_segment(-lim, h[k], zc[k], h[k])
+        info = room.place_box([(-lim * 0.97, y, "left") for y in INFO_Y], info_text(k),
+                              info_size)
+        spot = room.place_box(note_spots(zc[k]), note, note_size)
+        tried = list(range(k - 1, max(-1, k - 1 - MAX_TRIES), -1))
+        where = room.place_labels(zc[tried], h[tried], [f"t={j + 1}" for j in tried], size, 6.0, MAX_LABELS)
+        text, pos = [""] * k, ["top left"] * k
+        for j, w in zip(tried, where):
+            if w:
+                text[j], pos[j] = f"t={j + 1}", w
+        return text, pos, (0 if info is None else info), spot
+
+    def info_text(k: int) -> str:
+        return f"t={k + 1}<br>z={pre[k]:.3f}<br>→ h={h[k]:.3f}"
+
+    def note_spots(zk: float) -> list[tuple[float, float, str]]:
+        """Where the grey note may go: below the curve's right half, either side of the current step's guide."""
+        xs = [(lim * 0.97, "right"), (zk - lim * 0.03, "right"), (zk + lim * 0.03, "left"), (lim * 0.03, "left")]
+        return [(x, y, side) for y in (-0.55, -0.85, -0.25) for x, side in xs]
+
+    def step_traces(k: int, label: bool = True) -> list[dict]:
+        """Step k's marks; with `label`, its earlier steps labelled (the frames of a long run go without: placing
+        costs ~5 ms a frame)."""
+        zc = np.clip(pre[: k + 1], -lim, lim)
+        text, where, info, _ = placed(k) if label else ([""] * k, "top left", 0, None)
         return [
             dict(type="scatter", x=zc[:k], y=h[:k], mode="markers+text", name="earlier steps",
-                 text=[f"t={j + 1}" for j in range(k)], textposition="top left", textfont=dict(size=12 * font_scale),
+                 text=text, customdata=[f"t={j + 1}" for j in range(k)], textposition=where,
+                 textfont=dict(size=size),
                  marker=dict(color="white", size=10, symbol="circle", line=dict(color=COLORS["state"], width=2)),
-                 hovertemplate="%{text}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
+                 hovertemplate="%{customdata}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
                  line=dict(color=COLORS["current"], width=1.5, dash="dot"), showlegend=False),
-            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], 0.45], mode="markers+text", name=f"step t = {k + 1}",
-                 text=["", f"t={k + 1}: z={pre[k]:.3f}<br>→ h={h[k]:.3f}"], textposition="middle right",
-                 textfont=dict(size=14 * font_scale, color="#222"),
+            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], INFO_Y[info]], mode="markers+text",
+                 name=f"step t = {k + 1}", text=["", info_text(k)],
+                 textposition="middle right", textfont=dict(size=info_size, color="#222"),
                  marker=dict(color=COLORS["state"], size=[16, 0], symbol="circle", line=dict(color="white", width=2)),
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
         ]
 
-    layout = _layout("Where each step lands on tanh", int(430 + 100 * (font_scale - 1)), font_scale, showlegend=False,
-                     shapes=shapes, margin=dict(l=y_margin(font_scale, 4), b=round(112 * font_scale)),
-                     annotations=[dict(x=lim * 0.97, y=-0.55, text="grey: tanh is flat<br>(slope tanh′ < 0.1)",
-                                       showarrow=False, xanchor="right", align="right",
-                                       font=dict(color="#555", size=12 * font_scale))],
+    cur = int(np.clip(current, 0, len(pre) - 1)) if len(pre) else 0
+    spot = placed(cur)[3] if len(pre) else 0
+    x, y, side = note_spots(float(np.clip(pre[cur], -lim, lim)) if len(pre) else lim)[spot or 0]
+    notes = [] if spot is None else [dict(x=x, y=y, text=note, showarrow=False, xanchor=side, align=side,
+                                          font=dict(color="#555", size=note_size))]
+    layout = _layout("Where each step lands on tanh", height, font_scale, showlegend=False,
+                     shapes=shapes, margin=dict(l=y_margin(font_scale, 4), b=bottom), annotations=notes,
                      xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
                                 range=[-lim, lim], zeroline=True),
                      yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
     frames = []
     if len(pre):
-        cur = int(np.clip(current, 0, len(pre) - 1))
         data += step_traces(cur)
-        labels = [str(k + 1) for k in range(len(pre))]
-        frames = [dict(data=step_traces(k), traces=[1, 2, 3], name=labels[k]) for k in range(len(pre))]
+        labels, last = [str(k + 1) for k in range(len(pre))], len(pre) - 1
+        frames = [dict(data=step_traces(k, last <= FRAMES_LABELLED or k in (cur, last)), traces=[1, 2, 3],
+                       name=labels[k]) for k in range(len(pre))]
         if len(pre) > 1:  # one step has nothing to play
             layout["updatemenus"] = _play_controls(labels, font_scale=font_scale)
     return _fig(data, text_sizes(layout, font_scale), frames)
@@ -125,7 +170,7 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
              dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
                   marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
     return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale,
-                                         margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 238)),
+                                         margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 245)),
                                          xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
                                          yaxis=dict(title=dict(text="next h, with no input"), range=[-1.05, 1.05],
                                                     scaleanchor="x", scaleratio=1),

@@ -20,6 +20,7 @@ from rnnviz.figures.base import (
 from rnnviz.figures.fonts import text_sizes
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+MOVES_MAX_HEIGHT = 640  # px: the six moves stay within a screen at any H
 
 
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
@@ -34,7 +35,10 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     titles = ["① read input<br>W<sub>x</sub>x<sub>t</sub>", "② read memory<br>W<sub>h</sub>h<sub>t−1</sub>",
               "③ add<br>z = ①+②+b", "④ squash<br>h<sub>t</sub> = tanh(z)",
               "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
-    lay = _layout("", max(260, 38 * max(H, K) * font_scale + 130), font_scale,
+    if font_scale > 1:  # a projector: the formulas (in the page's table) would run into each other; names only
+        titles = ["① input", "② memory", "③ add", "④ squash", "⑤ predict"]
+    # bounded: at H = 64 a row per unit at reading size was ~3,600 px; past MOVES_MAX_HEIGHT the rows get thinner
+    lay = _layout("", min(MOVES_MAX_HEIGHT, max(260, 38 * max(H, K) * font_scale + 130)), font_scale,
                   margin=dict(t=80, l=50, r=20, b=grown(font_scale, 36, 42)), bargap=0.25, showlegend=False,
                   **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
@@ -102,9 +106,12 @@ def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) 
                  textfont=dict(size=12 * font_scale), insidetextanchor="end",
                  hovertemplate="%{x} = %{y:.4f}<extra></extra>", name="singular values")]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=1, y1=1, line=dict(color="#444444", dash="dash"))]
-    ann = [dict(x=1, xref="x domain", y=1, text="1: shrink below, grow above", showarrow=False, xanchor="right",
-                yanchor="bottom", yshift=2, bgcolor="rgba(255,255,255,0.85)", font=dict(size=12 * font_scale))]
-    top = max(1.0, float(sv[0])) * 1.3 if len(sv) else 1.3
+    # the line's label at the plot's top right, above every bar and its value (at the line itself, a bar ending just
+    # above 1 had its value covered)
+    ann = [dict(x=1, xref="x domain", y=1, yref="y domain", text="dashes at 1:<br>shrink below, grow above",
+                showarrow=False, xanchor="right", yanchor="top", align="right", bgcolor="rgba(255,255,255,0.85)",
+                font=dict(size=12 * font_scale))]
+    top = max(1.0, float(sv[0])) * 1.45 if len(sv) else 1.45  # room for the label above the bars
     return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
                                          font_scale, shapes=shapes, annotations=ann,
                                          margin=dict(l=y_margin(font_scale, 3)),

@@ -122,9 +122,11 @@ def question_text(t: int, x_t: float, h_prev: float) -> str:
             f"h{sub(t - 1)} = {fmt(h_prev)}. What will h{sub(t)} be?")
 
 
-def score_text(points: int, guesses: int) -> str:
-    return (f"Score: {points} point{'s' if points != 1 else ''} from {guesses} guess{'es' if guesses != 1 else ''} "
-            "(2 for within 0.05, 1 for the right sign).")
+def score_text(points: int, guesses: int, skipped: int = 0) -> str:
+    """The score; steps shown by skipping past a question (Next, a key or the slider) are counted apart."""
+    skips = f"; {skipped} step{'s' if skipped != 1 else ''} skipped, not scored" if skipped else ""
+    return (f"Score: {points} point{'s' if points != 1 else ''} from {guesses} guess{'es' if guesses != 1 else ''}"
+            f"{skips} (2 for within 0.05, 1 for the right sign).")
 
 
 @dataclass
@@ -155,6 +157,8 @@ def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> Pre
         state[f"{P}.verdict"] = (t, res.message)
         frontier = t
     view = predict_view(t, frontier)
+    if view.frontier > frontier:  # moved past the open question: its answer and any after it are shown unscored
+        state[f"{P}.skipped"] = state.get(f"{P}.skipped", 0) + view.frontier - frontier
     state[f"{P}.frontier"] = (setup, view.frontier)
     return view
 

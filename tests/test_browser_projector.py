@@ -1,0 +1,109 @@
+"""In a real browser, what a projector shows (issue 23): no chart label overlaps another or is cut off, on a projector
+(1024 px, classroom) and a laptop (1400 px), at the one-unit page's presets and slider extremes and on the other crowded
+charts; and no text on any page is under 14 px in classroom mode (body, equations, chart text and its subscripts)."""
+from contextlib import closing
+
+import pytest
+
+from tests.browser import Server, chromium, painted, wait_idle
+
+pytestmark = pytest.mark.slow
+
+# Every chart's label boxes: trace text (textpoint) must lie inside one of its plot areas (Plotly clips it there);
+# annotations inside the chart. Boxes are shrunk by 1 px so that touching is not overlapping.
+LABELS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+  const key = (gd.closest('[class*="st-key-"]')?.className.match(/st-key-(\\S+)/) || [])[1];
+  const r = el => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const areas = [...gd.querySelectorAll('.nsewdrag')].map(r), chart = r(gd);
+  const text = [...gd.querySelectorAll('.textpoint text, .annotation-text-g')]
+    .filter(el => el.textContent.trim() && el.getBoundingClientRect().width > 0)
+    .map(el => ({text: el.textContent, box: r(el), trace: el.matches('.textpoint text')}));
+  return {key, areas, chart, text};
+})"""
+
+
+def inside(b, a, slack=1.0) -> bool:
+    return b[0] >= a[0] - slack and b[1] >= a[1] - slack and b[2] <= a[2] + slack and b[3] <= a[3] + slack
+
+
+def overlap(a, b, slack=1.0) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > slack and min(a[3], b[3]) - max(a[1], b[1]) > slack
+
+
+def problems(charts: list[dict]) -> list[str]:
+    out = []
+    for c in charts:
+        for i, lab in enumerate(c["text"]):
+            where = c["areas"] if lab["trace"] else [c["chart"]]
+            if not any(inside(lab["box"], a) for a in where):
+                out.append(f"{c['key']}: {lab['text']!r} is cut off")
+            out += [f"{c['key']}: {lab['text']!r} overlaps {o['text']!r}" for o in c["text"][i + 1:]
+                    if overlap(lab["box"], o["box"])]
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b, closing(Server()) as server:  # no server started where there is no browser
+        b.server = server
+        yield b
+
+
+LONG = ",".join(["1"] + ["0"] * 199)
+# The one-unit page's presets and slider extremes, 200 inputs (halfway through them); its default, and every other
+# page, is checked at 1024 px by the type test below, in the same page load.
+SETUPS = {1024: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", "wh=-10&wx=-10&b=10",
+                                        f"x={LONG}&t=100")],
+          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?radius=3"]}
+
+
+def load(page, url: str) -> None:
+    """Open `url` and wait until every chart on it is drawn."""
+    page.goto(url)
+    wait_idle(page)
+    page.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
+                           "'svg.main-svg'))", timeout=60_000)
+    painted(page)
+
+
+@pytest.mark.parametrize("width", [1024, 1400])  # a projector in classroom mode; a laptop
+def test_no_label_overlaps_another_or_is_cut_off(browser, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    found = []
+    for setup in SETUPS[width]:
+        load(page, f"{browser.server.url}/{setup}&classroom={int(width == 1024)}")
+        found += [f"{setup[:40]}: {p}" for p in problems(page.evaluate(LABELS))]
+    page.close()
+    assert found == []
+
+
+# Every visible text node's computed size under 14 px (HTML, KaTeX, SVG text and its tspans alike), skipping KaTeX's
+# MathML copy (read by screen readers, never drawn) and the toolbar's tooltips.
+SMALL = """() => {
+  const out = [], main = document.querySelector('[data-testid="stMain"]');
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement;
+    if (!node.textContent.replace(/[\\s\\u200b]/g, '')) continue;  // blank, or a zero-width space
+    if (el.closest('.katex-mathml, .modebar, [role="tooltip"]')) continue;
+    const box = el.getBoundingClientRect(), style = getComputedStyle(el);
+    if (!box.width || !box.height || style.visibility === 'hidden') continue;
+    const px = parseFloat(style.fontSize);
+    if (px < 13.9) out.push(`${px.toFixed(1)} px: ${node.textContent.trim().slice(0, 30)} (${el.tagName})`);
+  }
+  return out;
+}"""
+PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "recurrences", "states", "hello?text=abcdefg", "sample",
+         "class_room"]
+
+
+def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
+    """Each page at 1024 px in classroom mode: its type, and its charts' labels (as in the test above)."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    small, labels = [], []
+    for path in PAGES:
+        load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
+        small += [f"/{path}: {s}" for s in dict.fromkeys(page.evaluate(SMALL))]
+        labels += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
+    page.close()
+    assert small == [] and labels == []

@@ -1,0 +1,55 @@
+"""Labels that keep clear of each other and of the edges (rnnviz.figures.labels), their use on the tanh chart, and
+the projector's floor on chart type (rnnviz.figures.fonts.at_least)."""
+import numpy as np
+import pytest
+
+from rnnviz.figures import scalar
+from rnnviz.figures.fonts import at_least
+from rnnviz.figures.labels import POSITIONS, Placer, text_size
+from rnnviz.lessons.scalar import run_scalar
+
+
+def test_placed_labels_never_overlap_and_stay_inside():
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-1, 1, 60), rng.uniform(-1, 1, 60)
+    room = Placer((-1, 1), (-1, 1), 300, 200)
+    where = room.place_labels(x, y, [f"t={j}" for j in range(60)], 14, 5, limit=60)
+    px, py = room.px(x, y)
+    boxes = []
+    for j, pos in enumerate(where):
+        if pos:
+            (sx, sy), (w, h) = POSITIONS[pos], text_size(f"t={j}", 14)
+            left = px[j] + 5 if sx > 0 else px[j] - 5 - w if sx < 0 else px[j] - w / 2
+            bottom = py[j] + 5 if sy > 0 else py[j] - 5 - h if sy < 0 else py[j] - h / 2
+            boxes.append((left, bottom, left + w, bottom + h))
+    assert 5 < len(boxes) < 60  # some fit, not all: 60 labels cannot share 300 x 200 px
+    for i, a in enumerate(boxes):
+        assert a[0] >= 0 and a[1] >= 0 and a[2] <= 300 and a[3] <= 200
+        assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1] for b in boxes[i + 1:])
+
+
+def labelled(x, w_h, fs=1.45):
+    tr = run_scalar(x, 1.0, w_h)
+    spec = scalar.tanh_curve(tr.pre[:, 0], tr.h[:, 0], len(x) - 1, fs).to_dict()
+    return [t for t in spec["data"][1]["text"] if t], spec
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+def test_the_tanh_chart_labels_a_bounded_number_of_steps(fs):
+    assert labelled([1, 0, 0], 0.5, fs)[0] == ["t=1", "t=2"]  # the notes' example: every earlier step named
+    many, spec = labelled([1] + [0] * 199, 0.5, fs)  # 200 steps piling up at 0: no smear of labels
+    assert len(many) <= scalar.MAX_LABELS
+    assert all(len([t for t in f["data"][0]["text"] if t]) <= scalar.MAX_LABELS for f in spec["frames"])
+    assert labelled([1, 0, 0], 10.0, fs)[0]  # w_h = 10: t=2 sits at the top edge and is still placed below it
+
+
+def test_projector_floor_raises_small_text_and_subscripts():
+    spec = {"data": [{"type": "scatter", "name": "h<sub>t</sub>", "text": ["a"], "textfont": {"size": 12}}],
+            "layout": {"legend": {"font": {"size": 13}}, "xaxis": {"tickfont": {"size": 12},
+                                                                    "title": {"text": "z", "font": {"size": 30}}},
+                       "annotations": [{"text": "W<sub>h</sub>", "font": {"size": 15}}]}}
+    out = at_least(spec)
+    assert out["layout"]["legend"]["font"]["size"] == 20  # its subscripts drawn at 70 %: 14 px
+    assert out["layout"]["annotations"][0]["font"]["size"] == 20
+    assert out["layout"]["xaxis"]["tickfont"]["size"] == 14 and out["layout"]["xaxis"]["title"]["font"]["size"] == 30
+    assert out["data"][0]["textfont"]["size"] == 14

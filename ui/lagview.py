@@ -1,0 +1,54 @@
+"""The lag experiment's views, Streamlit code but not a page's outline: its results on the gradients page (accuracy
+by lag with the seeds' spread, the learning curve, the sentences made from them) and the three cells side by side on
+the gates page (untrained, or the lag task's trained cells, with how much of x₁ survives). Words: ui/lessons/."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz.experiments import lag
+from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
+from rnnviz.lessons import gates as gate_lesson
+from rnnviz.lessons.memory import memory
+from ui.lessons import gates as gate_words, gradients as gradient_words
+from ui.urlstate import classroom
+from ui.widgets import plot, torch_check
+
+
+def lag_section(fs: float) -> None:
+    """The shipped results of `python -m rnnviz.lag`, or what to run where they are missing."""
+    words, P = gradient_words, gradient_words.P
+    note = st.markdown if classroom() else st.caption
+    results = lag.load_results()
+    if results is None:
+        st.info(words.LAG_MISSING)
+        return
+    note(words.lag_about(results))
+    summary = words.lag_summary(results)
+    st.markdown(summary)
+    g1, g2 = [st.container(), st.container()] if classroom() else st.columns(2, gap="large")
+    with g1:
+        plot(gradient_figures.lag_figure(results, fs), f"{P}.lag",
+             alt="accuracy by lag, mean and seed spread. " + summary)
+    with g2:
+        plot(gradient_figures.lag_curve_figure(results, fs), f"{P}.lag_curve", alt="accuracy while training. "
+             + words.curve_summary(results))
+        note(words.curve_summary(results))
+    note(words.provenance(results))
+
+
+def three_cells(c: dict, fs: float):
+    """A vanilla RNN, an LSTM and a GRU of equal size on one input: what they are, how much of x₁ each keeps, and the
+    check against torch; the lockstep model, for the step heatmaps under it."""
+    words, P = gate_words, gate_words.P
+    model, trained = words.three_cells(c)
+    st.markdown(words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]))
+    st.markdown(words.lockstep_text(model))
+    mem = memory(model, trained)
+    plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
+    st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
+    if st.toggle("Check with PyTorch", key=f"{P}.torch",
+                 help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
+        res = torch_check(lambda: gate_lesson.lockstep_torch(model))
+        if res:
+            st.caption(words.torch_caption(model, res))
+    return model
