@@ -9,7 +9,7 @@ from rnnviz.lessons.export import rnn_script
 from rnnviz.text import sub
 from ui.lessons import vector as words
 from ui.lessons.vector import PARAMS, P
-from ui.urlstate import font_scale, publish, restore
+from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
     export_panel,
@@ -25,22 +25,22 @@ from ui.widgets import (
 
 
 def controls():
-    x, chars, vocab = sequence_inputs(P)
-    H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="How many numbers the state holds.")
-    if vocab is None:
-        K = st.slider("K, output size", 1, 64, key=f"{P}.K", help="How many scores the output layer produces.")
-    else:
-        K = len(vocab)
-        st.caption(f"Output size K = {K}: one score per character, a guess at the next one.")
-    wmode = st.radio("Weights", ["generate", "edit"], key=f"{P}.wmode", horizontal=True,
-                     format_func={"generate": "Generate", "edit": "Edit by hand"}.get,
-                     help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.")
-    seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    radius = st.slider("Spectral radius of Wₕ", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest "
-                            "|eigenvalue| (its spectral radius) is this. Below 1 "
-                            "the past fades; above 1 the state can keep or amplify it.")
-    return x, chars, vocab, H, K, wmode, int(seed), radius
+    """The settings; on a projector the spectral radius first (the chart follows it) and the rest folded."""
+    room = classroom()
+    radius = words.radius_slider() if room else None
+    with st.expander("More settings: input, size, weights") if room else st.container():
+        x, chars, vocab = sequence_inputs(P)
+        H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="How many numbers the state holds.")
+        if vocab is None:
+            K = st.slider("K, output size", 1, 64, key=f"{P}.K", help="How many scores the output layer produces.")
+        else:
+            K = len(vocab)
+            st.caption(f"Output size K = {K}: one score per character, a guess at the next one.")
+        wmode = st.radio("Weights", ["generate", "edit"], key=f"{P}.wmode", horizontal=True,
+                         format_func={"generate": "Generate", "edit": "Edit by hand"}.get,
+                         help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.")
+        seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
+    return x, chars, vocab, H, K, wmode, int(seed), radius if room else words.radius_slider()
 
 
 @st.fragment

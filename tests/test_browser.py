@@ -51,7 +51,7 @@ def test_scalar_page_responds_to_a_button(server, page):
 
 @pytest.mark.parametrize("path,charts,text", [
     ("vector", 4, "Step 1 of 5"), ("gates", 2, "0.7616"), ("states", 1, "[B, T, H] = [2, 5, 3]"),
-    ("gradients", 3, "1.1e+15"),
+    ("gradients", 3, "1.13 × 10¹⁵"),
 ])
 def test_each_page_renders_its_charts(server, page, path, charts, text):
     open_page(page, server, path)

@@ -52,6 +52,7 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 [data-testid='stMarkdownContainer'] .katex-display {font-size: 1.25rem !important;}
 [data-testid='stCode'] pre, [data-testid='stCode'] code {white-space: pre-wrap !important; word-break: break-word;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
+[data-testid='stMain'] h1 {font-size: 2.25rem !important; padding: 0 !important;}  /* the first screen is short */
 </style>"""
 
 

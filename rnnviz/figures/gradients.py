@@ -286,7 +286,7 @@ def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     return _readable(data, _layout(f"Accuracy at lag {cur['lag']} while training", 440 + 80 * (font_scale > 1),
                               font_scale, shapes=shapes, annotations=ann,
                               margin=dict(l=grown(font_scale, 88, 107), t=grown(font_scale, 80, 100),
-                                          b=grown(font_scale, 60, 80)),
+                                          b=grown(font_scale, 72, 92), r=grown(font_scale, 32, 40)),
                               xaxis=dict(title=dict(text="Adam step" + (" (the curriculum's stages above)"
                                                                         if stage else "")), range=[0, last]),
                               yaxis=dict(title=dict(text=f"accuracy at lag {cur['lag']}"), range=[0, 1.05],

@@ -178,3 +178,11 @@ SPECTRUM_NOTE = (
     "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σₘₐₓ = σ₁, "
     "is never below the spectral radius; when σₘₐₓ < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
     "the state, so gradients through many steps are guaranteed to vanish.")
+
+
+def radius_slider() -> float:
+    """The spectral radius of W_h: the vector page's primary control (the six moves and the states follow it)."""
+    return st.slider("Spectral radius of Wₕ", 0.0, 3.0, step=0.05, key=f"{P}.radius",
+                     help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest |eigenvalue| "
+                          "(its spectral radius) is this. Below 1 the past fades; above 1 the state can keep or "
+                          "amplify it.")
