@@ -133,6 +133,18 @@ def test_softmax_first_is_torchs():
     assert Q.softmax_first(scores).truth == pytest.approx(torch.softmax(torch.tensor(scores), 0)[0].item(), abs=1e-12)
 
 
+@pytest.mark.parametrize("a,b,x,t", [(0.9, 1.0, [1, 0, 0, 0, 0, 0, 0, 0], 8), (1.2, -0.5, [1, 2, -1, 0.5], 3),
+                                      (-0.7, 2.0, [0.3] * 12, 12)])
+def test_the_linear_state_is_a_torch_loops(a, b, x, t):
+    h = torch.zeros((), dtype=torch.float64)
+    for v in torch.tensor(x, dtype=torch.float64)[:t]:  # h_t = a h_(t-1) + b x_t, from h_0 = 0, written here
+        h = a * h + b * v
+    ans = Q.linear_state(x, a, b, t)
+    assert ans.kind == "number" and abs(ans.truth - h.item()) < 1e-12
+    assert ans.lo <= ans.truth <= ans.hi and Q.is_right("number", ans.truth, ans.tol, ans.truth + 0.04)
+    assert not Q.is_right("number", ans.truth, ans.tol, ans.truth + max(0.06, 0.06 * abs(ans.truth)))
+
+
 def test_the_next_character_is_the_torch_models():
     lm = charlm.load(charlm.SHIPPED_MODEL)
     card = json.loads(charlm.SHIPPED_MODEL.with_suffix(".json").read_text())

@@ -32,6 +32,7 @@ from ui.lessons import (
     gates as gates_words,
     gradients as gradients_words,
     hello as hello_words,
+    recurrences as recurrences_words,
     sample as sample_words,
     scalar as scalar_words,
     states as states_words,
@@ -48,7 +49,7 @@ THIS_PAGE = "app_pages/class_room.py"
 REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
 LESSON_NAMES = {"scalar": "One unit by hand", "vector": "The cell, step by step", "gradients": "Gradients through time",
                 "gates": "Gates: LSTM and GRU", "states": "Using the states", "hello": 'Train "hello" yourself',
-                "sample": "Sample a trained model"}
+                "sample": "Sample a trained model", "recurrences": "Recurrence returns"}
 
 
 def _setup(params) -> dict:
@@ -59,7 +60,8 @@ def _setup(params) -> dict:
 # a link exactly as the page does.
 SETUPS = {"scalar": _setup(scalar_words.PARAMS), "vector": _setup(vector_words.PARAMS),
           "gradients": _setup(gradients_words.PARAMS), "gates": _setup(gates_words.PARAMS),
-          "states": _setup(states_words.PARAMS), "hello": _setup(hello_words.PARAMS)}
+          "states": _setup(states_words.PARAMS), "hello": _setup(hello_words.PARAMS),
+          "recurrences": _setup(recurrences_words.PARAMS)}
 
 
 def setups(lesson: str, lm=None) -> dict:
@@ -186,6 +188,15 @@ def q_params(s: dict, lm=None) -> Made:
                 f"{int(a.truth):,} parameters")
 
 
+def q_linear(s: dict, lm=None) -> Made:
+    x = parse_sequence(s["x"])
+    t = min(s["t"], len(x))
+    a = Q.linear_state(x, s["a"], s["b"], t)
+    return Made(f"The linear recurrence hₜ = a·hₜ₋₁ + b·xₜ with a = {s['a']:g}, b = {s['b']:g}, h₀ = 0, inputs x = "
+                f"{', '.join(f'{v:g}' for v in x)}. What is h{sub(t)}? (no tanh: it can leave [−1, 1])", (), a,
+                f"h{sub(t)} = {fmt(a.truth)}")
+
+
 def q_softmax(s: dict, lm=None) -> Made:
     scores = parse_sequence(s["scores"], max_len=64)
     a = Q.softmax_first(scores)
@@ -217,6 +228,7 @@ MAKERS: dict[str, dict[str, tuple[str, Callable]]] = {  # lesson -> question id 
     "gradients": {"threshold": ("‖∂h_T/∂h₀‖ above or below 10⁻³?", q_gradient)},
     "gates": {"memory": ("Which cell still holds x₁ after 50 steps?", q_gates_memory),
               "gate": ("A gate's value at step t (a number)", q_gate_value)},
+    "recurrences": {"linear": ("hₜ of the linear recurrence (a number)", q_linear)},
     "states": {"params": ("How many parameters? (a number)", q_params)},
     "hello": {"softmax": ("Softmax: the first probability (a number)", q_softmax)},
     "sample": {"next": ("Which character comes next?", q_next_char),

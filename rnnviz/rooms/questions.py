@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.lessons import gates, gradients, scalar, states, vector
+from rnnviz.lessons import gates, gradients, recurrences, scalar, states, vector
 from rnnviz.nn.cells import get as get_cell
 from rnnviz.nn.sampling import softmax
 
@@ -119,6 +119,15 @@ def next_probability(lm, prime: str) -> Answer:
 
 
 # -- scoring and the reveal ----------------------------------------------------------------------------------------
+# -- recurrence returns ----------------------------------------------------------------------------------------------
+def linear_state(x: list[float], a: float, b: float, t: int) -> Answer:
+    """h_t of the linear recurrence h_t = a h_(t-1) + b x_t from h_0 = 0 (the page's first view); right within 0.05
+    or 5 % of |h_t|, whichever is larger; the answer box spans the run's own range."""
+    h = recurrences.linear_run(a, b, x).h[:, 0]
+    top = float(max(1.0, np.ceil(np.max(np.abs(h)) * 1.5)))
+    return _number(h[t - 1], -top, top, max(0.05, 0.05 * abs(float(h[t - 1]))))
+
+
 def is_right(kind: str, truth: float, tol: float, answer: float) -> bool:
     return abs(answer - truth) <= tol + 1e-12 if kind == "number" else int(answer) == int(truth)
 
