@@ -1,5 +1,6 @@
 """The upload phase of `benchmarks/load.py --soak`: its files are what it says, and a visitor's round of uploads gets
 the expected answers in a real browser with the server's memory bounded."""
+import os
 import time
 
 import pytest
@@ -24,6 +25,9 @@ def test_the_benchmark_uploads_are_accepted_or_refused_for_their_own_reason():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="90 s of a browser and a server: set RNNVIZ_LONG=1 "
+                    "(the upload refusals are tested above and in tests/test_robustness.py, a real upload through "
+                    "nginx in tests/test_serve.py)")
 def test_one_round_of_uploads_in_a_browser():
     need_browser()
     from benchmarks.load import cpu_s, rss_mb

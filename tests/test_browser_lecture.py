@@ -117,6 +117,10 @@ def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server,
     # measured once every chart is drawn: a chart still loading holds less room, and what follows it sits too high
     pg.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
                          "'svg.main-svg'))", timeout=60_000)
+    drawn = ("k => { const b = document.querySelector(`.st-key-${k}`)?.getBoundingClientRect(); "
+             "return b && b.height > 0; }")
+    for key in (control, chart):  # a fragment that reruns meanwhile redraws its element: wait until it holds room
+        pg.wait_for_function(drawn, arg=key.replace(".", "-"), timeout=30_000)
     c, g = box(pg, control), box(pg, chart)
     for name, b in ((control, c), (chart, g)):
         assert b and b["height"] > 0, f"{name} is not drawn"

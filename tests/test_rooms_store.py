@@ -51,9 +51,10 @@ def redis_server(tmp_path_factory):
         pytest.skip("redis-server not installed")
     port, workdir = free_port(), tmp_path_factory.mktemp("redis")
     proc = start_redis(port, workdir)
-    yield {"url": f"redis://127.0.0.1:{port}/0", "port": port, "dir": workdir, "proc": proc}
-    proc.terminate()
-    proc.wait(10)
+    server = {"url": f"redis://127.0.0.1:{port}/0", "port": port, "dir": workdir, "proc": proc}
+    yield server
+    server["proc"].terminate()  # the one running now: a test restarts it (a new process)
+    server["proc"].wait(10)
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.slow)])
