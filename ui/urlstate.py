@@ -100,11 +100,11 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
     copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice that
     names each control by its label: registered with `name_controls`, or given here in `labels` (link name ->
     label)."""
-    if labels:
-        name_controls({p.key: labels[p.url] for p in params if p.url in labels})
     arrived = st.session_state.get("app.page") != page
     st.session_state["app.page"] = page
     if arrived:
+        if labels:  # once per arrival is enough: the register is the server's
+            name_controls({p.key: labels[p.url] for p in params if p.url in labels})
         named = [p for p in params if p.url in st.query_params]
         bad = []
         for p in params:
@@ -116,14 +116,15 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
                 st.session_state[p.key] = p.parse(st.query_params[p.url]) if p.url in st.query_params else p.default
             except (ValueError, TypeError, OverflowError):
                 st.session_state[p.key] = p.default
-                bad.append(control_name(p))
+                bad.append(p.url)
         st.session_state[f"{page}._url_bad"] = bad
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
     bad = st.session_state.get(f"{page}._url_bad")
     if bad:
-        st.info(f"The link's value for {', '.join(bad)} was not valid here, so the default is used.", icon="ℹ️")
+        named = ", ".join(control_name(p) for p in params if p.url in bad)
+        st.info(f"The link's value for {named} was not valid here, so the default is used.", icon="ℹ️")
 
 
 def publish(params: list[Param]) -> None:
