@@ -12,15 +12,9 @@ from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
-from ui.widgets import controls_box, intro, page_columns, plot
+from ui.widgets import controls_box, intro, note, page_columns, plot, split
 
 fs = font_scale()
-note = st.markdown if classroom() else st.caption  # explanations a projector must show at reading size
-
-
-def split(*widths: float) -> list:
-    """Side-by-side columns; stacked full width in classroom mode, where a narrow column is unreadable."""
-    return [st.container() for _ in widths] if classroom() else st.columns(list(widths), gap="large")
 
 
 def controls(room: bool) -> dict:

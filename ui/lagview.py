@@ -10,14 +10,12 @@ from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
 from ui.lessons import gates as gate_words, gradients as gradient_words
-from ui.urlstate import classroom
-from ui.widgets import plot, torch_check
+from ui.widgets import note, plot, split, torch_check
 
 
 def lag_section(fs: float) -> None:
     """The shipped results of `python -m rnnviz.lag`, or what to run where they are missing."""
     words, P = gradient_words, gradient_words.P
-    note = st.markdown if classroom() else st.caption
     results = lag.load_results()
     if results is None:
         st.info(words.LAG_MISSING)
@@ -25,7 +23,7 @@ def lag_section(fs: float) -> None:
     note(words.lag_about(results))
     summary = words.lag_summary(results)
     st.markdown(summary)
-    g1, g2 = [st.container(), st.container()] if classroom() else st.columns(2, gap="large")
+    g1, g2 = split(1, 1)
     with g1:
         plot(gradient_figures.lag_figure(results, fs), f"{P}.lag",
              alt="accuracy by lag, mean and seed spread. " + summary)

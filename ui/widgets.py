@@ -62,6 +62,16 @@ def page_columns(widths: list[float]) -> list:
     return st.columns(widths, gap="small" if classroom() else "large")
 
 
+def split(*widths: float) -> list:
+    """Side-by-side columns; stacked full width in classroom mode, where a narrow column is unreadable."""
+    return [st.container() for _ in widths] if classroom() else st.columns(list(widths), gap="large")
+
+
+def note(text_md: str) -> None:
+    """An explanation: a caption normally, body text on a projector (a caption is too small to read there)."""
+    (st.markdown if classroom() else st.caption)(text_md)
+
+
 def controls_box():
     """Where a page's controls go: a framed box in classroom mode (open: main actions stay one click away)."""
     return st.container(border=True) if classroom() else st.container()
