@@ -103,12 +103,6 @@ PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("scalar?predict=1", "scalar
            ("sample", "sample.temp", "sample.text")]
 
 
-def box(pg, key: str):
-    el = pg.locator(f".st-key-{key.replace('.', '-')}").first
-    el.wait_for(state="attached", timeout=30_000)
-    return el.bounding_box()
-
-
 @pytest.mark.parametrize("path,control,chart", PRIMARY)
 def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server, browser, path, control, chart):
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
@@ -117,11 +111,13 @@ def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server,
     # measured once every chart is drawn: a chart still loading holds less room, and what follows it sits too high
     pg.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
                          "'svg.main-svg'))", timeout=60_000)
-    drawn = ("k => { const b = document.querySelector(`.st-key-${k}`)?.getBoundingClientRect(); "
-             "return b && b.height > 0; }")
-    for key in (control, chart):  # a fragment that reruns meanwhile redraws its element: wait until it holds room
-        pg.wait_for_function(drawn, arg=key.replace(".", "-"), timeout=30_000)
-    c, g = box(pg, control), box(pg, chart)
+    # Both boxes are read in one script, at a moment when both hold room: a fragment that reruns meanwhile redraws
+    # its element (for a frame it has no height), so two separate reads could catch one of them mid-redraw.
+    both = ("ks => { const r = ks.map(k => document.querySelector(`.st-key-${k}`)?.getBoundingClientRect()); "
+            "return r.every(b => b && b.height > 0) && r.map(b => ({x: b.x, y: b.y, width: b.width, "
+            "height: b.height})); }")
+    c, g = pg.wait_for_function(both, arg=[k.replace(".", "-") for k in (control, chart)],
+                                timeout=30_000).json_value()
     for name, b in ((control, c), (chart, g)):
         assert b and b["height"] > 0, f"{name} is not drawn"
         assert b["y"] >= 0 and b["y"] + min(b["height"], 200) <= 768, f"{name} starts at y = {b['y']:.0f}, past 768"

@@ -294,7 +294,11 @@ def test_the_compose_healthcheck_kills_the_app_after_three_failures(tmp_path, mo
         app.kill()
     monkeypatch.undo()
     probe = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "streamlit"])
-    try:  # the app is found by "streamlit" in its command line
+    try:  # the app is found by "streamlit" in its command line (once the child has exec'd: until then its
+        # /proc cmdline is still pytest's), and this process is not
+        deadline = time.monotonic() + 10
+        while probe.pid not in healthcheck.app_pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert probe.pid in healthcheck.app_pids() and os.getpid() not in healthcheck.app_pids()
     finally:
         probe.kill()
