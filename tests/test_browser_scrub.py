@@ -10,6 +10,8 @@ from ui.lessons.scalar import D
 pytestmark = pytest.mark.slow
 READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input[type=range]').value),
   h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
+  range: document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullLayout.yaxis.range,
+  whole: document.querySelector('.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.whole,
   running: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'running'})"""
 
 
@@ -46,6 +48,9 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                 assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
                     p["value"] for p in seen]))
             np.testing.assert_allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12)
+            for s in seen:  # every point shown inside the axes, which hold still unless a frame would not fit
+                assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
+            assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
             page.mouse.up()
             wait_idle(page)
             painted(page)

@@ -79,3 +79,41 @@ def test_recurrence_frames_are_the_plane_at_each_radius():
     item = rec_words.scrubs(r, th, 1.0)[1]
     frames = check(item, lambda v: eigen_plane(recurrences.eigen_response([0.9, v, 0.99], th, 1000).lam, 1.0))
     assert {d["trace"] for d in frames["data"]} == {2}  # the second eigenvalue moves, alone
+
+
+def test_frames_that_move_points_alone_say_what_range_each_frame_needs():
+    """hold: the range each frame needs on each axis its points move on, so that the browser can move the points
+    alone (Plotly.animate) and widen the axes only when a frame would not fit."""
+    x = [1.0, 0.0, 0.5, -1.0]
+    item = scalar_words.scrubs(x, 1.0, 0.5, 0.1, 0.2, 1.0)[1]  # w_h; the y axis fits itself to the data
+    frames = figure_frames(item.build, item.values())
+    for v, (lo, hi) in zip(frames["values"], frames["hold"]["yaxis"]):
+        h = scalar.run_scalar(x, 1.0, v, 0.1, 0.2).h[:, 0]
+        pad = 0.05 * (h.max() - h.min())
+        assert (lo, hi) == pytest.approx((h.min() - pad, h.max() + pad), abs=1e-15)
+    assert set(frames["hold"]) == {"yaxis"}
+
+    c = dict(H=4, T=12, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)  # the decay chart sets its own (log) range
+    item = grad_words.scrubs(c, 0.9, gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0), 1.0)[0]
+    frames = figure_frames(item.build, item.values())
+    ranges = [f for d in frames["layout"] if d["attr"] == "yaxis" for f in d["frames"]]
+    assert frames["hold"]["yaxis"] == [f["range"] for f in ranges] and len(set(map(tuple, frames["hold"]["yaxis"]))) > 1
+
+    item = rec_words.scrubs([0.9, 0.5, 0.99], [0.0, 1.0, 2.0], 1.0)[1]  # fixed axes: nothing to widen
+    assert figure_frames(item.build, item.values())["hold"] == {}
+
+
+def test_frames_that_change_more_than_points_are_drawn_whole():
+    """A bar's height or a title that changes with the value cannot be shown by moving points: hold is None."""
+    import plotly.graph_objects as go
+
+    def bars(v):
+        return go.Figure([go.Bar(x=[1, 2], y=[v, 2 * v])])
+
+    def titled(v):
+        return go.Figure([go.Scatter(x=[1, 2], y=[v, 2 * v])], layout=dict(title=dict(text=f"v = {v}")))
+
+    def moving(v):
+        return go.Figure([go.Scatter(x=[1, 2], y=[v, 2 * v])])
+    assert figure_frames(bars, [1.0, 2.0])["hold"] is None and figure_frames(titled, [1.0, 2.0])["hold"] is None
+    assert figure_frames(moving, [1.0, 2.0])["hold"] == {"yaxis": [[0.95, 2.05], [1.9, 4.1]]}

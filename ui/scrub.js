@@ -1,12 +1,22 @@
 // Charts that follow a slider while the mouse is down on it (ui/scrub.py): the thumb's range input changes its value
 // (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once per
-// animation frame, shows the server's frame for that value on the chart ui/chart.js drew, with Plotly.react; nothing
-// is computed here. On release the page's rerun draws the chart as always (ui/chart.js); a drag released where it
-// began puts the chart back as it was. Anything missing (no frames yet, a value outside them, no chart, a chart of
-// another shape) leaves the chart alone; outside the frames it is greyed until the release.
+// animation frame, shows the server's frame for that value on the chart ui/chart.js drew: by moving the points alone
+// where only points move (Plotly.animate without redraw, a few ms; the axes hold still through the drag), otherwise
+// with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun draws the
+// chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
+// frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
+// is greyed until the release.
 // The payload: {pending, poll, items: [{slider, chart, frames: {values, traces, data: [{trace, attr, frames}],
-// layout: [{attr, frames}]}}]}.
+// layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}}}]} (rnnviz/lessons/scrub.py).
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
+// plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/lessons/scrub.py plain) as an array: Plotly.react reads
+// that form itself, the animation path takes plain arrays. Decoded once per frame and kept.
+const seen = new WeakMap();
+const decode = (v) => {
+  if (!v || typeof v !== "object" || v.dtype !== "f8" || typeof v.bdata !== "string") return v;
+  if (!seen.has(v)) seen.set(v, new Float64Array(Uint8Array.from(atob(v.bdata), (ch) => ch.charCodeAt(0)).buffer));
+  return seen.get(v);
+};
 
 function install() {
   // items: the latest frames for each slider and chart (whichever component sent them); pages: each component's state
@@ -25,9 +35,11 @@ function install() {
   const draw = () => {
     const d = R.drag;
     d.queued = false;
+    if (d.busy) return;  // a frame is being drawn: its end draws the thumb's latest value
     const v = Number(d.thumb.value);
+    const waits = [];
     for (const c of d.charts) {
-      const { values, data, layout } = c.frames;
+      const { values } = c.frames;
       let k = -1, best = Infinity;
       values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
       const step = values.length > 1 ? Math.abs(values[1] - values[0]) : 1;
@@ -39,15 +51,65 @@ function install() {
       c.gd.style.opacity = "";
       c.shown = k;
       c.gd.__rnnvizText = null;  // what is drawn is no longer the server's last figure: the rerun draws it again
-      const traces = c.base.data.map((t) => ({ ...t }));
-      for (const d2 of data) traces[d2.trace][d2.attr] = d2.frames[k];
-      const lay = { ...c.base.layout };
-      for (const l of layout) lay[l.attr] = l.frames[k];
+      // what the chart holds (gd.data and _fullData take frame k as the call starts), and how long it took to draw
       const t0 = performance.now();
-      window.Plotly.react(c.gd, traces, lay);  // synchronous for these charts: drawn before the frame is painted
-      c.gd.__rnnvizScrub = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1,
-                             ms: performance.now() - t0 };
+      const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null };
+      const moved = c.quick && movePoints(c, k);
+      mark.whole = !moved;
+      c.gd.__rnnvizScrub = mark;
+      if (moved) {
+        waits.push(moved.then(() => { mark.ms = performance.now() - t0; },
+                              () => { c.quick = false; c.shown = null; }));  // then whole redraws
+      } else {
+        redraw(c, k);  // synchronous for these charts: drawn before the frame is painted
+        mark.ms = performance.now() - t0;
+      }
     }
+    if (!waits.length) return;
+    d.busy = true;
+    Promise.all(waits).catch(() => {}).then(() => {
+      d.busy = false;
+      if (R.drag === d && !d.queued) {  // the thumb may have moved on meanwhile
+        d.queued = true;
+        requestAnimationFrame(() => { if (R.drag === d) show(); });
+      }
+    });
+  };
+  // The server's figure at frame k, drawn whole (Plotly.react), with the axes the drag holds, if any.
+  const redraw = (c, k) => {
+    const { data, layout } = c.frames;
+    const traces = c.base.data.map((t) => ({ ...t }));
+    for (const d2 of data) traces[d2.trace][d2.attr] = d2.frames[k];
+    const lay = { ...c.base.layout };
+    for (const l of layout) lay[l.attr] = l.frames[k];
+    for (const [axis, range] of Object.entries(c.held)) lay[axis] = { ...lay[axis], range, autorange: false };
+    window.Plotly.react(c.gd, traces, lay);
+  };
+  // Frame k by moving the points alone (rnnviz/lessons/scrub.py held_axes: only x and y of scatter traces change):
+  // Plotly.animate without redraw leaves axes, legend and titles as they are, a few ms instead of a whole redraw.
+  // The axes hold still through the drag; a frame that would not fit them widens them to fit it and its neighbours
+  // (four notches either way, so a drag that goes on that way seldom needs another) with one whole redraw: false.
+  const movePoints = (c, k) => {
+    let widen = false;
+    for (const [axis, rows] of Object.entries(c.frames.hold)) {
+      const [lo, hi] = rows[k];
+      const h = c.held[axis] || c.gd._fullLayout[axis]?.range;
+      if (lo === null || hi === null || !h || (lo >= h[0] && hi <= h[1])) continue;
+      let a = lo, b = hi;
+      for (let j = Math.max(0, k - 4); j <= Math.min(rows.length - 1, k + 4); j++) {
+        if (rows[j][0] !== null) { a = Math.min(a, rows[j][0]); b = Math.max(b, rows[j][1]); }
+      }
+      c.held[axis] = [Math.min(h[0], a), Math.max(h[1], b)];
+      widen = true;
+    }
+    if (widen) return false;
+    const update = c.moving.map((i) => {
+      const o = {};
+      for (const d2 of c.frames.data) if (d2.trace === i) o[d2.attr] = decode(d2.frames[k]);
+      return o;
+    });
+    return window.Plotly.animate(c.gd, { data: update, traces: c.moving },
+      { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
   };
   document.addEventListener("pointerdown", (e) => {
     const box = sliderOf(e.target);
@@ -58,11 +120,14 @@ function install() {
       if (!it.frames || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy") || gd.data.length !== it.frames.traces) continue;
-      charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null,
-                    base: { data: gd.data, layout: gd.layout } });
+      // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
+      charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {},
+                    quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
+                    moving: [...new Set(it.frames.data.map((d2) => d2.trace))],
+                    base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } });
     }
     if (!charts.length) return;
-    R.drag = { thumb, charts, start: thumb.value, queued: false };
+    R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false };
   }, true);
   const end = () => {
     const d = R.drag;

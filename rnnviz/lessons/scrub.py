@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from typing import Callable
 
 import numpy as np
@@ -63,8 +64,8 @@ def plain(v):
 
 def figure_frames(build: Callable[[float], object], values: list[float]) -> dict | None:
     """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
-    [{attr, frames}]}: each trace attribute and top-level layout entry that differs between values, with its value in
-    every frame.
+    [{attr, frames}], hold}: each trace attribute and top-level layout entry that differs between values, with its
+    value in every frame; hold: see held_axes.
     None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
     specs = [build(v).to_dict() for v in values]
     if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
@@ -81,7 +82,64 @@ def figure_frames(build: Callable[[float], object], values: list[float]) -> dict
         seen = [s["layout"].get(attr) for s in specs]
         if not all(_same(seen[0], u) for u in seen[1:]):
             layout.append({"attr": attr, "frames": plain(seen)})
-    return {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
+    return {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout,
+            "hold": held_axes(specs, data, layout)}
+
+
+_AXIS = re.compile(r"[xy]axis\d*")
+
+
+def held_axes(specs: list[dict], data: list[dict], layout: list[dict]) -> dict | None:
+    """Whether the frames can be drawn by moving points alone, and the range each frame needs on each axis it moves;
+    None if not.
+
+    plotly.js redraws a whole chart for a new figure (Plotly.react: about 30 ms here, so about 20 frames a second
+    while dragging), but moves the points of scatter traces without redrawing anything else when only their x and y
+    change (Plotly.animate without redraw: a few ms). Its axes then stay where they are, so the browser needs to know
+    when a frame would not fit them: {axis: [[lo, hi] for each frame]}, in the axis's own units (log10 for a log
+    axis). For an axis whose range the figure sets (and changes with the value), a frame needs that range; for one that
+    plotly.js fits to the data, a frame needs the extent of its moving points, with 5% of their span either side (the
+    margin plotly.js leaves for lines). ui/scrub.js keeps the axes still while every frame fits, and widens them
+    (one full redraw) when one does not."""
+    base = specs[0]
+    need: dict[str, np.ndarray] = {}
+    fitted: set[str] = set()  # the axes plotly.js fits to the data
+    for d in data:  # only x and y of scatter traces
+        trace = base["data"][d["trace"]]
+        if d["attr"] not in ("x", "y") or trace.get("type", "scatter") != "scatter":
+            return None
+    for item in layout:  # only axis ranges
+        frames = [s["layout"].get(item["attr"]) for s in specs]
+        if not _AXIS.fullmatch(item["attr"]) or any(not isinstance(f, dict) or f.get("range") is None for f in frames):
+            return None
+        rest = [{k: v for k, v in f.items() if k != "range"} for f in frames]
+        if not all(_same(rest[0], r) for r in rest[1:]):
+            return None
+        need[item["attr"]] = np.array([f["range"] for f in frames], float)
+    for d in data:  # the axes that fit themselves to the points: the extent of the points that move, frame by frame
+        ref = base["data"][d["trace"]].get(d["attr"] + "axis", d["attr"])
+        axis = d["attr"] + "axis" + ref[1:]
+        spec = base["layout"].get(axis) or {}
+        if axis in need and axis not in fitted or spec.get("range") is not None:
+            continue
+        rows = []
+        for s in specs:
+            try:
+                v = np.asarray(s["data"][d["trace"]][d["attr"]], float).ravel()
+            except (TypeError, ValueError):  # dates or categories: leave the chart to Plotly.react
+                return None
+            if spec.get("type") == "log":
+                v = np.log10(v[v > 0])
+            v = v[np.isfinite(v)]
+            lo, hi = (float(v.min()), float(v.max())) if v.size else (np.nan, np.nan)
+            pad = 0.05 * (hi - lo)
+            rows.append([lo - pad, hi + pad])
+        rows = np.array(rows)
+        if axis in need:  # another moving trace on the same axis: the frame needs both
+            rows = np.stack([np.fmin(need[axis][:, 0], rows[:, 0]), np.fmax(need[axis][:, 1], rows[:, 1])], 1)
+        need[axis] = rows
+        fitted.add(axis)
+    return {axis: plain(rows.tolist()) for axis, rows in need.items()}
 
 
 def encoded(frames: dict | None) -> bytes:
