@@ -381,6 +381,14 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
         slider, chart = css_key(drag.slider), css_key(drag.chart)
         if not present(page.locator(slider)):
             raise Skip(f"no slider {drag.slider!r}")
+        # the page's charts drawn and its scrubbed sliders known (ui/scrub.js installed), the slider in view; then the
+        # pointer reaches the slider, as a visitor's does before a press, and the page computes its frames
+        page.wait_for_function(f"() => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
+                               "window.__rnnvizScrubs?.items.size", timeout=TIMEOUT_MS)
+        if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away
+            raise Skip(f"the slider {drag.slider!r} is folded away")
+        page.locator(slider).scroll_into_view_if_needed()
+        page.locator(slider).hover(timeout=10_000)
         page.wait_for_function(GEOMETRY, arg=[slider, chart], timeout=TIMEOUT_MS)  # frames sent, chart drawn
         page.locator(slider).scroll_into_view_if_needed()  # now: the charts drawn above it may have moved it
         g = page.evaluate(GEOMETRY, [slider, chart])

@@ -15,6 +15,9 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   running: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'running'})"""
 
 
+FRAMES = """() => [...(window.__rnnvizScrubs?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
+
+
 def expected(w_h: float) -> np.ndarray:
     return run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0).h[:, 0]
 
@@ -29,6 +32,9 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
                                    "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
                                    timeout=60_000)
+            assert not [*page.evaluate(FRAMES)]  # no frames until the pointer reaches a slider: nothing computed
+            page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
+            page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
             painted(page)
             before = page.evaluate(READ)
             np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
@@ -57,5 +63,6 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             after = page.evaluate(READ)  # settled by the rerun, at the value released
             assert after["value"] == mid["value"]
             np.testing.assert_allclose(after["h"], expected(after["value"]), rtol=0, atol=1e-12)
+            assert page.evaluate(FRAMES) == ["scalar.w_h"]  # the sliders never reached cost nothing
     finally:
         server.close()

@@ -6,8 +6,9 @@
 // chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
 // frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
 // is greyed until the release.
-// The payload: {pending, poll, items: [{slider, chart, frames: {values, traces, data: [{trace, attr, frames}],
-// layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}}}]} (rnnviz/lessons/scrub.py).
+// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace,
+// attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}}}]}
+// (rnnviz/lessons/scrub.py).
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 // plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/lessons/scrub.py plain) as an array: Plotly.react reads
 // that form itself, the animation path takes plain arrays. Decoded once per frame and kept.
@@ -150,6 +151,22 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
+  // A slider the pointer enters (or the focus reaches) without frames: ask the server for them, once per payload
+  // (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each setting).
+  const ask = (e) => {
+    const box = sliderOf(e.target);
+    if (!box) return;
+    for (const it of R.items.values()) {
+      const page = R.pages.get(it.page);
+      if (it.frames || !page || page.wanted.includes(it.slider) || page.asked.has(it.slider)) continue;
+      if (!box.matches(css(it.slider))) continue;
+      page.asked.add(it.slider);
+      page.trigger("want", it.slider);
+    }
+  };
+  document.addEventListener("pointerover", ask, true);
+  document.addEventListener("focusin", ask, true);
+  R.ask = ask;
   return R;
 }
 
@@ -157,17 +174,22 @@ export default function ({ data, key, setTriggerValue }) {
   const R = (window.__rnnvizScrubs ??= install());
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);
   const page = R.pages.get(key) || { text: null, tries: 0 };
+  page.trigger = setTriggerValue;
   if (page.text !== text) {
-    const { pending, items } = JSON.parse(text);
-    for (const it of items) R.items.set(it.slider + " " + it.chart, it);
-    Object.assign(page, { text, pending });
+    const { pending, items, wanted } = JSON.parse(text);
+    for (const it of items) R.items.set(it.slider + " " + it.chart, { ...it, page: key });
+    Object.assign(page, { text, pending, wanted: wanted || [], asked: new Set() });
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
+  }
+  // a pointer already resting on a slider (or the focus in one) when the page or its payload arrives
+  for (const el of [[...document.querySelectorAll(":hover")].pop(), document.activeElement]) {
+    if (el) R.ask({ target: el });
   }
   document.documentElement.dataset.rnnvizScrub = page.pending ? "pending" : "ready";
   if (page.pending && page.tries < 40) {  // frames being computed: look again shortly (a rerun of this part only)
     page.tries += 1;
     clearTimeout(page.timer);
-    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), 400 + 100 * page.tries);
+    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), 150 + 100 * page.tries);
   }
 }

@@ -10,6 +10,7 @@ only reads the cache. Anything missing (no live charts, no frames, a value outsi
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -21,6 +22,7 @@ from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches
 from ui import chart
 
 FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
+DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
 _scrub = st.components.v2.component("rnnviz_scrub", js=Path(__file__).with_name("scrub.js").read_text(), css=_CSS,
                                     isolate_styles=False)
@@ -73,23 +75,34 @@ def _cached(key: tuple) -> bytes:
 
 @st.fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
-    """The page's scrubbed sliders (nothing visible). Frames at hand are sent; those missing are computed in the
-    background, and the last frames this visit had for the same setting (still exact for their values) stand in."""
+    """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
+    for (scrub.js asks when the pointer enters a slider or it takes the focus, before the press), and from then on for
+    each new setting: a visitor who never drags costs nothing, and one who does, only the sliders they use. Frames at
+    hand are sent; those missing are computed in the background, and the last frames this visit had for the same
+    setting (still exact for their values) stand in."""
     if not chart.live():
         return
+    wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
+    sliders = {i.slider for i in items}
+    asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
+    if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
+        wanted.add(asked)
     parts, missing = [], []
     for item in items:
         key, last = item.key(), st.session_state.get(f"scrub.{item.slider}.{item.chart}")
         if key in FRAMES:
             st.session_state[f"scrub.{item.slider}.{item.chart}"] = key
         else:
-            missing.append(item)
+            if item.slider in wanted:
+                missing.append(item)
             key = last if last and last[:3] == key[:3] and last in FRAMES else None
         frames = _cached(key) if key else b"null"
         parts.append(b'{"slider":"%s","chart":"%s","frames":%s}' % (item.slider.encode(), item.chart.encode(), frames))
-    if missing:
-        FRAMES.fill_ahead(("fill",) + tuple(m.key() for m in missing), lambda: _fill(missing) or b"")
+    if missing:  # after a new setting, a pause: that rerun goes first (the computation would share its interpreter)
+        FRAMES.fill_ahead(("fill",) + tuple(m.key() for m in missing), lambda: _fill(missing) or b"",
+                          delay=0.0 if asked in sliders else DELAY)
     polls = st.session_state["scrub.polls"] = st.session_state.get("scrub.polls", 0) + bool(missing)
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
-    data = b'{"pending":%s,"poll":%d,"items":[%s]}' % (b"true" if missing else b"false", polls, b",".join(parts))
-    _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None)
+    data = b'{"pending":%s,"poll":%d,"wanted":%s,"items":[%s]}' % (
+        b"true" if missing else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
+    _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None, on_want_change=lambda: None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 import types
 from collections import OrderedDict
 from typing import Callable, Iterable
@@ -115,10 +116,12 @@ class SharedCache:
             return value
         return self.get(key, frozen, lambda v: sum(a.nbytes for a in arrays(v)) + size(v))
 
-    def fill_ahead(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0) -> bool:
+    def fill_ahead(self, key, compute: Callable[[], object], size: Callable[[object], int] = lambda v: 0,
+                   delay: float = 0.0) -> bool:
         """Compute `key` in a background thread, so that a later get() finds it, or waits for it instead of computing
         it twice (the key is claimed before this returns). One at a time per cache: False, and nothing started, when
-        the key is cached or being computed or another fill is running."""
+        the key is cached or being computed or another fill is running. `delay`: seconds the thread sleeps first (a
+        Python thread computing shares the interpreter with the caller, whose work goes first)."""
         if not self._ahead.acquire(blocking=False):
             return False
         with self._lock:
@@ -129,6 +132,7 @@ class SharedCache:
 
         def run():
             try:
+                time.sleep(delay)
                 self._fill(key, gate, compute, size, False)
             except Exception:  # nobody is waiting for it: a visitor who asks computes it then, and sees any error
                 logging.getLogger(__name__).exception("computing %r ahead failed", key)
