@@ -54,10 +54,9 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
-        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
+        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
+                                words.chart_steps(trace, b, shown)), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
-        if play := words.play_note(shown):
-            st.caption(play)
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
         long_table(words.worked_table(trace, b, t, view.asking), t)

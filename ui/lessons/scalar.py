@@ -193,11 +193,16 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     return text
 
 
-def play_note(shown: int) -> str | None:
-    """What the tanh chart's Play button does (None when a single step leaves nothing to play)."""
-    if shown < 2:
-        return None
-    return f"▶ Play steps replays steps 1 to {shown} on the chart alone; the sentence and table stay at step {shown}."
+def chart_steps(trace: RNNTrace, b: float, upto: int) -> list[list[list[str]]]:
+    """Steps 1..upto in words for the tanh chart's title, one per animation frame (so the words follow its Play
+    button), as phrases of pieces it may wrap between: 'Step 2: z = 0.000 + 0.381 = 0.381,' 'h₂ = tanh(z) = 0.363'.
+    The numbers are the worked table's, written by fmt."""
+    out = []
+    for k in range(upto):
+        t, bias = k + 1, ["+ " + fmt(b)] if b else []
+        z = [f"Step {t}:", "z = " + fmt(trace.x_part[k, 0]), "+ " + fmt(trace.h_part[k, 0])] + bias
+        out.append([z + [f"= {fmt(trace.pre[k, 0])},"], [f"h{sub(t)} = tanh(z)", f"= {fmt(trace.h[k, 0])}"]])
+    return out
 
 
 FIXED_POINT_INTRO = (
