@@ -123,7 +123,7 @@ with right:
     with f1:
         path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
         plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
-             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(f"{h:.3f}" for h, _ in fps))
+             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(fmt(h) for h, _ in fps))
     with f2:
         st.markdown(words.FIXED_POINT_INTRO)
         st.markdown(words.fixed_point_text(fps, w_h))

@@ -2,6 +2,7 @@
 import numpy as np
 
 from rnnviz.lessons import states as lesson
+from rnnviz.text import fmt
 from ui.lessons import states as words
 
 
@@ -9,7 +10,7 @@ def test_padding_text_says_what_the_numbers_show():
     d = lesson.padding_demo([5, 3, 2])
     text = words.padding_text(d)
     left = np.abs(d.left_padded - d.at_length).max()
-    assert f"only comes close (within **{left:.3f}**)" in text and f"off by up to **{d.diff.max():.3f}**" in text
+    assert f"only comes close (within **{fmt(left)}**)" in text and f"off by up to **{fmt(d.diff.max())}**" in text
     assert "agree" not in text.split("A third")[1]
     assert "h₀ = 0" in text and "h_0" not in text and "h0" not in text  # a real subscript on the projector
     assert "nothing is padded" in words.padding_text(lesson.padding_demo([4, 4]))

@@ -139,7 +139,8 @@ def score_guess(guess: float, actual: float) -> Verdict:
     """Score a predicted h_t against the computed one, in words."""
     points = guess_points(guess, actual)
     if points == 2:
-        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {abs(guess - actual):.3f}). +2")
+        off = fmt(abs(guess - actual))
+        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {off}). +2")
     if points == 1:
         return Verdict(1, f"Right direction: h_t = {fmt(actual)}, you said {fmt(guess)}. +1")
     return Verdict(0, f"Not quite: h_t = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")
@@ -180,7 +181,7 @@ def fixed_point_lines(fps: list[tuple[float, bool]], w_h: float) -> list[str]:
     for h_star, stable in fps:
         slope = w_h * (1 - h_star ** 2)
         why = "stable: nearby states fall in" if stable else "unstable: nearby states leave"
-        out.append(f"- h* = **{h_star:.4f}**, slope wₕ(1 − h*²) = {slope:.3f}; {why}")
+        out.append(f"- h* = **{fmt(h_star, 4)}**, slope wₕ(1 − h*²) = {fmt(slope)}; {why}")
     return out
 
 
