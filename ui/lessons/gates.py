@@ -11,7 +11,7 @@ from rnnviz.lessons import memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
-from rnnviz.text import fmt
+from ui.lessons.scalar import near_one
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
 from ui.widgets import sequence_params
 
@@ -111,7 +111,7 @@ HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c
 
 def forget_caption(bf: float) -> str:
     """Where the forget gates start for a bias b_f (markdown)."""
-    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{fmt(sigmoid(bf))}**: that is "
+    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{near_one(float(sigmoid(bf)))}**: that is "
             "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
 
 
