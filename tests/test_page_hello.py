@@ -1,5 +1,5 @@
 """The train-hello page: untrained vs trained, the per-step table, sampling, the softmax example."""
-from tests.conftest import all_text, page_codes
+from tests.conftest import all_text, page_codes, shown_number
 
 P = "hello"
 
@@ -8,25 +8,19 @@ def metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
-def number(shown: str) -> float:
-    """A number as rnnviz.text.fmt writes it ('0.0377', '9.65 × 10⁻⁴') back as a float."""
-    mantissa, _, power = shown.partition(" × 10")
-    return float(mantissa) * 10.0 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")) or 0)
-
-
 def test_untrained_then_trained(open_page):
     at = open_page(P)
     assert not at.exception
     assert metrics(at)["Vocabulary"] == "{h, e, l, o}"
     assert any(m.value.startswith("**Untrained**: random weights (seed 0") for m in at.markdown)
-    before = number(metrics(at)["Loss"])
+    before = shown_number(metrics(at)["Loss"])
     at.button(key=f"{P}.train").click().run()
     assert not at.exception
     assert "**Trained** on “hello” (5 characters, 4 distinct): 300 steps" in all_text(at)
     assert at.query_params["trained"] in ("1", ["1"])
     m = metrics(at)
-    assert number(m["Loss"]) < 0.05 < before
-    assert abs(float(m["Perplexity = exp(loss)"]) - 2.718281828 ** number(m["Loss"])) < 2e-3
+    assert shown_number(m["Loss"]) < 0.05 < before
+    assert abs(float(m["Perplexity = exp(loss)"]) - 2.718281828 ** shown_number(m["Loss"])) < 2e-3
     table = at.dataframe[0].value
     assert list(table["input"]) == list("hell") and list(table["target"]) == list("ello")
     assert list(table["model's best guess"]) == list("ello")  # the two l's are told apart
@@ -78,7 +72,7 @@ def test_sample_is_shown_as_text_not_markup(open_page):
 def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
     at = open_page(P, trained="1", H="4", seed="2")
     assert not at.exception
-    assert "**Trained** on “hello”" in all_text(at) and number(metrics(at)["Loss"]) < 0.05
+    assert "**Trained** on “hello”" in all_text(at) and shown_number(metrics(at)["Loss"]) < 0.05
     assert any("retrains on open" in c.value for c in at.caption)
     at.slider(key=f"{P}.H").set_value(5).run()  # another model: untrained until Train is pressed
     assert "**Untrained**" in all_text(at) and "trained" not in at.query_params

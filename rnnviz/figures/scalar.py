@@ -60,7 +60,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  line=dict(color=COLORS["state"], width=3))]
 
     size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
-    title_size = (13 if steps else 16) * font_scale
+    title_size = (14 if steps else 16) * font_scale
     titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
     top = 70 if not titles else round(24 + LINE_H * title_size * max(t.count("<br>") + 1 for t in titles))
     height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
