@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _fig, _layout, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
-from rnnviz.figures.labels import LINE_H, Placer, text_size
+from rnnviz.figures.labels import Placer
 from rnnviz.text import fmt
 
 ASSUMED_WIDTH = 360  # px: the narrowest the one-unit page draws its tanh chart (1024 px, classroom: ~390)
@@ -27,15 +27,20 @@ def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1
                                                                         mode="immediate")])])]
 
 
+TITLE_CHAR_W, TITLE_LINE_H, TITLE_TOP = 0.5, 1.35, 28  # a title character's width, a line's height (font sizes); px
+
+
 def wrap(phrases: list[list[str]], size: float, width: float) -> list[str]:
-    """Lines of at most `width` px at font size `size`: whole phrases where they fit, else a phrase's pieces (each
-    piece whole: '6.92 × 10⁻⁴' is never split)."""
+    """Lines of at most `width` px at font size `size` (a character TITLE_CHAR_W of it: the title's digits and
+    letters measure about 0.42): whole phrases where they fit, else a phrase's pieces (each piece whole: '6.92 ×
+    10⁻⁴' is never split)."""
+    fits = lambda s: TITLE_CHAR_W * size * len(s) <= width  # noqa: E731
     lines: list[str] = []
     for phrase in phrases:
         whole = " ".join(phrase)
-        pieces = [whole] if text_size(whole, size)[0] <= width else phrase
+        pieces = [whole] if fits(whole) else phrase
         for piece in pieces:
-            if lines and text_size(lines[-1] + " " + piece, size)[0] <= width:
+            if lines and fits(lines[-1] + " " + piece):
                 lines[-1] += " " + piece
             else:
                 lines.append(piece)
@@ -62,7 +67,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
     title_size = (14 if steps else 16) * font_scale
     titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
-    top = 70 if not titles else round(24 + LINE_H * title_size * max(t.count("<br>") + 1 for t in titles))
+    lines = max([t.count("<br>") + 1 for t in titles], default=0)
+    top = round(TITLE_TOP + 8 + TITLE_LINE_H * title_size * lines) if titles else 70
     height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
 
@@ -127,7 +133,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                                 range=[-lim, lim], zeroline=True),
                      yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
     if titles:  # from the top down, however many lines
-        layout["title"].update(font=dict(size=title_size), y=1 - 12 / height, yanchor="top", yref="container")
+        layout["title"].update(font=dict(size=title_size), y=1 - TITLE_TOP / height, yanchor="top", yref="container")
     frames = []
     if len(pre):
         data += step_traces(cur)
