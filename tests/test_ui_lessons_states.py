@@ -31,3 +31,9 @@ def test_formula_uses_the_gate_table():
     assert "3 × (H·d + H·H + 2H): 3 gate blocks" in words.formula_text("gru", "lm")
     assert "1 gate block," in words.formula_text("rnn", "classifier") and "C: the number of classes" in \
         words.formula_text("rnn", "classifier")
+
+
+def test_the_classifier_table_writes_what_was_computed():
+    d = lesson.heads_demo()
+    tab = words.classifier_table(d)
+    assert tab.iloc[0, 0] == fmt(d.classifier[0, 0]) and len(tab.iloc[0, 0]) == 5  # '0.305', not 0.3050

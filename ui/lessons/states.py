@@ -148,10 +148,11 @@ BIDIRECTIONAL_TEXT = ("Two cells read the same six inputs, one from the left and
 
 
 def classifier_table(demo: Heads) -> pd.DataFrame:
-    """The classifier's distribution per sequence, rounded for display."""
+    """The classifier's distribution per sequence, written by fmt (a frame of numbers rounded to 3 decimals showed
+    them as 0.3050: a fourth digit that was never computed)."""
     B, C = demo.classifier.shape
     return pd.DataFrame(demo.classifier, columns=[f"class {k + 1}" for k in range(C)],
-                        index=[f"sequence {b + 1}" for b in range(B)]).round(3)
+                        index=[f"sequence {b + 1}" for b in range(B)]).map(fmt)
 
 
 def shapes_text(demo: Heads) -> str:
