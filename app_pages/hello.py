@@ -111,7 +111,7 @@ with right:
         losses = current.losses
         plot(figures.loss_curve(losses, fs), f"{P}.loss", alt=f"loss fell from {fmt(losses[0])} to {fmt(losses[-1])}")
     if len(steps_read.inputs) <= 24:
-        plot(figures.char_steps_figure(steps_read, vocab, fs, width=940 if classroom() else 720), f"{P}.steps_fig",
+        plot(figures.char_steps_figure(steps_read, vocab, fs, width=672 if classroom() else 720), f"{P}.steps_fig",
              alt="per step: one-hot input, hidden state, scores, softmax")
     table = pd.DataFrame(words.step_table(steps_read, vocab),
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
