@@ -24,7 +24,7 @@ def fresh_store(monkeypatch):
 
 def lecturer_with_question(open_page, lesson="gates", qid="memory", link=""):
     at = open_page("class_room")
-    assert not at.exception
+    assert not at.exception and [t.value for t in at.title] == ["Class: everyone answers"]  # it had no heading
     at.button(key="class.open").click().run()
     at.selectbox(key="class.lesson").set_value(lesson).run()
     at.selectbox(key="class.question").set_value(qid).run()
