@@ -98,8 +98,8 @@ CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMetricValue] di
   + '[data-testid=stWidgetLabel] p, [data-testid^=stBaseButton] p, [data-testid=stTable] td, [data-testid=stTable] th')]
   .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
   .map(e => e.textContent.slice(0, 40))"""
-PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "recurrences", "states", "hello?text=abcdefg", "sample",
-         "class_room"]
+PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "gates?view=lockstep", "recurrences", "states",
+         "hello?text=abcdefg", "sample", "class_room"]
 
 
 def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
