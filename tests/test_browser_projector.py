@@ -54,7 +54,7 @@ LONG = ",".join(["1"] + ["0"] * 199)
 # page, is checked at 1024 px by the type test below, in the same page load.
 SETUPS = {1024: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", "wh=-10&wx=-10&b=10",
                                         f"x={LONG}&t=100")],
-          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?radius=3"]}
+          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?rho=3"]}
 
 
 def load(page, url: str) -> None:
@@ -98,7 +98,7 @@ CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMetricValue] di
   + '[data-testid=stWidgetLabel] p, [data-testid^=stBaseButton] p, [data-testid=stTable] td, [data-testid=stTable] th')]
   .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
   .map(e => e.textContent.slice(0, 40))"""
-PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "gates?view=lockstep", "recurrences", "states",
+PAGES = ["", "scalar", "vector?rho=3", "gradients", "gates", "gates?view=lockstep", "recurrences", "states",
          "hello?text=abcdefg", "sample", "class_room"]
 
 
