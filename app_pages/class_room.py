@@ -96,7 +96,8 @@ def lecturer() -> None:
     R.resume(ss, store, st.query_params)
     R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class
     show_message()
-    if R.KEY_CODE not in ss:
+    if R.KEY_CODE not in ss:  # before a room is open, the page says what it is (with a room, its code heads it)
+        st.title("Class: everyone answers")
         st.markdown(R.INTRO)
         st.button("Open a room", key=f"{P}.open", type="primary", on_click=act,
                   args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))

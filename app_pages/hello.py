@@ -7,7 +7,7 @@ from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
 from rnnviz.nn.sampling import softmax
-from rnnviz.text import InputError, parse_sequence
+from rnnviz.text import InputError, fmt, parse_sequence
 from ui.lessons import hello as words
 from ui.lessons.hello import PARAMS, P
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
@@ -55,7 +55,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         p1, pt = softmax(sc), softmax(sc, temp)
         plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1", f"temperature {temp:g}", fs,
                                title=f"softmax(scores / {temp:g})"), f"{P}.softmax",
-             alt="probabilities " + ", ".join(f"{v:.3f}" for v in pt))
+             alt="probabilities " + ", ".join(fmt(v) for v in pt))
         st.markdown(words.temperature_sentence(p1, pt, temp))
         if note := words.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
@@ -82,7 +82,7 @@ with left:
     if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
         slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
         result = (cfg, words.train_shared(txt, H, steps, seed, callback=words.throttled(
-            lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {loss:.3f}"))))
+            lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {fmt(loss)}"))))
         slot.empty()
         st.session_state[f"{P}.result"] = result
     current = result[1] if result is not None and result[0] == cfg else None
@@ -96,7 +96,7 @@ steps_read = lesson.read(txt, w)
 with right:
     st.markdown(words.status(txt, H, seed, current, f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None))
     m1, m2, m3 = st.columns(3)
-    m1.metric("Loss", f"{steps_read.loss:.4f}", help="Mean cross-entropy of each next character, in nats "
+    m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
               "(natural-log units): −ln p(target), averaged.")
     m2.metric("Perplexity = exp(loss)", f"{steps_read.perplexity:.3f}",
               help="As if the model chose uniformly among this many characters; 1 is perfect.")
@@ -109,9 +109,9 @@ with right:
         sampling(w, seed, fs)
     if current is not None and current.losses:
         losses = current.losses
-        plot(figures.loss_curve(losses, fs), f"{P}.loss", alt=f"loss fell from {losses[0]:.3f} to {losses[-1]:.3f}")
+        plot(figures.loss_curve(losses, fs), f"{P}.loss", alt=f"loss fell from {fmt(losses[0])} to {fmt(losses[-1])}")
     if len(steps_read.inputs) <= 24:
-        plot(figures.char_steps_figure(steps_read, vocab, fs, width=940 if classroom() else 720), f"{P}.steps_fig",
+        plot(figures.char_steps_figure(steps_read, vocab, fs, width=672 if classroom() else 720), f"{P}.steps_fig",
              alt="per step: one-hot input, hidden state, scores, softmax")
     table = pd.DataFrame(words.step_table(steps_read, vocab),
                          index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))

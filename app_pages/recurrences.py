@@ -4,6 +4,7 @@ import streamlit as st
 from rnnviz.figures import recurrences as figures
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.export import recurrence_script
+from rnnviz.text import fmt
 from ui.lessons import recurrences as words
 from ui.lessons.recurrences import P
 from ui.scrub import scrubs
@@ -21,7 +22,7 @@ def linear_view(fs: float) -> None:
         t = step_controls(f"{P}.lin", len(x))
     tr = lesson.linear_run(a, b, x)
     plot(figures.linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs), f"{P}.linear",
-         alt="h_t: " + ", ".join(f"{v:.3f}" for v in tr.h[:t, 0]))
+         alt="h_t: " + ", ".join(fmt(v) for v in tr.h[:t, 0]))
     st.markdown(words.linear_text(lesson.linear_step(tr, t), a, b, t, len(x)))
     st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
                   help="Numbers separated by commas or spaces, up to 200, each within ±100.")
@@ -82,7 +83,7 @@ def selective_view(fs: float) -> None:
     x, problem = words.parsed(f"{P}.sx", words.SX_DEFAULT)
     tr = lesson.selective_run(x, w, c)
     plot(figures.selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs), f"{P}.selective",
-         alt="a_t: " + ", ".join(f"{v:.3f}" for v in tr.a[:, 0]))
+         alt="a_t: " + ", ".join(fmt(v) for v in tr.a[:, 0]))
     st.markdown(words.selective_text(tr))
     st.latex(words.SELECTIVE_EQ)
     st.text_input("Input sequence x₁, x₂, …", key=f"{P}.sx", max_chars=2000, help=words.SELECTIVE_HELP)

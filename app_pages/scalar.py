@@ -54,10 +54,9 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
-        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs), f"{P}.tanh",
+        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
+                                words.chart_steps(trace, b, shown)), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
-        if play := words.play_note(shown):
-            st.caption(play)
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
         long_table(words.worked_table(trace, b, t, view.asking), t)
@@ -124,7 +123,7 @@ with right:
     with f1:
         path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
         plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
-             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(f"{h:.3f}" for h, _ in fps))
+             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(fmt(h) for h, _ in fps))
     with f2:
         st.markdown(words.FIXED_POINT_INTRO)
         st.markdown(words.fixed_point_text(fps, w_h))

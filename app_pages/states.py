@@ -5,7 +5,7 @@ import streamlit as st
 from rnnviz.figures import states as figures
 from rnnviz.lessons import states as lesson
 from rnnviz.nn.params import millions
-from rnnviz.text import InputError
+from rnnviz.text import InputError, fmt
 from ui.lessons import states as words
 from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
 from ui.urlstate import font_scale, publish, restore, set_state
@@ -76,7 +76,7 @@ def padding_view(fs: float) -> None:
         st.markdown(words.padding_text(demo))
     with c2:
         plot(figures.padding_bars(demo, fs), f"{P}.pad", alt="max difference from the state after the last real token: "
-             + ", ".join(f"example {b + 1}: {v:.4f}" for b, v in enumerate(demo.diff)))
+             + ", ".join(f"example {b + 1}: {fmt(v, 4)}" for b, v in enumerate(demo.diff)))
         st.table(words.padding_table(demo))
         st.caption(words.padding_caption(demo))
         if demo.packed is not None:

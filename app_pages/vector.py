@@ -6,7 +6,7 @@ import streamlit as st
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
-from rnnviz.text import sub
+from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
 from ui.lessons.vector import PARAMS, P
 from ui.urlstate import classroom, font_scale, publish, restore
@@ -52,7 +52,7 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     m = lesson.moves(setup, trace, t)
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    plot(figures.six_moves(m, vocab, fs), f"{P}.moves", alt=f"Step {t}: h_t = " + ", ".join(f"{v:.3f}" for v in m.h))
+    plot(figures.six_moves(m, vocab, fs), f"{P}.moves", alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):
         number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, grid=False)
@@ -82,7 +82,7 @@ with right:
     g1, g2 = st.columns(2)
     with g1:
         plot(figures.singular_value_bars(sv[:32], rho, fs), f"{P}.sv",
-             alt=f"singular values of W_h, largest {sv[0]:.3f}")
+             alt=f"singular values of W_h, largest {fmt(sv[0])}")
     with g2:
         if H * H <= 256:
             plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",

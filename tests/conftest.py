@@ -122,3 +122,9 @@ def charts(at) -> list[Chart]:
     for el in at.get("plotly_chart"):
         found.append(Chart(el.proto.id.rsplit("-", 1)[-1], el.proto.alt, el.proto.spec, json.loads(el.proto.spec)))
     return found
+
+
+def shown_number(shown: str) -> float:
+    """A number as rnnviz.text.fmt writes it ('0.0377', '9.65 × 10⁻⁴', with plain or no-break spaces) as a float."""
+    mantissa, _, power = shown.replace("\u00a0", " ").partition(" × 10")
+    return float(mantissa) * 10.0 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")) or 0)

@@ -15,7 +15,7 @@ LABELS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
   const key = (gd.closest('[class*="st-key-"]')?.className.match(/st-key-(\\S+)/) || [])[1];
   const r = el => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const areas = [...gd.querySelectorAll('.nsewdrag')].map(r), chart = r(gd);
-  const text = [...gd.querySelectorAll('.textpoint text, .annotation-text-g')]
+  const text = [...gd.querySelectorAll('.textpoint text, .annotation-text-g, .gtitle')]
     .filter(el => el.textContent.trim() && el.getBoundingClientRect().width > 0)
     .map(el => ({text: el.textContent, box: r(el), trace: el.matches('.textpoint text')}));
   return {key, areas, chart, text};
@@ -54,7 +54,7 @@ LONG = ",".join(["1"] + ["0"] * 199)
 # page, is checked at 1024 px by the type test below, in the same page load.
 SETUPS = {1024: [f"scalar?{q}" for q in ("wh=2", "x=1,0,0,0,0,0,0,0,0,0,0", "wh=10", "wh=-10&wx=-10&b=10",
                                         f"x={LONG}&t=100")],
-          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?radius=3"]}
+          1400: [f"scalar?{q}" for q in ("x=1,0,1", "wh=10", f"x={LONG}")] + ["vector?rho=3"]}
 
 
 def load(page, url: str) -> None:
@@ -93,17 +93,24 @@ SMALL = """() => {
   }
   return out;
 }"""
-PAGES = ["", "scalar", "vector?radius=3", "gradients", "gates", "recurrences", "states", "hello?text=abcdefg", "sample",
-         "class_room"]
+# Text cut short by its box (an ellipsis or a clipped edge): a metric's value, a label, a button, a table cell.
+CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMetricValue] div, [data-testid=stMetricLabel] p, '
+  + '[data-testid=stWidgetLabel] p, [data-testid^=stBaseButton] p, [data-testid=stTable] td, [data-testid=stTable] th')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
+  .map(e => e.textContent.slice(0, 40))"""
+PAGES = ["", "scalar", "vector?rho=3", "gradients", "gates", "gates?view=lockstep", "recurrences", "states",
+         "hello?text=abcdefg", "sample", "class_room"]
 
 
 def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
-    """Each page at 1024 px in classroom mode: its type, and its charts' labels (as in the test above)."""
+    """Each page at 1024 px in classroom mode: its type, its charts' labels and titles (as in the test above), and no
+    text cut short (the gradients page's metrics read '8.1×1…' at 2.25 rem)."""
     page = browser.new_page(viewport={"width": 1024, "height": 768})
-    small, labels = [], []
+    small, labels, clipped = [], [], []
     for path in PAGES:
         load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
         small += [f"/{path}: {s}" for s in dict.fromkeys(page.evaluate(SMALL))]
         labels += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
+        clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
     page.close()
-    assert small == [] and labels == []
+    assert small == [] and labels == [] and clipped == []

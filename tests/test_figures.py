@@ -1,5 +1,6 @@
 """Figure builders: what a viewer would see in the returned figures."""
 import numpy as np
+import pytest
 
 from rnnviz.figures import base, gates, gradients, hello, sample, scalar, vector
 from rnnviz.lessons.gradients import reference_curves
@@ -61,10 +62,23 @@ def test_tanh_curve_animates_each_step_in_the_browser():
     assert not one.layout.updatemenus
 
 
-def test_play_note_says_the_sentences_stay_at_the_step():
-    from ui.lessons.scalar import play_note
+@pytest.mark.parametrize("fs,b", [(1.0, 0.0), (1.45, 0.0), (1.45, 0.2)])
+def test_each_frame_of_the_tanh_chart_names_its_step_with_the_tables_numbers(fs, b):
+    """The issue: 'the text does not follow the animation'. Each frame's title is the sentence of the step it shows,
+    its numbers those of the worked table's row, so the words on the chart follow the Play button."""
+    from rnnviz.lessons.scalar import run_scalar
+    from rnnviz.text import sub
+    from ui.lessons.scalar import chart_steps, worked_rows
 
-    assert play_note(1) is None and "stay at step 3" in play_note(3) and "1 to 3" in play_note(3)
+    tr = run_scalar([1] + [0] * 10, 1.0, 0.5, b)  # the Silence preset (with and without a bias)
+    spec = scalar.tanh_curve(tr.pre[:, 0], tr.h[:, 0], 4, fs, chart_steps(tr, b, 11)).to_dict()
+    titles = [f["layout"]["title"]["text"] for f in spec["frames"]]
+    for k, (title, row) in enumerate(zip(titles, worked_rows(tr, b))):
+        assert title.replace("<br>", " ") == f"Step {k + 1}: z = {row['pre']}, h{sub(k + 1)} = tanh(z) = {row['h_t']}"
+    assert spec["layout"]["title"]["text"] == titles[4]  # drawn at the slider's step until played
+    assert "×" in titles[-1] or b  # Silence's last memory as a power of ten (0.000 + 0.001 = 0.001 would not read true)
+    lines = max(t.count("<br>") + 1 for t in titles)
+    assert spec["layout"]["margin"]["t"] >= lines * 1.25 * spec["layout"]["title"]["font"]["size"]  # room for them
 
 
 def test_series_wear_their_role_colours():

@@ -40,7 +40,7 @@ def test_eigenvalues_presets_and_sliders(open_page):
     assert not at.exception and len(chart(at, "plane")["data"]) == 1 + 3  # the circle and three eigenvalues
     at.button(key=f"{P}.preset.slow").click().run()
     text = all_text(at)
-    assert "half-life 692.8 steps" in text and "γ = 0.045" in text and url(at)["N"] == "1"
+    assert "half-life 692.8 steps" in text and "γ = 0.0447" in text and url(at)["N"] == "1"
     at.slider(key=f"{P}.r1").set_value(0.9).run()
     assert "half-life 6.6 steps" in all_text(at) and url(at)["r1"] == "0.9"
     ys = chart(at, "impulse")["data"][0]["y"]
@@ -70,7 +70,7 @@ def test_min_cells_know_their_keep_row_up_front_and_the_gru_does_not(open_page):
 def test_selective_input_sets_the_step(open_page):
     at = open_page(PAGE, view="selective")
     assert not at.exception
-    assert "Smallest aₜ: **0.018** at t = 1" in all_text(at) and "Largest: **0.982**" in all_text(at)
+    assert "Smallest aₜ: **0.0180** at t = 1" in all_text(at) and "Largest: **0.982**" in all_text(at)
     at.slider(key=f"{P}.w").set_value(0.0).run()  # the step no longer depends on the input: a_t all equal
     a = chart(at, "selective")["data"][1]["y"]
     assert np.ptp(a) == 0 and url(at)["w"] == "0.0"

@@ -137,6 +137,18 @@ def shown_states(at) -> list[float]:
             for v in values(tr.get("y")) if v is not None]
 
 
+def test_the_tanh_charts_words_follow_its_play_button(open_page):
+    """Each animation frame's title is its step's sentence; the caption saying the words stay behind is gone."""
+    at = open_page(P)
+    frames = charts(at)["scalar.tanh"]["frames"]
+    titles = [f["layout"]["title"]["text"].replace("<br>", " ") for f in frames]
+    assert titles[1] == "Step 2: z = 0.000 + 0.381 = 0.381, h₂ = tanh(z) = 0.363"  # the notes' second row
+    assert [t.split(":")[0] for t in titles] == ["Step 1", "Step 2", "Step 3"]
+    assert not any("Play steps" in c.value for c in at.caption)
+    at = open_page(P, predict="1", t="2")  # predict mode, the question at step 2: the frames stop at step 1
+    assert [f["layout"]["title"]["text"].split(":")[0] for f in charts(at)["scalar.tanh"]["frames"]] == ["Step 1"]
+
+
 def test_predict_mode_opens_on_step_1_and_reveals_nothing(open_page):
     at = open_page(P, predict="1")
     assert not at.exception

@@ -24,7 +24,7 @@ def fresh_store(monkeypatch):
 
 def lecturer_with_question(open_page, lesson="gates", qid="memory", link=""):
     at = open_page("class_room")
-    assert not at.exception
+    assert not at.exception and [t.value for t in at.title] == ["Class: everyone answers"]  # it had no heading
     at.button(key="class.open").click().run()
     at.selectbox(key="class.lesson").set_value(lesson).run()
     at.selectbox(key="class.question").set_value(qid).run()
@@ -106,7 +106,9 @@ def test_bad_codes_full_rooms_and_bad_links_are_messages(open_page, monkeypatch)
     at.selectbox(key="class.question").set_value("settle").run()
     at.text_input(key="class.link").set_value("http://host/scalar?wh=-3&wx=banana").run()
     text = all_text(at)
-    assert "value for wx was not valid" in text and "no single answer" in text  # w_h = -3: a 2-cycle, no settling
+    assert "no single answer" in text  # w_h = -3: a 2-cycle, no settling
+    # the notice names the control as the lesson page does (it named the link's key alone: "value for wx")
+    assert "value for **wₓ, input weight** (`wx` in the link) was not valid" in text
     assert not [b for b in at.button if b.key == "class.ask"] and not at.exception
     small = MemoryStore(max_students=1)
     monkeypatch.setattr(store_module, "_default", small)

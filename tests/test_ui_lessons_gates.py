@@ -93,5 +93,13 @@ def test_valve_table_rows():
     v = lesson.valve_experiment(400)
     tab = words.valve_table(v)
     assert list(tab.index) == [1, 10, 400] and list(tab["LSTM cell state cₜ"]) == ["0.7616"] * 3
-    assert tab["vanilla hₜ"].iloc[1] == "1.40e-03"
-    assert "0.9999999979" in words.valve_text(v)
+    assert list(tab["vanilla hₜ"]) == ["0.7616", "0.00140", "5.55\u00a0×\u00a010⁻¹²¹"]  # was 1.40e-03, 5.55e-121
+    assert "0.9999999979" in words.valve_text(v) and "then 2.06 × 10⁻⁹" in words.valve_text(v)
+
+
+def test_the_forget_bias_caption_never_rounds_the_gate_to_0_or_1():
+    """σ(b_f) maps into (0, 1): three fixed decimals wrote σ(−10) as 0.000 and σ(10) as 1.000."""
+    from ui.lessons.gates import forget_caption
+
+    assert "σ(-10) = **4.54 × 10⁻⁵**" in forget_caption(-10) and "σ(10) = **0.9999546**" in forget_caption(10)
+    assert "σ(1) = **0.731**" in forget_caption(1)

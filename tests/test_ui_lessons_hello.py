@@ -69,8 +69,9 @@ def test_temperature_sentence_prints_the_same_probabilities_once():
 
     p1, p2 = softmax(np.array(SOFTMAX_SCORES)), softmax(np.array(SOFTMAX_SCORES), 0.5)
     at_one = temperature_sentence(p1, p1, 1.0)
-    assert at_one.count("(0.038, 0.125, 0.001, 0.837)") == 1 and "At 1:" not in at_one
-    assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.002, 0.022, 0.000, 0.976)**.")
+    assert at_one.count("(0.0377, 0.125, 6.90 × 10⁻⁴, 0.837)") == 1 and "At 1:" not in at_one
+    # 3 significant figures and a power of ten: three decimals wrote the smallest as 0.001 and, at 0.5, as 0.000
+    assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.00198, 0.0218, 6.65 × 10⁻⁷, 0.976)**.")
 
 
 def test_train_shared_trains_once_per_setting_and_shares_read_only_weights(monkeypatch):

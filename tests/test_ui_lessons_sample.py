@@ -104,8 +104,8 @@ def position(**kw) -> lesson.Position:
 
 def test_one_position_in_sentences():
     info = position()
-    assert W.describe_position(info).startswith("sampled. The model gave it p = **0.500**: a surprisal of **1.00 bits")
-    assert "**1.00 bits** (0.69 nats)" in W.describe_position(info)  # the issue: bits beside nats, unlabelled
+    assert W.describe_position(info).startswith("sampled. The model gave it p = **0.500**: a surprisal of **1.000 bits")
+    assert "**1.000 bits** (0.693 nats)" in W.describe_position(info)  # the issue: bits beside nats, unlabelled
     assert "**1.731 bits** (1.200 nats)" in W.entropy_sentence(info)  # the entropy in the surprisal's unit too
     assert "**0.000 bits** (0.000 nats) in the one it was sampled from" in W.entropy_sentence(info)  # not -0.000
     assert "eᴴ ≈ 3.3, H in nats, or 2 to the power of H in bits, is about" in W.entropy_sentence(info)

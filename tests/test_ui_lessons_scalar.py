@@ -55,7 +55,8 @@ def test_step_question_and_score_texts():
 
 
 def test_score_guess_verdicts():
-    assert words.score_guess(0.74, 0.762) == words.Verdict(2, "Spot on: h_t = 0.762, you said 0.740 (off by 0.022). +2")
+    spot_on = "Spot on: h_t = 0.762, you said 0.740 (off by 0.0220). +2"
+    assert words.score_guess(0.74, 0.762) == words.Verdict(2, spot_on)
     assert words.score_guess(0.3, 0.762).message == "Right direction: h_t = 0.762, you said 0.300. +1"
     assert words.score_guess(-0.3, 0.762).points == 0 and "sign of z" in words.score_guess(-0.3, 0.762).message
 

@@ -38,7 +38,7 @@ from ui.lessons import (
     states as states_words,
     vector as vector_words,
 )
-from ui.urlstate import font_scale, text
+from ui.urlstate import Param, control_name, font_scale, name_controls, text
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
@@ -58,10 +58,20 @@ def _setup(params) -> dict:
 
 # Each page's link names with the page's own defaults and parsers (its Param list in ui/lessons), so a question reads
 # a link exactly as the page does.
-SETUPS = {"scalar": _setup(scalar_words.PARAMS), "vector": _setup(vector_words.PARAMS),
-          "gradients": _setup(gradients_words.PARAMS), "gates": _setup(gates_words.PARAMS),
-          "states": _setup(states_words.PARAMS), "hello": _setup(hello_words.PARAMS),
-          "recurrences": _setup(recurrences_words.PARAMS)}
+PARAMS = {"scalar": scalar_words.PARAMS, "vector": vector_words.PARAMS, "gradients": gradients_words.PARAMS,
+          "gates": gates_words.PARAMS, "states": states_words.PARAMS, "hello": hello_words.PARAMS,
+          "recurrences": recurrences_words.PARAMS}
+SETUPS = {lesson: _setup(params) for lesson, params in PARAMS.items()}
+
+
+def bad_names(lesson: str, bad: list[str], lm=None) -> str:
+    """The link names `bad` as the lesson page's own notice names them: each control's label, its link name after."""
+    params = PARAMS.get(lesson) or (sample_words.params(lm) if lm is not None else [Param("sample.prime", "prime",
+                                                                                            "", text(500))])
+    if lesson == "sample":  # the sampling page registers its labels on arrival; the Class page may come first
+        name_controls({p.key: sample_words.LABELS[p.url] for p in params if p.url in sample_words.LABELS})
+    by_url = {p.url: p for p in params}
+    return ", ".join(control_name(by_url[u]) for u in bad)
 
 
 def setups(lesson: str, lm=None) -> dict:
@@ -309,7 +319,8 @@ CHARTS = {("scalar", "state"): chart_scalar_state, ("scalar", "settle"): chart_s
 def make(lesson: str, qid: str, link: str, lm=None) -> tuple[Question | None, Made | None, str | None]:
     """The question for the store, its words, and a message when the link's setup cannot make it."""
     s, bad = read_link(lesson, link, lm)
-    note = f"The link's value for {', '.join(bad)} was not valid, so the page's default is used. " if bad else ""
+    note = f"The link's value for {bad_names(lesson, bad, lm)} was not valid, so the page's default is used. " \
+        if bad else ""
     try:
         made = MAKERS[lesson][qid][1](s, lm)
     except InputError as e:

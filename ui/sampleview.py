@@ -10,6 +10,7 @@ from rnnviz import charlm
 from rnnviz.charlm.inspect import UnitHit
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import clamp as clamping, sample as lesson
+from rnnviz.text import fmt
 from ui.lessons import sample as words
 from ui.lessons.sample import P
 from ui.textview import textview
@@ -78,7 +79,7 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
     left, right = st.columns([1.5, 1], gap="large")
     with left:
         st.markdown(words.BEFORE_TITLE)
-        titles = [f"{words.label(ch)!r}: KL {v:.4f} nats" for ch, v in zip(effect.before, np.nan_to_num(effect.kl))]
+        titles = [f"{words.label(ch)!r}: KL {fmt(v, 4)} nats" for ch, v in zip(effect.before, np.nan_to_num(effect.kl))]
         textview(figures.text_markup(effect.before, effect.kl, 0.0, KL_TOP, False, titles, None, None, fs),
                  words.BEFORE_ALT, f"{P}.ctext", f"{P}.cpos", selected=i)
         st.html(words.legend_markup(words.KL_CAPTION, "0 nats", f"{KL_TOP:g}+", False, fs))

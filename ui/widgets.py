@@ -43,7 +43,7 @@ CLASSROOM_CSS = """<style>
   overflow: visible !important; text-overflow: clip !important;}
 [data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
 [data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
-  {font-size: 2.25rem !important;}
+  {font-size: 1.65rem !important;}
 [data-testid='stMetricLabel'] p {font-size: 1.1rem !important; white-space: normal !important;}
 [data-testid='stSliderTickBar'] div, [data-testid='stSliderThumbValue'] {font-size: 1rem !important;}
 [data-testid='stMain'] input, [data-testid='stMain'] textarea, [data-testid='stMain'] [data-baseweb='select'] > div,

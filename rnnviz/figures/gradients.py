@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin
+from rnnviz.text import fmt
 
 DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
 CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
@@ -112,7 +113,7 @@ def factor_figure(tanh_prime: np.ndarray, w_norm: float, forget: np.ndarray, upd
     T = len(tanh_prime)
     s = np.arange(1, T + 1)
     tp = tanh_prime.mean(axis=1)
-    data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {w_norm:.3f}",
+    data = [dict(type="scatter", x=s, y=np.full(T, w_norm), name=f"‖W<sub>hh</sub>‖<sub>2</sub> = {fmt(w_norm)}",
                  mode="lines", line=dict(color=COLORS["weight"], width=3, dash="dash")),
             dict(type="scatter", x=s, y=tp, name="mean tanh′(z<sub>s</sub>), vanilla", mode="lines+markers",
                  line=dict(color=COLORS["vanilla"], width=2),
@@ -196,7 +197,7 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
                    line=dict(color=COLORS["state"], width=1.5, dash="dash"))]
     ann = lay.pop("annotations") + [
         dict(x=1, xref="x domain", y=twice, yref="y", xanchor="right", yanchor="bottom", showarrow=False,
-             text=f"twice the start ({10 ** twice:.2f})", font=dict(size=12 * font_scale, color=COLORS["muted"])),
+             text=f"twice the start ({fmt(10 ** twice)})", font=dict(size=12 * font_scale, color=COLORS["muted"])),
         dict(x=1, xref="x2 domain", y=np.log10(threshold), yref="y2", xanchor="right", yanchor="bottom",
              showarrow=False, text=f"threshold {threshold:g}", font=dict(size=12 * font_scale, color=COLORS["state"]))]
     lay["xaxis2"]["title"] = dict(text="SGD step")

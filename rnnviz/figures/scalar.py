@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from rnnviz.figures.base import COLORS, _fig, _layout, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.labels import Placer
+from rnnviz.text import fmt
 
 ASSUMED_WIDTH = 360  # px: the narrowest the one-unit page draws its tanh chart (1024 px, classroom: ~390)
 MAX_LABELS, MAX_TRIES = 5, 15  # earlier steps labelled at most, and looked at (the latest first)
@@ -26,10 +27,33 @@ def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1
                                                                         mode="immediate")])])]
 
 
-def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float = 1.0) -> go.Figure:
+TITLE_CHAR_W, TITLE_LINE_H, TITLE_TOP = 0.5, 1.35, 28  # a title character's width, a line's height (font sizes); px
+
+
+def wrap(phrases: list[list[str]], size: float, width: float) -> list[str]:
+    """Lines of at most `width` px at font size `size` (a character TITLE_CHAR_W of it: the title's digits and
+    letters measure about 0.42): whole phrases where they fit, else a phrase's pieces (each piece whole: '6.92 ×
+    10⁻⁴' is never split)."""
+    fits = lambda s: TITLE_CHAR_W * size * len(s) <= width  # noqa: E731
+    lines: list[str] = []
+    for phrase in phrases:
+        whole = " ".join(phrase)
+        pieces = [whole] if fits(whole) else phrase
+        for piece in pieces:
+            if lines and fits(lines[-1] + " " + piece):
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return lines
+
+
+def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float = 1.0,
+               steps: list[list[list[str]]] | None = None) -> go.Figure:
     """The tanh curve with each step's pre-activation marked; saturated zones (tanh' < 0.1) shaded.
 
-    `pre` and `h` are 1-D (T,); `current` is the 0-based step to emphasise. Frames animate the steps."""
+    `pre` and `h` are 1-D (T,); `current` is the 0-based step to emphasise. Frames animate the steps. `steps`, one
+    per step: that step's sentence as phrases of pieces (see `wrap`); the chart's title is then the sentence of the
+    step it shows, in each animation frame too, so what a viewer reads follows the Play button."""
     pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
     lim = max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0)
     lim = min(lim, 25.0)
@@ -40,8 +64,12 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", name="h = tanh(z)", hoverinfo="skip",
                  line=dict(color=COLORS["state"], width=3))]
 
-    height, bottom = int(430 + 100 * (font_scale - 1)), round(112 * font_scale)
     size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
+    title_size = (14 if steps else 16) * font_scale
+    titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
+    lines = max([t.count("<br>") + 1 for t in titles], default=0)
+    top = round(TITLE_TOP + 8 + TITLE_LINE_H * title_size * lines) if titles else 70
+    height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
 
     def placed(k: int) -> tuple[list[str], list[str], int, int | None]:
@@ -50,7 +78,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         the current step's box (an index into INFO_Y) and the grey note's (an index into note_spots; None: left
         out)."""
         zc = np.clip(pre[: k + 1], -lim, lim)
-        room = Placer((-lim, lim), (-1.1, 1.1), ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - 70 - bottom)
+        room = Placer((-lim, lim), (-1.1, 1.1), ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom)
         room.block_points(zc, h[: k + 1], np.where(np.arange(k + 1) == k, 9.0, 6.0))
         room.block_segment(zc[k], -1.05, zc[k], h[k])
         room.block_segment(-lim, h[k], zc[k], h[k])
@@ -66,7 +94,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         return text, pos, (0 if info is None else info), spot
 
     def info_text(k: int) -> str:
-        return f"t={k + 1}<br>z={pre[k]:.3f}<br>→ h={h[k]:.3f}"
+        return f"t={k + 1}<br>z={fmt(pre[k])}<br>→ h={fmt(h[k])}"
 
     def note_spots(zk: float) -> list[tuple[float, float, str]]:
         """Where the grey note may go: below the curve's right half, either side of the current step's guide."""
@@ -98,17 +126,21 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     x, y, side = note_spots(float(np.clip(pre[cur], -lim, lim)) if len(pre) else lim)[spot or 0]
     notes = [] if spot is None else [dict(x=x, y=y, text=note, showarrow=False, xanchor=side, align=side,
                                           font=dict(color="#555", size=note_size))]
-    layout = _layout("Where each step lands on tanh", height, font_scale, showlegend=False,
-                     shapes=shapes, margin=dict(l=y_margin(font_scale, 4), b=bottom), annotations=notes,
+    title = titles[cur] if titles else "Where each step lands on tanh"
+    layout = _layout(title, height, font_scale, showlegend=False, shapes=shapes, annotations=notes,
+                     margin=dict(l=y_margin(font_scale, 4), b=bottom, t=top),
                      xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
                                 range=[-lim, lim], zeroline=True),
                      yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
+    if titles:  # from the top down, however many lines
+        layout["title"].update(font=dict(size=title_size), y=1 - TITLE_TOP / height, yanchor="top", yref="container")
     frames = []
     if len(pre):
         data += step_traces(cur)
         labels, last = [str(k + 1) for k in range(len(pre))], len(pre) - 1
         frames = [dict(data=step_traces(k, last <= FRAMES_LABELLED or k in (cur, last)), traces=[1, 2, 3],
-                       name=labels[k]) for k in range(len(pre))]
+                       name=labels[k], **(dict(layout=dict(title=dict(text=titles[k]))) if titles else {}))
+                  for k in range(len(pre))]
         if len(pre) > 1:  # one step has nothing to play
             layout["updatemenus"] = _play_controls(labels, font_scale=font_scale)
     return _fig(data, text_sizes(layout, font_scale), frames)

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from rnnviz.figures.base import COLORS, DIVERGING, REDS, _fig, _layout, _unit_labels, _vrect
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.gates import tick_size
+from rnnviz.text import fmt
 
 
 def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: float = 1.0,
@@ -39,7 +40,7 @@ def padding_bars(demo, font_scale: float = 1.0) -> go.Figure:
     for vals, what, color in ((demo.diff, "read at index T−1, after the padding", COLORS["other"]),
                               (left, "padding first", COLORS["muted"])):
         data.append(dict(type="bar", x=vals, y=labels, orientation="h", name=what, marker=dict(color=color),
-                         text=[f"{v:.3f}" for v in vals], textposition="outside", cliponaxis=False,
+                         text=[fmt(v) for v in vals], textposition="outside", cliponaxis=False,
                          textfont=dict(size=tick_size(font_scale)),
                          hovertemplate="%{y}: max |difference| %{x:.4f}<extra>" + what + "</extra>"))
     top = float(max(demo.diff.max(), left.max(), 1e-3))

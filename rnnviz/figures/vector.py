@@ -18,6 +18,7 @@ from rnnviz.figures.base import (
     y_margin,
 )
 from rnnviz.figures.fonts import text_sizes
+from rnnviz.text import fmt
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 MOVES_MAX_HEIGHT = 640  # px: the six moves stay within a screen at any H
@@ -112,7 +113,7 @@ def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) 
                 showarrow=False, xanchor="right", yanchor="top", align="right", bgcolor="rgba(255,255,255,0.85)",
                 font=dict(size=12 * font_scale))]
     top = max(1.0, float(sv[0])) * 1.45 if len(sv) else 1.45  # room for the label above the bars
-    return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {radius:.3f}, σ<sub>max</sub> {sv[0]:.3f}", 300,
+    return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {fmt(radius)}, σ<sub>max</sub> {fmt(sv[0])}", 300,
                                          font_scale, shapes=shapes, annotations=ann,
                                          margin=dict(l=y_margin(font_scale, 3)),
                                          yaxis=dict(title=dict(text="singular value σ"), range=[0, top])),

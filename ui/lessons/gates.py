@@ -11,6 +11,8 @@ from rnnviz.lessons import memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
 from rnnviz.nn.cells import sigmoid
+from rnnviz.text import fmt
+from ui.lessons.scalar import near_one
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
 from ui.widgets import sequence_params
 
@@ -110,7 +112,7 @@ HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c
 
 def forget_caption(bf: float) -> str:
     """Where the forget gates start for a bias b_f (markdown)."""
-    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{float(sigmoid(bf)):.3f}**: that is "
+    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{near_one(float(sigmoid(bf)))}**: that is "
             "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
 
 
@@ -198,7 +200,7 @@ def valve_text(valve: Valve) -> str:
     every move of the slider."""
     T, w = len(valve.x), valve.weights
     return (f"Input: a single 1, then {T - 1} zeros. The LSTM's forget gate is σ({w['b_f']:g}) = {w['f']:.10f}; its "
-            f"input gate is open only while x = 1 (i = {w['i (x=1)']:.6f}, then {w['i (x=0)']:.1e}), so "
+            f"input gate is open only while x = 1 (i = {w['i (x=1)']:.10f}, then {fmt(w['i (x=0)'])}), so "
             f"cₜ = cₜ₋₁ + 0 copies. The vanilla unit hₜ = tanh(xₜ + {w['w_h']:g} hₜ₋₁) multiplies by {w['w_h']:g} "
             "and squashes at every step.")
 
@@ -208,8 +210,8 @@ def valve_table(valve: Valve) -> pd.DataFrame:
     T = len(valve.x)
     ts = sorted({1, min(10, T), T})
     return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
-                         "vanilla hₜ": [f"{valve.rnn.h[t - 1, 0]:.2e}" if t > 1 else f"{valve.rnn.h[0, 0]:.4f}"
-                                        for t in ts]}).set_index("t")
+                         "vanilla hₜ": [fmt(valve.rnn.h[t - 1, 0], 4).replace(" ", "\u00a0") for t in ts]}
+                        ).set_index("t")  # a power of ten kept on one line in the narrow column
 
 
 # ---- memory side by side: how much of x_1 survives -------------------------------------------------------------------

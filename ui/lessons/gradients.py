@@ -15,7 +15,7 @@ from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
-from rnnviz.text import format_norm
+from rnnviz.text import fmt, format_norm
 from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
@@ -225,7 +225,7 @@ def notes_table() -> dict[str, list[str]]:
 def scale_note(cmp: Comparison, by: str, scale: float) -> str:
     """Both sizes of the vanilla W_hh and which one the slider set (plain Unicode: this line is redrawn on every
     move, and typeset maths costs more to draw than the chart)."""
-    return (f"Vanilla Wₕₕ: σₘₐₓ = **{cmp.sigma_max:.3f}**, ρ = **{cmp.rho:.3f}** "
+    return (f"Vanilla Wₕₕ: σₘₐₓ = **{fmt(cmp.sigma_max)}**, ρ = **{fmt(cmp.rho)}** "
             f"(the slider set {'σₘₐₓ' if by == 'sigma' else 'ρ'} = {scale:g}).")
 
 
@@ -257,15 +257,15 @@ def factor_notes(cmp: Comparison, T: int) -> list[str]:
     f, z = R["lstm"].factors["forget"], R["gru"].factors["update"]
     gru_last = slowest(cmp) == "gru"
     return [
-        f"**Vanilla:** each step multiplies by diag(tanh′(zₛ))·Wₕₕ. Here tanh′ averages **{tp.mean():.3f}** and "
+        f"**Vanilla:** each step multiplies by diag(tanh′(zₛ))·Wₕₕ. Here tanh′ averages **{fmt(tp.mean())}** and "
         f"**{(tp < 0.1).mean():.0%}** of unit-steps are saturated (tanh′ < 0.1): those pass almost nothing back.",
-        f"**LSTM:** along the cell state alone each step multiplies by its forget gates f, here **{f.mean():.3f}** "
+        f"**LSTM:** along the cell state alone each step multiplies by its forget gates f, here **{fmt(f.mean())}** "
         f"on average; over {T} steps the best-kept unit keeps **{format_norm(k['lstm_f'][T])}** (the forget-gate "
         f"path). All paths into c together give **{format_norm(k['lstm_c'][T])}**: they add detours that leave c "
         "through h = o ⊙ tanh(c), pass Wₕₕ into the gates and the candidate, and come back into c. Those detours are "
         "products of Wₕₕ like the vanilla RNN's, so they can vanish or explode whatever f does; with f ≈ 1 nothing "
         "shrinks them either.",
-        f"**GRU:** hₜ = (1 − zₜ) ⊙ nₜ + zₜ ⊙ hₜ₋₁, so its copy path is the update gate z, here **{z.mean():.3f}** on "
+        f"**GRU:** hₜ = (1 − zₜ) ⊙ nₜ + zₜ ⊙ hₜ₋₁, so its copy path is the update gate z, here **{fmt(z.mean())}** on "
         "average; the path through Wₕₕ is scaled down by (1 − z) and the reset gate. A copy path with z ≈ 0.5 halves "
         "the gradient at every step" + (", which is why the GRU vanishes fastest here" if gru_last else "")
         + ": gates fix vanishing only when they are open. Raise the update-gate bias (as the forget-gate bias for the "

@@ -21,6 +21,7 @@ from rnnviz.lessons.hello import (
     vocabulary,
 )
 from rnnviz.lessons.presets import SOFTMAX_SCORES
+from rnnviz.text import fmt
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, text
 
 P = "hello"
@@ -126,8 +127,8 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
                 f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
     return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
-            f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {result.losses[0]:.3f} to "
-            f"{result.losses[-1]:.3f} nats per character (the average −ln p of each next character; nats are "
+            f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {fmt(result.losses[0])} to "
+            f"{fmt(result.losses[-1])} nats per character (the average −ln p of each next character; nats are "
             f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
 
 
@@ -156,10 +157,10 @@ def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Ca
 def temperature_sentence(p1: np.ndarray, pt: np.ndarray, temp: float) -> str:
     """The probabilities at temperature 1 and at the slider's temperature (markdown); at 1 they are the same, so
     they are printed once."""
-    fmt = lambda p: "**(" + ", ".join(f"{v:.3f}" for v in p) + ")**"  # noqa: E731
+    listed = lambda p: "**(" + ", ".join(fmt(v) for v in p) + ")**"  # noqa: E731
     if temp == 1:
-        return f"At temperature 1: {fmt(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
-    return f"At temperature 1: {fmt(p1)}. At {temp:g}: {fmt(pt)}."
+        return f"At temperature 1: {listed(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
+    return f"At temperature 1: {listed(p1)}. At {temp:g}: {listed(pt)}."
 
 
 def softmax_note(scores, probs, notes_scores, notes_printed) -> str | None:

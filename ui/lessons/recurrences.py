@@ -121,7 +121,7 @@ def eigen_text(resp: lesson.EigenResponse) -> str:
     parts = []
     for k, (lam, half) in enumerate(zip(resp.lam, resp.half_life), 1):
         hl = "never" if np.isinf(half) else f"{half:,.1f} steps" if half >= 0.1 else "at once"
-        parts.append(f"λ{sub(k)}: |λ| = {abs(lam):.3f}, half-life {hl}, γ = {resp.gamma[k - 1]:.3f}")
+        parts.append(f"λ{sub(k)}: |λ| = {fmt(abs(lam))}, half-life {hl}, γ = {fmt(resp.gamma[k - 1])}")
     return ("Each unit's |hₜ| falls as rᵗ⁻¹ whatever θ: the angle turns the state, the radius alone sets how long "
             "it lasts. The LRU scales each input by γ = √(1 − r²), so slow units are not flooded. " + "; ".join(parts))
 
@@ -137,8 +137,8 @@ def min_text(ls: lesson.MinLockstep, t: int, chars: list[str]) -> str:
 def selective_text(tr) -> str:
     a, x = tr.a[:, 0], tr.x[:, 0]
     lo, hi = int(np.argmin(a)), int(np.argmax(a))
-    return (f"Smallest aₜ: **{a[lo]:.3f}** at t = {lo + 1} (x = {x[lo]:g}): the step is large, the memory is reset "
-            f"and this input written. Largest: **{a[hi]:.3f}** at t = {hi + 1} (x = {x[hi]:g}): the step is tiny, "
+    return (f"Smallest aₜ: **{fmt(a[lo])}** at t = {lo + 1} (x = {x[lo]:g}): the step is large, the memory is reset "
+            f"and this input written. Largest: **{fmt(a[hi])}** at t = {hi + 1} (x = {x[hi]:g}): the step is tiny, "
             f"the memory kept and the input ignored. Final state h = **{fmt(tr.h[-1, 0])}**.")
 
 

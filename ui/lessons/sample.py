@@ -16,6 +16,7 @@ from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.figures.sample import SEQUENTIAL, SIGNED
 from rnnviz.lessons import clamp as clamping, sample as lesson
 from rnnviz.lessons.cache import SharedCache
+from rnnviz.text import fmt
 from ui.urlstate import Param, choice, dump_flag, flag, integer, number, text
 from ui.widgets import md
 
@@ -232,14 +233,14 @@ def describe_position(info: lesson.Position) -> str:
     """One sentence about a position, in markdown (the character is quoted by the caller's escaping)."""
     how = {"prime": "read from the prime", "sampled": "sampled", "forced": "forced by hand (a branch)"}[info.source]
     b = info.surprisal_bits
-    surprise = f"{b:.2f} bits** ({b * math.log(2):.2f} nats)" if math.isfinite(b) else "infinite**"
-    return (f"{how}. The model gave it p = **{info.p_char:.3f}**: a surprisal of **{surprise} "
+    surprise = f"{fmt(b)} bits** ({fmt(b * math.log(2))} nats)" if math.isfinite(b) else "infinite**"
+    return (f"{how}. The model gave it p = **{fmt(info.p_char)}**: a surprisal of **{surprise} "
             f"(−log₂ p; 1 bit = as surprising as a coin toss; 1 bit = ln 2 ≈ 0.693 nats).")
 
 
 def _bits_nats(nats: float) -> str:
     """An entropy in bits, as the surprisal beside it, with nats after it: '**1.731 bits** (1.200 nats)'."""
-    return f"**{nats / math.log(2) + 0.0:.3f} bits** ({nats + 0.0:.3f} nats)"
+    return f"**{fmt(nats / math.log(2))} bits** ({fmt(nats)} nats)"
 
 
 def entropy_sentence(info: lesson.Position) -> str:
@@ -278,7 +279,7 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
         sh = lesson.unit_shading(s, layer, kind, u)
         return Shade(sh, [f"{c}: {kind}[{layer + 1}][{u}] = {v:+.3f}" for c, v in zip(chars, sh.values)],
                      f"Grey: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
-                     f"character (strongest ±{sh.hi:.3f}). {UNITS_FROM_0}", ("−", "+"))
+                     f"character (strongest ±{fmt(sh.hi)}). {UNITS_FROM_0}", ("−", "+"))
     if mode == "connectivity":
         sh = lesson.connectivity_shading(lm, s, i)
         if i >= 1 and sh.peak is None:
@@ -299,7 +300,7 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
         return Shade(sh, [f"{c}: {b:.2f} bits" for c, b in zip(chars, sh.values)],
                      "Darker: more surprising. Surprisal −log₂ p in bits (0 = certain, 8 or more darkest).",
                      ("0 bits", "8+"))
-    return Shade(lesson.probability_shading(s), [f"{c}: p = {p:.3f}" for c, p in zip(chars, s.p_char)],
+    return Shade(lesson.probability_shading(s), [f"{c}: p = {fmt(p)}" for c, p in zip(chars, s.p_char)],
                  "Darker: less likely. Each character is shaded by 1 − p, the probability the model (temperature 1) "
                  "gave it before it appeared.")
 
@@ -387,7 +388,7 @@ def shared_units_note(hits: list[UnitHit], one: str = "speaker name", other: str
 
 def forget_means(a: PassageAnalysis) -> str:
     """'layer 1: 0.166 of steps below 0.1, 0.542 above 0.9; ...' for the forget (LSTM) or update (GRU) gate."""
-    return "; ".join(f"layer {k}: {lo:.3f} of steps below 0.1, {hi:.3f} above 0.9"
+    return "; ".join(f"layer {k}: {fmt(lo)} of steps below 0.1, {fmt(hi)} above 0.9"
                      for k, lo, hi in lesson.forget_saturation(a))
 
 
@@ -475,9 +476,10 @@ def clamp_summary(e: clamping.ClampEffect, seed: int) -> str:
     if not len(kl):
         return f"{held}, {where}."
     top = int(np.nanargmax(kl)) + 1
-    return (f"{held}, {where}. On the first text, KL(before ‖ after) is **{np.nanmean(kl):.4f}** nats per character "
-            f"on average, largest **{kl[top - 1]:.3f}** at character {top} ({label(e.before[top])}): how far the "
-            "clamp moves the model's next-character distribution, character by character, reading the same text.")
+    return (f"{held}, {where}. On the first text, KL(before ‖ after) is **{fmt(np.nanmean(kl), 4)}** nats per "
+            f"character on average, largest **{fmt(kl[top - 1])}** at character {top} ({label(e.before[top])}): how "
+            "far the clamp moves the model's next-character distribution, character by character, reading the same "
+            "text.")
 
 
 def clamp_range(e: clamping.ClampEffect) -> str:
@@ -497,7 +499,7 @@ def statistic_rows(e: clamping.ClampEffect, tracked: list[UnitHit]) -> list[tupl
     free → clamped) per feature; the features the finder says this unit tracks come first, marked with their r."""
     r = {h.feature: h.r for h in tracked}
     order = sorted(e.statistics, key=lambda f: f not in r)
-    p = lambda f: "none" if math.isnan(e.char_p[f][0]) else "{:.3f} → {:.3f}".format(*e.char_p[f])  # noqa: E731
+    p = lambda f: "none" if math.isnan(e.char_p[f][0]) else " → ".join(map(fmt, e.char_p[f]))  # noqa: E731
     return [(f + (f" (r = {r[f]:+.2f})".replace("-", "−") if f in r else ""), STATISTIC_NAMES[f][0],
              *(_stat(v, STATISTIC_NAMES[f][1]) for v in e.statistics[f]), p(f)) for f in order]
 
@@ -547,5 +549,5 @@ def clamp_rows(lm: CharLM, e: clamping.ClampEffect, i: int, top: int = 8) -> lis
 def position_sentence(lm: CharLM, e: clamping.ClampEffect, i: int) -> str:
     """One character of the first text: its KL, and the probability the free and the clamped model gave it."""
     j = lm.stoi[e.before[i]]
-    return (f"Character **{i}**: {md(repr(label(e.before[i])))}, KL(before ‖ after) = **{e.kl[i]:.4f}** nats; "
-            f"p = {e.p_before[i, j]:.3f} free, {e.p_after[i, j]:.3f} clamped.")
+    return (f"Character **{i}**: {md(repr(label(e.before[i])))}, KL(before ‖ after) = **{fmt(e.kl[i], 4)}** nats; "
+            f"p = {fmt(e.p_before[i, j])} free, {fmt(e.p_after[i, j])} clamped.")

@@ -139,7 +139,8 @@ def score_guess(guess: float, actual: float) -> Verdict:
     """Score a predicted h_t against the computed one, in words."""
     points = guess_points(guess, actual)
     if points == 2:
-        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {abs(guess - actual):.3f}). +2")
+        off = fmt(abs(guess - actual))
+        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {off}). +2")
     if points == 1:
         return Verdict(1, f"Right direction: h_t = {fmt(actual)}, you said {fmt(guess)}. +1")
     return Verdict(0, f"Not quite: h_t = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")
@@ -180,7 +181,7 @@ def fixed_point_lines(fps: list[tuple[float, bool]], w_h: float) -> list[str]:
     for h_star, stable in fps:
         slope = w_h * (1 - h_star ** 2)
         why = "stable: nearby states fall in" if stable else "unstable: nearby states leave"
-        out.append(f"- h* = **{h_star:.4f}**, slope wₕ(1 − h*²) = {slope:.3f}; {why}")
+        out.append(f"- h* = **{fmt(h_star, 4)}**, slope wₕ(1 − h*²) = {fmt(slope)}; {why}")
     return out
 
 
@@ -193,11 +194,16 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     return text
 
 
-def play_note(shown: int) -> str | None:
-    """What the tanh chart's Play button does (None when a single step leaves nothing to play)."""
-    if shown < 2:
-        return None
-    return f"▶ Play steps replays steps 1 to {shown} on the chart alone; the sentence and table stay at step {shown}."
+def chart_steps(trace: RNNTrace, b: float, upto: int) -> list[list[list[str]]]:
+    """Steps 1..upto in words for the tanh chart's title, one per animation frame (so the words follow its Play
+    button), as phrases of pieces it may wrap between: 'Step 2: z = 0.000 + 0.381 = 0.381,' 'h₂ = tanh(z) = 0.363'.
+    The numbers are the worked table's, written by fmt."""
+    out = []
+    for k in range(upto):
+        t, bias = k + 1, ["+ " + fmt(b)] if b else []
+        z = [f"Step {t}:", "z = " + fmt(trace.x_part[k, 0]), "+ " + fmt(trace.h_part[k, 0])] + bias
+        out.append([z + [f"= {fmt(trace.pre[k, 0])},"], [f"h{sub(t)} = tanh(z)", f"= {fmt(trace.h[k, 0])}"]])
+    return out
 
 
 FIXED_POINT_INTRO = (

@@ -8,6 +8,7 @@ import pandas as pd
 from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
 from rnnviz.lessons.states import EXACT, Heads, PaddingDemo
 from rnnviz.nn.cells import GATES
+from rnnviz.text import fmt
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, text
 
 P = "states"
@@ -97,12 +98,12 @@ def padding_text(demo: PaddingDemo) -> str:
         return ("No sequence here is shorter than the longest, so nothing is padded and the state at index T − 1 is "
                 "already the right one. Give lengths that differ, e.g. 5, 3, 2, to see the trap.")
     text = ("Padding fills the short sequences with zero vectors at the end, so **the state at index T − 1 is the "
-            f"state after the padding**, here off by up to **{worst:.3f}**. Two fixes give exactly the state after the "
-            "last real token: read index length − 1 for each example, or pack the batch so the recurrence stops at "
+            f"state after the padding**, here off by up to **{fmt(worst)}**. Two fixes give exactly the state after "
+            "the last real token: read index length − 1 for each example, or pack the batch so the recurrence stops at "
             "each true length (PyTorch's `pack_padded_sequence`; switch on the check to run it). ")
     if left < EXACT:
         return text + "A third, putting the padding first, agrees with them here."
-    return text + (f"A third, putting the padding first, only comes close (within **{left:.3f}**): while the cell "
+    return text + (f"A third, putting the padding first, only comes close (within **{fmt(left)}**): while the cell "
                    "reads the leading zeros, its biases still move the state away from h₀ = 0, so the real tokens "
                    "start from a slightly different state.")
 
@@ -147,10 +148,11 @@ BIDIRECTIONAL_TEXT = ("Two cells read the same six inputs, one from the left and
 
 
 def classifier_table(demo: Heads) -> pd.DataFrame:
-    """The classifier's distribution per sequence, rounded for display."""
+    """The classifier's distribution per sequence, written by fmt (a frame of numbers rounded to 3 decimals showed
+    them as 0.3050: a fourth digit that was never computed)."""
     B, C = demo.classifier.shape
     return pd.DataFrame(demo.classifier, columns=[f"class {k + 1}" for k in range(C)],
-                        index=[f"sequence {b + 1}" for b in range(B)]).round(3)
+                        index=[f"sequence {b + 1}" for b in range(B)]).map(fmt)
 
 
 def shapes_text(demo: Heads) -> str:

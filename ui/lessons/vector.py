@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from rnnviz.lessons.vector import StepMoves
-from rnnviz.text import InputError, sub
+from rnnviz.text import InputError, fmt, sub
 from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, name_controls, number
 from ui.widgets import error, md, sequence_params
 
@@ -92,7 +92,7 @@ def pass_on_text(t: int, T: int, probs: np.ndarray, vocab: list[str] | None) -> 
     """Move ⑥ in words: h_t goes on to the next step; with characters, the model's best guess for the next one."""
     nxt = f"step {t + 1}" if t < T else "the next step, if there were one,"
     best = int(np.argmax(probs))
-    guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {probs[best]:.3f})."
+    guess = (f" The model's best guess for the next character is {md(repr(vocab[best]))} (p = {fmt(probs[best])})."
              if vocab else "")
     return f"⑥ **Pass it on**: h{sub(t)} becomes the memory hₜ₋₁ that {nxt} reads.{guess}"
 
