@@ -151,8 +151,9 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
-  // A slider the pointer enters (or the focus reaches) without frames: ask the server for them, once per payload
-  // (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each setting).
+  // A slider the pointer enters without frames: ask the server for them, once per payload (ui/scrub.py computes
+  // frames only for the sliders a visitor reaches for, and from then on for each setting). Not the keyboard's focus:
+  // keys move a slider a notch at a time, with no drag to follow.
   const ask = (e) => {
     const box = sliderOf(e.target);
     if (!box) return;
@@ -165,7 +166,6 @@ function install() {
     }
   };
   document.addEventListener("pointerover", ask, true);
-  document.addEventListener("focusin", ask, true);
   R.ask = ask;
   return R;
 }
@@ -182,10 +182,8 @@ export default function ({ data, key, setTriggerValue }) {
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
   }
-  // a pointer already resting on a slider (or the focus in one) when the page or its payload arrives
-  for (const el of [[...document.querySelectorAll(":hover")].pop(), document.activeElement]) {
-    if (el) R.ask({ target: el });
-  }
+  const rests = [...document.querySelectorAll(":hover")].pop();  // a pointer on a slider as the page arrives
+  if (rests) R.ask({ target: rests });
   document.documentElement.dataset.rnnvizScrub = page.pending ? "pending" : "ready";
   if (page.pending && page.tries < 40) {  // frames being computed: look again shortly (a rerun of this part only)
     page.tries += 1;

@@ -76,7 +76,7 @@ def _cached(key: tuple) -> bytes:
 @st.fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
-    for (scrub.js asks when the pointer enters a slider or it takes the focus, before the press), and from then on for
+    for (scrub.js asks when the pointer enters a slider, before the press), and from then on for
     each new setting: a visitor who never drags costs nothing, and one who does, only the sliders they use. Frames at
     hand are sent; those missing are computed in the background, and the last frames this visit had for the same
     setting (still exact for their values) stand in."""
