@@ -5,12 +5,11 @@ import time
 # at once on a fresh server, can catch it half-imported by another session's thread (AttributeError: no 'Series').
 import pandas  # noqa: F401
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
 from rnnviz.figures.base import use_house_template
 from ui.keys import step_keys
 from ui.limits import pace_reruns
-from ui.loaders import freeze_heap, record_run
+from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
 from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
@@ -19,7 +18,7 @@ from ui.widgets import CLASSROOM_CSS, legend
 pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
 _t0 = time.perf_counter()
 use_house_template()
-threadpool_limits(1)  # the pages' matrices are small: one BLAS thread is faster, and sessions run in parallel
+one_blas_thread()  # once per process (and once more after torch)
 
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
                    initial_sidebar_state="collapsed" if classroom() else "auto")

@@ -10,6 +10,7 @@ import gc
 import sys
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from rnnviz.lessons.cache import SharedCache
 
@@ -35,6 +36,19 @@ def freeze_heap() -> None:
             _FROZEN.add(moment)
             gc.collect()
             gc.freeze()
+
+
+_ONE_THREAD: set[str] = set()
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread for the process (the pages' matrices are small: one thread is faster, and sessions run in
+    parallel), set at the first run and again once torch has brought its own libraries. Not on every run:
+    threadpool_limits walks the loaded libraries each time it is called (0.5-3 ms)."""
+    for moment in ("start", "torch"):
+        if moment not in _ONE_THREAD and (moment == "start" or "torch" in sys.modules):
+            _ONE_THREAD.add(moment)
+            threadpool_limits(1)
 
 
 MODELS = SharedCache(256 * 2 ** 20)  # the shipped model (~30 MB with its tables): loaded once, never evicted
