@@ -36,10 +36,12 @@ def module(kind, d, H, seed, nonlinearity="tanh"):
     return m, params
 
 
-def variants():
-    for kind in TORCH_CELLS:
-        for nl in kind.nonlinearities:
-            yield pytest.param(kind.with_nonlinearity(nl), id=f"{kind.name}-{nl}")
+def variants() -> list:
+    """Each cell with each of its nonlinearities. A list, not a generator: parametrize keeps what it is given, and a
+    generator is spent by the first collection (a second pytest.main in the same process, as mutmut's fork server
+    runs, then found none of these tests)."""
+    return [pytest.param(kind.with_nonlinearity(nl), id=f"{kind.name}-{nl}") for kind in TORCH_CELLS
+            for nl in kind.nonlinearities]
 
 
 @pytest.mark.parametrize("kind", variants())
