@@ -104,3 +104,53 @@ def test_work_and_depth(T):
         for name, scan in (("loop", sequential), ("hillis_steele", hillis_steele), ("blelloch", blelloch)):
             r = scan(a, b)
             assert (r.work, r.depth) == c[name], name
+
+
+@pytest.mark.parametrize("T", [2, 5, 8, 13])  # one step has no tree
+def test_blelloch_down_sweep_leaves_each_step_its_exclusive_prefix(T):
+    """After the down-sweep, node i holds the composition of steps 1..i-1 (the identity (1, 0) for the first): its
+    product of a's and the state it leads to from 0. These are the tree's last level, which the page draws."""
+    rng = np.random.default_rng(T)
+    a, b = rng.uniform(-1, 1, T), rng.normal(size=T)
+    s = blelloch(a, b)
+    last_a, last_b = s.levels_a[-1][:T], s.levels_b[-1][:T]
+    for i in range(T):
+        assert last_a[i] == pytest.approx(np.prod(a[:i]), abs=1e-14)
+        assert last_b[i] == pytest.approx(loop(a[:i], b[:i])[-1] if i else 0.0, abs=1e-14)
+
+
+def test_real_steps_from_a_complex_start_stay_complex():
+    """h0 decides the type too: real a and b from h0 = 0.5 + 1j give complex states, the imaginary part carried."""
+    a, b, h0 = np.array([0.5, -0.8, 0.9]), np.array([1.0, 0.0, 2.0]), 0.5 + 1j
+    want = loop(a, b, h0)
+    for scan in (sequential, hillis_steele, blelloch):
+        got = scan(a, b, h0).h
+        assert np.iscomplexobj(got) and np.abs(got - want).max() < 1e-15, scan.__name__
+
+
+def test_an_empty_sequence_scans_to_no_states():
+    for scan in (sequential, hillis_steele, blelloch):
+        s = scan(np.zeros(0), np.zeros(0), 0.3)
+        assert s.h.shape == (0,) and (s.work, s.depth) == (0, 0), scan.__name__
+        assert len(s.levels_a) == len(s.levels_b) == 1 and s.levels_a[0].shape == (0,), scan.__name__
+    assert costs(0) == {"loop": (0, 0), "hillis_steele": (0, 0), "blelloch": (0, 0)}  # as the scans count it
+    assert sequential([0.5, 0.5], [1.0, 2.0]).levels_a[0].tolist() == [0.5, 0.5]  # the loop's one level: its inputs
+
+
+@pytest.mark.parametrize("a,b,h0,kind", [([1, 2], [1, 1], None, "f"), ([1, 2], [1, 1], 3, "f"),
+                                          ([0.5j, 0.5], [1.0, 1.0], None, "c"), ([0.5, 0.5], [1j, 1.0], None, "c"),
+                                          ([0.5j, 0.5], [1.0, 1.0], 1.0, "c"), ([0.5, 0.5], [1j, 1.0], 1.0, "c")])
+def test_the_states_type_is_the_widest_of_the_inputs_and_at_least_float64(a, b, h0, kind):
+    """Integers scan as float64; a complex a, b or h0 makes every state complex, whichever of them it is."""
+    want = loop(a, b, 0.0 if h0 is None else h0)
+    for scan in (sequential, hillis_steele, blelloch):
+        got = scan(a, b, h0).h
+        assert got.dtype == (np.complex128 if kind == "c" else np.float64), scan.__name__
+        assert np.abs(got - want).max() < 1e-15, scan.__name__
+
+
+def test_the_callers_arrays_are_left_as_they_were():
+    a, b = np.array([0.5, 0.25, 2.0]), np.array([1.0, -1.0, 0.5])
+    for scan in (sequential, hillis_steele, blelloch):
+        scan(a, b, 0.75)
+        assert a.tolist() == [0.5, 0.25, 2.0] and b.tolist() == [1.0, -1.0, 0.5], scan.__name__

@@ -102,7 +102,10 @@ def blelloch(a, b, h0=None) -> ScanResult:
 
 
 def costs(T: int) -> dict[str, tuple[int, int]]:
-    """(work, depth) of the loop and both scans for T steps, counted as the functions above perform them."""
+    """(work, depth) of the loop and both scans for T steps, counted as the functions above perform them (no steps:
+    no work, as the scans of an empty sequence do)."""
+    if T < 1:
+        return {"loop": (0, 0), "hillis_steele": (0, 0), "blelloch": (0, 0)}
     lvl = math.ceil(math.log2(T)) if T > 1 else 0
     hs = sum(T - (1 << k) for k in range(lvl))
     n = 1 << lvl
