@@ -22,6 +22,14 @@ def record_run(page: str, seconds: float) -> None:
     RUN_TIMES.append((page, seconds))
 
 
+def _new_moments(done: set[str]) -> list[str]:
+    """The process's moments not yet in `done`, now marked done: "start" at the first run, "torch" once a
+    cross-check has imported torch (which brings libraries and objects of its own)."""
+    new = [m for m in ("start", "torch") if m not in done and (m == "start" or "torch" in sys.modules)]
+    done.update(new)
+    return new
+
+
 _FROZEN: set[str] = set()
 
 
@@ -31,11 +39,9 @@ def freeze_heap() -> None:
     cross-check. Otherwise every full collection walks it all: a 50 ms pause with the app's modules, 120-170 ms with
     torch, often enough to land on most reruns. Garbage is collected first; what is frozen is never collected as a
     cycle, so a page's objects alive at the torch moment stay until the process ends (a one-time, bounded cost)."""
-    for moment in ("start", "torch"):
-        if moment not in _FROZEN and (moment == "start" or "torch" in sys.modules):
-            _FROZEN.add(moment)
-            gc.collect()
-            gc.freeze()
+    for _ in _new_moments(_FROZEN):
+        gc.collect()
+        gc.freeze()
 
 
 _ONE_THREAD: set[str] = set()
@@ -45,10 +51,8 @@ def one_blas_thread() -> None:
     """One BLAS thread for the process (the pages' matrices are small: one thread is faster, and sessions run in
     parallel), set at the first run and again once torch has brought its own libraries. Not on every run:
     threadpool_limits walks the loaded libraries each time it is called (0.5-3 ms)."""
-    for moment in ("start", "torch"):
-        if moment not in _ONE_THREAD and (moment == "start" or "torch" in sys.modules):
-            _ONE_THREAD.add(moment)
-            threadpool_limits(1)
+    for _ in _new_moments(_ONE_THREAD):
+        threadpool_limits(1)
 
 
 MODELS = SharedCache(256 * 2 ** 20)  # the shipped model (~30 MB with its tables): loaded once, never evicted

@@ -89,7 +89,8 @@ function install() {
   // Frame k by moving the points alone (rnnviz/lessons/scrub.py held_axes: only x and y of scatter traces change):
   // Plotly.animate without redraw leaves axes, legend and titles as they are, a few ms instead of a whole redraw.
   // The axes hold still through the drag; a frame that would not fit them widens them to fit it and its neighbours
-  // (four notches either way, so a drag that goes on that way seldom needs another) with one whole redraw: false.
+  // (four notches either way, so a drag that goes on that way seldom needs another): it returns false, and the
+  // caller draws that frame whole with the wider axes.
   const movePoints = (c, k) => {
     let widen = false;
     for (const [axis, rows] of Object.entries(c.frames.hold)) {
