@@ -113,13 +113,19 @@ def grad_view(fs: float) -> None:
     st.markdown("\n".join(f"- {words.REASONS[k]}" for k in curves))
 
 
+@st.fragment
+def view_part(view: str) -> None:
+    """The view's controls and charts: a move inside reruns this part alone, not the title, intro and view picker."""
+    for p in words.PARAMS:  # keep settings of widgets the other views hide (Streamlit drops unrendered widgets' state)
+        if p.key != f"{P}.view":  # drawn outside, before this part
+            st.session_state[p.key] = st.session_state[p.key]
+    {"linear": linear_view, "eigen": eigen_view, "min": min_view, "selective": selective_view, "scan": scan_view,
+     "grad": grad_view}[view](font_scale())
+    publish(words.PARAMS)
+
+
 st.title("Recurrence returns: linear RNNs and the scan")
 restore(P, words.PARAMS)
-for p in words.PARAMS:  # keep settings of widgets the other views hide (Streamlit drops unrendered widgets' state)
-    st.session_state[p.key] = st.session_state[p.key]
 intro(words.INTRO)
-view = st.segmented_control("View", list(words.VIEWS), key=f"{P}.view", required=True, format_func=words.VIEWS.get,
-                            help=words.VIEW_HELP)
-{"linear": linear_view, "eigen": eigen_view, "min": min_view, "selective": selective_view, "scan": scan_view,
- "grad": grad_view}[view](font_scale())
-publish(words.PARAMS)
+view_part(st.segmented_control("View", list(words.VIEWS), key=f"{P}.view", required=True,
+                               format_func=words.VIEWS.get, help=words.VIEW_HELP))
