@@ -6,6 +6,7 @@ import streamlit as st
 from rnnviz.rooms import questions as Q
 from rnnviz.rooms.store import RoomError, default_store
 from ui import rooms as R
+from ui.limits import fragment
 from ui.loaders import shipped_model
 
 P, ss, store = R.P, st.session_state, default_store()
@@ -31,7 +32,7 @@ def vote(code: str, number: int, rnd: int, value) -> None:
     ss[f"{P}.mine.{code}.{number}.{rnd}"] = value
 
 
-@st.fragment(run_every=R.REFRESH_S)
+@fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
     if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
@@ -65,7 +66,7 @@ def student(code: str) -> None:
                     f". Yours: {R.plain(R.answer_text(q, mine))}, {'right' if right else 'not quite'}."))
 
 
-@st.fragment(run_every=R.REFRESH_S)
+@fragment(run_every=R.REFRESH_S)
 def live_count(code: str) -> None:
     """The projector's count while a round is open: how many answered, never what."""
     try:

@@ -9,6 +9,7 @@ from rnnviz.text import sub
 from ui.lagview import three_cells
 from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
+from ui.limits import fragment
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
@@ -51,7 +52,7 @@ def controls(view: str) -> dict:
                 trained=trained)
 
 
-@st.fragment
+@fragment
 def stepper(view: str, c: dict, model, fs: float) -> None:
     """Back / Next / the time slider, and everything that changes with the step; reruns on its own."""
     T = len(c["x"])
@@ -75,7 +76,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
             st.table(words.step_table(vals))
 
 
-@st.fragment
+@fragment
 def view_body(view: str) -> None:
     """A view's controls and results: a settings change reruns this, not the valve below."""
     fs = font_scale()
@@ -112,7 +113,7 @@ def view_body(view: str) -> None:
     publish(SETTINGS)
 
 
-@st.fragment
+@fragment
 def valve() -> None:
     """The one-unit LSTM that keeps its first input; its slider reruns only this."""
     fs = font_scale()

@@ -10,6 +10,7 @@ from rnnviz.text import fmt, format_norm
 from ui.lagview import lag_section
 from ui.lessons import gradients as words
 from ui.lessons.gradients import PARAMS, P
+from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, intro, note, page_columns, plot, split
@@ -37,7 +38,7 @@ def controls(room: bool) -> dict:
         seed=int(a.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")))
 
 
-@st.fragment
+@fragment
 def explorer() -> None:
     """The presets, the settings and one chart. On a projector: a compact column of controls (the W_hh scale on
     top, the rest folded) beside the chart, with the numbers under it, so the scale and its chart share a screen."""
@@ -86,7 +87,7 @@ def explorer() -> None:
     publish(PARAMS)
 
 
-@st.fragment
+@fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
     demo = lesson.clip_demo(report, T, words.clip_control())
     st.markdown(words.clip_note(demo, metric_log10, T))
@@ -96,7 +97,7 @@ def clip_section(report, T: int, metric_log10: float) -> None:
     publish(PARAMS)
 
 
-@st.fragment
+@fragment
 def training() -> None:
     c1, c2 = split(1, 2.6)
     with c1:

@@ -10,6 +10,7 @@ from rnnviz.nn.sampling import softmax
 from rnnviz.text import InputError, fmt, parse_sequence
 from ui.lessons import hello as words
 from ui.lessons.hello import PARAMS, P
+from ui.limits import fragment
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
 
@@ -29,7 +30,7 @@ def controls() -> tuple[str, int, int, int]:
     return txt, H, steps, int(seed)
 
 
-@st.fragment
+@fragment
 def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
     s1, s2 = page_columns([1, 2.3])

@@ -7,6 +7,7 @@ from rnnviz.lessons.export import recurrence_script
 from rnnviz.text import fmt
 from ui.lessons import recurrences as words
 from ui.lessons.recurrences import P
+from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, number_table, plot, step_controls
@@ -113,7 +114,7 @@ def grad_view(fs: float) -> None:
     st.markdown("\n".join(f"- {words.REASONS[k]}" for k in curves))
 
 
-@st.fragment
+@fragment
 def view_part(view: str) -> None:
     """The view's controls and charts: a move inside reruns this part alone, not the title, intro and view picker."""
     for p in words.PARAMS:  # keep settings of widgets the other views hide (Streamlit drops unrendered widgets' state)

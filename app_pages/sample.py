@@ -1,6 +1,5 @@
 """Sample a trained character model: the text shaded by probability, surprisal, a hidden unit or connectivity;
 each position's distributions and branching; hidden units and gate saturation; bring your own model."""
-
 import streamlit as st
 
 from rnnviz import charlm
@@ -9,6 +8,7 @@ from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as lesson
 from ui.lessons import sample as words
 from ui.lessons.sample import P
+from ui.limits import fragment
 from ui.loaders import force_character, shipped_model
 from ui.sampleview import clamp_view, link_notices, restore_page
 from ui.textview import textview
@@ -44,7 +44,7 @@ def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
     return lesson.Settings(prime, n, temp, top_k, top_p, int(seed), forced), problems
 
 
-@st.fragment
+@fragment
 def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     ss[f"{P}.pos"] = i = min(max(1, ss[f"{P}.pos"]), len(smp.text) - 1)
@@ -91,7 +91,7 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
     publish(url)
 
 
-@st.fragment
+@fragment
 def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings, fs: float, url: list) -> None:
     """Hidden units, a unit clamped, gate saturation and the model card: its controls rerun only this."""
     if ss.pop(f"{P}._app", 0):

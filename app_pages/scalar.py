@@ -7,6 +7,7 @@ from rnnviz.lessons.export import rnn_script
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
 from ui.lessons.scalar import PARAMS, P
+from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
@@ -32,7 +33,7 @@ def controls() -> tuple[float, float, float, float, str]:
     return w_x, w_h, b, h0, x_text
 
 
-@st.fragment
+@fragment
 def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: float, predict: bool, fs: float) -> None:
     """Everything that follows the current step; stepping reruns only this part of the page."""
     t = step_controls(P, len(x), "Scrub through time; the table and charts follow.", reset=True)

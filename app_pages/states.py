@@ -8,6 +8,7 @@ from rnnviz.nn.params import millions
 from rnnviz.text import InputError, fmt
 from ui.lessons import states as words
 from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
+from ui.limits import fragment
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import error, intro, page_columns, plot, torch_check
 
@@ -40,7 +41,7 @@ def controls() -> dict:
     return c
 
 
-@st.fragment
+@fragment
 def heads_view(fs: float) -> None:
     demo = lesson.heads_demo()
     st.markdown(words.heads_text(demo))
@@ -57,7 +58,7 @@ def heads_view(fs: float) -> None:
                  ", ".join(f"{p:.2f}" for p in row) for row in demo.lm[0]))
 
 
-@st.fragment
+@fragment
 def padding_view(fs: float) -> None:
     c1, c2 = page_columns([1, 2])
     with c1:
@@ -84,7 +85,7 @@ def padding_view(fs: float) -> None:
             st.caption(f"Packed torch states equal the length − 1 states to {gap:.1e}.")
 
 
-@st.fragment
+@fragment
 def bidirectional_view(fs: float) -> None:
     xb = np.random.default_rng(1).normal(size=(6, 3))
     bi = lesson.bidirectional(xb)
@@ -102,7 +103,7 @@ def bidirectional_view(fs: float) -> None:
     publish(BIDIR)
 
 
-@st.fragment
+@fragment
 def params_view(fs: float) -> None:
     c1, c2 = page_columns([1, 2])
     with c1:

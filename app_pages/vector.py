@@ -9,6 +9,7 @@ from rnnviz.lessons.export import rnn_script
 from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
 from ui.lessons.vector import PARAMS, P
+from ui.limits import fragment
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
@@ -43,7 +44,7 @@ def controls():
     return x, chars, vocab, H, K, wmode, int(seed), radius if room else words.radius_slider()
 
 
-@st.fragment
+@fragment
 def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     """What follows the current step; stepping reruns only this part of the page."""
     T, H = setup.x.shape[0], setup.W_h.shape[0]

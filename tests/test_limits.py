@@ -76,3 +76,33 @@ def test_a_visitor_looping_reruns_is_paced_and_others_are_not():
         now[0] += max(wait, 0.01)
         looped += 1
     assert looped / now[0] < RERUNS_PER_S * 1.3
+
+
+def test_a_fragment_s_own_rerun_is_paced_once_and_a_whole_run_is_left_to_app_py(monkeypatch):
+    """A fragment's own rerun skips app.py, where every other run is paced: it takes one token itself; a fragment
+    run inside it takes none, and in a whole run (app.py has paced it) none is taken."""
+    import types
+
+    import ui.limits as limits
+
+    taken = []
+    monkeypatch.setattr(limits, "pace_reruns", lambda: taken.append(1))
+    ctx = types.SimpleNamespace(fragment_ids_this_run=["outer"])
+    monkeypatch.setattr(limits, "get_script_run_ctx", lambda: ctx)
+    inner = limits.paced(lambda: "inner ran")
+    outer = limits.paced(lambda: inner())
+    assert outer() == "inner ran" and taken == [1]  # the fragment rerun: one token, the nested fragment none
+    assert inner() == "inner ran" and taken == [1, 1]  # a nested fragment rerun on its own: paced
+    ctx.fragment_ids_this_run = []
+    assert outer() == "inner ran" and taken == [1, 1]  # a whole run: paced by app.py, not here
+
+
+def test_every_page_fragment_is_paced():
+    """No page or ui module builds an unpaced fragment (st.fragment directly): see ui.limits.fragment."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = list((root / "app_pages").glob("*.py")) + [p for p in (root / "ui").rglob("*.py") if p.name != "limits.py"]
+    direct = [p.name for p in files if "st.fragment" in p.read_text()]
+    assert not direct, f"use ui.limits.fragment, not st.fragment, in {direct}"
+    assert any("@fragment" in p.read_text() for p in files)

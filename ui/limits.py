@@ -7,6 +7,7 @@ past that its own script thread waits (sleeping costs the server nothing), so ot
 """
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -48,3 +49,30 @@ def pace_reruns() -> None:
     wait = PACER.take(visitor)
     if wait > 0:
         time.sleep(wait)
+
+
+_depth = threading.local()  # how many paced fragments this script thread is inside
+
+
+def paced(func):
+    """`func`, paced as a whole run is when it runs as a fragment's own rerun: such a run does not execute app.py,
+    where `pace_reruns` sits, so a visitor looping one (a step key, a button, a poll) would otherwise rerun without
+    taking its share. One token per run: a fragment run inside another (nested) is part of its parent's."""
+    @functools.wraps(func)
+    def body(*args, **kwargs):
+        ctx = get_script_run_ctx()
+        _depth.n = getattr(_depth, "n", 0) + 1
+        try:
+            if _depth.n == 1 and ctx is not None and ctx.fragment_ids_this_run:
+                pace_reruns()
+            return func(*args, **kwargs)
+        finally:
+            _depth.n -= 1
+    return body
+
+
+def fragment(func=None, *, run_every=None):
+    """`st.fragment`, paced (see `paced`): the pages use this one, never `st.fragment` (a test says so)."""
+    if func is None:
+        return lambda f: st.fragment(paced(f), run_every=run_every)
+    return st.fragment(paced(func), run_every=run_every)

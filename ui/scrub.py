@@ -20,6 +20,7 @@ import streamlit as st
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches
 from ui import chart
+from ui.limits import fragment
 
 FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
@@ -73,7 +74,7 @@ def _cached(key: tuple) -> bytes:
         return b"null"
 
 
-@st.fragment
+@fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
     for (scrub.js asks when the pointer enters a slider, before the press), and from then on for
