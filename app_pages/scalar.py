@@ -82,55 +82,63 @@ def backprop_section(trace, w_h: float, k: int) -> None:
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)
 
 
+@fragment
+def lesson_body() -> None:
+    """The controls and all they move: a setting changed reruns this, not app.py's navigation and sidebar."""
+    fs = font_scale()
+    left, right = page_columns([0.85, 2.5])
+    with left, controls_box():
+        w_x, w_h, b, h0, x_text = controls()
+
+    try:
+        x = parse_sequence(x_text)
+    except InputError as e:
+        with right:
+            error(f"{e} The charts below still show your last valid sequence.")
+        x = st.session_state.get(f"{P}._last_x", list(words.D.x))
+    else:
+        if x != st.session_state.get(f"{P}._last_x", x):  # a new sequence opens on its last step (first: predicting)
+            st.session_state[f"{P}.t"] = 1 if st.session_state.get(f"{P}.predict") else len(x)
+        st.session_state[f"{P}._last_x"] = x
+    trace = lesson.run_scalar(x, w_x, w_h, b, h0)
+
+    with right:
+        first_run = f"{P}._predicting" not in st.session_state
+        predict = st.toggle("Predict before you see", key=f"{P}.predict",
+                            help="Guess each new hₜ before the page shows it, from step 1; your guesses are scored.")
+        if predict and not st.session_state.get(f"{P}._predicting") and not (first_run and "t" in st.query_params):
+            st.session_state[f"{P}.t"] = 1  # predicting starts at step 1, unless a shared link names the step
+            st.session_state.pop(f"{P}.frontier", None)
+        st.session_state[f"{P}._predicting"] = predict
+        steps_view(trace, x, w_x, w_h, b, h0, predict, fs)
+        if predict:  # the whole sequence's states would give the answers away
+            st.caption("Predict mode hides the chart of hₜ over time: the table above holds the states revealed so "
+                       "far.")
+        else:  # all steps, drawn once per setup: stepping does not redraw it
+            plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
+                 alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
+            scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs))  # the chart follows a slider while it is dragged
+        st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
+        fps = lesson.fixed_points(w_h, b)
+        f1, f2 = st.columns([1.4, 1])
+        with f1:
+            path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
+            plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
+                 alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(fmt(h) for h, _ in fps))
+        with f2:
+            st.markdown(words.FIXED_POINT_INTRO)
+            st.markdown(words.fixed_point_text(fps, w_h))
+            if predict:
+                st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
+    if not predict:  # the script asserts every h_t: it would give the answers away
+        what = f"one unit, w_x={w_x:g}, w_h={w_h:g}, b={b:g}, h_0={h0:g}"
+        export_panel(lambda: rnn_script(x, w_x, w_h, b, None, h0, name="rnnviz_one_unit.py", what=what),
+                     "rnnviz_one_unit.py", f"{P}.export")
+    publish(PARAMS)
+
+
 st.title("One unit by hand")
 restore(P, PARAMS)
 intro("One hidden unit, one number of memory. Press **Next** to take a step and watch where the pre-activation "
       "lands on the tanh curve. Then try the **Flood** preset, or set wₕ above 1, and see the state stop fading.")
-fs = font_scale()
-left, right = page_columns([0.85, 2.5])
-with left, controls_box():
-    w_x, w_h, b, h0, x_text = controls()
-
-try:
-    x = parse_sequence(x_text)
-except InputError as e:
-    with right:
-        error(f"{e} The charts below still show your last valid sequence.")
-    x = st.session_state.get(f"{P}._last_x", list(words.D.x))
-else:
-    if x != st.session_state.get(f"{P}._last_x", x):  # a new sequence opens on its last step (first, when predicting)
-        st.session_state[f"{P}.t"] = 1 if st.session_state.get(f"{P}.predict") else len(x)
-    st.session_state[f"{P}._last_x"] = x
-trace = lesson.run_scalar(x, w_x, w_h, b, h0)
-
-with right:
-    first_run = f"{P}._predicting" not in st.session_state
-    predict = st.toggle("Predict before you see", key=f"{P}.predict",
-                        help="Guess each new hₜ before the page shows it, from step 1; your guesses are scored.")
-    if predict and not st.session_state.get(f"{P}._predicting") and not (first_run and "t" in st.query_params):
-        st.session_state[f"{P}.t"] = 1  # predicting starts at step 1, unless a shared link names the step
-        st.session_state.pop(f"{P}.frontier", None)
-    st.session_state[f"{P}._predicting"] = predict
-    steps_view(trace, x, w_x, w_h, b, h0, predict, fs)
-    if predict:  # the whole sequence's states would give the answers away
-        st.caption("Predict mode hides the chart of hₜ over time: the table above holds the states revealed so far.")
-    else:  # all steps, drawn once per setup: stepping does not redraw it
-        plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
-             alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
-        scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs))  # the chart follows a slider while it is dragged
-    st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
-    fps = lesson.fixed_points(w_h, b)
-    f1, f2 = st.columns([1.4, 1])
-    with f1:
-        path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
-        plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
-             alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(fmt(h) for h, _ in fps))
-    with f2:
-        st.markdown(words.FIXED_POINT_INTRO)
-        st.markdown(words.fixed_point_text(fps, w_h))
-        if predict:
-            st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
-if not predict:  # the script asserts every h_t: it would give the answers away
-    export_panel(lambda: rnn_script(x, w_x, w_h, b, None, h0, name="rnnviz_one_unit.py", what=f"one unit, w_x={w_x:g}, "
-                                    f"w_h={w_h:g}, b={b:g}, h_0={h0:g}"), "rnnviz_one_unit.py", f"{P}.export")
-publish(PARAMS)
+lesson_body()
