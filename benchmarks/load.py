@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import socket
@@ -72,6 +73,7 @@ class Session:
     def __init__(self, url: str, page: str):
         self.url, self.page = url, page  # url: http://host:port of the server or balancer
         self.widgets: dict[str, str] = {}  # user key -> widget id
+        self.fragments: dict[str, str] = {}  # widget id -> the fragment that drew it ("" outside any)
         self.query = ""
         self.exceptions = 0
         self.cookies: dict[str, str] = {}  # what a balancer (affinity) and the server (XSRF) set
@@ -101,12 +103,14 @@ class Session:
                                 additional_headers=headers, proxy=None, ping_interval=None)
         await self.rerun(None)
 
-    async def rerun(self, state) -> float:
+    async def rerun(self, state, fragment: str = "") -> float:
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_name = self.page
-        if state is not None:
-            msg.rerun_script.widget_states.widgets.append(state)
+        if fragment:  # a fragment's own rerun, as the browser sends for a widget inside one
+            msg.rerun_script.fragment_id = fragment
+        for w in [] if state is None else state if isinstance(state, list) else [state]:
+            msg.rerun_script.widget_states.widgets.append(w)
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -123,6 +127,7 @@ class Session:
                 wid = getattr(w, "id", "") if w is not None else ""
                 if wid:
                     self.widgets[wid] = wid
+                    self.fragments[wid] = fm.delta.fragment_id
             elif kind == "new_session":
                 self.session_id = fm.new_session.initialize.session_id
             elif kind == "page_info_changed":
@@ -136,6 +141,18 @@ class Session:
                 return wid
         raise KeyError(f"no widget {key} on {self.page}; saw {list(self.widgets)[:8]}")
 
+    def want(self, key: str) -> tuple[list[WidgetState], str]:
+        """What ui/scrub.js sends when the pointer enters a scrubbed slider (before a drag): the page's scrub component
+        (key scrub.<page prefix>) asks for that slider's frames, which the server then computes in the background for
+        this setting and every later one (ui/scrub.py). The component's events travel as one JSON trigger widget,
+        Streamlit's id for it built as streamlit/components/v2/bidi_component/main.py _make_trigger_id does, in a
+        rerun of the component's fragment, as the browser sends it: with the component's own state widget beside it
+        (without it, the trigger is not seen)."""
+        base = self.widget_id("scrub." + key.split(".")[0])
+        payload = json.dumps([{"event": "want", "value": key}])
+        return [WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{base}__events", json_trigger_value=payload),
+                WidgetState(id=base, json_value="{}")], self.fragments.get(base, "")
+
     def move(self, key: str, value: float | None) -> WidgetState:
         """The widget change a visitor makes: a slider set to value, or a button press (value None)."""
         st = WidgetState(id=self.widget_id(key))
@@ -146,11 +163,13 @@ class Session:
         return st
 
 
-async def run_session(url, scenario, moves, think, rng, lat, errors, isolation):
+async def run_session(url, scenario, moves, think, rng, lat, errors, isolation, scrub=False):
     page, key, kind, values, echo = scenario
     s = Session(url, page)
     try:
         await s.open()
+        if scrub and kind == "slider":  # the visitor's pointer reaches the slider: frames from now on (not timed)
+            await s.rerun(*s.want(key))
         for m in range(moves):
             if think:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
@@ -167,14 +186,15 @@ async def run_session(url, scenario, moves, think, rng, lat, errors, isolation):
             await s.ws.close()
 
 
-async def load(url, n, moves, scenarios=SCENARIOS, think: float = 0.0, cap: float = 120.0, seed: int = 0):
+async def load(url, n, moves, scenarios=SCENARIOS, think: float = 0.0, cap: float = 120.0, seed: int = 0,
+               scrub: bool = False):
     lat, errors, isolation = [], [], []
     rng = random.Random(seed)
     t0 = time.perf_counter()
     try:
         await asyncio.wait_for(asyncio.gather(*(
             run_session(url, scenarios[k % len(scenarios)], moves, think, random.Random(rng.random()), lat, errors,
-                        isolation) for k in range(n))), timeout=cap)
+                        isolation, scrub) for k in range(n))), timeout=cap)
     except asyncio.TimeoutError:
         errors.append(f"cap of {cap} s reached; {len(lat)} of {n * moves} reruns done")
     wall = time.perf_counter() - t0
@@ -281,6 +301,9 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=0, help="port for the server this starts (default: a free one)")
     ap.add_argument("--cap", type=float, default=120.0, help="seconds per N before reporting what finished")
     ap.add_argument("--warmup", type=int, default=24, help="sessions of one move each before measuring")
+    ap.add_argument("--scrub", action="store_true",
+                    help="each slider visitor's pointer reaches its slider first, so the server computes drag frames "
+                         "for every setting it makes (ui/scrub.py), as a class dragging would; CPU read after they end")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
     ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
                     help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
@@ -321,7 +344,10 @@ def main() -> None:
         lines = []
         for n in args.sessions:
             cpu0 = cpu_s(pids)
-            lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n))
+            lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n,
+                                                   scrub=args.scrub))
+            if args.scrub:  # the last settings' frames are computed after a pause (ui/scrub.py DELAY): count them
+                time.sleep(5)
             lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0))
         print("\n".join(lines))
     finally:
