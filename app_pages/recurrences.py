@@ -39,6 +39,11 @@ def eigen_view(fs: float) -> None:
         col.button(name, key=f"{P}.preset.{name}", on_click=set_state, args=(words.preset_state(name),), help=tip,
                    width="stretch")
     N = st.session_state[f"{P}.N"]
+    with controls_box():  # one row above the charts: a radius and the plane it moves share a projector's screen
+        cols = st.columns(2 * N)
+        for k in range(1, N + 1):
+            cols[2 * k - 2].slider(f"r{k}, radius", 0.0, 0.999, step=0.001, key=f"{P}.r{k}", format="%.3f")
+            cols[2 * k - 1].slider(f"θ{k}, angle", 0.0, 3.14, step=0.01, key=f"{P}.th{k}")
     r = [st.session_state[f"{P}.r{k}"] for k in range(1, N + 1)]
     th = [st.session_state[f"{P}.th{k}"] for k in range(1, N + 1)]
     resp = lesson.eigen_response(r, th, 1000)
@@ -51,9 +56,6 @@ def eigen_view(fs: float) -> None:
              alt="|h_t| at t = 1000: " + ", ".join(f"{10 ** v:.2e}" for v in resp.log10_abs[-1]))
     st.markdown(words.eigen_text(resp))
     st.slider("Units N", 1, words.UNITS, key=f"{P}.N")
-    for k, col in enumerate(st.columns(N), 1):
-        col.slider(f"r{k}, radius", 0.0, 0.999, step=0.001, key=f"{P}.r{k}", format="%.3f")
-        col.slider(f"θ{k}, angle", 0.0, 3.14, step=0.01, key=f"{P}.th{k}")
     scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius while it is dragged
 
 

@@ -5,7 +5,7 @@ import pytest
 from tests.browser import CHART, Server, chromium, painted, wait_idle
 
 pytestmark = pytest.mark.slow
-CONTROLS = {"linear": "rec-lin-next", "eigen": "rec-preset-slow", "min": "rec-min-next", "selective": "rec-w",
+CONTROLS = {"linear": "rec-lin-next", "eigen": "rec-r1", "min": "rec-min-next", "selective": "rec-w",
             "scan": "rec-T", "grad": "rec-gT"}  # each view's main control (its widget key, as Streamlit's class)
 
 
