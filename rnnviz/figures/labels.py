@@ -8,34 +8,55 @@ from __future__ import annotations
 
 import numpy as np
 
-CHAR_W, LINE_H, PAD = 0.62, 1.25, 3.0  # a character's width and a line's height in font sizes; padding in px
+LINE_H, PAD = 1.25, 3.0  # a line's height in font sizes (Plotly: 1.3 lines apart, ~1.15 drawn); padding in px
 # Plotly's textpositions and where each puts its text's box from the point: (sign x, sign y), 0 centred
 POSITIONS = {"top left": (-1, 1), "bottom right": (1, -1), "top right": (1, 1), "bottom left": (-1, -1),
              "middle left": (-1, 0), "middle right": (1, 0), "top center": (0, 1), "bottom center": (0, -1)}
 
+# Advance widths in font sizes of the charts' font (base.FONT: "Inter, Helvetica Neue, Arial, sans-serif"), measured
+# once in Chromium 2026 (Debian, /usr/bin/chromium) with canvas measureText at 1000 px, rounded up to 0.01 em: the
+# stack resolves to Liberation Sans there (Arial's metrics; Inter is not installed), and the superscripts ⁰ ⁴-⁹ ⁻ and
+# subscripts come from its fallback, DejaVu Sans. A character not listed counts as WIDE; MARGIN covers the stack's
+# other fonts, which may be a little wider (Inter, if installed, is ~5% wider than Arial), so a box is never
+# underestimated. A count of characters (0.62 em each) made '→ h=7.00 × 10⁻⁴' 9.3 em: it measures 7.55.
+_WIDTHS = {0.19: "′", 0.2: "'", 0.23: "ijl", 0.26: "|", 0.28: " !,./:;I[\\]ft·", 0.3: "ₜ", 0.34: "()-`r{}¹²³",
+           0.36: '"', 0.39: "*", 0.41: "⁰⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉ₕ", 0.45: "ₓ", 0.47: "^", 0.5: "Jcksvxyz", 0.53: "⁻₋",
+           0.55: "±≈", 0.56: "0123456789#$?L_abdeghnopqu–", 0.57: "ρ", 0.59: "+<=>~−×", 0.62: "FTZσ",
+           0.67: "&ABEKPSVXY", 0.73: "CDHNRUw", 0.78: "GOQ", 0.84: "Mm", 0.89: "%", 0.95: "W", 1.0: "→…—",
+           1.02: "@"}
+CHAR_EM = {ch: w for w, chars in _WIDTHS.items() for ch in chars}
+WIDE, MARGIN = 1.05, 1.08  # em of a character not in the table; the factor for the stack's other fonts
+
+
+def text_width(line: str, size: float) -> float:
+    """The width in px of one line of plain text (no tags) at font size `size`, never under what Chromium draws."""
+    return MARGIN * size * sum(CHAR_EM.get(ch, WIDE) for ch in line)
+
 
 def text_size(text: str, size: float, lines: int = 1) -> tuple[float, float]:
-    """A generous width and height in px of `text` (its longest line) at font size `size`."""
-    longest = max(len(line) for line in text.split("<br>"))
-    return CHAR_W * size * longest + 2 * PAD, LINE_H * size * lines + 2 * PAD
+    """A generous width and height in px of `text` (its widest line; lines split at <br>) at font size `size`."""
+    widest = max(text_width(line, size) for line in text.split("<br>"))
+    return widest + 2 * PAD, LINE_H * size * lines + 2 * PAD
 
 
 class Placer:
     """Boxes (left, bottom, right, top) in px of a plot area `width` x `height` (y up) onto which the data ranges
-    map; what is placed or blocked is taken, and nothing placed later overlaps it."""
+    map; what is placed or blocked is taken, and nothing placed later overlaps it. A curve (block_curve) is taken
+    too: labels never lie on it, and a box that must be drawn (place_box's `force`) crosses it only where nothing
+    else fits."""
 
     def __init__(self, xrange: tuple[float, float], yrange: tuple[float, float], width: float, height: float):
         (self.x0, self.x1), (self.y0, self.y1), self.w, self.h = xrange, yrange, width, height
-        self.taken = np.empty((0, 4))
+        self.taken, self.curves = np.empty((0, 4)), np.empty((0, 4))
 
     def px(self, x, y):
         return ((np.asarray(x, float) - self.x0) / (self.x1 - self.x0) * self.w,
                 (np.asarray(y, float) - self.y0) / (self.y1 - self.y0) * self.h)
 
-    def clear(self, boxes: np.ndarray) -> np.ndarray:
-        """For each box (n, 4): inside the plot area and overlapping nothing taken."""
+    def clear(self, boxes: np.ndarray, curves: bool = True) -> np.ndarray:
+        """For each box (n, 4): inside the plot area and overlapping nothing taken (nor a curve, with `curves`)."""
         inside = (boxes[:, 0] >= 0) & (boxes[:, 1] >= 0) & (boxes[:, 2] <= self.w) & (boxes[:, 3] <= self.h)
-        t = self.taken
+        t = np.vstack([self.taken, self.curves]) if curves else self.taken
         hit = ((boxes[:, None, 0] < t[None, :, 2]) & (boxes[:, None, 2] > t[None, :, 0])
                & (boxes[:, None, 1] < t[None, :, 3]) & (boxes[:, None, 3] > t[None, :, 1]))
         return inside & ~hit.any(axis=1)
@@ -53,14 +74,25 @@ class Placer:
         p, q = self.px([xa, xb], [ya, yb])
         self.block([p.min() - half, q.min() - half, p.max() + half, q.max() + half])
 
-    def place_box(self, candidates: list[tuple[float, float, str]], text: str, size: float) -> int | None:
+    def block_curve(self, x, y, half: float = 1.5) -> None:
+        """A drawn line through the points (x, y), sampled densely enough that each piece's box hugs it."""
+        px, py = self.px(x, y)
+        lo_x, hi_x = np.minimum(px[:-1], px[1:]), np.maximum(px[:-1], px[1:])
+        lo_y, hi_y = np.minimum(py[:-1], py[1:]), np.maximum(py[:-1], py[1:])
+        self.curves = np.vstack([self.curves, np.stack([lo_x - half, lo_y - half, hi_x + half, hi_y + half], -1)])
+
+    def place_box(self, candidates: list[tuple[float, float, str]], text: str, size: float,
+                  force: bool = False) -> int | None:
         """The first candidate (x, y, anchor) where `text` fits: the box's `anchor` side ('left' or 'right') at x,
-        centred on y; it is then taken. None when none fits."""
+        centred on y; it is then taken. None when none fits; with `force` (a box drawn whatever happens), the first
+        that crosses only a curve, else the first candidate, and it is taken all the same."""
         w, h = text_size(text, size, text.count("<br>") + 1)
         px, py = self.px([c[0] for c in candidates], [c[1] for c in candidates])
         left = np.where([c[2] == "left" for c in candidates], px, px - w)
         boxes = np.stack([left, py - h / 2, left + w, py + h / 2], axis=-1)
         ok = np.flatnonzero(self.clear(boxes))
+        if not len(ok) and force:
+            ok = np.append(np.flatnonzero(self.clear(boxes, curves=False)), 0)
         if not len(ok):
             return None
         self.block(boxes[ok[0]])

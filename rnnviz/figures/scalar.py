@@ -13,6 +13,7 @@ ASSUMED_WIDTH = 360  # px: the narrowest the one-unit page draws its tanh chart 
 MAX_LABELS, MAX_TRIES = 5, 15  # earlier steps labelled at most, and looked at (the latest first)
 FRAMES_LABELLED = 20  # the longest run whose animation frames all carry labels
 INFO_Y = (0.55, 0.72, 0.35, 0.0, -0.4)  # heights tried for the current step's box, top left, clear of its guide
+INFO_Y_RIGHT = (-0.45, -0.65, -0.25)  # then bottom right, below the curve's right half
 
 
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
@@ -65,6 +66,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  line=dict(color=COLORS["state"], width=3))]
 
     size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
+    info_sizes = (info_size, 11.5 * font_scale, max(11.0, 10 * font_scale))  # 14.5 px on a projector, over its floor
     title_size = (14 if steps else 16) * font_scale
     titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
     lines = max([t.count("<br>") + 1 for t in titles], default=0)
@@ -72,18 +74,20 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
 
-    def placed(k: int) -> tuple[list[str], list[str], int, int | None]:
+    def placed(k: int) -> tuple[list[str], list[str], tuple[int, float], int | None]:
         """Where the labels of step k's frame go, clear of each other, the markers, the guides and the edges: the
         earlier steps' text and textpositions (at most MAX_LABELS, the latest that fit, from the last MAX_TRIES),
-        the current step's box (an index into INFO_Y) and the grey note's (an index into note_spots; None: left
-        out)."""
+        the current step's box (an index into info_spots and a font size: drawn wherever it is, and taken; in
+        smaller type where it fits nowhere at info_size) and the grey note's (an index into note_spots; None: left
+        out). The curve is taken too: no label lies on it."""
         zc = np.clip(pre[: k + 1], -lim, lim)
         room = Placer((-lim, lim), (-1.1, 1.1), ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom)
         room.block_points(zc, h[: k + 1], np.where(np.arange(k + 1) == k, 9.0, 6.0))
         room.block_segment(zc[k], -1.05, zc[k], h[k])
         room.block_segment(-lim, h[k], zc[k], h[k])
-        info = room.place_box([(-lim * 0.97, y, "left") for y in INFO_Y], info_text(k),
-                              info_size)
+        for sz in info_sizes:  # smaller type where the box fits nowhere (a power of ten is wide), drawn at the first
+            if (info := room.place_box(info_spots, info_text(k), sz, force=sz == info_sizes[-1])) is not None:
+                break
         spot = room.place_box(note_spots(zc[k]), note, note_size)
         tried = list(range(k - 1, max(-1, k - 1 - MAX_TRIES), -1))
         where = room.place_labels(zc[tried], h[tried], [f"t={j + 1}" for j in tried], size, 6.0, MAX_LABELS)
@@ -91,7 +95,9 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         for j, w in zip(tried, where):
             if w:
                 text[j], pos[j] = f"t={j + 1}", w
-        return text, pos, (0 if info is None else info), spot
+        return text, pos, (info, sz), spot
+
+    info_spots = [(-lim * 0.97, y, "left") for y in INFO_Y] + [(lim * 0.97, y, "right") for y in INFO_Y_RIGHT]
 
     def info_text(k: int) -> str:
         return f"t={k + 1}<br>z={fmt(pre[k])}<br>→ h={fmt(h[k])}"
@@ -105,7 +111,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         """Step k's marks; with `label`, its earlier steps labelled (the frames of a long run go without: placing
         costs ~5 ms a frame)."""
         zc = np.clip(pre[: k + 1], -lim, lim)
-        text, where, info, _ = placed(k) if label else ([""] * k, "top left", 0, None)
+        text, where, (info, isz), _ = placed(k) if label else ([""] * k, "top left", (0, info_size), None)
         return [
             dict(type="scatter", x=zc[:k], y=h[:k], mode="markers+text", name="earlier steps",
                  text=text, customdata=[f"t={j + 1}" for j in range(k)], textposition=where,
@@ -114,9 +120,10 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="%{customdata}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
                  line=dict(color=COLORS["current"], width=1.5, dash="dot"), showlegend=False),
-            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], INFO_Y[info]], mode="markers+text",
+            dict(type="scatter", x=[zc[k], info_spots[info][0]], y=[h[k], info_spots[info][1]], mode="markers+text",
                  name=f"step t = {k + 1}", text=["", info_text(k)],
-                 textposition="middle right", textfont=dict(size=info_size, color="#222"),
+                 textposition=["middle right", f"middle {'right' if info_spots[info][2] == 'left' else 'left'}"],
+                 textfont=dict(size=isz, color="#222"),
                  marker=dict(color=COLORS["state"], size=[16, 0], symbol="circle", line=dict(color="white", width=2)),
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
         ]
