@@ -71,6 +71,12 @@ def drawn_boxes(spec: dict, fs: float) -> tuple[list[tuple[str, np.ndarray]], Pl
             left = px + 6 if sx > 0 else px - 6 - w if sx < 0 else px - w / 2
             bottom = py + 6 if sy > 0 else py - 6 - h if sy < 0 else py - h / 2
             out.append((t, np.array([left, bottom, left + w, bottom + h])))
+    if len(spec["data"]) > 4:  # labels drawn farther out, each centred on its text point
+        far = spec["data"][4]
+        for t, x, y in zip(far["text"], far["x"], far["y"]):
+            if t:
+                (w, h), (px, py) = text_size(t, 12 * fs), room.px(x, y)
+                out.append((t, np.array([px - w / 2, py - h / 2, px + w / 2, py + h / 2])))
     t, size = info["text"][1], info["textfont"]["size"]
     (w, h), (px, py) = text_size(t, size, t.count("<br>") + 1), room.px(info["x"][1], info["y"][1])
     tp = info["textposition"][1] if isinstance(info["textposition"], list) else info["textposition"]
@@ -89,6 +95,26 @@ def test_no_step_label_overlaps_the_current_steps_box_even_with_a_power_of_ten(f
             assert b[0] >= 0 and b[1] >= 0 and b[2] <= room.w and b[3] <= room.h, a
             for c, d in boxes[i + 1:]:
                 assert b[2] <= d[0] or d[2] <= b[0] or b[3] <= d[1] or d[3] <= b[1], (a, c)
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+@pytest.mark.parametrize("x, w_x, w_h, b", [((1, 0, 0), 1, 2, 0), ((1, 0, 0), 1, 10, 0), ((1, 0, 0), 1, 0.5, 0),
+                                            ((1, 0, 1), 1, 0.5, 0), ((1, 0, 0), -10, -10, 10), ((1, 0, 0), 1, -10, 0)])
+def test_every_earlier_step_is_labelled_clear_of_the_curve_the_box_and_each_other(x, w_x, w_h, b, fs):
+    """Flood ('t=1' sat on the curve at 1400 px), w_h = 10 ('t=1' was left out on a projector), the notes' example,
+    Rewrite and the sliders' extremes: each earlier step named, beside its point or farther out on a leader line."""
+    tr = run_scalar(list(x), w_x, w_h, b)
+    spec = scalar.tanh_curve(tr.pre[:, 0], tr.h[:, 0], len(x) - 1, fs).to_dict()
+    boxes, room = drawn_boxes(spec, fs)
+    assert sorted(t for t, _ in boxes[:-1]) == ["t=1", "t=2"]
+    lim = spec["layout"]["xaxis"]["range"][1]
+    cx, cy = room.px(np.linspace(-lim, lim, 2001), np.tanh(np.linspace(-lim, lim, 2001)))
+    for i, (a, b) in enumerate(boxes):
+        assert b[0] >= 0 and b[1] >= 0 and b[2] <= room.w and b[3] <= room.h, a
+        on = (cx > b[0] - 1.5) & (cx < b[2] + 1.5) & (cy > b[1] - 1.5) & (cy < b[3] + 1.5)  # the line is 3 px wide
+        assert not on.any(), f"{a!r} lies on the curve"
+        for c, d in boxes[i + 1:]:
+            assert b[2] <= d[0] or d[2] <= b[0] or b[3] <= d[1] or d[3] <= b[1], (a, c)
 
 
 def test_projector_floor_raises_small_text_and_subscripts():

@@ -41,9 +41,9 @@ def text_size(text: str, size: float, lines: int = 1) -> tuple[float, float]:
 
 class Placer:
     """Boxes (left, bottom, right, top) in px of a plot area `width` x `height` (y up) onto which the data ranges
-    map; what is placed or blocked is taken, and nothing placed later overlaps it. A curve (block_curve) is taken
-    too: labels never lie on it, and a box that must be drawn (place_box's `force`) crosses it only where nothing
-    else fits."""
+    map; what is placed or blocked is taken, and nothing placed later overlaps it. Lines (block_curve,
+    block_segment) are taken too: no label lies on one; a leader line may cross one (not a marker or a label), and a
+    box that must be drawn (place_box's `force`) crosses one only where nothing else fits."""
 
     def __init__(self, xrange: tuple[float, float], yrange: tuple[float, float], width: float, height: float):
         (self.x0, self.x1), (self.y0, self.y1), self.w, self.h = xrange, yrange, width, height
@@ -54,7 +54,7 @@ class Placer:
                 (np.asarray(y, float) - self.y0) / (self.y1 - self.y0) * self.h)
 
     def clear(self, boxes: np.ndarray, curves: bool = True) -> np.ndarray:
-        """For each box (n, 4): inside the plot area and overlapping nothing taken (nor a curve, with `curves`)."""
+        """For each box (n, 4): inside the plot area and overlapping nothing taken (nor a line, with `curves`)."""
         inside = (boxes[:, 0] >= 0) & (boxes[:, 1] >= 0) & (boxes[:, 2] <= self.w) & (boxes[:, 3] <= self.h)
         t = np.vstack([self.taken, self.curves]) if curves else self.taken
         hit = ((boxes[:, None, 0] < t[None, :, 2]) & (boxes[:, None, 2] > t[None, :, 0])
@@ -70,9 +70,9 @@ class Placer:
         self.block(np.stack([px - r, py - r, px + r, py + r], axis=-1))
 
     def block_segment(self, xa: float, ya: float, xb: float, yb: float, half: float = 1.5) -> None:
-        """An axis-parallel line (a guide) as a thin box."""
+        """An axis-parallel line (a guide) as a thin box; a line, as a curve is."""
         p, q = self.px([xa, xb], [ya, yb])
-        self.block([p.min() - half, q.min() - half, p.max() + half, q.max() + half])
+        self.curves = np.vstack([self.curves, [p.min() - half, q.min() - half, p.max() + half, q.max() + half]])
 
     def block_curve(self, x, y, half: float = 1.5) -> None:
         """A drawn line through the points (x, y), sampled densely enough that each piece's box hugs it."""
@@ -85,7 +85,7 @@ class Placer:
                   force: bool = False) -> int | None:
         """The first candidate (x, y, anchor) where `text` fits: the box's `anchor` side ('left' or 'right') at x,
         centred on y; it is then taken. None when none fits; with `force` (a box drawn whatever happens), the first
-        that crosses only a curve, else the first candidate, and it is taken all the same."""
+        that crosses only lines, else the first candidate, and it is taken all the same."""
         w, h = text_size(text, size, text.count("<br>") + 1)
         px, py = self.px([c[0] for c in candidates], [c[1] for c in candidates])
         left = np.where([c[2] == "left" for c in candidates], px, px - w)
@@ -98,26 +98,47 @@ class Placer:
         self.block(boxes[ok[0]])
         return int(ok[0])
 
-    def place_labels(self, x, y, texts: list[str], size: float, gap: float, limit: int) -> list[str | None]:
+    def place_labels(self, x, y, texts: list[str], size: float, gap: float, limit: int, leaders: tuple[float, ...] = (),
+                     start: float | None = None) -> list[str | tuple[str, float] | None]:
         """A textposition for each point's text (None: left unlabelled), at most `limit` of them, the first-listed
-        first; each placed label is taken."""
+        first; each placed label is taken. A label that fits nowhere `gap` px beside its point goes farther out, at
+        each distance in `leaders` in turn, with a leader line from the marker to its box: its entry is then
+        (textposition, distance), and the line, from `start` px out (default: just past `gap`), is taken too."""
         px, py = self.px(x, y)
         wh = np.array([text_size(s, size) for s in texts]).reshape(-1, 2)
         sx, sy = np.array(list(POSITIONS.values())).T  # (P,)
         w, h = wh[:, :1], wh[:, 1:]
-        left = np.where(sx > 0, px[:, None] + gap, np.where(sx < 0, px[:, None] - gap - w, px[:, None] - w / 2))
-        bottom = np.where(sy > 0, py[:, None] + gap, np.where(sy < 0, py[:, None] - gap - h, py[:, None] - h / 2))
-        boxes = np.stack([left, bottom, left + w, bottom + h], axis=-1)  # (n, P, 4)
-        ok = self.clear(boxes.reshape(-1, 4)).reshape(boxes.shape[:2])
+
+        def boxes_at(d: float) -> np.ndarray:  # (n, P, 4): each point's box in each position, d px out
+            left = np.where(sx > 0, px[:, None] + d, np.where(sx < 0, px[:, None] - d - w, px[:, None] - w / 2))
+            bottom = np.where(sy > 0, py[:, None] + d, np.where(sy < 0, py[:, None] - d - h, py[:, None] - h / 2))
+            return np.stack([left, bottom, left + w, bottom + h], axis=-1)
+
+        def lines_at(d: float) -> np.ndarray:  # (n, P, 4): the leader from the marker's edge to the box's near corner
+            a = gap + 1.5 if start is None else start  # clear of the marker's own box, `gap` px around the point
+            ax, ay, bx, by = px[:, None] + sx * a, py[:, None] + sy * a, px[:, None] + sx * d, py[:, None] + sy * d
+            return np.stack([np.minimum(ax, bx) - 1, np.minimum(ay, by) - 1, np.maximum(ax, bx) + 1,
+                             np.maximum(ay, by) + 1], axis=-1)
+
+        shape = (len(texts), len(sx))
+        tiers = [(gap, boxes_at(gap), None)] + [(d, boxes_at(d), lines_at(d)) for d in leaders]
+        ok = [self.clear(b.reshape(-1, 4)).reshape(shape) & (True if ln is None else
+                                                              self.clear(ln.reshape(-1, 4), False).reshape(shape))
+              for _, b, ln in tiers]
         names, out, placed = list(POSITIONS), [None] * len(texts), []
+
+        def free(b: np.ndarray) -> bool:  # clear of the labels and leaders placed so far
+            return all(b[2] <= q[0] or b[0] >= q[2] or b[3] <= q[1] or b[1] >= q[3] for q in placed)
+
         for j in range(len(texts)):
-            if len(placed) == limit:
+            if sum(o is not None for o in out) == limit:
                 break
-            for p in np.flatnonzero(ok[j]):
-                b = boxes[j, p]
-                if all(b[2] <= q[0] or b[0] >= q[2] or b[3] <= q[1] or b[1] >= q[3] for q in placed):
-                    out[j] = names[p]
-                    placed.append(b)
+            for (d, boxes, lines), fits in zip(tiers, ok):
+                p = next((p for p in np.flatnonzero(fits[j]) if free(boxes[j, p])
+                          and (lines is None or free(lines[j, p]))), None)
+                if p is not None:
+                    out[j] = names[p] if lines is None else (names[p], d)
+                    placed += [boxes[j, p]] + ([] if lines is None else [lines[j, p]])
                     break
         if placed:
             self.block(placed)
