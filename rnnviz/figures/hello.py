@@ -14,6 +14,7 @@ from rnnviz.figures.base import (
     _fig,
     _in,
     _layout,
+    cell_text,
     prob_bars,  # noqa: F401 - drawn by the page too
     x_margin,
     y_margin,
@@ -74,7 +75,8 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
                                                   (steps.scores, labels, DIVERGING, (-slim, slim), None),
                                                   (steps.probs, labels, REDS, (0, 1), None)], 1):
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1],
-                             showscale=False, texttemplate=(fmt or "%{z:.2f}") if show else None, xgap=1, ygap=1,
+                             showscale=False, text=cell_text(z, 0 if fmt else 2), xgap=1, ygap=1,
+                             texttemplate="%{text}" if show else None,
                              textfont=dict(size=size), hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
         # every character named, level (rotated labels ran up into the panel titles); the units every few at large H
         lay[_axis_name("x", k)].update(type="category", side="top", tickangle=0, dtick=1 if k != 2 else unit_step)

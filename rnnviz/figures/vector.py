@@ -13,6 +13,7 @@ from rnnviz.figures.base import (
     _in,
     _layout,
     _unit_labels,
+    cell_text,
     grown,
     state_heatmap,
     y_margin,
@@ -88,7 +89,7 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
     lim = float(np.max(np.abs(W))) or 1.0
     data = [dict(type="heatmap", z=W, x=col_labels or [str(k + 1) for k in range(W.shape[1])],
                  y=row_labels or [str(k + 1) for k in range(W.shape[0])], zmin=-lim, zmax=lim, colorscale=DIVERGING,
-                 showscale=False, xgap=1, ygap=1, texttemplate="%{z:.2f}" if W.size <= 144 else None,
+                 showscale=False, xgap=1, ygap=1, text=cell_text(W), texttemplate="%{text}" if W.size <= 144 else None,
                  textfont=dict(size=12 * font_scale),
                  hovertemplate="row %{y}, col %{x}: %{z:.4f}<extra></extra>")]
     lay = _layout(title, max(180, 26 * font_scale * W.shape[0] + 110), font_scale, margin=dict(t=80),
