@@ -210,3 +210,18 @@ def test_heatmap_cells_write_negative_numbers_with_the_true_minus_sign():
         cells = [c for row in trace["text"] for c in row]
         assert trace["texttemplate"] == "%{text}" and "−0.14" in cells and "0.00" in cells  # never '−0.00'
         assert not any("-" in c for c in cells)
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+def test_the_six_moves_chart_has_no_empty_band_above_its_panel_titles(fs):
+    """A fixed 80 px top margin left ~60 px empty over one- or two-line titles; now the titles' lines and a toolbar's
+    row, and the plot keeps its height."""
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
+
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"],
+                        np.zeros(3), list("hello"))
+    lay = vector.six_moves(moves(setup, vrun(setup), 2), list("helo"), fs).to_dict()["layout"]
+    lines = max(a["text"].count("<br>") + 1 for a in lay["annotations"])
+    assert lay["margin"]["t"] <= 1.3 * 13 * fs * lines + 20
+    assert lay["height"] - lay["margin"]["t"] - lay["margin"]["b"] >= 3 * 38 * fs  # a row per unit at reading size
