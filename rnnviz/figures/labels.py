@@ -6,6 +6,8 @@ Plotly puts trace text beside its point (textposition) but never moves it out of
 many marked points pass them here and label only those that fit, the first-listed first."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 LINE_H, PAD = 1.25, 3.0  # a line's height in font sizes (Plotly: 1.3 lines apart, ~1.15 drawn); padding in px
@@ -33,6 +35,7 @@ def text_width(line: str, size: float) -> float:
     return MARGIN * size * sum(CHAR_EM.get(ch, WIDE) for ch in line)
 
 
+@lru_cache(maxsize=4096)  # the same few labels ('t=3') are measured in every frame
 def text_size(text: str, size: float, lines: int = 1) -> tuple[float, float]:
     """A generous width and height in px of `text` (its widest line; lines split at <br>) at font size `size`."""
     widest = max(text_width(line, size) for line in text.split("<br>"))
@@ -102,8 +105,9 @@ class Placer:
                      start: float | None = None) -> list[str | tuple[str, float] | None]:
         """A textposition for each point's text (None: left unlabelled), at most `limit` of them, the first-listed
         first; each placed label is taken. A label that fits nowhere `gap` px beside its point goes farther out, at
-        each distance in `leaders` in turn, with a leader line from the marker to its box: its entry is then
-        (textposition, distance), and the line, from `start` px out (default: just past `gap`), is taken too."""
+        each distance in `leaders` in turn (for the first `limit` such labels), with a leader line from the marker to
+        its box: its entry is then (textposition, distance), and the line, from `start` px out (default: just past
+        `gap`), is taken too."""
         px, py = self.px(x, y)
         wh = np.array([text_size(s, size) for s in texts]).reshape(-1, 2)
         sx, sy = np.array(list(POSITIONS.values())).T  # (P,)
@@ -120,26 +124,42 @@ class Placer:
             return np.stack([np.minimum(ax, bx) - 1, np.minimum(ay, by) - 1, np.maximum(ax, bx) + 1,
                              np.maximum(ay, by) + 1], axis=-1)
 
-        shape = (len(texts), len(sx))
-        tiers = [(gap, boxes_at(gap), None)] + [(d, boxes_at(d), lines_at(d)) for d in leaders]
-        ok = [self.clear(b.reshape(-1, 4)).reshape(shape) & (True if ln is None else
-                                                              self.clear(ln.reshape(-1, 4), False).reshape(shape))
-              for _, b, ln in tiers]
-        names, out, placed = list(POSITIONS), [None] * len(texts), []
+        shape, done = (len(texts), len(sx)), {}
 
-        def free(b: np.ndarray) -> bool:  # clear of the labels and leaders placed so far
-            return all(b[2] <= q[0] or b[0] >= q[2] or b[3] <= q[1] or b[1] >= q[3] for q in placed)
+        def tier(t: int) -> tuple:  # (distance, boxes, leaders or None, which fit), worked out when first needed
+            if t not in done:
+                d = gap if t == 0 else leaders[t - 1]
+                boxes, lines = boxes_at(d), None if t == 0 else lines_at(d)
+                fits = self.clear(boxes.reshape(-1, 4)).reshape(shape)
+                if lines is not None:
+                    fits &= self.clear(lines.reshape(-1, 4), False).reshape(shape)
+                done[t] = d, boxes, lines, fits
+            return done[t]
+
+        names, out, placed, count, far = list(POSITIONS), [None] * len(texts), np.empty((0, 4)), 0, 0
+
+        def free(b: np.ndarray) -> np.ndarray:  # (P, 4) -> (P,): clear of the labels and leaders placed so far
+            q = placed
+            return ~((b[:, None, 0] < q[None, :, 2]) & (b[:, None, 2] > q[None, :, 0])
+                     & (b[:, None, 1] < q[None, :, 3]) & (b[:, None, 3] > q[None, :, 1])).any(axis=1)
 
         for j in range(len(texts)):
-            if sum(o is not None for o in out) == limit:
+            if count == limit:
                 break
-            for (d, boxes, lines), fits in zip(tiers, ok):
-                p = next((p for p in np.flatnonzero(fits[j]) if free(boxes[j, p])
-                          and (lines is None or free(lines[j, p]))), None)
-                if p is not None:
-                    out[j] = names[p] if lines is None else (names[p], d)
-                    placed += [boxes[j, p]] + ([] if lines is None else [lines[j, p]])
+            for t in range(1 + len(leaders)):
+                far += t == 1  # leaders for the first `limit` labels with no spot beside them: the rest pile up
+                if t and far > limit:
                     break
-        if placed:
+                d, boxes, lines, fits = tier(t)
+                ok = fits[j] & free(boxes[j]) if fits[j].any() else fits[j]
+                if lines is not None and ok.any():
+                    ok &= free(lines[j])
+                if ok.any():
+                    p = int(np.argmax(ok))
+                    out[j] = names[p] if lines is None else (names[p], d)
+                    placed = np.vstack([placed, boxes[j, p]] + ([] if lines is None else [lines[j, p]]))
+                    count += 1
+                    break
+        if len(placed):
             self.block(placed)
         return out

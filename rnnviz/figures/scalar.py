@@ -78,6 +78,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
     area = ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom  # px: the plot area assumed
+    zs = np.linspace(-lim, lim, 121)  # the curve as the placer takes it: pieces ~2 px wide, each boxed whole
 
     def placed(k: int) -> tuple[list[str], list[str], list[tuple], tuple[int, float, str], int | None]:
         """Where the labels of step k's frame go, clear of each other, the markers, the guides and the edges: the
@@ -87,7 +88,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         note's (an index into note_spots; None: left out). The curve is taken too: no label lies on it."""
         zc = np.clip(pre[: k + 1], -lim, lim)
         room = Placer((-lim, lim), (-1.1, 1.1), *area)
-        room.block_curve(z, np.tanh(z))
+        room.block_curve(zs, np.tanh(zs))
         room.block_points(zc, h[: k + 1], np.where(np.arange(k + 1) == k, 9.0, 6.0))
         room.block_segment(zc[k], -1.05, zc[k], h[k])
         room.block_segment(-lim, h[k], zc[k], h[k])
