@@ -55,7 +55,7 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
         s2, s3, s4, _ = st.columns([1, 1, 1, 2.5], vertical_alignment="bottom")
         unit = (s2.number_input("Layer", 1, lm.num_layers, key=f"{P}.layer") - 1,
                 s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
-                s4.number_input("Unit (from 0)", 0, lm.hidden_size - 1, key=f"{P}.unit", help=words.UNITS_FROM_0))
+                s4.number_input("Unit", 1, lm.hidden_size, key=f"{P}.unit", help=words.UNITS_FROM_1) - 1)
     left, right = st.columns([1.5, 1], gap="large")
     sh = words.shade(shade, lm, smp, i, unit)
     v = sh.numbers

@@ -97,7 +97,10 @@ def lesson_body() -> None:
             error(f"{e} The charts below still show your last valid sequence.")
         x = st.session_state.get(f"{P}._last_x", list(words.D.x))
     else:
-        if x != st.session_state.get(f"{P}._last_x", x):  # a new sequence opens on its last step (first: predicting)
+        # a new sequence opens on its last step (first, when predicting), a linked one too unless the link names
+        # the step
+        fresh = f"{P}._last_x" not in st.session_state
+        if x != st.session_state.get(f"{P}._last_x", list(words.D.x)) and not (fresh and "t" in st.query_params):
             st.session_state[f"{P}.t"] = 1 if st.session_state.get(f"{P}.predict") else len(x)
         st.session_state[f"{P}._last_x"] = x
     trace = lesson.run_scalar(x, w_x, w_h, b, h0)

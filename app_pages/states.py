@@ -4,7 +4,7 @@ import streamlit as st
 
 from rnnviz.figures import states as figures
 from rnnviz.lessons import states as lesson
-from rnnviz.nn.params import millions
+from rnnviz.nn.params import count_text
 from rnnviz.text import InputError, fmt
 from ui.lessons import states as words
 from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
@@ -113,7 +113,7 @@ def params_view(fs: float) -> None:
     with c2:
         for col, (label, key) in zip(st.columns(4), (("Total", "total"), ("Embedding", "embedding"),
                                                     ("Recurrent cell", "cell"), ("Output layer", "output"))):
-            col.metric(label, f"{parts[key]:,}", millions(parts[key]) if parts[key] >= 1000 else None,
+            col.metric(label, f"{parts[key]:,}", count_text(parts[key]) if parts[key] >= 1000 else None,
                        delta_color="off", delta_arrow="off")  # '516 516' would say nothing twice
         plot(figures.param_breakdown(parts, fs), f"{P}.params", alt=f"total {parts['total']:,} parameters: embedding "
              f"{parts['embedding']:,}, recurrent cell {parts['cell']:,}, output layer {parts['output']:,}")

@@ -197,3 +197,31 @@ def test_the_one_unit_page_draws_nothing_in_the_outputs_red():
             scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
             scalar.tanh_curve(np.array([1.0, 0.38]), np.tanh([1.0, 0.38]), 1)]
     assert all(base.COLORS["output"] not in pio.to_json(f.to_dict()) for f in figs)
+
+
+def test_heatmap_cells_write_negative_numbers_with_the_true_minus_sign():
+    """Plotly's '%{z:.2f}' wrote '-0.14' with a hyphen; the cells now carry text written as fmt writes a minus."""
+    from rnnviz.figures import states
+
+    v = np.array([[-0.14, 0.4], [0.66, -0.004]])
+    figs = [base.state_heatmap(v), states.state_heatmap(v, "h"), vector.matrix_heatmap(v, "W")]
+    for fig in figs:
+        (trace,) = [t for t in fig.to_dict()["data"] if t["type"] == "heatmap"]
+        cells = [c for row in trace["text"] for c in row]
+        assert trace["texttemplate"] == "%{text}" and "−0.14" in cells and "0.00" in cells  # never '−0.00'
+        assert not any("-" in c for c in cells)
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+def test_the_six_moves_chart_has_no_empty_band_above_its_panel_titles(fs):
+    """A fixed 80 px top margin left ~60 px empty over one- or two-line titles; now the titles' lines and a toolbar's
+    row, and the plot keeps its height."""
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
+
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"],
+                        np.zeros(3), list("hello"))
+    lay = vector.six_moves(moves(setup, vrun(setup), 2), list("helo"), fs).to_dict()["layout"]
+    lines = max(a["text"].count("<br>") + 1 for a in lay["annotations"])
+    assert lay["margin"]["t"] <= 1.3 * 13 * fs * lines + 20
+    assert lay["height"] - lay["margin"]["t"] - lay["margin"]["b"] >= 3 * 38 * fs  # a row per unit at reading size

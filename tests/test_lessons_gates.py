@@ -79,7 +79,7 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     ls = lesson.lockstep(X, 3)
     lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
     assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell
-    assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}"  # true values printed
+    assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}".replace("-", "−")  # true values, true minus
     rnn_rect = lf.layout.shapes[0]
     assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows
 

@@ -42,5 +42,5 @@ def test_notation_is_said_where_it_drifts():
     from ui.lessons.gradients import SCALE_NOTE
     from ui.widgets import NOTATION
 
-    assert all(s in NOTATION for s in ("wₕ", "Wₕ", "Wₕₕ", "W_ih", "u1", "h[0]", "counts from 0", "h₁"))
+    assert all(s in NOTATION for s in ("wₕ", "Wₕ", "Wₕₕ", "W_ih", "u1", "h[0]", "on every page", "h₁"))
     assert "the cell page's Wₓ and Wₕ" in shape_text("lstm", 3, 4) and "weight_hh) for the cell page's Wₕ" in SCALE_NOTE

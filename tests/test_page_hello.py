@@ -111,3 +111,7 @@ def test_on_a_projector_the_step_heatmaps_leave_out_numbers_their_cells_cannot_h
     assert [tr.get("texttemplate") for tr in fig["data"] if tr["type"] == "heatmap"] == [None] * 4
     fig = next(c.figure for c in charts(open_page(P)) if c.key == "hello.steps_fig")
     assert all(tr.get("texttemplate") for tr in fig["data"] if tr["type"] == "heatmap")  # a laptop's 620 px: room
+    # each target framed inside its own cell at any width (a px-sized marker spilled over two cells at 1024 px)
+    frames = [s for s in fig["layout"]["shapes"] if s["xref"] == "x4"]
+    assert [(round(s["x0"] + 0.42), round(s["y0"] + 0.42)) for s in frames] == [(1, 0), (2, 1), (2, 2), (3, 3)]
+    assert all(s["x1"] - s["x0"] < 1 and s["y1"] - s["y0"] < 1 for s in frames)  # "ello" in the vocabulary h, e, l, o

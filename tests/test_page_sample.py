@@ -68,7 +68,7 @@ def test_controls_and_shading(open_page):
         at.segmented_control(key=f"{P}.shade").set_value(shade).run()
         assert not at.exception
         captions[shade] = at.get("html")[0].proto.body
-    assert "bits" in captions["surprisal"] and "unit 0 in layer 2" in captions["hidden unit"]
+    assert "bits" in captions["surprisal"] and "unit 1 in layer 2" in captions["hidden unit"]
     assert "Connectivity of the prediction of character 6" in captions["connectivity"]
     assert "1 − p" in captions["probability"]
     assert "shade" not in at.query_params  # the default is left out of the link
@@ -152,7 +152,7 @@ def test_unit_ranking_bars_show_size_and_say_the_sign(open_page):
     pick = at.selectbox(key=f"{P}.pick")
     choice = next(k for k, r in enumerate(rows) if r[0] == "position in line")
     pick.set_value(choice).run()
-    layer, kind, unit = re.match(r"layer (\d) (\w)\[(\d+)\]", rows[choice][1]).groups()
+    layer, kind, unit = re.match(r"layer (\d) (\w) unit (\d+)$", rows[choice][1]).groups()  # units from 1
     assert at.segmented_control(key=f"{P}.shade").value == "hidden unit"
     shown = [at.number_input(key=f"{P}.layer").value, at.radio(key=f"{P}.kind").value]
     assert shown + [at.number_input(key=f"{P}.unit").value] == [int(layer), kind, int(unit)]

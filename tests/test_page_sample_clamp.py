@@ -47,13 +47,13 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     assert not at.exception and len(calls) == 1 and calls[0].value == 0.0
     assert "**correlation**" in all_text(at) and "**intervene**" in all_text(at)  # the contrast, said
     hits = at.selectbox(key=f"{P}.cpick").options
-    row = next(k for k, o in enumerate(hits) if "position in line" in o and "c[" in o)
-    layer, kind, unit = re.search(r"layer (\d) (\w)\[(\d+)\]", hits[row]).groups()
+    row = next(k for k, o in enumerate(hits) if "position in line" in o and " c unit " in o)
+    layer, kind, unit = re.search(r"layer (\d) (\w) unit (\d+)", hits[row]).groups()  # units from 1
     at.selectbox(key=f"{P}.cpick").set_value(hits[row]).run()
     assert not at.exception and at.number_input(key=f"{P}.clamp_unit").value == int(unit)
     assert at.radio(key=f"{P}.clamp_kind").value == kind == "c" and at.query_params["cunit"] == unit
     shown = all_text(at)
-    assert f"With **layer {layer} c[{unit}] = 0** at every character" in shown
+    assert f"With **layer {layer} c unit {unit} = 0** at every character" in shown
     mean = float(re.search(r"KL\(before ‖ after\) is \*\*([\d.]+)\*\* nats per character", shown).group(1))
     assert mean > 0.005  # the finder's line-position unit moves the predictions
     before, after = texts(at)
@@ -71,18 +71,18 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
                                                                  .group(1)), abs=5e-4)
     at.slider(key=f"{P}.clamp_value").set_value(5.0).run()
     assert not at.exception and at.query_params["cval"] == "5.0" and len(calls) == 3
-    assert f"layer {layer} c[{unit}] = 5**" in all_text(at)
+    assert f"layer {layer} c unit {unit} = 5**" in all_text(at)
     at.slider(key=f"{P}.pos").set_value(30).run()  # the inspector above: the clamp is not drawn again
     assert len(calls) == 3
 
 
 def test_a_clamp_link_opens_the_same_experiment(open_page):
-    at = open_page(P, view="clamp", clayer="1", ckind="h", cunit="200", cval="-0.5", n="80", timeout=300)
+    at = open_page(P, view="clamp", clayer="1", ckind="h", cunit="201", cval="-0.5", n="80", timeout=300)
     assert not at.exception and not at.info
     shown = [at.number_input(key=f"{P}.clamp_layer").value, at.radio(key=f"{P}.clamp_kind").value,
              at.number_input(key=f"{P}.clamp_unit").value, at.slider(key=f"{P}.clamp_value").value]
-    assert shown == [1, "h", 200, -0.5]
-    assert "With **layer 1 h[200] = −0.5** at every character" in all_text(at)
+    assert shown == [1, "h", 201, -0.5]  # unit 201, counted from 1: rnnviz's and PyTorch's h[200]
+    assert "With **layer 1 h unit 201 = −0.5** at every character" in all_text(at)
     at = open_page(P, view="clamp", cval="99", ckind="q", n="80", timeout=300)
     assert any("**Clamp to**" in i.value and "**Clamp state**" in i.value for i in at.info)
     assert "**Clamp to** (`cval` in the link)" in " ".join(i.value for i in at.info)  # the label first

@@ -237,3 +237,11 @@ def test_skipping_past_a_question_is_marked_not_scored(open_page):
     at.slider(key=f"{P}.t").set_value(3).run()  # step 3 is the question now: nothing skipped
     assert h_column(at) == ["0.762", "0.363", "?"]
     assert any("1 step skipped," in c.value for c in at.caption)
+
+
+def test_a_link_with_a_sequence_opens_on_its_last_step_unless_it_names_the_step(open_page):
+    at = open_page(P, x="1, 2, -1, 0.5, 0, 1, 2")  # seven inputs, no step named: the whole sequence, as typing it does
+    assert "Step 7." in all_text(at)
+    at = open_page(P, x="1, 2, -1, 0.5, 0, 1, 2", t="2")  # the step the link names
+    assert "Step 2." in all_text(at)
+    assert "Step 3." in all_text(open_page(P))  # the notes' example at its default step

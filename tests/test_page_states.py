@@ -74,7 +74,7 @@ def test_padding_check_without_torch(open_page, monkeypatch):
 def test_notes_presets(open_page):
     at = open_page(P, view="params")
     at.button(key=f"{P}.preset.gru").click().run()
-    assert metrics(at)["Total"][0] == "88,836"
+    assert metrics(at)["Total"] == ("88,836", "88.8 K")  # thousands in K (it read 0.089 M)
     at.button(key=f"{P}.preset.lm").click().run()
     m = metrics(at)
     assert m["Embedding"] == ("9,620,480", "9.6 M") and m["Recurrent cell"] == ("394,240", "0.39 M")

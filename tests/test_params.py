@@ -48,3 +48,14 @@ def test_large_counts_in_billions_and_trillions():
     from rnnviz.nn.params import millions
     assert millions(1_012_595_800_000) == "1.01 T" and millions(12_345_678_901) == "12.3 B"
     assert millions(999_949_999) == "999.9 M" and millions(999_950_000) == "1.00 B"
+
+
+def test_counts_read_in_k_then_as_the_notes_write_millions():
+    from rnnviz.nn.params import count_text
+
+    assert [count_text(n) for n in (0, 999, 1_000, 88_836, 99_949, 99_950)] == [
+        "0", "999", "1.0 K", "88.8 K", "99.9 K", "0.1 M"]  # millions() wrote 88,836 as '0.089 M', 1,000 as '0.001 M'
+    p = lm_params(**RNN_LM)  # the notes' language model: 9.6 M, 0.39 M, 19.3 M, 29.3 M, unchanged
+    assert [count_text(p[k]) for k in ("embedding", "cell", "output", "total")] == ["9.6 M", "0.39 M", "19.3 M",
+                                                                                  "29.3 M"]
+    assert count_text(12_345_678_901) == "12.3 B" and count_text(1_012_595_800_000) == "1.01 T"

@@ -41,9 +41,10 @@ def test_every_link_value_the_page_writes_it_reads_back():
         assert p.parse(p.dump(p.default)) == p.default, p.url
     by_url = {p.url: p for p in params}
     assert by_url["k"].parse("7") == 7 and by_url["layer"].default == 2  # the model's own sizes bound the link
-    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("shade", "<b>"), ("first", "7"), ("n", "2001"),
-                     ("clayer", "3"), ("cunit", "6"), ("ckind", "x"), ("cval", "10.1"), ("cval", "0.05"),
-                     ("cval", "nan")):
+    assert by_url["unit"].parse("6") == 6 and by_url["unit"].default == 1  # units count from 1: unit 6 is the last
+    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "7"), ("unit", "0"), ("shade", "<b>"), ("first", "7"),
+                     ("n", "2001"), ("clayer", "3"), ("cunit", "7"), ("cunit", "0"), ("ckind", "x"), ("cval", "10.1"),
+                     ("cval", "0.05"), ("cval", "nan")):
         with pytest.raises(ValueError):
             by_url[url].parse(bad)
 
@@ -84,8 +85,8 @@ def test_what_is_wrong_with_the_settings_is_said_in_words():
     session = {"sample.top_k": 60, "sample.layer": 2, "sample.unit": 100, "sample.n": 500, "sample.prime": "ab",
                "sample.clamp_layer": 2, "sample.clamp_unit": 9, "sample.clamp_kind": "c"}
     W.fit_to(lm, session)
-    assert session == {"sample.top_k": 7, "sample.layer": 1, "sample.unit": 5, "sample.n": 38, "sample.prime": "ab",
-                       "sample.clamp_layer": 1, "sample.clamp_unit": 5, "sample.clamp_kind": "h"}  # a GRU has no c
+    assert session == {"sample.top_k": 7, "sample.layer": 1, "sample.unit": 6, "sample.n": 38, "sample.prime": "ab",
+                       "sample.clamp_layer": 1, "sample.clamp_unit": 6, "sample.clamp_kind": "h"}  # a GRU has no c
 
 
 def test_temperature_and_whitespace_in_words():
@@ -135,8 +136,9 @@ def test_shading_captions_and_hover_texts():
     assert "1 − p" in p.caption and p.ends == ("likely", "unlikely")
     s = W.shade("surprisal", lm, smp, 10)
     assert s.titles[3].endswith(f"{-math.log2(smp.p_char[3]):.2f} bits") and s.ends == ("0 bits", "8+")
-    u = W.shade("hidden unit", lm, smp, 10, (1, "c", 4))
-    assert u.titles[5].endswith(f"c[2][4] = {smp.c[5, 1, 4]:+.3f}") and "c of unit 4 in layer 2" in u.caption
+    u = W.shade("hidden unit", lm, smp, 10, (1, "c", 4))  # rnnviz's index 4: the fifth unit, written from 1
+    assert u.titles[5].endswith(f"c of unit 5 = {smp.c[5, 1, 4]:+.3f}") and "c of unit 5 in layer 2" in u.caption
+    assert "Units count from 1" in u.caption and "c[414]" in u.caption  # where PyTorch's index differs, said once
     assert f"±{np.abs(smp.c[:, 1, 4]).max():.3f}" in u.caption and u.ends == ("−", "+") and u.numbers.signed
     c = W.shade("connectivity", lm, smp, 10)
     peak = int(np.nanargmax(c.numbers.values))
@@ -157,13 +159,13 @@ def test_units_in_words_and_the_state_that_shades_by_one():
     h = np.random.default_rng(0).normal(0, 0.1, (len(text), 2, 8))
     h[:, 0, 2] = -np.array([c == "\n" for c in text], float) * 3 + 1  # falls with each line break
     hits = [x for x in rank_units(h, None, text) if x.feature == "newline"]
-    neg = next(r for r in W.unit_rows(hits) if r["unit"] == "layer 1 h[2]")
+    neg = next(r for r in W.unit_rows(hits) if r["unit"] == "layer 1 h unit 3")
     assert neg["strength"] == pytest.approx(1.0) and neg["r"] == "−1.000" and neg["direction"] == "falls with it"
     assert neg["what"] == "the character is a line break" and W.unit_choice(hits[0]).endswith("(newline)")
     assert list(W.FEATURES) == list(FEATURE_NAMES)  # every feature the library ranks is said in words, in its order
     hit = UnitHit("vowel", 1, "c", 42, 0.5)
     assert W.unit_state([hit], [0]) == {"sample.shade": "hidden unit", "sample.layer": 2, "sample.kind": "c",
-                                        "sample.unit": 42, "sample._app": 1}
+                                        "sample.unit": 43, "sample._app": 1}  # shown from 1
     assert W.unit_state([hit], [None]) == {}
 
 
@@ -215,5 +217,5 @@ def test_speaker_name_units_said_to_be_the_uppercase_units():
     """The issue: the "speaker name" units are the "uppercase" units, and nothing said so."""
     hit = lambda f, u: UnitHit(f, 1, "h", u, 0.5)  # noqa: E731
     note = W.shared_units_note([hit("speaker name", 7), hit("speaker name", 9), hit("uppercase", 9), hit("vowel", 7)])
-    assert "layer 2 h[9]" in note and "h[7]" not in note and "capitals" in note
+    assert "layer 2 h unit 10" in note and "unit 8" not in note and "capitals" in note
     assert W.shared_units_note([hit("speaker name", 7), hit("uppercase", 8)]) is None

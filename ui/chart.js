@@ -57,6 +57,21 @@ function fitScreen(gd) {  // entering or leaving full screen: the chart takes th
   if (gd._fullLayout) window.Plotly.relayout(gd, { height: on ? window.innerHeight - 48 : gd.__rnnvizHeight });
 }
 
+// Numbers written into heatmap cells are sized by the server for a width it can only guess (the hello page's steps
+// chart, beside the controls at 1024 px with the sidebar open, is half what it assumes), so after every drawing a
+// heatmap whose numbers run into each other has them hidden: its colours and its hover still give them.
+function fitCellText(gd) {
+  for (const hm of gd.querySelectorAll("g.hm")) {
+    const labels = [...hm.querySelectorAll("g.heatmap-label")];
+    labels.forEach((g) => { g.style.display = ""; });
+    const boxes = labels.map((g) => g.getBoundingClientRect()).filter((b) => b.width > 0);
+    const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    if (boxes.some((a, i) => boxes.slice(i + 1).some((b) => hit(a, b)))) {
+      labels.forEach((g) => { g.style.display = "none"; });
+    }
+  }
+}
+
 function chartElement(parentElement) {
   let gd = parentElement.querySelector(":scope > .rnnviz-chart");
   if (gd) return gd;
@@ -111,9 +126,15 @@ export default function ({ data, parentElement }) {
   const run = window.Plotly ? new Promise((resolve) => resolve(draw(window.Plotly))) : plotly(src).then(draw);
   run.then(() => {
     problem.hidden = true;
+    if (!gd.__rnnvizFits && gd.on) {  // each drawing, a resize's too
+      gd.on("plotly_afterplot", () => fitCellText(gd));
+      gd.__rnnvizFits = true;
+    }
+    fitCellText(gd);
   }, (e) => {
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
     if (window.Plotly) window.Plotly.purge(gd);
+    gd.__rnnvizFits = false;  // purge drops the listener
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
     problem.hidden = false;
   }).finally(() => {

@@ -65,7 +65,7 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
     c1.number_input("Clamp layer", 1, lm.num_layers, key=f"{P}.clamp_layer")
     c2.radio("Clamp state", ["h", "c"] if lm.cell_type.has_cell_state else ["h"], key=f"{P}.clamp_kind",
              horizontal=True, help=words.CLAMP_KIND_HELP)
-    c3.number_input("Clamp unit", 0, lm.hidden_size - 1, key=f"{P}.clamp_unit")
+    c3.number_input("Clamp unit", 1, lm.hidden_size, key=f"{P}.clamp_unit")
     c4.slider("Clamp to", -clamping.MAX_VALUE, clamping.MAX_VALUE, step=0.1, key=f"{P}.clamp_value",
               help=words.CLAMP_VALUE_HELP)
     bar = st.empty()

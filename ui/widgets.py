@@ -79,8 +79,8 @@ def controls_box():
 
 NOTATION = ("Notation: wₕ, wₓ (lower case) are the one-unit page's numbers; Wₕ, Wₓ the matrices of the vector "
             "page, as the notes write them; Wₕₕ, W_ih are PyTorch's names for the same two (weight_hh, weight_ih), "
-            "used where a cell has several blocks. Units count from 1 (u1, unit 1), except on the sampling page, "
-            "which counts from 0 as PyTorch indexes them (h[0]); h₁ is the state at step 1.")
+            "used where a cell has several blocks. Units count from 1 (u1, unit 1) on every page; PyTorch indexes them "
+            "from 0 (h[0] is unit 1); h₁ is the state at step 1.")
 
 
 def legend() -> None:

@@ -181,6 +181,14 @@ def _in(trace: dict, k: int) -> dict:
     return trace
 
 
+def cell_text(values, decimals: int = 2) -> list:
+    """Numbers written into heatmap cells: fixed decimals with the true minus sign (U+2212), which Plotly's own
+    number formats ('%{z:.2f}') write as a hyphen ('-0.14'); a NaN cell is blank, and no cell reads '−0.00'."""
+    v = np.asarray(values, float)
+    text = np.char.mod(f"%.{decimals}f", np.round(np.nan_to_num(v), decimals) + 0.0)
+    return np.where(np.isnan(v), "", np.char.replace(text, "-", "−")).tolist()
+
+
 def _unit_labels(n: int, prefix: str = "unit ") -> list[str]:
     return [f"{prefix}{k + 1}" for k in range(n)]
 
@@ -200,7 +208,7 @@ def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: 
     xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
     data = [dict(type="heatmap", z=v.T, x=xs, y=_unit_labels(H, name), zmin=0 if probabilities else -zlim, zmax=zlim,
                  colorscale=REDS if probabilities else DIVERGING, colorbar=dict(title=dict(text=name), thickness=12),
-                 texttemplate="%{z:.2f}" if T * H <= 160 else None,
+                 text=cell_text(v.T), texttemplate="%{text}" if T * H <= 160 else None,
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
     shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     return _fig(data, _layout(title, max(220, 22 * H + 130), font_scale, shapes=shapes,

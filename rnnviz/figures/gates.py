@@ -10,7 +10,19 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import AMBER, COLORS, DIVERGING, _axis_name, _columns, _fig, _in, _layout, _ref, _vrect
+from rnnviz.figures.base import (
+    AMBER,
+    COLORS,
+    DIVERGING,
+    _axis_name,
+    _columns,
+    _fig,
+    _in,
+    _layout,
+    _ref,
+    _vrect,
+    cell_text,
+)
 from rnnviz.figures.fonts import text_sizes
 
 GATE_INFO = {  # name: (title, colour key, value range)
@@ -64,7 +76,7 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
     if current is not None:  # steps the cell has not reached yet stay blank (no colour, no hover)
         z[:, current + 1:] = value[:, current + 1:] = np.nan
     digits = 2 if text is True else 1
-    shown = np.where(np.isnan(value), "", np.char.mod(f"%.{digits}f", np.round(np.nan_to_num(value), digits) + 0.0))
+    shown = np.array(cell_text(value, digits), dtype=object)
     if current is not None:
         shown[:, np.arange(len(xs)) != current] = ""
     trace = dict(type="heatmap", z=z.tolist(), x=xs, y=list(range(rows)), zmin=0, zmax=4, colorscale=JOINED,

@@ -14,6 +14,8 @@ from rnnviz.figures.base import (
     _fig,
     _in,
     _layout,
+    _ref,
+    cell_text,
     prob_bars,  # noqa: F401 - drawn by the page too
     x_margin,
     y_margin,
@@ -74,14 +76,15 @@ def char_steps_figure(steps, vocab: list[str], font_scale: float = 1.0, width: i
                                                   (steps.scores, labels, DIVERGING, (-slim, slim), None),
                                                   (steps.probs, labels, REDS, (0, 1), None)], 1):
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=rows, colorscale=scale, zmin=lim[0], zmax=lim[1],
-                             showscale=False, texttemplate=(fmt or "%{z:.2f}") if show else None, xgap=1, ygap=1,
+                             showscale=False, text=cell_text(z, 0 if fmt else 2), xgap=1, ygap=1,
+                             texttemplate="%{text}" if show else None,
                              textfont=dict(size=size), hovertemplate="%{y} | %{x}: %{z:.4f}<extra></extra>"), k))
         # every character named, level (rotated labels ran up into the panel titles); the units every few at large H
         lay[_axis_name("x", k)].update(type="category", side="top", tickangle=0, dtick=1 if k != 2 else unit_step)
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k == 1, type="category")
-    tgt = [vocab.index(c) for c in steps.targets]
-    data.append(_in(dict(type="scatter", x=[labels[i] for i in tgt], y=rows, mode="markers",
-                         marker=dict(symbol="square-open", size=min(26 * font_scale, 0.9 * cell), color="#222",
-                                     line=dict(width=2)),
-                         hovertemplate="target %{x}<extra></extra>"), 4))
+    # each target's cell framed by a rectangle in the panel's own coordinates, so it fits the cell at any width (a
+    # marker sized in px for an assumed width spilled over two cells where the chart is drawn narrower)
+    lay["shapes"] = [dict(type="rect", xref=_ref("x", 4), yref=_ref("y", 4), x0=vocab.index(c) - 0.42,
+                          x1=vocab.index(c) + 0.42, y0=t - 0.42, y1=t + 0.42, line=dict(color="#222", width=2))
+                     for t, c in enumerate(steps.targets)]
     return _fig(data, text_sizes(lay, font_scale))

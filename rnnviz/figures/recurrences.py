@@ -16,6 +16,7 @@ from rnnviz.figures.base import (
     _layout,
     _rows,
     _vrect,
+    cell_text,
     grown,
     x_margin,
     y_margin,
@@ -110,7 +111,7 @@ known for every t up front."""
         ys = [f"keep {u + 1}" for u in range(H)] + [" "] + [f"h {u + 1}" for u in range(H)]
         data.append(_in(dict(type="heatmap", z=z, x=xs, y=ys, zmin=0, zmax=4, showscale=False, xgap=1, ygap=1,
                              colorscale=JOINED,
-                             text=np.where(np.isnan(text), "", np.char.mod("%.2f", np.nan_to_num(text))),
+                             text=cell_text(text),
                              texttemplate="%{text}" if len(xs) * H <= 60 else None,
                              textfont=dict(size=11 * font_scale),
                              hovertemplate="t=%{x}<br>%{y}: %{text}<extra></extra>"), k))

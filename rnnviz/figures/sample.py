@@ -125,8 +125,8 @@ def state_grid(h_layers: np.ndarray, title: str = "", font_scale: float = 1.0) -
     for k in range(L):
         z = np.full(rows * cols, np.nan)
         z[:H] = h_layers[k]
-        idx = np.full(rows * cols, -1)
-        idx[:H] = np.arange(H)
+        idx = np.full(rows * cols, 0)
+        idx[:H] = np.arange(1, H + 1)  # units count from 1, as on every page
         data.append(_in(dict(type="heatmap", z=z.reshape(rows, cols), customdata=idx.reshape(rows, cols), zmin=-1,
                              zmax=1, colorscale=scale, showscale=k == L - 1, xgap=1, ygap=1,
                              colorbar=dict(thickness=10, len=0.9),
@@ -149,10 +149,10 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
         for g, (below, above) in layer.items():
             colour, symbol = GATE_STYLE[g]
             data.append(_in(dict(type="scattergl", x=below, y=above, mode="markers", name=GATE_NAMES[g],
-                                 legendgroup=g, showlegend=k == 0, customdata=np.arange(len(below)),
+                                 legendgroup=g, showlegend=k == 0, customdata=np.arange(1, len(below) + 1),
                                  marker=dict(color=colour, symbol=symbol, size=5 * font_scale, opacity=0.55),
-                                 hovertemplate=f"{g}[{k + 1}]" + "[%{customdata}]: below 0.1 %{x:.2f}, above 0.9 "
-                                               "%{y:.2f}<extra></extra>"), k + 1))
+                                 hovertemplate=f"{g}, layer {k + 1}, unit " + "%{customdata}: below 0.1 %{x:.2f}, "
+                                               "above 0.9 %{y:.2f}<extra></extra>"), k + 1))
             data.append(_in(dict(type="scatter", x=[0, 1], y=[1, 0], mode="lines", hoverinfo="skip", showlegend=False,
                                  line=dict(color=COLORS["grid"], width=1)), k + 1))
         lay[_axis_name("x", k + 1)].update(range=[-0.03, 1.03], title=dict(text="fraction of steps below 0.1"))

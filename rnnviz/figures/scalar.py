@@ -6,13 +6,16 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _fig, _layout, grown, x_margin, y_margin
 from rnnviz.figures.fonts import text_sizes
-from rnnviz.figures.labels import Placer
+from rnnviz.figures.labels import POSITIONS, Placer, text_size
 from rnnviz.text import fmt
 
-ASSUMED_WIDTH = 360  # px: the narrowest the one-unit page draws its tanh chart (1024 px, classroom: ~390)
+ASSUMED_WIDTH = 350  # px: the one-unit page's tanh chart at 1400 px (plot area 250 px; 1024 px, classroom: 377)
 MAX_LABELS, MAX_TRIES = 5, 15  # earlier steps labelled at most, and looked at (the latest first)
 FRAMES_LABELLED = 20  # the longest run whose animation frames all carry labels
 INFO_Y = (0.55, 0.72, 0.35, 0.0, -0.4)  # heights tried for the current step's box, top left, clear of its guide
+INFO_Y_RIGHT = (-0.45, -0.65, -0.25)  # then bottom right, below the curve's right half
+GAP, LEADERS = 6.0, (18.0, 30.0)  # px from a marker to its label; farther out, with a leader line, where none fits
+LEAD = 10.5  # px out where a leader line starts: clear of the current step's marker (9 px), which may hide a step
 
 
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
@@ -65,36 +68,63 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  line=dict(color=COLORS["state"], width=3))]
 
     size, info_size, note_size = 12 * font_scale, 13 * font_scale, max(12.0, 10 * font_scale)
+    small = max(11.0, 10 * font_scale)  # 14.5 px on a projector, over its floor
+    # the current step's box as drawn where it fits nowhere in full: smaller type, then without the arrow
+    info_forms = [(info_size, "→ "), (11.5 * font_scale, "→ "), (small, "→ "), (small, "")]
     title_size = (14 if steps else 16) * font_scale
     titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
     lines = max([t.count("<br>") + 1 for t in titles], default=0)
     top = round(TITLE_TOP + 8 + TITLE_LINE_H * title_size * lines) if titles else 70
     height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
+    area = ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom  # px: the plot area assumed
+    zs = np.linspace(-lim, lim, 121)  # the curve as the placer takes it: pieces ~2 px wide, each boxed whole
 
-    def placed(k: int) -> tuple[list[str], list[str], int, int | None]:
+    def placed(k: int) -> tuple[list[str], list[str], list[tuple], tuple[int, float, str], int | None]:
         """Where the labels of step k's frame go, clear of each other, the markers, the guides and the edges: the
         earlier steps' text and textpositions (at most MAX_LABELS, the latest that fit, from the last MAX_TRIES),
-        the current step's box (an index into INFO_Y) and the grey note's (an index into note_spots; None: left
-        out)."""
+        the labels drawn farther out with a leader line (step, textposition, distance in px), the current step's box
+        (an index into info_spots, and its form from info_forms: drawn wherever it is, and taken) and the grey
+        note's (an index into note_spots; None: left out). The curve is taken too: no label lies on it."""
         zc = np.clip(pre[: k + 1], -lim, lim)
-        room = Placer((-lim, lim), (-1.1, 1.1), ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom)
+        room = Placer((-lim, lim), (-1.1, 1.1), *area)
+        room.block_curve(zs, np.tanh(zs))
         room.block_points(zc, h[: k + 1], np.where(np.arange(k + 1) == k, 9.0, 6.0))
         room.block_segment(zc[k], -1.05, zc[k], h[k])
         room.block_segment(-lim, h[k], zc[k], h[k])
-        info = room.place_box([(-lim * 0.97, y, "left") for y in INFO_Y], info_text(k),
-                              info_size)
+        for form in info_forms:  # a power of ten is wide: the first form that fits, else the last, drawn anyway
+            if (info := room.place_box(info_spots, info_text(k, *form), form[0],
+                                       force=form == info_forms[-1])) is not None:
+                break
         spot = room.place_box(note_spots(zc[k]), note, note_size)
         tried = list(range(k - 1, max(-1, k - 1 - MAX_TRIES), -1))
-        where = room.place_labels(zc[tried], h[tried], [f"t={j + 1}" for j in tried], size, 6.0, MAX_LABELS)
-        text, pos = [""] * k, ["top left"] * k
+        where = room.place_labels(zc[tried], h[tried], [f"t={j + 1}" for j in tried], size, GAP, MAX_LABELS,
+                                  LEADERS, LEAD)
+        text, pos, far = [""] * k, ["top left"] * k, []
         for j, w in zip(tried, where):
-            if w:
+            if isinstance(w, tuple):
+                far.append((j, *w))
+            elif w:
                 text[j], pos[j] = f"t={j + 1}", w
-        return text, pos, (0 if info is None else info), spot
+        return text, pos, far, (info, *form), spot
 
-    def info_text(k: int) -> str:
-        return f"t={k + 1}<br>z={fmt(pre[k])}<br>→ h={fmt(h[k])}"
+    def leader_trace(k: int, far: list[tuple]) -> dict:
+        """Labels drawn farther out: a line from each marker's edge to its label's near corner, the label beyond."""
+        zc, kx, ky = np.clip(pre[: k + 1], -lim, lim), 2 * lim / area[0], 2.2 / area[1]
+        xs, ys, texts = [], [], []
+        for j, name, d in far:
+            (sx, sy), (w, hh) = POSITIONS[name], text_size(f"t={j + 1}", size)
+            xs += [zc[j] + sx * LEAD * kx, zc[j] + sx * d * kx, None, zc[j] + sx * (d + w / 2) * kx, None]
+            ys += [h[j] + sy * LEAD * ky, h[j] + sy * d * ky, None, h[j] + sy * (d + hh / 2) * ky, None]
+            texts += ["", "", "", f"t={j + 1}", ""]
+        return dict(type="scatter", x=xs, y=ys, text=texts, mode="lines+text", textposition="middle center",
+                    textfont=dict(size=size), line=dict(color=COLORS["muted"], width=1), hoverinfo="skip",
+                    showlegend=False)
+
+    info_spots = [(-lim * 0.97, y, "left") for y in INFO_Y] + [(lim * 0.97, y, "right") for y in INFO_Y_RIGHT]
+
+    def info_text(k: int, _size: float = 0, arrow: str = "→ ") -> str:
+        return f"t={k + 1}<br>z={fmt(pre[k])}<br>{arrow}h={fmt(h[k])}"
 
     def note_spots(zk: float) -> list[tuple[float, float, str]]:
         """Where the grey note may go: below the curve's right half, either side of the current step's guide."""
@@ -105,7 +135,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
         """Step k's marks; with `label`, its earlier steps labelled (the frames of a long run go without: placing
         costs ~5 ms a frame)."""
         zc = np.clip(pre[: k + 1], -lim, lim)
-        text, where, info, _ = placed(k) if label else ([""] * k, "top left", 0, None)
+        text, where, far, (info, *form), _ = placed(k) if label else ([""] * k, "top left", [], (0, *info_forms[0]),
+                                                                      None)
         return [
             dict(type="scatter", x=zc[:k], y=h[:k], mode="markers+text", name="earlier steps",
                  text=text, customdata=[f"t={j + 1}" for j in range(k)], textposition=where,
@@ -114,15 +145,17 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
                  hovertemplate="%{customdata}<br>z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
             dict(type="scatter", x=[zc[k], zc[k], -lim], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
                  line=dict(color=COLORS["current"], width=1.5, dash="dot"), showlegend=False),
-            dict(type="scatter", x=[zc[k], -lim * 0.97], y=[h[k], INFO_Y[info]], mode="markers+text",
-                 name=f"step t = {k + 1}", text=["", info_text(k)],
-                 textposition="middle right", textfont=dict(size=info_size, color="#222"),
+            dict(type="scatter", x=[zc[k], info_spots[info][0]], y=[h[k], info_spots[info][1]], mode="markers+text",
+                 name=f"step t = {k + 1}", text=["", info_text(k, *form)],
+                 textposition=["middle right", f"middle {'right' if info_spots[info][2] == 'left' else 'left'}"],
+                 textfont=dict(size=form[0], color="#222"),
                  marker=dict(color=COLORS["state"], size=[16, 0], symbol="circle", line=dict(color="white", width=2)),
                  hovertemplate="z=%{x:.3f}<br>h=%{y:.3f}<extra></extra>"),
+            leader_trace(k, far),
         ]
 
     cur = int(np.clip(current, 0, len(pre) - 1)) if len(pre) else 0
-    spot = placed(cur)[3] if len(pre) else 0
+    spot = placed(cur)[4] if len(pre) else 0
     x, y, side = note_spots(float(np.clip(pre[cur], -lim, lim)) if len(pre) else lim)[spot or 0]
     notes = [] if spot is None else [dict(x=x, y=y, text=note, showarrow=False, xanchor=side, align=side,
                                           font=dict(color="#555", size=note_size))]
@@ -138,7 +171,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     if len(pre):
         data += step_traces(cur)
         labels, last = [str(k + 1) for k in range(len(pre))], len(pre) - 1
-        frames = [dict(data=step_traces(k, last <= FRAMES_LABELLED or k in (cur, last)), traces=[1, 2, 3],
+        frames = [dict(data=step_traces(k, last <= FRAMES_LABELLED or k in (cur, last)), traces=[1, 2, 3, 4],
                        name=labels[k], **(dict(layout=dict(title=dict(text=titles[k]))) if titles else {}))
                   for k in range(len(pre))]
         if len(pre) > 1:  # one step has nothing to play

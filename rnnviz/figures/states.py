@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.base import COLORS, DIVERGING, REDS, _fig, _layout, _unit_labels, _vrect
+from rnnviz.figures.base import COLORS, DIVERGING, REDS, _fig, _layout, _unit_labels, _vrect, cell_text
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.gates import tick_size
 from rnnviz.text import fmt
@@ -22,7 +22,8 @@ def state_heatmap(values: np.ndarray, title: str, name: str = "h", font_scale: f
                  colorbar=dict(title=dict(text="p" if probabilities else name), thickness=12,
                                tickvals=[0, 0.5, 1] if probabilities else [-1, 0, 1],
                                tickfont=dict(size=tick_size(font_scale))),
-                 texttemplate="%{z:.2f}" if T * H <= 160 else None, textfont=dict(size=tick_size(font_scale)),
+                 text=cell_text(v.T), texttemplate="%{text}" if T * H <= 160 else None,
+                 textfont=dict(size=tick_size(font_scale)),
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
     shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     lay = _layout(title, max(240, int(24 * font_scale) * H + 150), font_scale, shapes=shapes,

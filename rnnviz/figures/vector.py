@@ -13,6 +13,7 @@ from rnnviz.figures.base import (
     _in,
     _layout,
     _unit_labels,
+    cell_text,
     grown,
     state_heatmap,
     y_margin,
@@ -39,8 +40,11 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     if font_scale > 1:  # a projector: the formulas (in the page's table) would run into each other; names only
         titles = ["① input", "② memory", "③ add", "④ squash", "⑤ predict"]
     # bounded: at H = 64 a row per unit at reading size was ~3,600 px; past MOVES_MAX_HEIGHT the rows get thinner
-    lay = _layout("", min(MOVES_MAX_HEIGHT, max(260, 38 * max(H, K) * font_scale + 130)), font_scale,
-                  margin=dict(t=80, l=50, r=20, b=grown(font_scale, 36, 42)), bargap=0.25, showlegend=False,
+    # the top margin holds the panel titles (lines of 13 px type, 1.3 apart) and the toolbar's row above them; a
+    # fixed 80 px left a ~60 px empty band over the chart
+    top = round(1.3 * 13 * font_scale * max(t.count("<br>") + 1 for t in titles) + 18)
+    lay = _layout("", min(MOVES_MAX_HEIGHT, max(260, 38 * max(H, K) * font_scale + 130)) - 80 + top, font_scale,
+                  margin=dict(t=top, l=50, r=20, b=grown(font_scale, 36, 42)), bargap=0.25, showlegend=False,
                   **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
 
     def bars(k, vals, labels, color, name, fmt=".2f", labelled=False):
@@ -88,7 +92,7 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
     lim = float(np.max(np.abs(W))) or 1.0
     data = [dict(type="heatmap", z=W, x=col_labels or [str(k + 1) for k in range(W.shape[1])],
                  y=row_labels or [str(k + 1) for k in range(W.shape[0])], zmin=-lim, zmax=lim, colorscale=DIVERGING,
-                 showscale=False, xgap=1, ygap=1, texttemplate="%{z:.2f}" if W.size <= 144 else None,
+                 showscale=False, xgap=1, ygap=1, text=cell_text(W), texttemplate="%{text}" if W.size <= 144 else None,
                  textfont=dict(size=12 * font_scale),
                  hovertemplate="row %{y}, col %{x}: %{z:.4f}<extra></extra>")]
     lay = _layout(title, max(180, 26 * font_scale * W.shape[0] + 110), font_scale, margin=dict(t=80),

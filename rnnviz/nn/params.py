@@ -44,3 +44,13 @@ def millions(n: int) -> str:
     if n >= 1_000_000:
         return f"{n / 1e6:.1f} M"
     return f"{n / 1e6:.2g} M" if n >= 1_000 else str(n)
+
+
+def count_text(n: int) -> str:
+    """A count in K / M / B / T: below 1,000 as it is; thousands in K up to 100 K (88.8 K, 1.0 K, where millions
+    wrote 0.089 M and 0.001 M); from 0.1 M up as the notes write them (0.39 M, 9.6 M, 29.3 M), then B and T."""
+    if n < 1_000:
+        return str(n)
+    if n < 99_950:
+        return f"{n / 1e3:.1f} K"
+    return millions(n)

@@ -89,18 +89,18 @@ def params(lm: CharLM) -> list[Param]:
             ("forced", "branch", {}, parse_branches, dump_branches),
             ("pos", "pos", 6, integer(1, lesson.MAX_CHARS - 1)), ("shade", "shade", "probability", choice(SHADES)),
             ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)), ("kind", "kind", "h", choice(["h", "c"])),
-            ("unit", "unit", 0, integer(0, lm.hidden_size - 1)), ("view", "view", "units", choice(VIEWS)),
+            ("unit", "unit", 1, integer(1, lm.hidden_size)), ("view", "view", "units", choice(VIEWS)),
             ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS))),
             ("clamp_layer", "clayer", lm.num_layers, integer(1, lm.num_layers)),
             ("clamp_kind", "ckind", "h", choice(["h", "c"])),
-            ("clamp_unit", "cunit", 0, integer(0, lm.hidden_size - 1)),
+            ("clamp_unit", "cunit", 1, integer(1, lm.hidden_size)),
             ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1))]
     return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
 
 
 LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
           "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
-          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit (from 0)", "view": "Look inside",
+          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside",
           "over": "Over",
           "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
           "cval": "Clamp to"}  # each link name's control, as a notice names it
@@ -110,9 +110,9 @@ LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval")  # wha
 def fit_to(lm: CharLM, session: Session) -> None:
     """Bring k, the layer, the unit and the length within what this model allows (an upload may be smaller or
     costlier than the shipped model)."""
-    for key, most in (("top_k", lm.vocab_size), ("layer", lm.num_layers), ("unit", lm.hidden_size - 1),
+    for key, most in (("top_k", lm.vocab_size), ("layer", lm.num_layers), ("unit", lm.hidden_size),
                       ("n", max(2, lesson.most_chars(lm, session[f"{P}.prime"]))),
-                      ("clamp_layer", lm.num_layers), ("clamp_unit", lm.hidden_size - 1)):
+                      ("clamp_layer", lm.num_layers), ("clamp_unit", lm.hidden_size)):
         session[f"{P}.{key}"] = min(session[f"{P}.{key}"], most)
     if not lm.cell_type.has_cell_state:
         session[f"{P}.clamp_kind"] = "h"
@@ -272,14 +272,15 @@ class Shade:
 
 def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str, int] = (0, "h", 0)) -> Shade:
     """The text's colours by `mode` (one of SHADES): probability or surprisal of each character, a hidden unit's
-    value after each character, or the connectivity of the prediction of text[i] to every character before it."""
+    value after each character (`unit`: layer and unit from 0, as rnnviz indexes them; written from 1), or the
+    connectivity of the prediction of text[i] to every character before it."""
     chars = [repr(label(ch)) for ch in s.text]
     if mode == "hidden unit":
         layer, kind, u = unit
         sh = lesson.unit_shading(s, layer, kind, u)
-        return Shade(sh, [f"{c}: {kind}[{layer + 1}][{u}] = {v:+.3f}" for c, v in zip(chars, sh.values)],
-                     f"Grey: {kind} of unit {u} in layer {layer + 1} positive, purple: negative, after each "
-                     f"character (strongest ±{fmt(sh.hi)}). {UNITS_FROM_0}", ("−", "+"))
+        return Shade(sh, [f"{c}: {kind} of unit {u + 1} = {v:+.3f}" for c, v in zip(chars, sh.values)],
+                     f"Grey: {kind} of unit {u + 1} in layer {layer + 1} positive, purple: negative, after each "
+                     f"character (strongest ±{fmt(sh.hi)}). {UNITS_FROM_1}", ("−", "+"))
     if mode == "connectivity":
         sh = lesson.connectivity_shading(lm, s, i)
         if i >= 1 and sh.peak is None:
@@ -337,7 +338,8 @@ def analysis_for(model_id: str, lm: CharLM, smp: lesson.Sample, over: str, sessi
 
 
 def unit_name(h: UnitHit) -> str:
-    return f"layer {h.layer + 1} {h.kind}[{h.unit}]"
+    """'layer 2 c unit 415': units count from 1 on the page (rnnviz and PyTorch index them from 0: c[414])."""
+    return f"layer {h.layer + 1} {h.kind} unit {h.unit + 1}"
 
 
 def unit_choice(h: UnitHit) -> str:
@@ -353,7 +355,7 @@ def unit_rows(hits: list[UnitHit]) -> list[dict]:
 def unit_state(hits: list[UnitHit], rows: list[int | None]) -> dict:
     """The page's state that shades the text by the unit in the chosen row (and asks for a full rerun)."""
     return {f"{P}.{k}": v for h in [hits[r] for r in rows[:1] if r is not None] for k, v in
-            (("shade", "hidden unit"), ("layer", h.layer + 1), ("kind", h.kind), ("unit", h.unit), ("_app", 1))}
+            (("shade", "hidden unit"), ("layer", h.layer + 1), ("kind", h.kind), ("unit", h.unit + 1), ("_app", 1))}
 
 
 def spans(a: PassageAnalysis, session: Session) -> list[int]:
@@ -363,14 +365,14 @@ def spans(a: PassageAnalysis, session: Session) -> list[int]:
     return options
 
 
-UNITS_FROM_0 = ("This page counts units from 0, as PyTorch indexes them (h[0] is the first unit); the other pages "
-                "count from 1 (u1).")
+UNITS_FROM_1 = ("Units count from 1, as on every page; PyTorch indexes them from 0, so unit 415 here is c[414] in "
+                "PyTorch (h[0] is unit 1).")
 
 
 def ranking_caption(a: PassageAnalysis) -> str:
     return (f"Over {a.chars:,} characters: r is the correlation between a unit's value and the feature; the bar is "
             "its size |r|, its sign says whether the unit rises or falls with it. Hover over a feature for what it "
-            f"means. {UNITS_FROM_0} A correlation says what a unit follows, not that the model uses it: \"Switch a "
+            f"means. {UNITS_FROM_1} A correlation says what a unit follows, not that the model uses it: \"Switch a "
             "unit off\" tests that." + (f" {note}" if (note := shared_units_note(a.hits)) else ""))
 
 
@@ -430,13 +432,13 @@ CLAMP_KL_ALT = "KL divergence between the free and the clamped model's next-char
 
 
 def clamp_of(session: Session) -> Clamp:
-    """The clamp the controls describe (layers count from 1 on the page, from 0 in rnnviz)."""
-    return Clamp(session[f"{P}.clamp_layer"] - 1, session[f"{P}.clamp_kind"], session[f"{P}.clamp_unit"],
+    """The clamp the controls describe (layers and units count from 1 on the page, from 0 in rnnviz)."""
+    return Clamp(session[f"{P}.clamp_layer"] - 1, session[f"{P}.clamp_kind"], session[f"{P}.clamp_unit"] - 1,
                  float(session[f"{P}.clamp_value"]))
 
 
 def clamp_name(c: Clamp) -> str:
-    return f"layer {c.layer + 1} {c.kind}[{c.unit}]"
+    return f"layer {c.layer + 1} {c.kind} unit {c.unit + 1}"
 
 
 def clamp_for(model_id: str, lm: CharLM, s: lesson.Settings, smp: lesson.Sample, c: Clamp, session: Session,
@@ -536,7 +538,7 @@ def clamp_state(hits: list[UnitHit], row: int | None) -> dict:
     if row is None:
         return {}
     h = hits[row]
-    return {f"{P}.clamp_layer": h.layer + 1, f"{P}.clamp_kind": h.kind, f"{P}.clamp_unit": h.unit}
+    return {f"{P}.clamp_layer": h.layer + 1, f"{P}.clamp_kind": h.kind, f"{P}.clamp_unit": h.unit + 1}
 
 
 def clamp_rows(lm: CharLM, e: clamping.ClampEffect, i: int, top: int = 8) -> list[tuple[str, float, float]]:
