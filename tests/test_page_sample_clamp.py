@@ -51,7 +51,7 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     layer, kind, unit = re.search(r"layer (\d) (\w) unit (\d+)", hits[row]).groups()  # units from 1
     at.selectbox(key=f"{P}.cpick").set_value(hits[row]).run()
     assert not at.exception and at.number_input(key=f"{P}.clamp_unit").value == int(unit)
-    assert at.radio(key=f"{P}.clamp_kind").value == kind == "c" and at.query_params["cunit"] == unit
+    assert at.radio(key=f"{P}.clamp_kind").value == kind == "c" and at.query_params["cunit"] == str(int(unit) - 1)
     shown = all_text(at)
     assert f"With **layer {layer} c unit {unit} = 0** at every character" in shown
     mean = float(re.search(r"KL\(before ‖ after\) is \*\*([\d.]+)\*\* nats per character", shown).group(1))
@@ -77,11 +77,11 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
 
 
 def test_a_clamp_link_opens_the_same_experiment(open_page):
-    at = open_page(P, view="clamp", clayer="1", ckind="h", cunit="201", cval="-0.5", n="80", timeout=300)
+    at = open_page(P, view="clamp", clayer="1", ckind="h", cunit="200", cval="-0.5", n="80", timeout=300)
     assert not at.exception and not at.info
     shown = [at.number_input(key=f"{P}.clamp_layer").value, at.radio(key=f"{P}.clamp_kind").value,
              at.number_input(key=f"{P}.clamp_unit").value, at.slider(key=f"{P}.clamp_value").value]
-    assert shown == [1, "h", 201, -0.5]  # unit 201, counted from 1: rnnviz's and PyTorch's h[200]
+    assert shown == [1, "h", 201, -0.5]  # the link's cunit=200 is PyTorch's h[200]: unit 201, counted from 1
     assert "With **layer 1 h unit 201 = −0.5** at every character" in all_text(at)
     at = open_page(P, view="clamp", cval="99", ckind="q", n="80", timeout=300)
     assert any("**Clamp to**" in i.value and "**Clamp state**" in i.value for i in at.info)

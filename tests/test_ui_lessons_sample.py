@@ -41,9 +41,10 @@ def test_every_link_value_the_page_writes_it_reads_back():
         assert p.parse(p.dump(p.default)) == p.default, p.url
     by_url = {p.url: p for p in params}
     assert by_url["k"].parse("7") == 7 and by_url["layer"].default == 2  # the model's own sizes bound the link
-    assert by_url["unit"].parse("6") == 6 and by_url["unit"].default == 1  # units count from 1: unit 6 is the last
-    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "7"), ("unit", "0"), ("shade", "<b>"), ("first", "7"),
-                     ("n", "2001"), ("clayer", "3"), ("cunit", "7"), ("cunit", "0"), ("ckind", "x"), ("cval", "10.1"),
+    # the page counts units from 1, a link from 0 as PyTorch (and links shared before) do: unit=5 is the last, unit 6
+    assert by_url["unit"].parse("5") == 6 and by_url["unit"].dump(6) == "5" and by_url["unit"].default == 1
+    for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("unit", "-1"), ("shade", "<b>"), ("first", "7"),
+                     ("n", "2001"), ("clayer", "3"), ("cunit", "6"), ("cunit", "-1"), ("ckind", "x"), ("cval", "10.1"),
                      ("cval", "0.05"), ("cval", "nan")):
         with pytest.raises(ValueError):
             by_url[url].parse(bad)

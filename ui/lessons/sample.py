@@ -80,6 +80,13 @@ def dump_branches(forced: dict[int, str]) -> str:
 
 
 
+def from_0(hidden: int) -> tuple:
+    """A unit's parser and writer for links: the page writes units from 1, a link keeps PyTorch's index from 0, as
+    links did before the page counted from 1, so a link shared then (`unit=414`, c[414]) opens the same unit now."""
+    parse = integer(0, hidden - 1)
+    return (lambda s: parse(s) + 1), (lambda v: str(int(v) - 1))
+
+
 def params(lm: CharLM) -> list[Param]:
     """The page's state a link carries: session key, name in the link, default, parser (and writer)."""
     spec = [("prime", "prime", "ROMEO:", text(500)), ("n", "n", 500, integer(1, lesson.MAX_NEW)),
@@ -89,11 +96,11 @@ def params(lm: CharLM) -> list[Param]:
             ("forced", "branch", {}, parse_branches, dump_branches),
             ("pos", "pos", 6, integer(1, lesson.MAX_CHARS - 1)), ("shade", "shade", "probability", choice(SHADES)),
             ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)), ("kind", "kind", "h", choice(["h", "c"])),
-            ("unit", "unit", 1, integer(1, lm.hidden_size)), ("view", "view", "units", choice(VIEWS)),
+            ("unit", "unit", 1, *from_0(lm.hidden_size)), ("view", "view", "units", choice(VIEWS)),
             ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS))),
             ("clamp_layer", "clayer", lm.num_layers, integer(1, lm.num_layers)),
             ("clamp_kind", "ckind", "h", choice(["h", "c"])),
-            ("clamp_unit", "cunit", 1, integer(1, lm.hidden_size)),
+            ("clamp_unit", "cunit", 1, *from_0(lm.hidden_size)),
             ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1))]
     return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
 
