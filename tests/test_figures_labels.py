@@ -127,3 +127,28 @@ def test_projector_floor_raises_small_text_and_subscripts():
     assert out["layout"]["annotations"][0]["font"]["size"] == 20
     assert out["layout"]["xaxis"]["tickfont"]["size"] == 14 and out["layout"]["xaxis"]["title"]["font"]["size"] == 30
     assert out["data"][0]["textfont"]["size"] == 14
+
+
+def test_stepping_through_a_run_draws_the_same_tanh_chart_as_a_fresh_build():
+    """Placements are kept per run and plot area (rnnviz.figures.scalar._PLACED): a chart built after others (another
+    step, the other font scale, another run) equals one built from nothing, and the store stays bounded."""
+    from rnnviz.figures import scalar as S
+    from rnnviz.lessons.scalar import run_scalar
+
+    runs = [run_scalar([1.0] + [0.0] * 10, 1.0, 0.5, 0.0, 0.0), run_scalar([0.5, -1.0, 2.0, 0.3], 0.7, 10.0, 0.1, 0.2)]
+
+    def build(tr, t, fs):
+        return S.tanh_curve(tr.pre[:, 0], tr.h[:, 0], t, fs).to_json()
+
+    fresh = {}
+    for r, tr in enumerate(runs):
+        for t in (0, 2, len(tr.pre) - 1):
+            for fs in (1.0, 1.45):
+                S._PLACED.clear()
+                fresh[r, t, fs] = build(tr, t, fs)
+    S._PLACED.clear()
+    for (r, t, fs), want in reversed(list(fresh.items())):  # every chart after all the others
+        assert build(runs[r], t, fs) == want, (r, t, fs)
+    for k in range(S.PLACED_RUNS + 5):
+        build(run_scalar([0.1 * k, 1.0], 1.0, 0.5, 0.0, 0.0), 1, 1.0)
+    assert len(S._PLACED) == S.PLACED_RUNS

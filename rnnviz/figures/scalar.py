@@ -1,6 +1,9 @@
 """Figures for the one-unit page: where each step lands on tanh, states over time, the cobweb."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -16,6 +19,28 @@ INFO_Y = (0.55, 0.72, 0.35, 0.0, -0.4)  # heights tried for the current step's b
 INFO_Y_RIGHT = (-0.45, -0.65, -0.25)  # then bottom right, below the curve's right half
 GAP, LEADERS = 6.0, (18.0, 30.0)  # px from a marker to its label; farther out, with a leader line, where none fits
 LEAD = 10.5  # px out where a leader line starts: clear of the current step's marker (9 px), which may hide a step
+
+
+# Placing one frame's labels costs a few ms (the curve and the guides are taken, leaders tried), and the chart has a
+# frame per step: 20 steps took ~25 ms a build on a quiet machine (50-80 ms loaded). A frame's placement depends on
+# the run and the plot area, not on the step shown, so stepping through one run reuses it: the last PLACED_RUNS runs
+# of this process (a few kB each), shared by every visitor.
+PLACED_RUNS = 64
+_PLACED: OrderedDict = OrderedDict()
+_PLACED_LOCK = threading.Lock()  # sessions build charts on threads of their own
+
+
+def _placements(key: tuple) -> dict:
+    """The frames placed so far for the run and plot area `key` (an entry kept for the last PLACED_RUNS keys)."""
+    with _PLACED_LOCK:
+        got = _PLACED.get(key)
+        if got is None:
+            got = _PLACED[key] = {}
+            while len(_PLACED) > PLACED_RUNS:
+                _PLACED.popitem(last=False)
+        else:
+            _PLACED.move_to_end(key)
+        return got
 
 
 def _play_controls(labels: list[str], duration: int = 700, font_scale: float = 1.0) -> list[dict]:
@@ -80,7 +105,15 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     area = ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom  # px: the plot area assumed
     zs = np.linspace(-lim, lim, 121)  # the curve as the placer takes it: pieces ~2 px wide, each boxed whole
 
+    memo = _placements((pre.tobytes(), h.tobytes(), float(font_scale), area))
+
     def placed(k: int) -> tuple[list[str], list[str], list[tuple], tuple[int, float, str], int | None]:
+        if k not in memo:  # copies out: a figure's lists are its own
+            memo[k] = place(k)
+        text, pos, far, info, spot = memo[k]
+        return list(text), list(pos), list(far), info, spot
+
+    def place(k: int) -> tuple[list[str], list[str], list[tuple], tuple[int, float, str], int | None]:
         """Where the labels of step k's frame go, clear of each other, the markers, the guides and the edges: the
         earlier steps' text and textpositions (at most MAX_LABELS, the latest that fit, from the last MAX_TRIES),
         the labels drawn farther out with a leader line (step, textposition, distance in px), the current step's box
