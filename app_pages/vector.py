@@ -60,45 +60,51 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     publish(PARAMS)
 
 
+@fragment
+def lesson_body() -> None:
+    """The settings and all they move: a setting changed reruns this, not app.py's navigation and sidebar."""
+    fs = font_scale()
+    left, right = page_columns([1, 2.3])
+    with left, controls_box():
+        x, chars, vocab, H, K, wmode, seed, radius = controls()
+        w = lesson.generate(x.shape[1], H, K, seed, radius)
+        hand = wmode == "edit" and words.edit_weights(w, x, vocab, H, K)
+
+    setup = lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
+    trace = lesson.run(setup)
+    T = x.shape[0]
+    with right:
+        st.markdown(words.untrained_note(seed, hand))
+        step_view(setup, trace, vocab, fs)
+        plot(figures.states_heatmap(trace.h, chars, fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
+        rho, sv = lesson.spectrum(setup.W_h)
+        g1, g2 = st.columns(2)
+        with g1:
+            plot(figures.singular_value_bars(sv[:32], rho, fs), f"{P}.sv",
+                 alt=f"singular values of W_h, largest {fmt(sv[0])}")
+        with g2:
+            if H * H <= 256:
+                plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",
+                     alt="W_h values")
+            else:
+                st.caption(f"Wₕ is {H}×{H}; its heatmap is shown up to 16×16.")
+        st.caption(words.SPECTRUM_NOTE)
+        if st.toggle("Check against torch.nn.RNN", key=f"{P}.torch",
+                     help="Run the same weights through PyTorch's own RNN and compare every state.") and (
+                res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
+            h_torch, diff = res
+            st.success(f"torch.nn.RNN on the same weights: largest difference over all {T}×{H} states = {diff:.1e}.")
+            st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
+                                      index=[f"t={k + 1}" for k in range(T)]).round(6),
+                         width="stretch", height=min(400, 36 * T + 40))
+    export_panel(lambda: rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
+                                    what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py", f"{P}.export")
+    publish(PARAMS)
+
+
 st.title("The cell, step by step")
 restore(P, PARAMS)
 intro("Now the state is a vector of H numbers and the weights are matrices. Pick a step and follow its six moves "
       "from the input to the prediction. Then raise the spectral radius of Wₕ past 1 and watch the heatmap of "
       "states fill with ±1.")
-fs = font_scale()
-left, right = page_columns([1, 2.3])
-with left, controls_box():
-    x, chars, vocab, H, K, wmode, seed, radius = controls()
-    w = lesson.generate(x.shape[1], H, K, seed, radius)
-    hand = wmode == "edit" and words.edit_weights(w, x, vocab, H, K)
-
-setup = lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
-trace = lesson.run(setup)
-T = x.shape[0]
-with right:
-    st.markdown(words.untrained_note(seed, hand))
-    step_view(setup, trace, vocab, fs)
-    plot(figures.states_heatmap(trace.h, chars, fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
-    rho, sv = lesson.spectrum(setup.W_h)
-    g1, g2 = st.columns(2)
-    with g1:
-        plot(figures.singular_value_bars(sv[:32], rho, fs), f"{P}.sv",
-             alt=f"singular values of W_h, largest {fmt(sv[0])}")
-    with g2:
-        if H * H <= 256:
-            plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",
-                 alt="W_h values")
-        else:
-            st.caption(f"Wₕ is {H}×{H}; its heatmap is shown up to 16×16.")
-    st.caption(words.SPECTRUM_NOTE)
-    if st.toggle("Check against torch.nn.RNN", key=f"{P}.torch",
-                 help="Run the same weights through PyTorch's own RNN and compare every state.") and (
-            res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
-        h_torch, diff = res
-        st.success(f"torch.nn.RNN on the same weights: largest difference over all {T}×{H} states = {diff:.1e}.")
-        st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
-                                  index=[f"t={k + 1}" for k in range(T)]).round(6),
-                     width="stretch", height=min(400, 36 * T + 40))
-export_panel(lambda: rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
-                                what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py", f"{P}.export")
-publish(PARAMS)
+lesson_body()
