@@ -63,62 +63,70 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     publish(PARAMS)
 
 
+@fragment
+def lesson_body() -> None:
+    """The settings, Train and all they move: a move reruns this, not app.py's navigation and sidebar."""
+    fs = font_scale()
+    left, right = page_columns([1, 2.3])
+    with left:
+        with controls_box():
+            txt, H, steps, seed = controls()
+        cfg = (txt, H, steps, seed)
+        st.button("Train", key=f"{P}.train", type="primary", width="stretch", on_click=set_state,
+                  args=({f"{P}.train_requested": True},),
+                  help="Backpropagation through time on the text, on this server's CPU, in a second or two.")
+        if cap := words.budget_message(txt, H, steps):
+            st.warning(cap, icon="⏱️")
+        result = st.session_state.get(f"{P}.result")
+        if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
+            slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
+            result = (cfg, words.train_shared(txt, H, steps, seed, callback=words.throttled(
+                lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {fmt(loss)}"))))
+            slot.empty()
+            st.session_state[f"{P}.result"] = result
+        current = result[1] if result is not None and result[0] == cfg else None
+        st.session_state[f"{P}.trained"] = current is not None
+        if current is not None:
+            st.caption("This page's link carries these settings and retrains on open, to the same weights.")
+
+    model = current or lesson.train(txt, H, 0, seed=seed)
+    w, vocab = model.weights, model.weights.vocab
+    steps_read = lesson.read(txt, w)
+    with right:
+        quoted = f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None
+        st.markdown(words.status(txt, H, seed, current, quoted))
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
+                  "(natural-log units): −ln p(target), averaged.")
+        m2.metric("Perplexity = exp(loss)", f"{steps_read.perplexity:.3f}",
+                  help="As if the model chose uniformly among this many characters; 1 is perfect.")
+        vocab_text, vocab_note = words.vocab_display(vocab)
+        m3.metric("Vocabulary", vocab_text)
+        if vocab_note:
+            st.caption(vocab_note)
+        if classroom():  # on a projector the temperature and its chart come first, beside the training controls
+            st.subheader("Sampling, and what temperature does")
+            sampling(w, seed, fs)
+        if current is not None and current.losses:
+            losses = current.losses
+            plot(figures.loss_curve(losses, fs), f"{P}.loss",
+                 alt=f"loss fell from {fmt(losses[0])} to {fmt(losses[-1])}")
+        if len(steps_read.inputs) <= 24:
+            plot(figures.char_steps_figure(steps_read, vocab, fs, width=672 if classroom() else 720), f"{P}.steps_fig",
+                 alt="per step: one-hot input, hidden state, scores, softmax")
+        table = pd.DataFrame(words.step_table(steps_read, vocab),
+                             index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
+        number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
+
+    if not classroom():
+        st.subheader("Sampling, and what temperature does")
+        sampling(w, seed, fs)
+    publish(PARAMS)
+
+
 st.title('Train "hello" yourself')
 restore(P, PARAMS)
 intro("Four letters, one-hot inputs, three hidden units: the smallest language model there is. Press **Train** and "
       "watch the loss fall; then read the table to see how the two l's of hello get different predictions. "
       "Replace hello with your own short text and train again.")
-fs = font_scale()
-left, right = page_columns([1, 2.3])
-with left:
-    with controls_box():
-        txt, H, steps, seed = controls()
-    cfg = (txt, H, steps, seed)
-    st.button("Train", key=f"{P}.train", type="primary", width="stretch", on_click=set_state,
-              args=({f"{P}.train_requested": True},),
-              help="Backpropagation through time on the text, on this server's CPU, in a second or two.")
-    if cap := words.budget_message(txt, H, steps):
-        st.warning(cap, icon="⏱️")
-    result = st.session_state.get(f"{P}.result")
-    if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
-        slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
-        result = (cfg, words.train_shared(txt, H, steps, seed, callback=words.throttled(
-            lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {fmt(loss)}"))))
-        slot.empty()
-        st.session_state[f"{P}.result"] = result
-    current = result[1] if result is not None and result[0] == cfg else None
-    st.session_state[f"{P}.trained"] = current is not None
-    if current is not None:
-        st.caption("This page's link carries these settings and retrains on open, to the same weights.")
-
-model = current or lesson.train(txt, H, 0, seed=seed)
-w, vocab = model.weights, model.weights.vocab
-steps_read = lesson.read(txt, w)
-with right:
-    st.markdown(words.status(txt, H, seed, current, f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
-              "(natural-log units): −ln p(target), averaged.")
-    m2.metric("Perplexity = exp(loss)", f"{steps_read.perplexity:.3f}",
-              help="As if the model chose uniformly among this many characters; 1 is perfect.")
-    vocab_text, vocab_note = words.vocab_display(vocab)
-    m3.metric("Vocabulary", vocab_text)
-    if vocab_note:
-        st.caption(vocab_note)
-    if classroom():  # on a projector the temperature and its chart come first, beside the training controls
-        st.subheader("Sampling, and what temperature does")
-        sampling(w, seed, fs)
-    if current is not None and current.losses:
-        losses = current.losses
-        plot(figures.loss_curve(losses, fs), f"{P}.loss", alt=f"loss fell from {fmt(losses[0])} to {fmt(losses[-1])}")
-    if len(steps_read.inputs) <= 24:
-        plot(figures.char_steps_figure(steps_read, vocab, fs, width=672 if classroom() else 720), f"{P}.steps_fig",
-             alt="per step: one-hot input, hidden state, scores, softmax")
-    table = pd.DataFrame(words.step_table(steps_read, vocab),
-                         index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
-    number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
-
-if not classroom():
-    st.subheader("Sampling, and what temperature does")
-    sampling(w, seed, fs)
-publish(PARAMS)
+lesson_body()
