@@ -570,13 +570,16 @@ def test_init_weights_defaults_a_seed_of_zero_and_no_forget_bias():
 
 
 def test_the_forget_bias_sets_the_f_block_alone():
-    from rnnviz.nn.cells import init_weights
+    from rnnviz.nn.cells import get, init_weights
 
     plain, biased = init_weights("lstm", 3, 4, seed=2), init_weights("lstm", 3, 4, seed=2, forget_bias=1.5)
     for key in ("b_ih", "b_hh"):
         other = np.r_[0:4, 8:16]  # the i, g and o blocks
         np.testing.assert_array_equal(biased[key][other], plain[key][other])
     assert biased["b_ih"][4:8].tolist() == [1.5] * 4 and biased["b_hh"][4:8].tolist() == [0.0] * 4
+    drawn = get("lstm").init(3, 4, np.random.default_rng(2))  # init_weights' own draw, before the forget bias
+    for key in ("b_ih", "b_hh"):
+        np.testing.assert_array_equal(biased[key][8:], drawn[key][8:])
 
 
 def test_the_spectral_radius_of_no_matrix_is_zero():
