@@ -726,14 +726,33 @@ def test_a_clamped_run_holds_its_unit_through_the_start_text_too():
 
     lm = small_model()
     clamp = Clamp(0, "c", 3, 0.75)
-    tr = lm.run("abcab", clamp=clamp)
+    tr = lm.run("abcab", start="jd", clamp=clamp)
     assert (tr.c[:, 0, 3] == np.float32(0.75)).all()
     h, c = lm.zero_state()
-    for idx in lm.encode(lm.warmup + "abcab"):  # the reference: every step clamped, the warm-up's included
+    for idx in lm.encode("jd"):  # the reference: every step clamped, the start text's included
+        _, h, c = lm.step(idx, h, c, clamp)
+    start = h.copy()
+    for idx in lm.encode("abcab"):
         _, h, c = lm.step(idx, h, c, clamp)
     np.testing.assert_array_equal(tr.h[-1], h)
-    free = lm.run("abcab")
+    np.testing.assert_array_equal(lm.start_state("jd", clamp)[0], start)
+    free = lm.run("abcab", start="jd")
     assert not np.array_equal(free.h[-1], h)
+    h, c = lm.zero_state()
+    for idx in lm.encode("jd"):  # unclamped, the start text moves the state: the clamp is what held it
+        _, h, c = lm.step(idx, h, c)
+    np.testing.assert_array_equal(lm.start_state("jd")[0], h)
+    assert not np.array_equal(h, start)
+
+
+def test_each_characters_probability_is_the_one_the_step_before_gave_it():
+    lm = small_model()
+    text = "abcajd"
+    tr = lm.run(text, start="")
+    assert tr.p_char.dtype == np.float32 and np.isnan(tr.p_char[0])
+    ids = lm.encode(text)
+    want = [tr.probs_at(t - 1)[ids[t]] for t in range(1, len(text))]
+    np.testing.assert_allclose(tr.p_char[1:], want, rtol=1e-5)
 
 
 def test_generation_defaults_to_temperature_one_and_keeps_what_it_is_asked_to():
