@@ -68,6 +68,8 @@ def test_unknown_characters_are_named_twenty_at_most():
     assert len(re.findall(r"'.'", str(e.value))) == 20
     with pytest.raises(ValueError, match=r"^not in the model's vocabulary: 'x', 'y'$"):
         lm.encode("xyab")
+    with pytest.raises(ValueError, match=r"^not in the model's vocabulary: 'A', .* 't' and 1 more$"):
+        lm.encode("klmnopqrstuvwxyzABCDE")  # 21 unknown: the 21st is counted, not named
     twenty = "klmnopqrstuvwxyzABCD"
     with pytest.raises(ValueError) as e:
         lm.encode(twenty)
@@ -743,6 +745,8 @@ def test_a_clamped_run_holds_its_unit_through_the_start_text_too():
         _, h, c = lm.step(idx, h, c)
     np.testing.assert_array_equal(lm.start_state("jd")[0], h)
     assert not np.array_equal(h, start)
+    held = lm.run("abcab", clamp=Clamp(1, "h", 2, -0.5))  # an h clamp holds h, on the layer it names
+    assert (held.h[:, 1, 2] == np.float32(-0.5)).all() and not (held.c[:, 1, 2] == np.float32(-0.5)).any()
 
 
 def test_each_characters_probability_is_the_one_the_step_before_gave_it():
