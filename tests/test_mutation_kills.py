@@ -804,3 +804,16 @@ def test_an_upload_over_the_size_limit_says_its_size_and_the_limits_reach_the_te
     few = dataclasses.replace(UPLOAD_LIMITS, max_tensors=len(lm.tensors) - 1)
     with pytest.raises(CheckpointError):
         check_upload(weights, card, few)
+
+
+def test_a_model_too_large_for_the_input_table_computes_the_same_first_layer(monkeypatch):
+    from rnnviz.charlm import runner
+
+    lm = small_model()
+    assert lm.table is not None
+    monkeypatch.setattr(runner, "TABLE_MAX_FLOATS", 0)  # as if V * G*H were over 4 M floats
+    big = runner.CharLM(lm.tensors, lm.card)
+    assert big.table is None
+    a, b = lm.run("abcjd", start="ab"), big.run("abcjd", start="ab")
+    np.testing.assert_allclose(b.h, a.h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.probs, a.probs, rtol=1e-5, atol=1e-7)
