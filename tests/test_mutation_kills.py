@@ -817,3 +817,43 @@ def test_a_model_too_large_for_the_input_table_computes_the_same_first_layer(mon
     a, b = lm.run("abcjd", start="ab"), big.run("abcjd", start="ab")
     np.testing.assert_allclose(b.h, a.h, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.probs, a.probs, rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_of_float32_scores_answers_in_float64_row_by_row():
+    from rnnviz.nn.sampling import softmax
+
+    s = np.array([[0.0, 1.0], [-1000.0, -999.0]], np.float32)  # rows far apart: each is shifted by its own max
+    p = softmax(s)
+    ref = torch.softmax(torch.from_numpy(s.astype(np.float64)), dim=-1).numpy()
+    assert p.dtype == np.float64
+    np.testing.assert_allclose(p, ref, rtol=1e-15)
+
+
+def test_a_top_p_outside_zero_to_one_filters_nothing():
+    from rnnviz.nn.sampling import filter_probs
+
+    p = np.array([0.5, 0.3, 0.2])
+    for top_p in (0.0, 1.0, None):
+        np.testing.assert_allclose(filter_probs(p, top_p=top_p), p, rtol=1e-15)
+
+
+def test_the_registry_and_a_cell_name_what_they_have():
+    from rnnviz.nn.cells import get
+
+    with pytest.raises(ValueError, match="^no cell called 'nope'; the cells are rnn, lstm, gru, linear, mingru, "
+                                         "minlstm, lru, selective$"):
+        get("nope")
+    with pytest.raises(ValueError, match=r"^no cell called \['rnn'\]"):
+        get(["rnn"])  # not a name at all: the same message, not a TypeError
+    with pytest.raises(ValueError, match="^the lstm cell's nonlinearity is one of tanh, not 'relu'$"):
+        get("lstm").with_nonlinearity("relu")
+
+
+def test_a_relu_units_slope_at_zero_is_torchs():
+    from rnnviz.nn.cells import get
+
+    pre = np.array([-1.0, 0.0, 2.0])
+    act = get("rnn").with_nonlinearity("relu").local({"pre": pre, "h": np.maximum(pre, 0)})["act"]
+    z = torch.tensor(pre, requires_grad=True)
+    torch.relu(z).sum().backward()
+    assert act.dtype == np.float64 and act.tolist() == z.grad.tolist() == [0.0, 0.0, 1.0]
