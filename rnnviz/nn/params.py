@@ -37,7 +37,7 @@ def lm_params(cell: str, vocab_size: int, embed_size: int, hidden_size: int, num
 def millions(n: int) -> str:
     """Counts the way the notes write them: 9.6 M, 19.3 M, 0.39 M, 29.3 M; from a billion up 1.00 B, 1.01 T (never
     '1012595.8 M')."""
-    if n >= 999_950_000_000:
+    if n >= 999_500_000_000:  # 999.5 B and up would print as 1.00e+03 B: billions take three figures, not four
         return f"{n / 1e12:#.3g}".rstrip(".") + " T"
     if n >= 999_950_000:
         return f"{n / 1e9:#.3g}".rstrip(".") + " B"

@@ -29,8 +29,9 @@ def initial(state0, n: int, dtype=np.float64) -> np.ndarray:
 
 
 def run_diagonal(a: np.ndarray, b: np.ndarray, h0: np.ndarray) -> np.ndarray:
-    """h_t = a_t * h_{t-1} + b_t for t = 1..T, the sequential loop; a, b (T, n), h0 (n,) -> h (T, n)."""
-    h, prev = np.empty(np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b, h0)), h0
+    """h_t = a_t * h_{t-1} + b_t for t = 1..T, the sequential loop; a, b (T, n), h0 (n,) -> h (T, n), in the widest
+    of their types and at least float64 (as `scan._fold`: integer inputs give float64 states, complex ones complex)."""
+    h, prev = np.empty(np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b, h0, np.float64)), h0
     for t in range(len(h)):
         h[t] = prev = a[t] * prev + b[t]
     return h
