@@ -311,14 +311,12 @@ def test_every_cell_reads_integer_inputs_and_keeps_them_as_float64(name):
     np.testing.assert_array_equal(tr.h0, ref.h0)
 
 
-@pytest.mark.parametrize("name", ["linear", "mingru", "minlstm", "selective"])  # the LRU's step: see the survivors file
+@pytest.mark.parametrize("name", ["linear", "mingru", "minlstm", "selective", "lru"])
 def test_a_scan_cells_step_from_float32_weights_and_input_is_the_float64_step(name):
     from rnnviz.nn.cells import get
 
     cell, params = get(name), _cell_params(name, seed=3)
     p32 = {k: v.astype(np.float32) for k, v in params.items()}
-    if name == "selective":  # exp(A_log) of a float32 A_log is a float32 exp: that one is given as float64
-        p32["A_log"] = params["A_log"]
     p64 = {k: v.astype(np.float64) for k, v in p32.items()}  # the same numbers, widened
     x_t = np.array([0.3, -1.7, 0.9], dtype=np.float32)
     tr = cell.forward(p64, x_t[None].astype(np.float64))
@@ -330,7 +328,7 @@ def test_a_scan_cells_step_from_float32_weights_and_input_is_the_float64_step(na
     np.testing.assert_array_equal(out, ref)
 
 
-@pytest.mark.parametrize("name", ["linear", "mingru", "minlstm"])  # the LRU's and selective's exp: as in the step
+@pytest.mark.parametrize("name", ["linear", "mingru", "minlstm", "lru", "selective"])
 def test_a_scan_cell_given_float32_weights_answers_in_float64(name):
     from rnnviz.nn.cells import get
 

@@ -26,9 +26,15 @@ def from_polar(r, theta) -> dict[str, np.ndarray]:
         return {"nu_log": np.log(-np.log(r)), "theta_log": np.log(theta), "gamma_log": np.log(np.sqrt(1 - r ** 2))}
 
 
+def _complex(params: dict, name: str) -> np.ndarray:
+    """name_re + i name_im in complex128, whatever the weights' own type (float32 ones give a float64 answer)."""
+    return np.asarray(params[f"{name}_re"], float) + 1j * np.asarray(params[f"{name}_im"], float)
+
+
 def eigenvalues(params: dict[str, np.ndarray]) -> np.ndarray:
     """lambda = exp(-exp(nu_log) + i exp(theta_log)), (N,) complex."""
-    return np.exp(-np.exp(params["nu_log"]) + 1j * np.exp(params["theta_log"]))
+    nu_log, theta_log = np.asarray(params["nu_log"], float), np.asarray(params["theta_log"], float)  # float64 exps
+    return np.exp(-np.exp(nu_log) + 1j * np.exp(theta_log))
 
 
 @dataclass
@@ -75,15 +81,15 @@ class LRUCell(Cell):
 
     def step(self, params, h_prev: np.ndarray, x_t: np.ndarray) -> np.ndarray:
         """One complex step lambda h_{t-1} + gamma B x_t."""
-        B = params["B_re"] + 1j * params["B_im"]
-        return eigenvalues(params) * h_prev + np.exp(params["gamma_log"]) * (B @ x_t)
+        B = _complex(params, "B")
+        return eigenvalues(params) * h_prev + np.exp(np.asarray(params["gamma_log"], float)) * (B @ x_t)
 
     def forward(self, params, x, state0=None) -> LRUTrace:
-        B = params["B_re"] + 1j * params["B_im"]
-        C = params["C_re"] + 1j * params["C_im"]
+        B = _complex(params, "B")
+        C = _complex(params, "C")
         x = as_sequence(x, B.shape[1])
         N, T = B.shape[0], len(x)
-        lam, gamma = eigenvalues(params), np.exp(params["gamma_log"])
+        lam, gamma = eigenvalues(params), np.exp(np.asarray(params["gamma_log"], float))
         h0 = np.zeros(N, complex)
         if state0 is not None:  # (Re h0, Im h0) stacked, as the Jacobians see it, or h0 complex
             s = np.asarray(state0)

@@ -71,7 +71,7 @@ class SelectiveCell(Cell):
 
     def coefficients(self, params, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Delta (T, d), a and b (T, d*N) for every step: they need x_t alone, never the state."""
-        A = -np.exp(params["A_log"])  # (d, N)
+        A = -np.exp(np.asarray(params["A_log"], float))  # (d, N)
         delta = softplus(x @ params["W_delta"].T + params["b_delta"])
         a = np.exp(delta[:, :, None] * A[None])  # (T, d, N)
         b = delta[:, :, None] * params["B"][None] * x[:, :, None]
@@ -99,7 +99,7 @@ class SelectiveCell(Cell):
         + Delta_s[i] B[i,n] [i = j]."""
         d, N = params["B"].shape
         T = len(trace.x)
-        A = -np.exp(params["A_log"])
+        A = -np.exp(np.asarray(params["A_log"], float))
         h_prev = np.vstack([trace.h0[None], trace.h[:-1]]).reshape(T, d, N)
         a = trace.a.reshape(T, d, N)
         slope = sigmoid(trace.x @ params["W_delta"].T + params["b_delta"])  # softplus' = sigmoid, (T, d)
