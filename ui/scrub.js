@@ -68,12 +68,12 @@ function install() {
     }
     if (!waits.length) return;
     d.busy = true;
-    // Plotly.animate draws at once and ends the frame at its next animation frame's callback: the thumb's latest
-    // value is drawn right there (before that frame is painted), not one more animation frame later, which held
-    // every drag to at most 30 frames a second.
     Promise.all(waits).catch(() => {}).then(() => {
       d.busy = false;
-      if (R.drag === d) show();  // nothing moved meanwhile: show() draws nothing
+      if (R.drag === d && !d.queued) {  // the thumb may have moved on meanwhile
+        d.queued = true;
+        requestAnimationFrame(() => { if (R.drag === d) show(); });
+      }
     });
   };
   // The server's figure at frame k, drawn whole (Plotly.react), with the axes the drag holds, if any.
