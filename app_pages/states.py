@@ -15,9 +15,9 @@ from ui.widgets import error, intro, page_columns, plot, torch_check
 
 def controls() -> dict:
     """The calculator's settings, read from its widgets, as plain values (each head keeps its own output size)."""
-    for col, (name, (label, what)) in zip(st.columns(2), words.PRESET_LABELS.items()):
-        col.button(label, key=f"{P}.preset.{name}", width="stretch", on_click=set_state, help=what,
-                   args=({f"{P}.{k}": v for k, v in words.CALC_PRESETS[name].items()},))
+    for name, (label, what) in words.PRESET_LABELS.items():  # one a row: two to a row cut "GRU classifier (…" at 1400
+        st.button(label, key=f"{P}.preset.{name}", width="stretch", on_click=set_state, help=what,
+                  args=({f"{P}.{k}": v for k, v in words.CALC_PRESETS[name].items()},))
     c = dict(task=st.radio("Task", ["classifier", "lm"], key=f"{P}.task", horizontal=True,
                            format_func={"classifier": "Classifier", "lm": "Language model"}.get,
                            help="A classifier has a small output layer; a language model's is vocabulary-sized."),
