@@ -111,6 +111,7 @@ class Session:
             msg.rerun_script.fragment_id = fragment
         for w in [] if state is None else state if isinstance(state, list) else [state]:
             msg.rerun_script.widget_states.widgets.append(w)
+        self.started()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -128,12 +129,19 @@ class Session:
                 if wid:
                     self.widgets[wid] = wid
                     self.fragments[wid] = fm.delta.fragment_id
+                self.element(fm, which, w)
             elif kind == "new_session":
                 self.session_id = fm.new_session.initialize.session_id
             elif kind == "page_info_changed":
                 self.query = fm.page_info_changed.query_string
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return time.perf_counter() - t0
+
+    def started(self) -> None:
+        """Called as each rerun is sent (a subclass resets what it keeps of a run)."""
+
+    def element(self, fm: ForwardMsg, which: str, element) -> None:
+        """Called for each element a rerun draws (a subclass keeps what it needs of it)."""
 
     def widget_id(self, key: str) -> str:
         for k, wid in self.widgets.items():

@@ -27,7 +27,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import NO_PROXY, Session, check_loopback, cpu_s  # noqa: E402 - benchmarks/ is not a package
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
@@ -40,7 +39,7 @@ class Visitor(Session):
 
     def __init__(self, url: str, query: str = "", source: str | None = None):
         super().__init__(url, PAGE)
-        self.query, self.texts, self.fragments, self.fragment, self.source = query, [], {}, "", source
+        self.query, self.texts, self.fragment, self.source = query, [], "", source
 
     async def open(self):
         """As Session.open, from loopback source address `source` when one is given."""
@@ -53,38 +52,15 @@ class Visitor(Session):
                                 ping_interval=None, local_addr=(self.source, 0))
         await self.rerun(None)
 
-    async def rerun(self, state, fragment: str = "") -> float:
-        msg = BackMsg()
-        msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_name = self.page
-        if fragment:
-            msg.rerun_script.fragment_id = fragment
-        for s in state or []:
-            msg.rerun_script.widget_states.widgets.append(s)
+    def started(self) -> None:
         self.texts = []
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        while True:
-            fm = ForwardMsg()
-            fm.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=60))
-            kind = fm.WhichOneof("type")
-            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
-                el = fm.delta.new_element
-                which = el.WhichOneof("type")
-                self.exceptions += which == "exception"
-                w = getattr(el, which, None)
-                if which in ("markdown", "alert"):
-                    self.texts.append(w.body)
-                elif which == "metric":
-                    self.texts.append(f"{w.label} {w.body}")
-                if getattr(w, "id", ""):
-                    self.widgets[w.id] = w.id
-                    self.fragments[w.id] = fm.delta.fragment_id
-                self.fragment = fm.delta.fragment_id or self.fragment  # the phone's self-refreshing part
-            elif kind == "page_info_changed":
-                self.query = fm.page_info_changed.query_string
-            elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                return time.perf_counter() - t0
+
+    def element(self, fm: ForwardMsg, which: str, element) -> None:
+        if which in ("markdown", "alert"):
+            self.texts.append(element.body)
+        elif which == "metric":
+            self.texts.append(f"{element.label} {element.body}")
+        self.fragment = fm.delta.fragment_id or self.fragment  # the phone's self-refreshing part
 
     def press(self, key: str) -> WidgetState:
         return WidgetState(id=self.widget_id(key), trigger_value=True)
