@@ -126,11 +126,11 @@ export default function ({ data, parentElement }) {
   const run = window.Plotly ? new Promise((resolve) => resolve(draw(window.Plotly))) : plotly(src).then(draw);
   run.then(() => {
     problem.hidden = true;
-    if (!gd.__rnnvizFits && gd.on) {  // each drawing, a resize's too
+    if (!gd.__rnnvizFits && gd.on) {  // each later drawing, a resize's too; this first one has drawn already
       gd.on("plotly_afterplot", () => fitCellText(gd));
       gd.__rnnvizFits = true;
+      fitCellText(gd);
     }
-    fitCellText(gd);
   }, (e) => {
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
     if (window.Plotly) window.Plotly.purge(gd);
