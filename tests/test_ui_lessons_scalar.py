@@ -27,6 +27,20 @@ def test_table_headers():
     assert "+ b" in next(iter(k for k in words.worked_table(fade(), 0.5, 1, False) if k.startswith("w")))
 
 
+def test_a_negative_term_is_written_as_subtracted_and_each_row_adds_up():
+    """'0.000 + -9.051' read badly: a negative term (memory or bias) is subtracted, and the written sum, read back
+    as arithmetic, gives the row's z to its rounding."""
+    tr = lesson.run_scalar([1, 0, -2, 0.3], 1.0, -10.0, -0.5, 0.0)
+    rows = words.worked_rows(tr, -0.5)
+    assert rows[1]["pre"] == "0.000 - 4.621 - 0.500 = -5.121"  # -10 tanh(0.5) - 0.5
+    for r in rows:
+        assert "+ -" not in r["pre"]
+        expr, z = r["pre"].split(" = ")
+        assert abs(eval(expr) - float(z)) <= 0.0015  # three terms, each rounded to 0.0005
+    steps = words.chart_steps(tr, -0.5, 4)  # the chart's title writes the same sum
+    assert " ".join(steps[1][0]) == "Step 2: z = 0.000 - 4.621 - 0.500 = -5.121,"
+
+
 def test_predict_step_scores_once_and_moves_the_frontier():
     tr = fade()
     setup = (1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))

@@ -79,14 +79,18 @@ def guess_box(t: int, x_t: float, h_prev: float) -> None:
                   width="stretch")
 
 
+def plus(v: float, digits: int = 3) -> str:
+    """A term added in a written sum: '+ 0.381', and a negative one as subtracted, '- 10.000' (never '+ -10.000');
+    the hyphen is fmt's own minus sign, so a row reads alike throughout."""
+    return ("- " + fmt(-v, digits)) if v < 0 else ("+ " + fmt(v, digits))
+
+
 def worked_rows(trace: RNNTrace, b: float = 0.0, digits: int = 3) -> list[dict[str, str]]:
     """The notes' table: t, x_t, 'W_x x_t + W_h h_{t-1}' written out as a sum, and h_t."""
     rows = []
     for t in range(len(trace.h)):
         xp, hp, pre = trace.x_part[t, 0], trace.h_part[t, 0], trace.pre[t, 0]
-        expr = f"{fmt(xp, digits)} + {fmt(hp, digits)}"
-        if b:
-            expr += f" + {fmt(b, digits)}"
+        expr = fmt(xp, digits) + " " + plus(hp, digits) + (" " + plus(b, digits) if b else "")
         rows.append({"t": str(t + 1), "x_t": f"{trace.x[t, 0]:g}", "pre": f"{expr} = {fmt(pre, digits)}",
                      "h_t": fmt(trace.h[t, 0], digits)})
     return rows
@@ -200,8 +204,8 @@ def chart_steps(trace: RNNTrace, b: float, upto: int) -> list[list[list[str]]]:
     The numbers are the worked table's, written by fmt."""
     out = []
     for k in range(upto):
-        t, bias = k + 1, ["+ " + fmt(b)] if b else []
-        z = [f"Step {t}:", "z = " + fmt(trace.x_part[k, 0]), "+ " + fmt(trace.h_part[k, 0])] + bias
+        t, bias = k + 1, [plus(b)] if b else []
+        z = [f"Step {t}:", "z = " + fmt(trace.x_part[k, 0]), plus(trace.h_part[k, 0])] + bias
         out.append([z + [f"= {fmt(trace.pre[k, 0])},"], [f"h{sub(t)} = tanh(z)", f"= {fmt(trace.h[k, 0])}"]])
     return out
 
