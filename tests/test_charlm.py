@@ -366,9 +366,11 @@ def test_start_is_an_argument_and_an_empty_start_matches_a_plain_torch_run(capsy
     with torch.no_grad():
         logits, _, _ = model(ids)
     want = torch.softmax(logits[0].double(), -1).numpy()
-    np.testing.assert_allclose(tr.probs, want, atol=1e-6)
+    # float32 through 46 steps of the shipped model, NumPy's kernels against torch's: 1.3e-6 apart on an AMD EPYC
+    # (4.5e-6 relative), under 1e-6 on the machine this was written on; the shipped model's other checks use 1e-5
+    np.testing.assert_allclose(tr.probs, want, atol=1e-5)
     for k in range(len(tr.text) - tr.generated_from):  # what each character was drawn from: the torch run's too
-        np.testing.assert_allclose(tr.sampled_at(k), want[tr.generated_from - 1 + k], atol=1e-6)
+        np.testing.assert_allclose(tr.sampled_at(k), want[tr.generated_from - 1 + k], atol=1e-5)
     default = lm.run(tr.text)  # after the warm-up line break: not what a plain torch run gives
     assert lm.warmup == "\n" and np.abs(default.probs - want).max() > 0.05
     capsys.readouterr()
