@@ -385,8 +385,12 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
         # pointer reaches the slider, as a visitor's does before a press, and the page computes its frames
         page.wait_for_function(f"() => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
                                "window.__rnnvizScrubs?.items.size", timeout=TIMEOUT_MS)
-        if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away
-            raise Skip(f"the slider {drag.slider!r} is folded away")
+        if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away:
+            fold = page.locator(f"details:has({slider}) > summary")  # open them, as the lecturer does
+            if not fold.count():
+                raise Skip(f"the slider {drag.slider!r} is hidden")
+            fold.first.click()
+            page.locator(slider).wait_for(state="visible", timeout=10_000)
         page.locator(slider).scroll_into_view_if_needed()
         page.locator(slider).hover(timeout=10_000)
         page.wait_for_function(GEOMETRY, arg=[slider, chart], timeout=TIMEOUT_MS)  # frames sent, chart drawn
