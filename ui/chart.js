@@ -59,16 +59,33 @@ function fitScreen(gd) {  // entering or leaving full screen: the chart takes th
 
 // Numbers written into heatmap cells are sized by the server for a width it can only guess (the hello page's steps
 // chart, beside the controls at 1024 px with the sidebar open, is half what it assumes), so after every drawing a
-// heatmap whose numbers run into each other has them hidden: its colours and its hover still give them.
+// heatmap whose numbers run into each other (closer than 2 px: "−0.140.40" reads as one number) is written a size
+// smaller where its type is a laptop's (under 13 px: a projector's stays at its size), and failing that has them
+// hidden: its colours and its hover still give them.
+const SMALLER = 0.88;
 function fitCellText(gd) {
+  const hit = (a, b) => a.left < b.right + 2 && b.left < a.right + 2 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const crowded = (labels) => {
+    const boxes = labels.map((g) => g.getBoundingClientRect()).filter((b) => b.width > 0);
+    return boxes.some((a, i) => boxes.slice(i + 1).some((b) => hit(a, b)));
+  };
   for (const hm of gd.querySelectorAll("g.hm")) {
     const labels = [...hm.querySelectorAll("g.heatmap-label")];
+    const texts = labels.map((g) => g.querySelector("text")).filter(Boolean);
     labels.forEach((g) => { g.style.display = ""; });
-    const boxes = labels.map((g) => g.getBoundingClientRect()).filter((b) => b.width > 0);
-    const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
-    if (boxes.some((a, i) => boxes.slice(i + 1).some((b) => hit(a, b)))) {
-      labels.forEach((g) => { g.style.display = "none"; });
+    texts.forEach((t) => {  // as plotly.js drew it (it sets the size again on each drawing; a resize may not)
+      if (t.dataset.rnnvizSmaller && t.style.fontSize === t.dataset.rnnvizSmaller) t.style.fontSize = t.dataset.rnnvizSize;
+    });
+    if (!crowded(labels)) continue;
+    const size = texts.length ? parseFloat(getComputedStyle(texts[0]).fontSize) : NaN;
+    if (size < 13) {
+      texts.forEach((t) => {
+        t.dataset.rnnvizSize = t.style.fontSize;
+        t.style.fontSize = t.dataset.rnnvizSmaller = (size * SMALLER).toFixed(2) + "px";
+      });
+      if (!crowded(labels)) continue;
     }
+    labels.forEach((g) => { g.style.display = "none"; });
   }
 }
 
