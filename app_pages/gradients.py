@@ -90,7 +90,7 @@ def explorer() -> None:
 @fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
     demo = lesson.clip_demo(report, T, words.clip_control())
-    st.markdown(words.clip_note(demo, metric_log10, T))
+    st.markdown(words.clip_note(demo, metric_log10, T, where="below" if classroom() else "above"))
     (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
     plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
          alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")

@@ -141,3 +141,11 @@ def test_page_stays_thin():
     src = (ROOT / "app_pages" / "gradients.py").read_text()
     assert len(src.splitlines()) <= 150
     assert "controls" in {n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)}
+
+
+def test_the_clipping_sentence_points_to_where_the_metrics_are(open_page):
+    """On a projector the metrics go under the chart, yet the clipping sentence said 'The metric *vanilla h*
+    above': it says below there, and above on a laptop, where the metrics sit over the chart."""
+    laptop = next(m.value for m in open_page(P, view="clip").markdown if "before clipping" in m.value)
+    room = next(m.value for m in open_page(P, view="clip", classroom="1").markdown if "before clipping" in m.value)
+    assert "The metric *vanilla h* above (" in laptop and "The metric *vanilla h* below (" in room

@@ -280,12 +280,12 @@ CLIP_VERDICT = {
 }
 
 
-def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN) -> str:
-    """The clipping sentence, naming how its number differs from the 'vanilla h' metric; when the gradient is
-    shorter than the lowest threshold the slider offers, that the threshold can change nothing here, and how much
-    shorter it is."""
+def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN, where: str = "above") -> str:
+    """The clipping sentence, naming how its number differs from the 'vanilla h' metric (`where` the metrics are:
+    above the chart, or below it on a projector); when the gradient is shorter than the lowest threshold the slider
+    offers, that the threshold can change nothing here, and how much shorter it is."""
     text = (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** "
-            f"after. The metric *vanilla h* above ({format_norm(metric_log10)}) is the largest singular value of the "
+            f"after. The metric *vanilla h* {where} ({format_norm(metric_log10)}) is the largest singular value of the "
             "whole Jacobian back to h₀, the most any such loss could receive; ‖∂L/∂h₀‖ for our one L is at most that.")
     gap = np.log10(lowest) - demo["log10_before"]
     if gap > 0:
