@@ -230,9 +230,10 @@ MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
 
 
 def memory_presets() -> None:
-    """The two inputs that show memory, as buttons side by side."""
-    for col, (name, pr) in zip(st.columns(2), MEMORY_PRESETS.items()):
-        col.button(pr["label"], key=f"{P}.mem_{name}", width="stretch", help=pr["help"], on_click=set_state,
+    """The two inputs that show memory, as buttons one a row (two to a row cut 'One, then zeros' to 'One, the…' in
+    the controls column at 1280 px)."""
+    for name, pr in MEMORY_PRESETS.items():
+        st.button(pr["label"], key=f"{P}.mem_{name}", width="stretch", help=pr["help"], on_click=set_state,
                    args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
 
 
