@@ -244,3 +244,14 @@ def test_the_six_moves_panels_have_three_upright_ticks(step):
     for name in ("xaxis", "xaxis2", "xaxis3"):
         k = lay[name]["tickvals"][2]
         assert lay[name]["tickvals"] == [-k, 0, k] and k / 10 ** np.floor(np.log10(k)) in (1, 2, 5)
+
+
+def test_the_selective_panels_have_at_most_three_ticks_each():
+    """Three panels share 390 px: at projector size Plotly's own ticks ('1 0.5 0 −0.5 −1' in ~60 px) ran together;
+    each panel's value axis now has at most three."""
+    from rnnviz.figures import recurrences
+    from rnnviz.lessons.recurrences import selective_run
+
+    tr = selective_run([1, -1, -1, -1, 0.5, -1, -1, -1], 4.0, 0.0)
+    lay = recurrences.selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.45).to_dict()["layout"]
+    assert all(lay[name].get("nticks", 0) in (2, 3) for name in ("yaxis", "yaxis2", "yaxis3"))
