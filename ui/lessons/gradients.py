@@ -15,7 +15,7 @@ from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
-from rnnviz.text import fmt, format_norm
+from rnnviz.text import fmt, format_norm, sup
 from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
@@ -215,10 +215,16 @@ def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
     return {REFERENCES[k]: v for k, v in numbers(steps).items()}
 
 
+def _two_digits(v: float) -> str:
+    """Two significant digits as the notes write them: '1', '1.8 × 10⁻²'."""
+    m, e = f"{v:.1e}".split("e")
+    return f"{float(m):g}" if int(e) == 0 else f"{m} × 10{sup(int(e))}"
+
+
 def notes_table() -> dict[str, list[str]]:
     """The notes' table of idealised factors, formatted as the notes print it (columns; t first)."""
     tab = decay_table()
-    return {"t": [str(int(t)) for t in tab["t"]], "vanilla (0.5×0.9)ᵗ": [f"{v:.1e}" for v in tab["vanilla"]],
+    return {"t": [str(int(t)) for t in tab["t"]], "vanilla (0.5×0.9)ᵗ": [_two_digits(v) for v in tab["vanilla"]],
             "LSTM f = 0.9: 0.9ᵗ": [f"{v:.2g}" for v in tab["lstm"]], "LSTM f = 1": [f"{v:g}" for v in tab["lstm_f1"]]}
 
 
