@@ -275,7 +275,7 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
     T = len(ls.x)
     name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
-    ends = "; ".join(f"{name[c]} **{v[-1]:.1e}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
+    ends = "; ".join(f"{name[c]} **{fmt(v[-1])}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
                                                      if memory.last_alive(v) < T else "")
                      for c, v in mem.norms.items())
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
