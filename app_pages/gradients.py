@@ -45,7 +45,7 @@ def explorer() -> None:
     if room := classroom():
         left, right = page_columns([1, 2.4])
         with left, controls_box():
-            words.presets(words.PRESETS, "", st.columns(2))
+            words.presets(words.PRESETS, "", [st, st])  # one a row: two to a row broke "Vanish: σₘₐₓ" / "= 0.9"
             view, scale = words.view_control(st), words.scale_control(st)
             with st.expander("More settings"):
                 c = controls(room)
