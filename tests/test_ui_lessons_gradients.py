@@ -29,6 +29,15 @@ def test_notes_table_as_the_notes_print_it():
     assert list(words.reference_curves(np.arange(3))) == list(words.REFERENCES.values())
 
 
+def test_the_dashes_are_named_in_the_charts_own_variable():
+    """The decay chart's x axis is k, steps back; its legend named the notes' dashes '(0.5·0.9)ᵗ' and '0.9ᵗ', while
+    t on the same chart is the step the gradient reaches (k = T − t). They are named in k, and the notes' table
+    below says its t is that k."""
+    names = list(words.reference_curves(np.arange(3)))
+    assert names[:2] == ["vanilla (0.5·0.9)<sup>k</sup>", "LSTM 0.9<sup>k</sup>"]
+    assert "t is the chart's k" in words.NOTES_CAPTION
+
+
 def test_compared_is_computed_once_and_shared_read_only():
     a = words.compared(4, 10, 0.9, 1.0, 0.5, 0)
     assert words.compared(4, 10, 0.9, 1.0, 0.5, 0) is a

@@ -84,7 +84,7 @@ CURVES = {  # series key: (metric label, what it measures)
                "path plus every detour through h, W_hh and the gates."),
     "gru": ("GRU h", "GRU: the spectral norm of ∂h_T/∂h_t."),
 }
-REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>t</sup>", "lstm": "LSTM 0.9<sup>t</sup>", "lstm_f1": "LSTM 1"}
+REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>k</sup>", "lstm": "LSTM 0.9<sup>k</sup>", "lstm_f1": "LSTM 1"}
 
 
 # ---- the controls ---------------------------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the c
               "(tanh′ ≈ 0) pull the product down.")
 
 NOTES_CAPTION = ("Idealised: tanh′ ≈ 0.5 on average and a recurrent weight of about 0.9. The dashed grey lines on "
-                 "the plot are these formulas.")
+                 "the plot are these formulas; the notes' t is the chart's k, steps back.")
 EXPLODE_HELP = ("A one-unit cell with w = 2 held at h = 0, in tanh's linear part where tanh′ = 1: each of the fifty "
                 "steps multiplies the gradient by exactly 2.")
 
