@@ -177,3 +177,12 @@ def test_a_negative_factor_in_the_step_sentence_is_in_parentheses():
     text = words.linear_text(lesson.linear_step(tr, 2), 0.9, 1.0, 2, 2)
     assert "a·h₁ = 0.9 × (-1.000) = **-0.900**" in text and "b·x₂ = 1 × (-2) = **-2.000**" in text
     assert "× -" not in text
+
+
+def test_the_linear_sentence_says_what_k_silent_steps_do():
+    """'after k silent steps h is exactly aᵏ times itself' read as h = aᵏ h: it is aᵏ times what it was."""
+    from ui.lessons import recurrences as words
+
+    tr = lesson.linear_run(0.9, 1.0, [1, 0])
+    text = words.linear_text(lesson.linear_step(tr, 1), 0.9, 1.0, 1, 2)
+    assert "after k silent steps h is exactly aᵏ times what it was, so it fades." in text

@@ -114,7 +114,7 @@ def linear_text(s: dict, a: float, b: float, t: int, T: int) -> str:
     x = f"{s['x']:g}"
     return (f"**Step {t} of {T}.** Keep: a·h{sub(t - 1)} = {a:g} × {times(fmt(s['h_prev']))} = **{fmt(s['kept'])}**. "
             f"Write: b·x{sub(t)} = {b:g} × {times(x)} = **{fmt(s['written'])}**. "
-            f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times itself, "
+            f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times what it was, "
             f"so {'it grows without bound' if abs(a) > 1 else 'it fades' if abs(a) < 1 else 'it stays'}.")
 
 
