@@ -45,7 +45,7 @@ def explorer() -> None:
     if room := classroom():
         left, right = page_columns([1, 2.4])
         with left, controls_box():
-            words.presets(words.PRESETS, "", st.columns(2))
+            words.presets(words.PRESETS, "", [st, st])  # one a row: two to a row broke "Vanish: σₘₐₓ" / "= 0.9"
             view, scale = words.view_control(st), words.scale_control(st)
             with st.expander("More settings"):
                 c = controls(room)
@@ -90,7 +90,7 @@ def explorer() -> None:
 @fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
     demo = lesson.clip_demo(report, T, words.clip_control())
-    st.markdown(words.clip_note(demo, metric_log10, T))
+    st.markdown(words.clip_note(demo, metric_log10, T, where="below" if classroom() else "above"))
     (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
     plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
          alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")

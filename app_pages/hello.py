@@ -94,7 +94,7 @@ def lesson_body() -> None:
     steps_read = lesson.read(txt, w)
     with right:
         quoted = f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None
-        st.markdown(words.status(txt, H, seed, current, quoted))
+        st.markdown(words.status(txt, H, seed, current, quoted, steps_read.loss))
         m1, m2, m3 = st.columns(3)
         m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
                   "(natural-log units): −ln p(target), averaged.")

@@ -53,6 +53,11 @@ def fmt(v: float, digits: int = 3, sig: int = 3) -> str:
     return f"{m} × 10{sup(int(ex))}"
 
 
+def times(factor: str) -> str:
+    """A written number after '×': a negative one in parentheses, '10 × (-1.000)', never '10 × -1.000'."""
+    return f"({factor})" if factor.startswith("-") else factor
+
+
 _SUB = str.maketrans("0123456789+-−=()txhjkn", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₜₓₕⱼₖₙ")
 
 

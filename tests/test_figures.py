@@ -225,3 +225,33 @@ def test_the_six_moves_chart_has_no_empty_band_above_its_panel_titles(fs):
     lines = max(a["text"].count("<br>") + 1 for a in lay["annotations"])
     assert lay["margin"]["t"] <= 1.3 * 13 * fs * lines + 20
     assert lay["height"] - lay["margin"]["t"] - lay["margin"]["b"] >= 3 * 38 * fs  # a row per unit at reading size
+
+
+@pytest.mark.parametrize("step", [1, 4])
+def test_the_six_moves_panels_have_three_upright_ticks(step):
+    """At step 4 of the defaults five ticks (−2 −1 0 1 2) did not fit a fifth of a projector's chart and Plotly
+    turned them on their side: panels ①-③ now have three, −k, 0, k, with k a round number inside the range."""
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
+
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"],
+                        np.zeros(3), list("hello"))
+    lay = vector.six_moves(moves(setup, vrun(setup), step), list("helo"), 1.45).to_dict()["layout"]
+    for name in ("xaxis", "xaxis2", "xaxis3", "xaxis4", "xaxis5"):
+        ax = lay[name]
+        assert ax["tickangle"] == 0 and len(ax["tickvals"]) == 3
+        assert ax["range"][0] <= min(ax["tickvals"]) and max(ax["tickvals"]) <= ax["range"][1]
+    for name in ("xaxis", "xaxis2", "xaxis3"):
+        k = lay[name]["tickvals"][2]
+        assert lay[name]["tickvals"] == [-k, 0, k] and k / 10 ** np.floor(np.log10(k)) in (1, 2, 5)
+
+
+def test_the_selective_panels_have_at_most_three_ticks_each():
+    """Three panels share 390 px: at projector size Plotly's own ticks ('1 0.5 0 −0.5 −1' in ~60 px) ran together;
+    each panel's value axis now has at most three."""
+    from rnnviz.figures import recurrences
+    from rnnviz.lessons.recurrences import selective_run
+
+    tr = selective_run([1, -1, -1, -1, 0.5, -1, -1, -1], 4.0, 0.0)
+    lay = recurrences.selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.45).to_dict()["layout"]
+    assert all(lay[name].get("nticks", 0) in (2, 3) for name in ("yaxis", "yaxis2", "yaxis3"))

@@ -185,3 +185,15 @@ def test_merge_joins_parts_run_side_by_side(tmp_path):
     paths[1].write_text(json.dumps(dict(json.loads(paths[1].read_text()), lags=[5])))
     with pytest.raises(ValueError, match="same settings"):
         lag.merge(paths)
+
+
+def test_on_a_projector_the_training_curve_has_its_own_legend():
+    """Side by side (a laptop) the two lag charts share the first one's legend; on a projector they stack, and the
+    training curve, 600 px below that legend, named none of its six lines."""
+    res = lag.load_results()
+    if res is None:
+        pytest.skip("no shipped lag results")
+    named = lambda fig: [tr.name for tr in fig.data if tr.showlegend is not False]  # noqa: E731
+    assert named(lag_curve_figure(res)) == []
+    projector = lag_curve_figure(res, 1.45)
+    assert named(projector) == named(lag_figure(res, 1.45)) and projector.layout.legend.orientation == "h"

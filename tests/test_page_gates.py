@@ -4,6 +4,7 @@ import sys
 import numpy as np
 import pytest
 
+from rnnviz.text import fmt
 from tests.conftest import all_text, charts, shown_number
 from tests.helpers import code_of
 
@@ -112,6 +113,20 @@ def test_lockstep_three_cells_with_matched_parameters(open_page):
     assert url(at).get("view") == "lockstep" and url(at).get("t") == "2"
 
 
+def test_how_much_survives_is_written_as_every_other_number(open_page):
+    """'vanilla RNN **2.1e-01**; LSTM **9.5e-03**' was Python's notation among the page's 0.731 and 10⁻⁶: the ends
+    are written by rnnviz.text.fmt, and read back they are the chart's last points."""
+    import re
+
+    at = open_page(P, view="lockstep")
+    note = next(m.value for m in at.markdown if "cells, after 5 steps:" in m.value)
+    ends = re.findall(r"\*\*([^*]+)\*\*", note.split("after 5 steps:")[1])
+    assert len(ends) == 3 and not any("e-" in e or "e+" in e for e in ends)
+    spec = next(v for k, v in chart_specs(at).items() if "memory" in k)
+    last = [tr["y"][-1] for tr in spec["data"][:3]]
+    assert [shown_number(e) for e in ends] == pytest.approx(last, rel=5e-3)
+
+
 def test_lockstep_agrees_with_torch(open_page):
     at = open_page(P, view="lockstep", H="5")
     at.toggle(key=f"{P}.torch").set_value(True).run()
@@ -178,7 +193,7 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
     drawn = [d for d in chart_specs(at)[f"{P}.memory"]["data"]]
     for d, c in zip(drawn, ("rnn", "lstm", "gru")):
         np.testing.assert_allclose(d["y"], np.maximum(want[c], 1e-300), rtol=1e-12)
-    assert f"**{want['lstm'][-1]:.1e}**" in all_text(at) and "after 65 steps" in all_text(at)
+    assert f"**{fmt(want['lstm'][-1])}**" in all_text(at) and "after 65 steps" in all_text(at)
     at.button(key=f"{P}.mem_first").click().run()
     assert at.text_input(key=f"{P}.word").value == MEMORY_PRESETS["first"]["sets"]["word"]
     if lag.WEIGHTS.exists():

@@ -54,7 +54,8 @@ def test_two_named_lstm_cell_curves_and_the_instruction_holds(open_page):
 def test_notes_table_and_explosion(open_page):
     at = open_page(P)
     tab = at.table[0].value
-    assert list(tab["vanilla (0.5×0.9)ᵗ"]) == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
+    # as the notes print it, and as every other power of ten on the page ('1.8e-02' was Python's notation)
+    assert list(tab["vanilla (0.5×0.9)ᵗ"]) == ["1", "1.8 × 10⁻²", "3.4 × 10⁻⁴", "1.2 × 10⁻⁷", "1.3 × 10⁻¹⁴"]
     assert list(tab["LSTM f = 0.9: 0.9ᵗ"]) == ["1", "0.59", "0.35", "0.12", "0.015"]
     assert metric(at, "Scalar w = 2") == "1.13 × 10¹⁵"
 
@@ -141,3 +142,11 @@ def test_page_stays_thin():
     src = (ROOT / "app_pages" / "gradients.py").read_text()
     assert len(src.splitlines()) <= 150
     assert "controls" in {n.name for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)}
+
+
+def test_the_clipping_sentence_points_to_where_the_metrics_are(open_page):
+    """On a projector the metrics go under the chart, yet the clipping sentence said 'The metric *vanilla h*
+    above': it says below there, and above on a laptop, where the metrics sit over the chart."""
+    laptop = next(m.value for m in open_page(P, view="clip").markdown if "before clipping" in m.value)
+    room = next(m.value for m in open_page(P, view="clip", classroom="1").markdown if "before clipping" in m.value)
+    assert "The metric *vanilla h* above (" in laptop and "The metric *vanilla h* below (" in room

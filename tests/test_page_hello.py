@@ -26,6 +26,16 @@ def test_untrained_then_trained(open_page):
     assert list(table["model's best guess"]) == list("ello")  # the two l's are told apart
 
 
+def test_the_trained_sentence_ends_at_the_loss_metric_shows(open_page):
+    """'Loss went from 1.552 to 0.00256' sat above a Loss metric of 0.00255: the sentence wrote the loss before
+    the last Adam update, the metric that of the trained weights. Both now name the trained weights' loss."""
+    at = open_page(P)
+    at.button(key=f"{P}.train").click().run()
+    status = next(m.value for m in at.markdown if m.value.startswith("**Trained**"))
+    end = status.split("Loss went from ")[1].split(" nats per character")[0].split(" to ")[1]
+    assert end == metrics(at)["Loss"]
+
+
 def test_softmax_example_and_temperature(open_page):
     at = open_page(P)
     # the notes' scores (1.0, 2.2, -3.0, 4.1); reference values worked out by hand: e^s / sum e^s

@@ -167,3 +167,22 @@ def test_every_view_describes_its_charts_and_draws_no_red(open_page):
         drawn = charts(at)
         assert drawn and all(len(c.alt.strip()) >= 10 for c in drawn), view
         assert not [c.key for c in drawn if COLORS["output"] in c.spec], view
+
+
+def test_a_negative_factor_in_the_step_sentence_is_in_parentheses():
+    """'a·h₁ = 0.9 × -1.000' read badly: a negative second factor is in parentheses, as on the one-unit page."""
+    from ui.lessons import recurrences as words
+
+    tr = lesson.linear_run(0.9, 1.0, [-1, -2])
+    text = words.linear_text(lesson.linear_step(tr, 2), 0.9, 1.0, 2, 2)
+    assert "a·h₁ = 0.9 × (-1.000) = **-0.900**" in text and "b·x₂ = 1 × (-2) = **-2.000**" in text
+    assert "× -" not in text
+
+
+def test_the_linear_sentence_says_what_k_silent_steps_do():
+    """'after k silent steps h is exactly aᵏ times itself' read as h = aᵏ h: it is aᵏ times what it was."""
+    from ui.lessons import recurrences as words
+
+    tr = lesson.linear_run(0.9, 1.0, [1, 0])
+    text = words.linear_text(lesson.linear_step(tr, 1), 0.9, 1.0, 1, 2)
+    assert "after k silent steps h is exactly aᵏ times what it was, so it fades." in text

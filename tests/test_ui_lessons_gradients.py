@@ -24,9 +24,18 @@ def test_lstm_note_names_both_cell_curves():
 
 def test_notes_table_as_the_notes_print_it():
     tab = words.notes_table()
-    assert tab["vanilla (0.5×0.9)ᵗ"] == ["1.0e+00", "1.8e-02", "3.4e-04", "1.2e-07", "1.3e-14"]
+    assert tab["vanilla (0.5×0.9)ᵗ"] == ["1", "1.8 × 10⁻²", "3.4 × 10⁻⁴", "1.2 × 10⁻⁷", "1.3 × 10⁻¹⁴"]  # notes 004
     assert tab["LSTM f = 0.9: 0.9ᵗ"] == ["1", "0.59", "0.35", "0.12", "0.015"]
     assert list(words.reference_curves(np.arange(3))) == list(words.REFERENCES.values())
+
+
+def test_the_dashes_are_named_in_the_charts_own_variable():
+    """The decay chart's x axis is k, steps back; its legend named the notes' dashes '(0.5·0.9)ᵗ' and '0.9ᵗ', while
+    t on the same chart is the step the gradient reaches (k = T − t). They are named in k, and the notes' table
+    below says its t is that k."""
+    names = list(words.reference_curves(np.arange(3)))
+    assert names[:2] == ["vanilla (0.5·0.9)<sup>k</sup>", "LSTM 0.9<sup>k</sup>"]
+    assert "t is the chart's k" in words.NOTES_CAPTION
 
 
 def test_compared_is_computed_once_and_shared_read_only():

@@ -27,6 +27,15 @@ def test_table_headers():
     assert "+ b" in next(iter(k for k in words.worked_table(fade(), 0.5, 1, False) if k.startswith("w")))
 
 
+def test_a_negative_factor_in_the_step_sentence_is_in_parentheses():
+    """'wₕhₜ₋₁ = 10 × -1.000' read badly: a negative second factor is written '10 × (-1.000)'; a negative first
+    factor needs none ('-10 × 0')."""
+    tr = lesson.run_scalar([1, 0], -10.0, 10.0, 0.0, 0.0)
+    text = words.step_text(2, 0.0, -10.0, 10.0, 0.0, tr.h[0, 0], tr)
+    assert "wₓxₜ = -10 × 0 = " in text and "wₕhₜ₋₁ = 10 × (-1.000) = **-10.000**" in text
+    assert "× -" not in words.step_text(1, -2.0, 1.0, -0.5, 0.0, 0.0, lesson.run_scalar([-2], 1.0, -0.5, 0.0, 0.0))
+
+
 def test_a_negative_term_is_written_as_subtracted_and_each_row_adds_up():
     """'0.000 + -9.051' read badly: a negative term (memory or bias) is subtracted, and the written sum, read back
     as arithmetic, gives the row's z to its rounding."""

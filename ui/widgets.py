@@ -226,7 +226,7 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
         c0.button("Reset", key=f"{page}.reset", on_click=set_state, args=({key: 1},), shortcut="home",
                   help="Back to step 1 (Home key)", width="stretch")
     else:
-        c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="bottom")
+        c1, c2, c3 = st.columns([1.2, 1.2, 3], vertical_alignment="bottom")
     t_now = st.session_state.get(key, 1)
     c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
               disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")

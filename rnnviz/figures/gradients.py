@@ -270,10 +270,11 @@ def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     dotted lines where it moves to a longer lag."""
     cur = results["curve"]
     steps, data = np.asarray(cur["step"]), []
+    stacked = font_scale > 1  # on a projector the two lag charts stack, and this one needs a legend of its own
     for row in LAG_STYLE:
         if row in cur["accuracy"] and row in results["cells"]:
             data += _lag_traces(steps, np.asarray(cur["accuracy"][row], float), row, results["cells"][row],
-                                "step %{x}", False)
+                                "step %{x}", stacked)
     chance, stage = 1 / results["task"]["symbols"], cur.get("stage_steps")
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance,
                    line=dict(color=COLORS["muted"], width=1.5, dash="dash"))]
@@ -284,10 +285,13 @@ def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
         ann.append(dict(x=(i + 0.5) * stage, y=1.0, yref="y domain", yanchor="bottom", showarrow=False,
                         text=f"k ≤ {lag}", font=dict(size=12 * font_scale, color=COLORS["muted"])))
     last = int(steps[-1]) if len(steps) else 1
-    return _readable(data, _layout(f"Accuracy at lag {cur['lag']} while training", 440 + 80 * (font_scale > 1),
-                              font_scale, shapes=shapes, annotations=ann,
+    bottom, legend = (grown(font_scale, 150, 210), dict(legend=_legend_below())) if stacked else (
+        grown(font_scale, 72, 92), {})  # the legend's rows as below lag_figure, the plot as tall as without them
+    return _readable(data, _layout(f"Accuracy at lag {cur['lag']} while training",
+                              440 + 80 * stacked + bottom - grown(font_scale, 72, 92), font_scale, shapes=shapes,
+                              annotations=ann, **legend,
                               margin=dict(l=grown(font_scale, 88, 107), t=grown(font_scale, 80, 100),
-                                          b=grown(font_scale, 72, 92), r=grown(font_scale, 32, 40)),
+                                          b=bottom, r=grown(font_scale, 32, 40)),
                               xaxis=dict(title=dict(text="Adam step" + (" (the curriculum's stages above)"
                                                                         if stage else "")), range=[0, last]),
                               yaxis=dict(title=dict(text=f"accuracy at lag {cur['lag']}"), range=[0, 1.05],

@@ -143,6 +143,8 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
                      hovertemplate="t=%{x}<br>h=%{y:.4f}<extra></extra>"), 3)]
     lay["xaxis3"].update(title=dict(text="time step t"), dtick=1 if len(t) <= 25 else None)
     lay["yaxis2"].update(rangemode="tozero")
+    for k in (1, 2, 3):  # three panels in 390 px: Plotly's own five ticks a panel ran together on a projector
+        lay[f"yaxis{k if k > 1 else ''}"].update(nticks=3)
     margin = dict(l=y_margin(font_scale, 5), t=grown(font_scale, 48, 56), b=x_margin(font_scale))  # legend on top
     return _fig(data, text_sizes(_layout("", 390, font_scale, margin=margin, **lay), font_scale))
 

@@ -25,6 +25,12 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 MOVES_MAX_HEIGHT = 640  # px: the six moves stay within a screen at any H
 
 
+def _round_below(r: float) -> float:
+    """The largest of 1, 2, 5 times a power of ten that is at most r (r > 0): 1.8 -> 1, 2.2 -> 2, 18 -> 10."""
+    e = 10.0 ** np.floor(np.log10(r))
+    return max(m * e for m in (1, 2, 5) if m * e <= r)
+
+
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
     """Moves 1-5 of one step as bar panels: read input, read memory, add, squash, predict.
 
@@ -65,10 +71,12 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
             bars(4, m.h, units, COLORS["state"], "h<sub>t</sub>"),
             bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f", labelled=True)]
     lim = max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
+    # three upright ticks a panel: five (−2 −1 0 1 2) did not fit a fifth of a projector's chart and turned sideways
     for k in (1, 2, 3):
-        lay[_axis_name("x", k)].update(range=[-1.8 * lim, 1.8 * lim], nticks=5)
-    lay["xaxis4"].update(range=[-1.9, 1.9], tickvals=[-1, 0, 1])
-    lay["xaxis5"].update(range=[0, 1.5], tickvals=[0, 0.5, 1])
+        tick = _round_below(1.8 * lim)
+        lay[_axis_name("x", k)].update(range=[-1.8 * lim, 1.8 * lim], tickvals=[-tick, 0, tick], tickangle=0)
+    lay["xaxis4"].update(range=[-1.9, 1.9], tickvals=[-1, 0, 1], tickangle=0)
+    lay["xaxis5"].update(range=[0, 1.5], tickvals=[0, 0.5, 1], tickangle=0)
     for k in range(1, 6):
         lay[_axis_name("y", k)].update(autorange="reversed", showticklabels=k in (1, 5), type="category")
     return _fig(data, text_sizes(lay, font_scale))

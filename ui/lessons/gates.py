@@ -230,9 +230,10 @@ MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
 
 
 def memory_presets() -> None:
-    """The two inputs that show memory, as buttons side by side."""
-    for col, (name, pr) in zip(st.columns(2), MEMORY_PRESETS.items()):
-        col.button(pr["label"], key=f"{P}.mem_{name}", width="stretch", help=pr["help"], on_click=set_state,
+    """The two inputs that show memory, as buttons one a row (two to a row cut 'One, then zeros' to 'One, the…' in
+    the controls column at 1280 px)."""
+    for name, pr in MEMORY_PRESETS.items():
+        st.button(pr["label"], key=f"{P}.mem_{name}", width="stretch", help=pr["help"], on_click=set_state,
                    args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
 
 
@@ -274,7 +275,7 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
     T = len(ls.x)
     name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
-    ends = "; ".join(f"{name[c]} **{v[-1]:.1e}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
+    ends = "; ".join(f"{name[c]} **{fmt(v[-1])}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
                                                      if memory.last_alive(v) < T else "")
                      for c, v in mem.norms.items())
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])

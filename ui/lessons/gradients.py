@@ -15,7 +15,7 @@ from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
-from rnnviz.text import fmt, format_norm
+from rnnviz.text import fmt, format_norm, sup
 from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
@@ -84,7 +84,7 @@ CURVES = {  # series key: (metric label, what it measures)
                "path plus every detour through h, W_hh and the gates."),
     "gru": ("GRU h", "GRU: the spectral norm of ∂h_T/∂h_t."),
 }
-REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>t</sup>", "lstm": "LSTM 0.9<sup>t</sup>", "lstm_f1": "LSTM 1"}
+REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>k</sup>", "lstm": "LSTM 0.9<sup>k</sup>", "lstm_f1": "LSTM 1"}
 
 
 # ---- the controls ---------------------------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ SCALE_NOTE = ("The weights are random and untrained (the seed picks them): the c
               "(tanh′ ≈ 0) pull the product down.")
 
 NOTES_CAPTION = ("Idealised: tanh′ ≈ 0.5 on average and a recurrent weight of about 0.9. The dashed grey lines on "
-                 "the plot are these formulas.")
+                 "the plot are these formulas; the notes' t is the chart's k, steps back.")
 EXPLODE_HELP = ("A one-unit cell with w = 2 held at h = 0, in tanh's linear part where tanh′ = 1: each of the fifty "
                 "steps multiplies the gradient by exactly 2.")
 
@@ -215,10 +215,16 @@ def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
     return {REFERENCES[k]: v for k, v in numbers(steps).items()}
 
 
+def _two_digits(v: float) -> str:
+    """Two significant digits as the notes write them: '1', '1.8 × 10⁻²'."""
+    m, e = f"{v:.1e}".split("e")
+    return f"{float(m):g}" if int(e) == 0 else f"{m} × 10{sup(int(e))}"
+
+
 def notes_table() -> dict[str, list[str]]:
     """The notes' table of idealised factors, formatted as the notes print it (columns; t first)."""
     tab = decay_table()
-    return {"t": [str(int(t)) for t in tab["t"]], "vanilla (0.5×0.9)ᵗ": [f"{v:.1e}" for v in tab["vanilla"]],
+    return {"t": [str(int(t)) for t in tab["t"]], "vanilla (0.5×0.9)ᵗ": [_two_digits(v) for v in tab["vanilla"]],
             "LSTM f = 0.9: 0.9ᵗ": [f"{v:.2g}" for v in tab["lstm"]], "LSTM f = 1": [f"{v:g}" for v in tab["lstm_f1"]]}
 
 
@@ -280,12 +286,12 @@ CLIP_VERDICT = {
 }
 
 
-def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN) -> str:
-    """The clipping sentence, naming how its number differs from the 'vanilla h' metric; when the gradient is
-    shorter than the lowest threshold the slider offers, that the threshold can change nothing here, and how much
-    shorter it is."""
+def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN, where: str = "above") -> str:
+    """The clipping sentence, naming how its number differs from the 'vanilla h' metric (`where` the metrics are:
+    above the chart, or below it on a projector); when the gradient is shorter than the lowest threshold the slider
+    offers, that the threshold can change nothing here, and how much shorter it is."""
     text = (f"The vanilla ∂L/∂h₀, {T} steps back: norm **{demo['before']}** before clipping, **{demo['after']}** "
-            f"after. The metric *vanilla h* above ({format_norm(metric_log10)}) is the largest singular value of the "
+            f"after. The metric *vanilla h* {where} ({format_norm(metric_log10)}) is the largest singular value of the "
             "whole Jacobian back to h₀, the most any such loss could receive; ‖∂L/∂h₀‖ for our one L is at most that.")
     gap = np.log10(lowest) - demo["log10_before"]
     if gap > 0:

@@ -113,9 +113,12 @@ def vocab_display(vocab: list[str], limit: int = 24) -> tuple[str, str | None]:
     return text, ("In the vocabulary, " + ", ".join(shown) + ".") if shown else None
 
 
-def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None) -> str:
+def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None,
+           final: float | None = None) -> str:
     """What the model on the page is: trained on what, how long, from which start; or untrained (markdown).
-    `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes."""
+    `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes.
+    `final` is the trained weights' loss as the page's Loss metric shows it (4 decimals); without it, the last
+    training step's, which was computed before that step's update."""
     n, V = len(text), len(vocabulary(text))
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
     if result is not None and not result.losses:  # Train pressed with Training steps = 0
@@ -126,9 +129,10 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
         return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so every guess is chance. "
                 f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
+    end = fmt(result.losses[-1]) if final is None else fmt(final, 4)
     return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
             f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {fmt(result.losses[0])} to "
-            f"{fmt(result.losses[-1])} nats per character (the average −ln p of each next character; nats are "
+            f"{end} nats per character (the average −ln p of each next character; nats are "
             f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from rnnviz.figures.recurrences import eigen_plane
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.text import InputError, fmt, parse_sequence, sub
+from rnnviz.text import InputError, fmt, parse_sequence, sub, times
 from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
@@ -111,9 +111,10 @@ def preset_state(name: str) -> dict:
 
 
 def linear_text(s: dict, a: float, b: float, t: int, T: int) -> str:
-    return (f"**Step {t} of {T}.** Keep: a·h{sub(t - 1)} = {a:g} × {fmt(s['h_prev'])} = **{fmt(s['kept'])}**. "
-            f"Write: b·x{sub(t)} = {b:g} × {s['x']:g} = **{fmt(s['written'])}**. "
-            f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times itself, "
+    x = f"{s['x']:g}"
+    return (f"**Step {t} of {T}.** Keep: a·h{sub(t - 1)} = {a:g} × {times(fmt(s['h_prev']))} = **{fmt(s['kept'])}**. "
+            f"Write: b·x{sub(t)} = {b:g} × {times(x)} = **{fmt(s['written'])}**. "
+            f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times what it was, "
             f"so {'it grows without bound' if abs(a) > 1 else 'it fades' if abs(a) < 1 else 'it stays'}.")
 
 

@@ -12,7 +12,7 @@ from rnnviz.figures.scalar import states_over_time
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
-from rnnviz.text import fmt, power_text, sub, sup
+from rnnviz.text import fmt, power_text, sub, sup, times
 from ui.scrub import Scrub
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
@@ -115,8 +115,8 @@ def step_text(t: int, x_t: float, w_x: float, w_h: float, b: float, h_prev: floa
     k = t - 1
     xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
     bias = f" the bias {b:g}" if b else ""
-    return (f"**Step {t}.** Read the input: wₓxₜ = {w_x:g} × {x_t:g} = **{fmt(xp)}**. "
-            f"Read the memory: wₕhₜ₋₁ = {w_h:g} × {fmt(h_prev)} = **{fmt(hp)}**. "
+    return (f"**Step {t}.** Read the input: wₓxₜ = {w_x:g} × {times(f'{x_t:g}')} = **{fmt(xp)}**. "
+            f"Read the memory: wₕhₜ₋₁ = {w_h:g} × {times(fmt(h_prev))} = **{fmt(hp)}**. "
             f"Add{bias}: z = **{fmt(pre)}**. Squash: h{sub(t)} = tanh({fmt(pre)}) = **{fmt(h)}**.")
 
 
