@@ -91,10 +91,14 @@ def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
 def test_a_space_is_shown_as_a_visible_character(open_page):
     at = open_page(P)
     at.text_area(key=f"{P}.text").input("the cat").run()
-    assert metrics(at)["Vocabulary"] == "{t, h, e, ␣, c, a}"
-    assert any("␣ is the space" in c.value for c in at.caption)
+    assert metrics(at)["Vocabulary"] == "6"  # six are too many to list in the metric's third of a column
+    assert any("The vocabulary: 6 characters, {t, h, e, ␣, c, a}." in c.value and "␣ is the space" in c.value
+               for c in at.caption)
     table = at.dataframe[0].value
     assert list(table["input"]) == ["t", "h", "e", "␣", "c", "a"] and list(table["target"])[2] == "␣"
+    at.text_area(key=f"{P}.text").input("*a_b* $x$").run()  # markdown and LaTeX characters show as typed
+    assert metrics(at)["Vocabulary"] == "7" and any(
+        r"The vocabulary: 7 characters, {\*, a, \_, b, ␣, \$, x}." in c.value for c in at.caption)
 
 
 def test_heavy_training_is_capped_with_a_message(open_page):

@@ -12,8 +12,11 @@ def test_visible_characters_and_the_vocabulary_display():
 
     assert vocab_display(vocabulary("hello")) == ("{h, e, l, o}", None)
     text, note = vocab_display(vocabulary("the cat\n"))
-    assert text == "{t, h, e, ␣, c, a, ↵}" and "␣ is the space" in note and "↵ a line break" in note
-    assert visible("\t") == "⇥" and vocab_display([chr(65 + k) for k in range(30)])[0] == "30 characters"
+    assert text == "7" and note.startswith("The vocabulary: 7 characters, {t, h, e, ␣, c, a, ↵}.")  # too many to list
+    assert "␣ is the space" in note and "↵ a line break" in note  # in the metric: their number, the set in the note
+    assert vocab_display(vocabulary("abcd")) == ("{a, b, c, d}", None)  # four fit the metric at 1280 px
+    many = vocab_display([chr(65 + k) for k in range(30)])
+    assert visible("\t") == "⇥" and many == ("30", "The vocabulary: 30 characters.")  # too many to list at all
 
 
 def test_url_parsers_refuse_values_off_the_sliders_notches():

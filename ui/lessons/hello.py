@@ -23,6 +23,7 @@ from rnnviz.lessons.hello import (
 from rnnviz.lessons.presets import SOFTMAX_SCORES
 from rnnviz.text import fmt
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, text
+from ui.widgets import md
 
 P = "hello"
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
@@ -102,15 +103,20 @@ def visible(c: str) -> str:
     return VISIBLE.get(c, c)
 
 
-def vocab_display(vocab: list[str], limit: int = 24) -> tuple[str, str | None]:
-    """The vocabulary as '{h, e, l, o}' with invisible characters drawn visibly, and a note naming those glyphs."""
-    if len(vocab) > limit:
-        text = f"{len(vocab)} characters"
-    else:
-        text = "{" + ", ".join(visible(c) for c in vocab[:12]) + ("…" if len(vocab) > 12 else "") + "}"
+def vocab_display(vocab: list[str], fits: int = 4, listed: int = 24) -> tuple[str, str | None]:
+    """The vocabulary for its metric, '{h, e, l, o}' with invisible characters drawn visibly, up to `fits` characters
+    (a metric a third of the column wide holds four at 1280 px: '{a, b, c, d, e}' was cut to '{a, b, c, d…', and
+    '7 characters' to '7 charact…'); else their number, with the set (up to `listed`) in the note, which also names
+    the invisible characters' glyphs."""
+    braces = "{" + ", ".join(visible(c) for c in vocab) + "}"
     names = {" ": "␣ is the space", "\n": "↵ a line break", "\t": "⇥ a tab"}
     shown = [names[c] for c in names if c in vocab]
-    return text, ("In the vocabulary, " + ", ".join(shown) + ".") if shown else None
+    listing = "{" + ", ".join(md(visible(c)) for c in vocab) + "}"  # visitor text, inert in the note's markdown
+    count = f"{len(vocab):,} characters"
+    notes = [f"The vocabulary: {count}" + (f", {listing}." if len(vocab) <= listed else ".")] if len(vocab) > fits \
+        else []
+    notes += ["In the vocabulary, " + ", ".join(shown) + "."] if shown else []
+    return braces if len(vocab) <= fits else f"{len(vocab):,}", " ".join(notes) or None
 
 
 def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None,
