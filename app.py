@@ -13,7 +13,7 @@ from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
 from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
-from ui.widgets import CLASSROOM_CSS, legend
+from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend
 
 pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
 _t0 = time.perf_counter()
@@ -25,6 +25,7 @@ st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_i
 nav = st.navigation(pages(), position="hidden" if classroom() else "sidebar")
 freeze_heap()  # the first run only: the loaded modules, before any page's objects exist
 guard_uploads()  # files PUT into a session that no file box holds are removed (ui/upload.py)
+st.html(LAYOUT_CSS)  # static CSS of our own (no visitor text), as below
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     prev_next(nav.url_path, "top")

@@ -56,6 +56,24 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 </style>"""
 
 
+# Every page, whatever the mode: narrower than 1200 px (a projector without ?classroom=1, a small laptop or a tablet
+# beside the sidebar) the main column keeps the sides Streamlit's wide layout pads with 5rem, buttons their padding
+# and metrics their width, as classroom mode does, and buttons leave out their key hints (their tooltips say them):
+# at 1024 px with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
+LAYOUT_CSS = """<style>
+@media (max-width: 1200px) {
+.block-container {padding-left: 1.5rem !important; padding-right: 1.5rem !important;}
+[data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
+[data-testid^='stBaseButton'] p {white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important;}
+[data-testid^='stBaseButton'] kbd {display: none !important;}
+[data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
+  {font-size: 1.65rem !important;}
+[data-testid='stMetricLabel'] p {white-space: normal !important;}
+}
+</style>"""
+
+
 def page_columns(widths: list[float]) -> list:
     """Side-by-side columns of these relative widths: the controls beside the chart they move. On a projector too
     (1024 px), so that a slider and its chart share the first screen; there the gap is small."""
