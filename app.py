@@ -1,5 +1,6 @@
 """rnnviz: step recurrent networks by hand, in the browser. Run with `streamlit run app.py`."""
 import time
+from pathlib import Path
 
 # pandas whole before any session builds a figure: plotly peeks at sys.modules["pandas"] and, when a class arrives
 # at once on a fresh server, can catch it half-imported by another session's thread (AttributeError: no 'Series').
@@ -15,12 +16,13 @@ from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend
 
+FAVICON = str(Path(__file__).with_name("ui") / "favicon.png")  # ours, served by the app: a lecture hall may be offline
 pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
 _t0 = time.perf_counter()
 use_house_template()
 one_blas_thread()  # once per process (and once more after torch)
 
-st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=":material/replay:", layout="wide",
+st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=FAVICON, layout="wide",
                    initial_sidebar_state="collapsed" if classroom() else "auto")
 nav = st.navigation(pages(), position="hidden" if classroom() else "sidebar")
 freeze_heap()  # the first run only: the loaded modules, before any page's objects exist

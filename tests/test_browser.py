@@ -101,6 +101,16 @@ def test_sample_page_text_is_clickable_and_resamples(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def test_a_lecture_hall_without_internet_misses_nothing(server, page):
+    """Every request a page makes goes to the app's own server: the favicon, a Material icon, was fetched from
+    fonts.gstatic.com on every load (offline: a console error and no icon)."""
+    outside = []
+    page.on("request", lambda r: None if r.url.startswith((server.url, "data:", "blob:")) else outside.append(r.url))
+    for path in ("", "scalar?classroom=1", "gradients", "hello"):
+        open_page(page, server, path)
+    assert page.evaluate("() => [...document.querySelectorAll('link[rel*=icon]')].map(l => l.href)") and outside == []
+
+
 def test_home_page_has_no_exception(server, page):
     open_page(page, server, "")
     assert "Recurrent networks" in page.inner_text("body")
