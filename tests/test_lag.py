@@ -59,11 +59,11 @@ def test_summary_says_where_the_gates_win_and_when_they_do_not():
     text = words.lag_summary(won)
     assert lag.aim_lags(won) == [4] and "Gates win at lag 4" in text
     assert "95%–99%" in text and "91%–93%" in text and "15%–20%" in text
-    assert "vanilla RNN up to lag 1" in text and "LSTM (b_f = +1) up to lag 4" in text
-    assert "at lag 4 the LSTM (b_f = 0) scored 10% and the LSTM (b_f = +1) 95%–99%" in text
+    assert "vanilla RNN up to lag 1" in text and "LSTM ($b_f$ = +1) up to lag 4" in text
+    assert "at lag 4 the LSTM ($b_f$ = 0) scored 10% and the LSTM ($b_f$ = +1) 95%–99%" in text
     lost = fake({c: [[1.0, 0.95, 0.5]] for c in ("rnn", "lstm", "gru")})
     text = words.lag_summary(lost)
-    assert lag.aim_lags(lost) == [] and "not reached" in text and "LSTM (b_f = +1) 50%" in text
+    assert lag.aim_lags(lost) == [] and "not reached" in text and "LSTM ($b_f$ = +1) 50%" in text
     assert lag.best_lag(fake({"rnn": [[0.5, 1.0, 1.0]]}), "rnn") is None
 
 

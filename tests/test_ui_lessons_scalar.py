@@ -14,7 +14,7 @@ def test_every_preset_has_a_name_and_sets_its_numbers():
     assert list(words.PRESET_NAMES) == list(SCALAR_PRESETS)
     assert words.preset_values("flood") == {"scalar.w_x": 1.0, "scalar.w_h": 2.0, "scalar.b": 0.0, "scalar.h0": 0.0,
                                             "scalar.x": "1, 0, 0", "scalar.t": 3}
-    assert words.PRESET_NAMES["flood"][0] == "Flood" and "w_h = 2" in words.PRESET_NAMES["flood"][1]
+    assert words.PRESET_NAMES["flood"][0] == "Flood" and "wₕ = 2" in words.PRESET_NAMES["flood"][1]
 
 
 def test_table_headers():

@@ -362,7 +362,7 @@ def lag_about(results: dict) -> str:
 def lag_name(results: dict, row: str) -> str:
     """A row's name in sentences: the LSTMs carry their forget-gate bias."""
     b = results["cells"][row].get("forget_bias")
-    return LAG_NAMES[row] + (f" (b_f = {b:+g})" if b else " (b_f = 0)" if b is not None else "")
+    return LAG_NAMES[row] + (f" ($b_f$ = {b:+g})" if b else " ($b_f$ = 0)" if b is not None else "")  # markdown
 
 
 def pct(v: float) -> str:

@@ -28,9 +28,9 @@ PARAMS = [
     Param(f"{P}.predict", "predict", False, flag, dump_flag),
 ]
 PRESET_NAMES = {  # preset: (button label, what a student should see, one sentence)
-    "fade": ("Fade", "w_h = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh "
+    "fade": ("Fade", "wₕ = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh "
                      "trims it further."),
-    "flood": ("Flood", "w_h = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
+    "flood": ("Flood", "wₕ = 2, x = 1, 0, 0. The same input grows step by step until tanh pins it near 1."),
     "rewrite": ("Rewrite", "x = 1, 0, 1. The middle zero only fades the state; the third input writes over what "
                            "remains."),
     "silence": ("Silence", "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
