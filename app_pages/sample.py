@@ -47,7 +47,7 @@ def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
 @fragment
 def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
-    ss[f"{P}.pos"] = i = min(max(1, ss[f"{P}.pos"]), len(smp.text) - 1)
+    i = words.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
     shade = st.segmented_control("Shade by", words.SHADES, key=f"{P}.shade",
                                  help="What colours each character.") or "probability"
     unit = (0, "h", 0)
@@ -61,14 +61,14 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
     v = sh.numbers
     with left:
         markup = figures.text_markup(smp.text, v.values, v.lo, v.hi, v.signed, sh.titles, None, v.unread_after, fs)
-        textview(markup, f"The text, shaded by {shade}; character {i} outlined. Click a character to inspect it.",
+        textview(markup, f"The text, shaded by {shade}; character {i + 1} outlined. Click a character to inspect it.",
                  f"{P}.text", f"{P}.pos", selected=i)
         st.html(words.legend_markup(sh.caption, *sh.ends, v.signed, fs, words.summary(smp)))
     with right:
-        st.slider("Position", 1, max(2, len(smp.text) - 1), key=f"{P}.pos",
-                  help="Which character to inspect (0: the prime's first).")
+        st.slider("Position", 2, max(3, len(smp.text)), key=f"{P}.char", on_change=words.char_moved, args=(ss,),
+                  help="Which character to inspect, counted from 1 (the first has no prediction to show).")
         info = lesson.position(lm, smp, i)
-        st.markdown(f"Character **{i}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}")
+        st.markdown(f"Character **{i + 1}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}")
         st.html(figures.dist_markup(words.top_rows(info), "model (T = 1)", words.sampled_name(info), fs))
         st.markdown(words.entropy_sentence(info))
         if info.source != "prime":
@@ -80,14 +80,14 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
                          help="Teacher-force this one character; everything after it is sampled again."):
                 st.rerun(scope="app")
         if smp.forced:
-            st.caption(f"Forced by hand at position {', '.join(map(str, sorted(smp.forced)))}.")
+            st.caption(f"Forced by hand at character {', '.join(str(k + 1) for k in sorted(smp.forced))}.")
             if st.button("Clear forced characters", key=f"{P}.unforce", on_click=set_state,
                          args=({f"{P}.forced": {}},)):
                 st.rerun(scope="app")
-    with st.expander(f"The hidden state after character {i}", key=f"{P}.state_open", on_change="rerun") as box:
+    with st.expander(f"The hidden state after character {i + 1}", key=f"{P}.state_open", on_change="rerun") as box:
         if box.open:
             plot(figures.state_grid(smp.h[i], font_scale=fs), f"{P}.state",
-                 alt=f"every layer's hidden state after character {i}")
+                 alt=f"every layer's hidden state after character {i + 1}")
     publish(url)
 
 

@@ -78,12 +78,12 @@ SCENARIOS = [
     Scenario("hello", "Train (run to completion)", "click", ("hello.train",)),
     Scenario("hello", "Train, a new seed each time", "click", ("hello.train",), fresh="seed"),  # nothing kept
     Scenario("sample", "temperature slider", "slider", ("sample.temp",)),
-    Scenario("sample", "position slider", "slider", ("sample.pos",)),
+    Scenario("sample", "position slider", "slider", ("sample.char",)),
     Scenario("sample", "shade surprisal/probability", "option", ("sample.shade",), ("surprisal", "probability")),
     Scenario("sample", "Sample again", "click", ("sample.again",)),
     Scenario("sample", "Sample again, first after loading", "click", ("sample.again",), fresh="seed"),
     Scenario("sample", "Branch from here/Clear", "click", ("sample.branch", "sample.unforce")),
-    Scenario("sample?shade=connectivity&pos=350", "connectivity: position past 300", "slider", ("sample.pos",)),
+    Scenario("sample?shade=connectivity&pos=350", "connectivity: position past 300", "slider", ("sample.char",)),
     Scenario("sample?view=gates&over=sample", "gate saturation of each new sample", "click", ("sample.again",)),
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))

@@ -31,7 +31,7 @@ CASES = [
     ("gradients", "slider", "grad.scale", (0.9, 0.95), {}),
     ("gradients", "slider", "grad.scale", (0.9, 0.95), {"slider:grad.H": 64, "slider:grad.T": 200}),
     ("hello", "select_slider", "hello.temp", (1.0, 1.5), {}),
-    ("sample", "slider", "sample.pos", (10, 11), {}),
+    ("sample", "slider", "sample.char", (11, 12), {}),  # the Position slider counts from 1
 ]
 
 

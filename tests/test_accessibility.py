@@ -32,7 +32,7 @@ def test_the_sampled_text_has_a_text_alternative_and_hover_text(open_page):
     at = open_page("sample")
     data = json.loads(next(e.proto for e in at.main
                            if getattr(e.proto, "component_name", "") == "rnnviz_textview").json)
-    assert data["alt"].startswith("The text, shaded by probability; character 6 outlined")
+    assert data["alt"].startswith("The text, shaded by probability; character 7 outlined")
     assert data["html"].count(" title=") == 506  # every character says its value on hover (and to screen readers)
 
 

@@ -86,13 +86,13 @@ def test_sample_page_text_is_clickable_and_resamples(server, page):
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)  # the text view's spans (inside a shadow root)
     text = "".join(page.locator("span[data-i]").all_inner_texts()).replace("↵", "\n")
     assert text.startswith("ROMEO:") and len(text) == 506
-    click_character(page, 30, "Character 30:")  # a click inspects that character
+    click_character(page, 30, "Character 31:")  # a click inspects that character (text[30], the 31st)
     page.wait_for_function("() => window.location.search.includes('pos=30')", timeout=30_000)
     assert page.locator('span[data-i="30"].sel').count() == 1
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()  # shading follows the position
-    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 30')",
+    page.wait_for_function("() => document.body.innerText.includes('Connectivity of the prediction of character 31')",
                            timeout=30_000)
-    click_character(page, 350, "Connectivity of the prediction of character 350")
+    click_character(page, 350, "Connectivity of the prediction of character 351")
     page.get_by_role("button", name="Sample again").click()
     page.wait_for_function("() => window.location.search.includes('seed=2')", timeout=30_000)
     wait_idle(page)
@@ -158,7 +158,7 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     page.wait_for_selector('span[data-i="30"]', timeout=30_000)
     page.locator(".st-key-sample-shade button", has_text="connectivity").click()
     page.wait_for_function("() => window.location.search.includes('shade=connectivity')", timeout=30_000)
-    click_character(page, 30, "Connectivity of the prediction of character 30")
+    click_character(page, 30, "Connectivity of the prediction of character 31")
     page.locator(".st-key-sample-view button", has_text="Gate saturation").click()
     page.wait_for_function("() => document.body.innerText.includes('layer 1:')", timeout=30_000)
     wait_idle(page)

@@ -69,24 +69,24 @@ def test_controls_and_shading(open_page):
         assert not at.exception
         captions[shade] = at.get("html")[0].proto.body
     assert "bits" in captions["surprisal"] and "unit 1 in layer 2" in captions["hidden unit"]
-    assert "Connectivity of the prediction of character 6" in captions["connectivity"]
+    assert "Connectivity of the prediction of character 7" in captions["connectivity"]  # text[6], counted from 1
     assert "1 − p" in captions["probability"]
     assert "shade" not in at.query_params  # the default is left out of the link
 
 
 def test_inspect_branch_and_clear(open_page):
     at = open_page(P)
-    at.slider(key=f"{P}.pos").set_value(20).run()
+    at.slider(key=f"{P}.char").set_value(21).run()  # the 21st character, counted from 1 as the page writes it
     before = view(at)["text"]
-    assert view(at)["selected"] == [20] and at.query_params["pos"] == "20"
+    assert view(at)["selected"] == [20] and at.query_params["pos"] == "20"  # text[20]: the link keeps the index
     assert at.selectbox(key=f"{P}.force_char").value == before[20]  # the box starts on the character that is there
     other = next(c for c in "xyz" if c != before[20])
     at.selectbox(key=f"{P}.force_char").set_value(other).run()
     at.button(key=f"{P}.branch").click().run()
     after = view(at)["text"]
     assert after[:20] == before[:20] and after[20] == other
-    assert "forced by hand (a branch)" in all_text(at) and "Forced by hand at position 20" in all_text(at)
-    assert "chosen against" in all_text(at) and "sampled." not in all_text(at).split("Character **20**")[1][:40]
+    assert "forced by hand (a branch)" in all_text(at) and "Forced by hand at character 21" in all_text(at)
+    assert "chosen against" in all_text(at) and "sampled." not in all_text(at).split("Character **21**")[1][:40]
     assert at.query_params["branch"] == f"14.{ord(other)}"
     at.button(key=f"{P}.unforce").click().run()
     assert view(at)["text"] == before and "branch" not in at.query_params
@@ -102,7 +102,8 @@ def test_a_link_restores_position_shading_and_branches(open_page):
     assert not at.exception
     v = view(at)
     assert v["text"][20] == "x" and v["selected"] == [300]
-    assert "Connectivity of the prediction of character 300" in at.get("html")[0].proto.body
+    assert "Connectivity of the prediction of character 301" in at.get("html")[0].proto.body  # pos=300: text[300]
+    assert at.slider(key=f"{P}.char").value == 301
     assert [j for j, c in enumerate(v["classes"]) if "na" in c] == list(range(301, 506))  # not read yet: faded
     assert "‖∂ log p / ∂e‖" in v["titles"][299]
 
@@ -217,7 +218,7 @@ def test_a_refused_upload_is_not_parsed_again(open_page, monkeypatch):
     serve_files(monkeypatch, b"\x00" * 64, b"{}")
     at = open_page(P)
     assert any("refused" in e.value for e in at.error) and len(calls) == 1
-    at.slider(key=f"{P}.pos").set_value(9).run()
+    at.slider(key=f"{P}.char").set_value(9).run()
     at.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
     assert any("refused" in e.value for e in at.error) and len(calls) == 1  # remembered, not parsed per rerun
 
@@ -250,7 +251,7 @@ def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatc
     first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
     with W.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
         assert view(first)["text"] == view(second)["text"] and [c.seed for c in calls] == [11, 12]
-    second.slider(key=f"{P}.pos").set_value(40).run()  # moving the position draws nothing new
+    second.slider(key=f"{P}.char").set_value(40).run()  # moving the position draws nothing new
     second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
     second.button(key=f"{P}.again").click().run()  # drawn already
     assert second.number_input(key=f"{P}.seed").value == 12 and [c.seed for c in calls[:2]] == [11, 12]

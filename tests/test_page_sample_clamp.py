@@ -58,7 +58,7 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     assert mean > 0.005  # the finder's line-position unit moves the predictions
     before, after = texts(at)
     assert before == view(at)["text"] and after.startswith("ROMEO:")  # the page's sample, and the same prime
-    first = int(re.search(r"is the same up to character (\d+)", shown).group(1)) + 1
+    first = int(re.search(r"is the same up to character (\d+)", shown).group(1))  # that many, counted from 1
     assert before[:first] == after[:first] and before[first] != after[first] and len(after) == len(before)
     rows = statistics(at)
     assert rows[0][0].startswith("position in line (r = −0.") and rows[0][1] == "mean length of a line of speech"
@@ -72,7 +72,7 @@ def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     at.slider(key=f"{P}.clamp_value").set_value(5.0).run()
     assert not at.exception and at.query_params["cval"] == "5.0" and len(calls) == 3
     assert f"layer {layer} c unit {unit} = 5**" in all_text(at)
-    at.slider(key=f"{P}.pos").set_value(30).run()  # the inspector above: the clamp is not drawn again
+    at.slider(key=f"{P}.char").set_value(30).run()  # the inspector above: the clamp is not drawn again
     assert len(calls) == 3
 
 
@@ -92,10 +92,10 @@ def test_a_link_past_the_sample_or_with_unusable_branches_says_so(open_page):
     at = open_page(P, n="20", pos="900", branch="3.233,45.120,5.120", timeout=300)
     assert not at.exception
     notes = " ".join(i.value for i in at.info)
-    assert "**Position** 900" in notes and "last character (25)" in notes and view(at)["selected"] == [25]
-    assert "**Branch from here**" in notes and "'é' at 9 (not in the model's vocabulary)" in notes
-    assert "'x' at 51 (only 20 characters are sampled)" in notes and view(at)["text"][11] == "x"  # 5.120 is kept
-    at.slider(key=f"{P}.pos").set_value(10).run()
+    assert "**Position** 901" in notes and "last character (26)" in notes and view(at)["selected"] == [25]  # from 1
+    assert "**Branch from here**" in notes and "'é' at 10 (not in the model's vocabulary)" in notes
+    assert "'x' at 52 (only 20 characters are sampled)" in notes and view(at)["text"][11] == "x"  # 5.120 is kept
+    at.slider(key=f"{P}.char").set_value(10).run()
     assert "**Position**" not in " ".join(i.value for i in at.info)  # said until the visitor moves it
     at = open_page(P, branch="zzz", n="20", timeout=300)
     assert any("**Branch from here**" in i.value for i in at.info)

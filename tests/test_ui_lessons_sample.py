@@ -143,10 +143,11 @@ def test_shading_captions_and_hover_texts():
     assert f"±{np.abs(smp.c[:, 1, 4]).max():.3f}" in u.caption and u.ends == ("−", "+") and u.numbers.signed
     c = W.shade("connectivity", lm, smp, 10)
     peak = int(np.nanargmax(c.numbers.values))
-    assert "character 10" in c.caption and f"0 to {c.numbers.hi:.3g}, the largest, at position {peak}" in c.caption
+    assert "prediction of character 11 " in c.caption  # text[10], counted from 1 as the page writes characters
+    assert f"0 to {c.numbers.hi:.3g}, the largest, at character {peak + 1} " in c.caption
     assert c.ends == ("0", f"{c.numbers.hi:.3g}") and "set for this position" in c.caption  # the issue: no scale
     assert c.titles[3].endswith(f"= {c.numbers.values[3]:.3g}") and c.titles[10].endswith("the character predicted")
-    assert c.titles[11].endswith("read after position 10")
+    assert c.titles[11].endswith("read after character 11")
 
 
 def test_the_legend_is_escaped():

@@ -40,12 +40,12 @@ def link_notices(lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings) -> N
     asked = ss.get(f"{P}._asked", {})
     last = len(smp.text) - 1
     if "pos" in asked and asked["pos"] > last and ss[f"{P}.pos"] in (asked["pos"], last):
-        st.info(f"The link asks for **Position** {asked['pos']:,}, past this sample's last character ({last:,}), so "
-                "the last character is shown.", icon="ℹ️")
+        st.info(f"The link asks for **Position** {asked['pos'] + 1:,}, past this sample's last character "
+                f"({last + 1:,}), so the last character is shown.", icon="ℹ️")
     if "branch" in asked and ss[f"{P}.forced"] == asked["branch"]:
         kept = dict(lesson.forced_within(lm, s.n, asked["branch"]))
         dropped = sorted(set(asked["branch"].items()) - set(kept.items()))
-        why = [f"{words.label(ch)!r} at {smp.generated_from + k:,} " + ("(not in the model's vocabulary)"
+        why = [f"{words.label(ch)!r} at {smp.generated_from + k + 1:,} " + ("(not in the model's vocabulary)"
                                                                         if ch not in lm.stoi else
                                                                         f"(only {s.n:,} characters are sampled)")
                for k, ch in dropped]
@@ -86,7 +86,7 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
         st.markdown(words.AFTER_TITLE)
         st.html(figures.parted_markup(effect.after, effect.first_change, fs))
     with right:
-        plot(figures.kl_figure(effect.kl, effect.first_change, i, fs, words.KL_TITLE), f"{P}.kl",
+        plot(figures.kl_figure(effect.kl, effect.first_change, i, fs, words.KL_TITLE, first=1), f"{P}.kl",
              alt=words.CLAMP_KL_ALT)
         st.caption(words.clamp_range(effect))
         st.markdown(words.position_sentence(lm, effect, i))

@@ -190,18 +190,18 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
 
 
 def kl_figure(kl: np.ndarray, first_change: int | None = None, selected: int | None = None, font_scale: float = 1.0,
-              title: str = "") -> go.Figure:
+              title: str = "", first: int = 0) -> go.Figure:
     """KL(before ‖ after) at each character (nats), one bar per position; the first character where the two texts
-    part ways and the one inspected are marked."""
-    x = np.arange(len(kl))
+    part ways and the one inspected are marked (positions index `kl`; the axis numbers characters from `first`)."""
+    x = first + np.arange(len(kl))
     lay = _layout(title, 250 * font_scale, font_scale, margin=dict(l=70, r=20, t=60 if title else 20, b=60),
                   showlegend=False, bargap=0)
-    lay["xaxis"] = dict(title=dict(text="character number"), range=[0, max(len(kl) - 1, 1)])
+    lay["xaxis"] = dict(title=dict(text="character number"), range=[first, first + max(len(kl) - 1, 1)])
     lay["yaxis"] = dict(title=dict(text="KL(before ‖ after), nats"), rangemode="tozero")
     shapes = []
     for at, colour, dash in ((first_change, COLORS["output"], "dot"), (selected, "#111111", None)):
         if at is not None and 0 <= at < len(kl):
-            shapes.append(dict(type="line", x0=at, x1=at, y0=0, y1=1, yref="y domain",
+            shapes.append(dict(type="line", x0=first + at, x1=first + at, y0=0, y1=1, yref="y domain",
                                line=dict(color=colour, width=1.5, dash=dash)))
     lay["shapes"] = shapes
     data = [dict(type="bar", x=x, y=np.nan_to_num(kl), marker=dict(color=SEQUENTIAL[-1][1], line=dict(width=0)),

@@ -262,6 +262,20 @@ def entropy_sentence(info: lesson.Position) -> str:
             f"{'chosen against' if info.source == 'forced' else 'sampled from'}" + tail)
 
 
+def inspected(session: Session, length: int) -> int:
+    """The character inspected, as an index into the text: the page's state and a link keep it from 0, clamped to
+    the text (the first character has no prediction). The Position slider counts characters from 1, as the page's
+    sentences do, on a key of its own, set here to the same character."""
+    session[f"{P}.pos"] = i = min(max(1, session[f"{P}.pos"]), length - 1)
+    session[f"{P}.char"] = i + 1
+    return i
+
+
+def char_moved(session: Session) -> None:
+    """The Position slider moved: its character, counted from 1, as the index the page keeps."""
+    session[f"{P}.pos"] = session[f"{P}.char"] - 1
+
+
 def force_box(session: Session, i: int, char: str) -> None:
     """The "Force a character here" box starts on the character at position i, each time the position moves."""
     if session.get(f"{P}._force_at") != (i, char):
@@ -291,16 +305,17 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
     if mode == "connectivity":
         sh = lesson.connectivity_shading(lm, s, i)
         if i >= 1 and sh.peak is None:
-            return Shade(sh, [f"{c}: not finite" for c in chars], f"Connectivity of the prediction of character {i}: "
-                         "this model's gradients overflow (they are not finite numbers), so there is nothing to shade.",
+            return Shade(sh, [f"{c}: not finite" for c in chars],
+                         f"Connectivity of the prediction of character {i + 1}: this model's gradients overflow "
+                         "(they are not finite numbers), so there is nothing to shade.",
                          ("none", "most"))
         top, where = (1.0, 0) if sh.peak is None else (float(sh.values[sh.peak]), sh.peak)
-        titles = [f"{c}: ‖∂ log p / ∂e‖ = {v:.3g}" if j < i else f"{c}: read after position {i}" if j > i else
+        titles = [f"{c}: ‖∂ log p / ∂e‖ = {v:.3g}" if j < i else f"{c}: read after character {i + 1}" if j > i else
                   f"{c}: the character predicted" for j, (c, v) in enumerate(zip(chars, sh.values))]
-        return Shade(sh, titles, f"Connectivity of the prediction of character {i} (outlined): how much each "
+        return Shade(sh, titles, f"Connectivity of the prediction of character {i + 1} (outlined): how much each "
                      f"character read before it moved log p of what came, the length of the gradient ‖∂ log p / ∂e‖ "
                      f"with respect to its embedding e. The scale is set for this position: 0 to {top:.3g}, the "
-                     f"largest, at position {where} ({label(s.text[where])}); another position has its own, so "
+                     f"largest, at character {where + 1} ({label(s.text[where])}); another position has its own, so "
                      "compare positions by the numbers (hover), not the shades. Characters after it were not read "
                      "yet.", ("0", f"{top:.3g}"))
     if mode == "surprisal":
@@ -481,13 +496,13 @@ def clamp_summary(e: clamping.ClampEffect, seed: int) -> str:
     kl = e.kl[1:]
     held = f"With **{clamp_name(e.clamp)} = {e.clamp.value:g}** at every character".replace("-", "−")
     where = ("the text is the same" if e.first_change is None else
-             f"the text (seed {seed}) is the same up to character {e.first_change - 1}, then parts ways")
+             f"the text (seed {seed}) is the same up to character {e.first_change}, then parts ways")  # from 1
     if not len(kl):
         return f"{held}, {where}."
     top = int(np.nanargmax(kl)) + 1
     return (f"{held}, {where}. On the first text, KL(before ‖ after) is **{fmt(np.nanmean(kl), 4)}** nats per "
-            f"character on average, largest **{fmt(kl[top - 1])}** at character {top} ({label(e.before[top])}): how "
-            "far the clamp moves the model's next-character distribution, character by character, reading the same "
+            f"character on average, largest **{fmt(kl[top - 1])}** at character {top + 1} ({label(e.before[top])}): "
+            "how far the clamp moves the model's next-character distribution, character by character, reading the same "
             "text.")
 
 
@@ -558,5 +573,5 @@ def clamp_rows(lm: CharLM, e: clamping.ClampEffect, i: int, top: int = 8) -> lis
 def position_sentence(lm: CharLM, e: clamping.ClampEffect, i: int) -> str:
     """One character of the first text: its KL, and the probability the free and the clamped model gave it."""
     j = lm.stoi[e.before[i]]
-    return (f"Character **{i}**: {md(repr(label(e.before[i])))}, KL(before ‖ after) = **{fmt(e.kl[i], 4)}** nats; "
+    return (f"Character **{i + 1}**: {md(repr(label(e.before[i])))}, KL(before ‖ after) = **{fmt(e.kl[i], 4)}** nats; "
             f"p = {fmt(e.p_before[i, j])} free, {fmt(e.p_after[i, j])} clamped.")
