@@ -234,6 +234,15 @@ def test_colours_and_bars():
     assert "width:50.0%" in bars
 
 
+def test_the_kl_chart_numbers_characters_from_where_the_page_counts():
+    """The clamp view counts characters from 1: bar k of `kl` is character k + 1, and the parting and the inspected
+    character are marked at their numbers."""
+    fig = figures.kl_figure(np.array([0.0, 0.1, 0.3, 0.2]), first_change=2, selected=3, first=1).to_dict()
+    assert list(fig["data"][0]["x"]) == [1, 2, 3, 4] and list(fig["data"][0]["y"]) == [0.0, 0.1, 0.3, 0.2]
+    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [3, 4] and fig["layout"]["xaxis"]["range"] == [1, 4]
+    assert list(figures.kl_figure(np.zeros(3)).to_dict()["data"][0]["x"]) == [0, 1, 2]  # a notebook's index: from 0
+
+
 def test_figures_build():
     sat = [{"i": (np.array([0.1, 0.2]), np.array([0.5, 0.1])), "f": (np.zeros(2), np.ones(2))}]
     for fig in (figures.saturation_figure(sat), figures.closed_share_figure([{"o": np.linspace(0, 1, 500)}], bins=50),
