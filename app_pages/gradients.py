@@ -40,8 +40,10 @@ def controls(room: bool) -> dict:
 
 @fragment
 def explorer() -> None:
-    """The presets, the settings and one chart. On a projector: a compact column of controls (the W_hh scale on
-    top, the rest folded) beside the chart, with the numbers under it, so the scale and its chart share a screen."""
+    """The presets, the settings and one chart, with what the numbers are under it. On a projector: a compact column
+    of controls (the W_hh scale on top, the rest folded) beside the chart, so the scale and its chart share a screen.
+    On a laptop: the presets, the metrics, the scale and the chart first, the other settings under the chart (above
+    it they pushed the chart a screen down at 1280 x 800, under the presets it answers)."""
     if room := classroom():
         left, right = page_columns([1, 2.4])
         with left, controls_box():
@@ -54,12 +56,11 @@ def explorer() -> None:
         b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
         words.presets(words.PRESETS, "", [b1, b2])
         view = words.view_control(b3)
-        with controls_box():
-            c = controls(room)
-        note(f"The numbers: k = T = {c['T']} steps back; spectral norms, with L as defined above. " + words.SCALE_NOTE)
         top = st.container()
         left, right = split(1, 2.8)
         scale = words.scale_control(left)
+        with controls_box():  # drawn under the chart (the containers above were laid out first)
+            c = controls(room)
     cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
     curves, T = lesson.curves(cmp), c["T"]
     with left:
@@ -82,8 +83,7 @@ def explorer() -> None:
     if paths := words.paths_note(curves, T):
         with top or right:
             note(paths)
-    if room:
-        note(f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + words.SCALE_NOTE)
+    note(f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + words.SCALE_NOTE)
     publish(PARAMS)
 
 
@@ -116,11 +116,8 @@ def training() -> None:
 st.title("Gradients through time")
 restore(P, PARAMS)
 intro(words.INTRO)
-if not classroom():
-    note(words.LOSS_NOTE)
 explorer()
-if classroom():  # on a projector the chart comes first
-    note(words.LOSS_NOTE)
+note(words.LOSS_NOTE)  # what L is: after the chart, which comes first
 
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
