@@ -33,18 +33,24 @@ def error(message: str) -> None:
     st.error(md(message), icon="⚠️")
 
 
+# What keeps a narrow column's labels whole, wrapped rather than cut with an ellipsis: classroom mode's, and below
+# 1200 px every page's (LAYOUT_CSS).
+_FIT = """[data-testid^='stBaseButton'] p {white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important;}
+[data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
+[data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
+  {font-size: 1.65rem !important;}
+[data-testid='stMetricLabel'] p {white-space: normal !important;}
+"""
+
 # Projector mode, static CSS of our own (no visitor text). Sizes are chosen for a 1024 px wide projector: body
 # text 20 px, nothing under 14 px; labels wrap rather than being cut with an ellipsis.
 CLASSROOM_CSS = """<style>
 [data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li, [data-testid='stCaptionContainer'] p,
 [data-testid='stWidgetLabel'] p, [data-testid='stPageLink'] p, [data-testid='stTable'] td, [data-testid='stTable'] th
   {font-size: 1.25rem !important;}
-[data-testid^='stBaseButton'] p {font-size: 1.2rem !important; white-space: normal !important;
-  overflow: visible !important; text-overflow: clip !important;}
-[data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
-[data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
-  {font-size: 1.65rem !important;}
-[data-testid='stMetricLabel'] p {font-size: 1.1rem !important; white-space: normal !important;}
+[data-testid^='stBaseButton'] p {font-size: 1.2rem !important;}
+""" + _FIT + """[data-testid='stMetricLabel'] p {font-size: 1.1rem !important;}
 [data-testid='stSliderTickBar'] div, [data-testid='stSliderThumbValue'] {font-size: 1rem !important;}
 [data-testid='stMain'] input, [data-testid='stMain'] textarea, [data-testid='stMain'] [data-baseweb='select'] > div,
 [data-testid='stCode'] code {font-size: 1.15rem !important;}
@@ -57,19 +63,14 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 
 
 # Every page, whatever the mode: narrower than 1200 px (a projector without ?classroom=1, a small laptop or a tablet
-# beside the sidebar) the main column keeps the sides Streamlit's wide layout pads with 5rem, buttons their padding
-# and metrics their width, as classroom mode does, and buttons leave out their key hints (their tooltips say them):
-# at 1024 px with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
+# beside the sidebar) keeps its labels whole as classroom mode does (_FIT), with the main column's sides that
+# Streamlit's wide layout pads with 5rem, and buttons without their key hints (their tooltips say them): at 1024 px
+# with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
 LAYOUT_CSS = """<style>
 @media (max-width: 1200px) {
-.block-container {padding-left: 1.5rem !important; padding-right: 1.5rem !important;}
-[data-testid^='stBaseButton'] {padding-left: 0.4rem !important; padding-right: 0.4rem !important;}
-[data-testid^='stBaseButton'] p {white-space: normal !important; overflow: visible !important;
-  text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important;}
+""" + _FIT + """.block-container {padding-left: 1.5rem !important; padding-right: 1.5rem !important;}
+[data-testid^='stBaseButton'] p {overflow-wrap: normal !important; word-break: normal !important;}
 [data-testid^='stBaseButton'] kbd {display: none !important;}
-[data-testid='stMetricValue'], [data-testid='stMetricValue'] [data-testid='stMarkdownContainer'] p
-  {font-size: 1.65rem !important;}
-[data-testid='stMetricLabel'] p {white-space: normal !important;}
 }
 </style>"""
 
