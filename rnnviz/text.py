@@ -1,5 +1,6 @@
-"""Text helpers every page shares: how numbers are written (fmt, power_text, format_norm), Unicode sub- and
-superscripts, and reading a typed sequence of numbers (parse_sequence, which raises InputError saying what is wrong)."""
+"""Text helpers every page shares: how numbers are written (fmt, power_text, format_norm; in written arithmetic,
+plus and times), Unicode sub- and superscripts, and reading a typed sequence of numbers (parse_sequence, which raises
+InputError saying what is wrong)."""
 from __future__ import annotations
 
 import math
@@ -51,6 +52,12 @@ def fmt(v: float, digits: int = 3, sig: int = 3) -> str:
         return f"{v:.{decimals}f}"
     m, ex = f"{v:.{sig - 1}e}".split("e")
     return f"{m} × 10{sup(int(ex))}"
+
+
+def plus(v: float, digits: int = 3) -> str:
+    """A term added in a written sum: '+ 0.381', and a negative one as subtracted, '- 10.000' (never '+ -10.000');
+    the hyphen is fmt's own minus sign, so a row reads alike throughout."""
+    return ("- " + fmt(-v, digits)) if v < 0 else ("+ " + fmt(v, digits))
 
 
 def times(factor: str) -> str:

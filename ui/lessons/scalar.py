@@ -12,7 +12,7 @@ from rnnviz.figures.scalar import states_over_time
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
-from rnnviz.text import fmt, power_text, sub, sup, times
+from rnnviz.text import fmt, plus, power_text, sub, sup, times
 from ui.scrub import Scrub
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
@@ -77,12 +77,6 @@ def guess_box(t: int, x_t: float, h_prev: float) -> None:
                         help="Between −1 and 1: tanh can give nothing else.")
         g2.button("Check", key=f"{P}.check", on_click=set_state, args=({f"{P}.checked": t},), type="primary",
                   width="stretch")
-
-
-def plus(v: float, digits: int = 3) -> str:
-    """A term added in a written sum: '+ 0.381', and a negative one as subtracted, '- 10.000' (never '+ -10.000');
-    the hyphen is fmt's own minus sign, so a row reads alike throughout."""
-    return ("- " + fmt(-v, digits)) if v < 0 else ("+ " + fmt(v, digits))
 
 
 def worked_rows(trace: RNNTrace, b: float = 0.0, digits: int = 3) -> list[dict[str, str]]:
