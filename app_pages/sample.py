@@ -45,7 +45,7 @@ def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
 
 
 @fragment
-def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
+def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     i = words.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
     shade = st.segmented_control("Shade by", words.SHADES, key=f"{P}.shade",
@@ -57,7 +57,7 @@ def inspector(lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]
                 s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
                 s4.number_input("Unit", 1, lm.hidden_size, key=f"{P}.unit", help=words.UNITS_FROM_1) - 1)
     left, right = st.columns([1.5, 1], gap="large")
-    sh = words.shade(shade, lm, smp, i, unit)
+    sh = words.shade(shade, lm, smp, i, unit, model_id, ss)
     v = sh.numbers
     with left:
         markup = figures.text_markup(smp.text, v.values, v.lo, v.hi, v.signed, sh.titles, None, v.unread_after, fs)
@@ -145,6 +145,6 @@ smp = words.sample_for(model_id, lm, settings, ss, progress,
                        ahead=bool(ss.get(f"{P}.again")))  # after one click on Sample again, the next is likely
 bar.empty()
 link_notices(lm, smp, settings)
-inspector(lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
+inspector(model_id, lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
 look_inside(model_id, lm, smp, settings, fs, [p for p in PARAMS if p.url in words.LOOK_URLS])
 publish(PARAMS)

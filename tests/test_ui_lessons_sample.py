@@ -198,6 +198,39 @@ def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monke
     assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 2000, 0.8, None, None, 7))  # long: not unseen
 
 
+def test_connectivity_is_kept_and_the_next_position_is_ready_before_it_is_asked_for(monkeypatch):
+    """One backward pass per position: kept once per server for the shipped model, with the next position in the
+    direction the visitor moves computed ahead; kept in the session for an upload. Always the same numbers."""
+    monkeypatch.setattr(W, "CONNECTIVITY", SharedCache(2 ** 20))
+    lm = tiny("lstm", layers=2)
+    smp = lesson.draw_sample(lm, lesson.Settings("ab c", 20, 1.0, None, None, 2))
+    real, calls = lesson.connectivity_shading, []
+    monkeypatch.setattr(lesson, "connectivity_shading", lambda lm, s, i: calls.append(i) or real(lm, s, i))
+    session = {}
+    first = W.connectivity_for("shipped", lm, smp, 10, session)
+    np.testing.assert_array_equal(first.values, real(lm, smp, 10).values)
+    with W.CONNECTIVITY._ahead:  # the fill ahead has finished
+        assert calls == [10, 11]  # the position asked for, then the next one
+    assert W.connectivity_for("shipped", lm, smp, 11, session).peak == real(lm, smp, 11).peak
+    assert W.connectivity_for("shipped", lm, smp, 10, {}) is first  # another visitor, the same link: not again
+    with W.CONNECTIVITY._ahead:
+        assert calls == [10, 11, 12]  # 11 was waiting; 12 ahead of it
+    W.connectivity_for("shipped", lm, smp, 5, session)  # a jump back, then a step back: ahead goes backwards
+    with W.CONNECTIVITY._ahead:  # (6, ahead of 5, done)
+        pass
+    W.connectivity_for("shipped", lm, smp, 4, session)
+    with W.CONNECTIVITY._ahead:
+        assert calls[-2:] == [4, 3] and not first.values.flags.writeable  # shared: nobody may write in it
+    c = W.shade("connectivity", lm, smp, 4, model_id="shipped", session=session)
+    assert calls[-2:] == [4, 3] and c.numbers.peak == real(lm, smp, 4).peak  # shaded from what was kept
+    calls.clear()
+    upload = {}
+    for i in (3, 4, 3) + tuple(range(5, 5 + W.KEPT_PER_SESSION)):
+        W.connectivity_for("upload:1", lm, smp, i, upload)
+    assert calls == [3, 4] + list(range(5, 5 + W.KEPT_PER_SESSION))  # 3 again: kept; nothing ahead for an upload
+    assert len(upload["sample.conn"]) == W.KEPT_PER_SESSION  # the last few only
+
+
 def test_an_uploads_sample_and_analyses_stay_in_its_session(monkeypatch):
     lm, calls = tiny("gru", layers=1), []
     real = lesson.draw_sample
