@@ -3,6 +3,7 @@ position in sentences, the shading's captions and hover texts, and which samples
 or per session. The numbers behind them are tested in test_lessons_sample.py."""
 import json
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -196,6 +197,34 @@ def test_sample_again_draws_the_next_seed_ahead_for_the_shipped_model_only(monke
     assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 20, 0.8, None, None, lesson.MAX_SEED))
     assert not W.draw_ahead("upload-1", lm, s)  # a visitor's own model: only what they ask for
     assert not W.draw_ahead("shipped", lm, lesson.Settings("ROMEO:", 2000, 0.8, None, None, 7))  # long: not unseen
+
+
+def test_a_visitor_looking_inside_each_new_sample_finds_the_next_one_analysed(monkeypatch):
+    """Sample again on the gate-saturation view over the sample: the next seed's sample is drawn ahead and analysed
+    with it; the analysis is shared by every visitor whose sample reads the same, and equals one made on the spot."""
+    for name, size in (("SAMPLES", 64), ("OWN", 16)):
+        monkeypatch.setattr(W, name, SharedCache(size * 2 ** 20))
+    lm, analysed = tiny("lstm", layers=2), []
+    real = lesson.analyse_sample
+    monkeypatch.setattr(lesson, "analyse_sample", lambda lm, s: analysed.append(s.text) or real(lm, s))
+    session = {"sample.view": "gates", "sample.passage": "sample"}
+    s = lesson.Settings("ab c", 30, 1.0, None, None, 7)
+    smp = W.sample_for("shipped", lm, s, session, ahead=True)
+    with W.SAMPLES._ahead:  # the fill has finished
+        nxt = W.sample_for("shipped", lm, replace(s, seed=8), session)
+    assert analysed == [nxt.text]  # ahead: the next sample analysed, not this one (nobody asked for it yet)
+    a = W.analysis_for("shipped", lm, nxt, "sample", session)
+    assert analysed == [nxt.text] and W.analysis_for("shipped", lm, nxt, "sample", {}) is a  # waiting; shared
+    fresh = real(lm, nxt)
+    assert a.hits == fresh.hits and a.chars == fresh.chars == len(nxt.text)
+    np.testing.assert_array_equal(a.saturation[a.chars][1]["f"][0], fresh.saturation[a.chars][1]["f"][0])
+    assert not a.closed[0]["f"].flags.writeable  # shared: nobody may write in it
+    W.analysis_for("shipped", lm, smp, "sample", session)
+    assert analysed == [nxt.text, smp.text]
+    session["sample.passage"] = "excerpt"  # looking at the excerpt: the next sample is drawn, not analysed
+    W.sample_for("shipped", lm, replace(s, seed=8), session, ahead=True)
+    with W.SAMPLES._ahead:
+        assert analysed == [nxt.text, smp.text]
 
 
 def test_connectivity_is_kept_and_the_next_position_is_ready_before_it_is_asked_for(monkeypatch):

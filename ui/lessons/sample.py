@@ -202,20 +202,28 @@ def sample_for(model_id: str, lm: CharLM, s: lesson.Settings, session: Session,
         smp = SAMPLES.get((model_id, s), lambda: lesson.draw_sample(lm, s, on_progress), lambda v: v.nbytes)
         if ahead or not session.get(f"{P}.looked"):  # a class on one link: drawn once per server for them all
             session[f"{P}.looked"] = True
-            draw_ahead(model_id, lm, s)
+            draw_ahead(model_id, lm, s, analysed=session.get(f"{P}.passage") == "sample"
+                       and session.get(f"{P}.view") not in ("text", "card"))
         return smp
     if session.get(f"{P}.sample", (None,))[0] != (model_id, s):
         session[f"{P}.sample"] = ((model_id, s), lesson.draw_sample(lm, s, on_progress))
     return session[f"{P}.sample"][1]
 
 
-def draw_ahead(model_id: str, lm: CharLM, s: lesson.Settings) -> bool:
+def draw_ahead(model_id: str, lm: CharLM, s: lesson.Settings, analysed: bool = False) -> bool:
     """After "Sample again": the shipped model's sample for the next seed, drawn in the background (one at a time per
-    server), so that a visitor clicking through samples waits for the first one only."""
+    server), so that a visitor clicking through samples waits for the first one only; `analysed`: its units and gate
+    saturation too (a visitor looking inside each new sample), kept as analysis_for keeps them."""
     nxt = replace(s, seed=s.seed + 1)
     if model_id != "shipped" or s.top_k == 1 or nxt.seed > lesson.MAX_SEED or lesson.is_long(lm, nxt):
         return False  # greedy: every seed gives the same text; long: whoever waits for it should see its progress
-    return SAMPLES.fill_ahead((model_id, nxt), lambda: lesson.draw_sample(lm, nxt), lambda v: v.nbytes)
+
+    def draw() -> lesson.Sample:
+        smp = lesson.draw_sample(lm, nxt)
+        if analysed:
+            own_analysis(model_id, lm, smp)
+        return smp
+    return SAMPLES.fill_ahead((model_id, nxt), draw, lambda v: v.nbytes)
 
 
 def summary(s: lesson.Sample) -> str:
@@ -377,11 +385,29 @@ def connectivity_for(model_id: str, lm: CharLM, smp: lesson.Sample, i: int, sess
 
 
 # ---- a passage analysed: kept per server, per session, or with the sample ------------------------------------
+OWN = SharedCache(24 * 2 ** 20)  # the shipped model's samples analysed (~0.3 MB each)
+
+
+def own_analysis(model_id: str, lm: CharLM, smp: lesson.Sample) -> PassageAnalysis:
+    """The shipped model's sample analysed, once per server: it depends on the text alone (the states are the
+    model's run over it), so every visitor whose sample reads the same shares it."""
+    def analysed() -> PassageAnalysis:
+        a = lesson.analyse_sample(lm, smp)
+        for arr in [x for span in a.saturation.values() for layer in span for pair in layer.values() for x in pair] \
+                + [x for layer in a.closed for x in layer.values()]:
+            arr.setflags(write=False)  # shared by every visitor: none may change another's
+        return a
+    return OWN.get((model_id, smp.text), analysed)
+
+
 def analysis_for(model_id: str, lm: CharLM, smp: lesson.Sample, over: str, session: Session,
                  progress: Callable[[float], None] | None = None) -> PassageAnalysis:
-    """The sample (its own states: no rerun), or the excerpt analysed once per server for the shipped model (pinned:
-    visitors' uploads cannot evict it) and once per session for an upload (`session`, e.g. st.session_state).
+    """The sample (its own states: no rerun; once per server for the shipped model, see own_analysis), or the excerpt
+    analysed once per server for the shipped model (pinned: visitors' uploads cannot evict it) and once per session
+    for an upload (`session`, e.g. st.session_state).
     `progress(fraction done)` while the excerpt is read: a point where a newer click can stop the work."""
+    if over == "sample" and model_id == "shipped":
+        return own_analysis(model_id, lm, smp)
     if over == "sample":  # kept for the session while the sample is the same object
         if session.get(f"{P}.own", (None,))[0] is not smp:
             session[f"{P}.own"] = (smp, lesson.analyse_sample(lm, smp))
