@@ -10,7 +10,8 @@ at 1024x768: frames per second repainted and each frame's numbers against the se
 is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on each floor page,
 so a row and its floors see the same load; xfloor = row median / floor median, xbare = row median / bare median.
 t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
-arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps. A missing widget prints SKIP.
+arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps within a timing; a row with a
+pause waits that long before each input, untimed, as a visitor reading the page would. A missing widget prints SKIP.
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class Scenario(NamedTuple):
     arg: tuple = ("ArrowRight", "ArrowLeft")  # keys pressed in turn (slider, keys) or option labels (option)
     tab: str | None = None  # a tab to open first
     fresh: str | None = None  # a URL parameter given a value never used before each input (the page loaded anew)
+    pause: float = 0.0  # seconds a visitor spends on the page before each input (reading it), not timed
 
 
 # Keep in step with the widget keys in the pages. Presses alternate through `arg` (or `keys`), so the state oscillates.
@@ -82,9 +84,14 @@ SCENARIOS = [
     Scenario("sample", "shade surprisal/probability", "option", ("sample.shade",), ("surprisal", "probability")),
     Scenario("sample", "Sample again", "click", ("sample.again",)),
     Scenario("sample", "Sample again, first after loading", "click", ("sample.again",), fresh="seed"),
+    Scenario("sample", "Sample again, after reading 1 s", "click", ("sample.again",), pause=1.0),  # drawn ahead
     Scenario("sample", "Branch from here/Clear", "click", ("sample.branch", "sample.unforce")),
     Scenario("sample?shade=connectivity&pos=350", "connectivity: position past 300", "slider", ("sample.char",)),
     Scenario("sample?view=gates&over=sample", "gate saturation of each new sample", "click", ("sample.again",)),
+    Scenario("sample?view=gates&over=sample", "gate saturation, after reading 1 s", "click", ("sample.again",),
+             pause=1.0),
+    Scenario("sample?shade=connectivity&pos=350", "connectivity: stepping on, 0.5 s apart", "slider",
+             ("sample.char",), ("ArrowRight",), pause=0.5),  # a new position each time: computed ahead
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
 BARE = Scenario("floor", "no chart, slider", "slider", ("floor.phase",))  # ?variant=bare: Streamlit's round trip
@@ -214,6 +221,7 @@ def open_page(page: Page, url: str, sc: Scenario) -> str | None:
 
 def act(page: Page, sc: Scenario, n: int) -> float | str | None:
     """The n-th input of a scenario, timed in ms; 'lost' if the page sent no rerun; None if none finished in time."""
+    time.sleep(sc.pause)  # the visitor reads what the last input showed (the server may work ahead meanwhile)
     if sc.fresh:  # the page loaded again with a setting no earlier input used: nothing cached or drawn ahead for it
         url = urllib.parse.urlsplit(page.url)
         fresh = {sc.fresh: 3001 + 37 * n}  # unused on a server started for this run
