@@ -58,6 +58,8 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
         plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
                                 words.chart_steps(trace, b, shown)), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
+        if not predict:  # dragged, the steps move on this curve, and h_t over time (further down) follows too
+            scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs) + words.tanh_scrubs(trace, x, w_x, w_h, b, h0, shown, fs))
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
         long_table(words.worked_table(trace, b, t, view.asking), t)
@@ -120,7 +122,6 @@ def lesson_body() -> None:
         else:  # all steps, drawn once per setup: stepping does not redraw it
             plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
                  alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
-            scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs))  # the chart follows a slider while it is dragged
         st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
         fps = lesson.fixed_points(w_h, b)
         f1, f2 = st.columns([1.4, 1])

@@ -291,7 +291,8 @@ class Drag(NamedTuple):
     chart: str  # the chart's key
 
 
-SCRUBS = [Drag("scalar", "scalar.w_h", "scalar.states"), Drag("gradients", "grad.scale", "grad.decay"),
+SCRUBS = [Drag("scalar", "scalar.w_h", "scalar.states"), Drag("scalar", "scalar.w_h", "scalar.tanh"),
+          Drag("gradients", "grad.scale", "grad.decay"),
           Drag("gradients", "grad.bf", "grad.decay"), Drag("recurrences?view=eigen", "rec.r2", "rec.plane")]
 MOVE_MS, DRAG_S = 16, 2.0
 
@@ -358,9 +359,11 @@ def server_figure(drag: Drag):
     calls, through the same functions ui/scrub.py computes its frames with)."""
     sys.path.insert(0, str(ROOT))
     if drag.page == "scalar":
+        from rnnviz.lessons.scalar import run_scalar
         from ui.lessons import scalar as words
-        d = words.D
-        items = words.scrubs([float(v) for v in d.x], d.w_x, d.w_h, d.b, d.h0, 1.0)
+        d, x = words.D, [float(v) for v in words.D.x]
+        items = words.scrubs(x, d.w_x, d.w_h, d.b, d.h0, 1.0) + words.tanh_scrubs(
+            run_scalar(x, d.w_x, d.w_h, d.b, d.h0), x, d.w_x, d.w_h, d.b, d.h0, len(x), 1.0)  # opens at the last step
     elif drag.page == "gradients":
         from rnnviz.lessons.gradients import compare
         from ui.lessons import gradients as words
@@ -372,7 +375,7 @@ def server_figure(drag: Drag):
         c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
         items = words.scrubs([c[f"r{k}"] for k in range(1, c["N"] + 1)], [c[f"th{k}"] for k in range(1, c["N"] + 1)],
                              1.0)
-    return next(i for i in items if i.slider == drag.slider).build
+    return next(i for i in items if i.slider == drag.slider and i.chart == drag.chart).build
 
 
 def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classroom: bool) -> dict:
@@ -430,7 +433,7 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
             equal += all(np.allclose(np.array(got, dtype=float), np.asarray(want[i].get(a, got), dtype=float),
                                      rtol=1e-12, atol=1e-12, equal_nan=True)
                          for i, xs, ys in f["data"] for a, got in (("x", xs), ("y", ys)) if got)
-        return {"page": drag.page, "slider": drag.slider, "width": width, "classroom": classroom,
+        return {"page": drag.page, "slider": drag.slider, "chart": drag.chart, "width": width, "classroom": classroom,
                 "fps": len(frames) / seconds, "painted": len(frames), "checked": len(frames), "equal": equal,
                 "moves": len(path), "seconds": seconds, "values": len({f["thumb"] for f in frames}),
                 "current": sum(f["value"] == f["thumb"] for f in frames),
@@ -499,8 +502,10 @@ def main() -> None:
                 try:
                     dragged.append(drag_fps(browser, app_url, sc, width, height, classroom))
                 except (Skip, PlaywrightError) as e:
-                    dragged.append({"page": sc.page, "slider": sc.slider, "width": width, "skip": reason(e)})
-                print(f"  drag {sc.page} / {sc.slider} at {width}: {dragged[-1].get('fps', 'SKIP')}", file=sys.stderr,
+                    dragged.append({"page": sc.page, "slider": sc.slider, "chart": sc.chart, "width": width,
+                                    "skip": reason(e)})
+                print(f"  drag {sc.page} / {sc.slider} -> {sc.chart} at {width}: {dragged[-1].get('fps', 'SKIP')}",
+                      file=sys.stderr,
                       flush=True)
         try:  # one page per variant, inputs round robin
             chosen = FLOOR_VARIANTS if args.floor_variants else ()
@@ -531,7 +536,7 @@ def main() -> None:
               "(Plotly.animate's promise, or Plotly.react); whole redraws: frames drawn by Plotly.react (the rest "
               "moved points alone)")
         for d in dragged:
-            where = f"{d['page']} / {d['slider']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
+            where = f"{d['slider']} -> {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
             print(f"  {where:<52} " + (f"{d['fps']:>5.1f} fps  values {d['equal']}/{d['checked']}  moves "
                                        f"{d['moves']} in {d['seconds']:.2f} s  frame drawn in {d['draw_ms'] or 0:.1f} "
                                        "ms "

@@ -1,5 +1,6 @@
-"""In a real browser: the one-unit page's chart of h_t over time follows the w_h slider during a drag (Streamlit
-sends nothing until release), with the server's numbers for the value the thumb holds, and settles on release."""
+"""In a real browser: the one-unit page's chart of h_t over time and its tanh chart follow the w_h slider during a
+drag (Streamlit sends nothing until release), with the server's numbers for the value the thumb holds, and settle on
+release."""
 import numpy as np
 import pytest
 
@@ -12,6 +13,9 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
   range: document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullLayout.yaxis.range,
   whole: document.querySelector('.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.whole,
+  z: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].x),
+  tanh: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].y),
+  title: document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout.title.text,
   running: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'running'})"""
 
 
@@ -20,6 +24,13 @@ FRAMES = """() => [...(window.__rnnvizScrubs?.items.values() || [])].filter(it =
 
 def expected(w_h: float) -> np.ndarray:
     return run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0).h[:, 0]
+
+
+def last_step(w_h: float) -> list[float]:
+    """Where the tanh chart rings the last step (the page opens there): (z, h), z within the chart's ±4 at these
+    values."""
+    run = run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0)
+    return [run.pre[-1, 0], run.h[-1, 0]]
 
 
 def test_the_chart_follows_the_w_h_slider_while_dragged():
@@ -54,6 +65,10 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                 assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
                     p["value"] for p in seen]))
             np.testing.assert_allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12)
+            # the tanh chart beside the sliders too: its last step's point where that value puts it, no stale words
+            np.testing.assert_allclose([mid["z"][0], mid["tanh"][0]], last_step(mid["value"]), rtol=0, atol=1e-12)
+            assert mid["title"].endswith("on tanh, as you drag") and "=" not in mid["title"]
+            assert before["title"].startswith("Step 3: z =")
             for s in seen:  # every point shown inside the axes, which hold still unless a frame would not fit
                 assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
             assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
@@ -63,6 +78,9 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             after = page.evaluate(READ)  # settled by the rerun, at the value released
             assert after["value"] == mid["value"]
             np.testing.assert_allclose(after["h"], expected(after["value"]), rtol=0, atol=1e-12)
-            assert page.evaluate(FRAMES) == ["scalar.w_h"]  # the sliders never reached cost nothing
+            np.testing.assert_allclose([after["z"][0], after["tanh"][0]], last_step(after["value"]), rtol=0,
+                                       atol=1e-12)
+            assert after["title"].startswith("Step 3: z =")  # the chart as drawn, with its numbers, again
+            assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
     finally:
         server.close()

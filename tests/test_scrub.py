@@ -117,3 +117,36 @@ def test_frames_that_change_more_than_points_are_drawn_whole():
         return go.Figure([go.Scatter(x=[1, 2], y=[v, 2 * v])])
     assert figure_frames(bars, [1.0, 2.0])["hold"] is None and figure_frames(titled, [1.0, 2.0])["hold"] is None
     assert figure_frames(moving, [1.0, 2.0])["hold"] == {"yaxis": [[0.95, 2.05], [1.9, 4.1]]}
+
+
+def test_the_tanh_chart_follows_a_drag_by_its_steps_points_from_a_figure_of_its_own():
+    """The tanh chart's words change with every value (its title sentence, the current step's box, the labels), so
+    its frames are a form of it without them (tanh_drag), sent whole once ("start", drawn as a drag begins): then
+    only the steps' points move, and each frame puts step t at (z_t, h_t) of the run at that value."""
+    from rnnviz.figures.scalar import Z_MAX, tanh_curve, tanh_size
+    x, now = [1.0, 0.0, 0.5, -1.0, 2.0], dict(w_x=1.0, w_h=0.5, b=0.1, h0=0.2)
+    tr = scalar.run_scalar(x, **now)
+    items = scalar_words.tanh_scrubs(tr, x, *now.values(), 3, 1.0)  # stepped to t = 3: steps 1 to 3 on the curve
+    assert [(i.slider, i.chart, i.whole) for i in items] == [(f"scalar.{k}", "scalar.tanh", True) for k in now]
+    w_h = items[1]
+    frames = json.loads(encoded(figure_frames(w_h.build, w_h.values(), w_h.whole)))
+    assert sorted({d["trace"] for d in frames["data"]}) == [1, 2, 3]  # the steps; the curve stays
+    assert {d["attr"] for d in frames["data"]} == {"x", "y"}
+    assert frames["hold"] is not None  # points alone: no whole redraw after the first
+    start = frames["start"]
+    assert start["data"] == plain(w_h.build(frames["values"][0]).to_dict()["data"])
+    drawn = tanh_curve(tr.pre[:3, 0], tr.h[:3, 0], 2, 1.0, scalar_words.chart_steps(tr, 0.1, 3)).to_dict()["layout"]
+    assert (start["layout"]["height"], start["layout"]["margin"]["t"]) == (drawn["height"], drawn["margin"]["t"])
+    assert tanh_size(scalar_words.chart_steps(tr, 0.1, 3)) == (drawn["height"], drawn["margin"]["t"],
+                                                              drawn["margin"]["b"])  # the chart keeps its place
+    assert start["layout"]["title"]["text"] == "Steps 1 to 3 on tanh, as you drag"  # no number that would go stale
+    def arr(a):
+        return np.frombuffer(base64.b64decode(a["bdata"]), "<f8") if isinstance(a, dict) else np.asarray(a, float)
+    for k in (0, 37, len(frames["values"]) - 1):
+        v = frames["values"][k]
+        run = scalar.run_scalar(x, 1.0, v, 0.1, 0.2)
+        lim = min(max(4.0, 1.1 * np.abs(run.pre[:3, 0]).max()), Z_MAX)
+        shown = laid_over(start, frames, k)["data"]
+        np.testing.assert_allclose(arr(shown[1]["x"]), np.clip(run.pre[:2, 0], -lim, lim), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(arr(shown[3]["y"]), run.h[2:3, 0], rtol=0, atol=1e-15)  # step 3 ringed
+        np.testing.assert_allclose(arr(shown[2]["x"])[:2], np.clip(run.pre[2, 0], -lim, lim), rtol=0, atol=1e-15)

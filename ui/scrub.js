@@ -6,9 +6,11 @@
 // chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
 // frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
 // is greyed until the release.
+// Frames with a figure of their own (`start`: a form of the chart without the words that change with every value)
+// are drawn whole once as the drag begins, then by moving their points.
 // The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace,
-// attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}}}]}
-// (rnnviz/lessons/scrub.py).
+// attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?: {data,
+// layout}}}]} (rnnviz/lessons/scrub.py).
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 // plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/lessons/scrub.py plain) as an array: Plotly.react reads
 // that form itself, the animation path takes plain arrays. Decoded once per frame and kept.
@@ -55,7 +57,7 @@ function install() {
       // what the chart holds (gd.data and _fullData take frame k as the call starts), and how long it took to draw
       const t0 = performance.now();
       const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null };
-      const moved = c.quick && movePoints(c, k);
+      const moved = c.quick && !c.fresh && movePoints(c, k);
       mark.whole = !moved;
       c.gd.__rnnvizScrub = mark;
       if (moved) {
@@ -63,6 +65,7 @@ function install() {
                               () => { c.quick = false; c.shown = null; }));  // then whole redraws
       } else {
         redraw(c, k);  // synchronous for these charts: drawn before the frame is painted
+        c.fresh = false;  // the frames' own figure is drawn: from now on its points can move
         mark.ms = performance.now() - t0;
       }
     }
@@ -121,12 +124,17 @@ function install() {
     for (const it of R.items.values()) {
       if (!it.frames || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy") || gd.data.length !== it.frames.traces) continue;
+      const start = it.frames.start;
+      if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
+      if (!start && gd.data.length !== it.frames.traces) continue;
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
-      charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {},
+      const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
+      charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
-                    moving: [...new Set(it.frames.data.map((d2) => d2.trace))],
-                    base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } });
+                    moving: [...new Set(it.frames.data.map((d2) => d2.trace))], drawn,
+                    base: start ? { data: start.data.map((t) => ({ ...t })),  // the look ui/chart.js gives
+                                    layout: { ...start.layout, template: gd.layout.template, autosize: true } }
+                      : { data: drawn.data.map((t) => ({ ...t })), layout: { ...drawn.layout } } });
     }
     if (!charts.length) return;
     R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false };
@@ -139,7 +147,7 @@ function install() {
     for (const c of d.charts) {
       c.gd.style.opacity = "";
       if (same && c.shown !== null) {
-        window.Plotly.react(c.gd, c.base.data, c.base.layout);
+        window.Plotly.react(c.gd, c.drawn.data, c.drawn.layout);
         c.gd.__rnnvizText = c.text;
       }
     }

@@ -43,6 +43,7 @@ class Scrub:
     step: float
     build: Callable[[float], object] = field(compare=False, repr=False)
     span: int = SPAN
+    whole: bool = False  # the frames are a form of the chart of their own, drawn whole as a drag begins
 
     def values(self) -> list[float]:
         return notches(self.value, self.lo, self.hi, self.step, self.span)
@@ -53,7 +54,7 @@ class Scrub:
 
 
 def _compute(item: Scrub) -> bytes:
-    return encoded(figure_frames(item.build, item.values()))
+    return encoded(figure_frames(item.build, item.values(), item.whole))
 
 
 def _fill(missing: list[Scrub]) -> None:

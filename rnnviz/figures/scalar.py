@@ -75,6 +75,56 @@ def wrap(phrases: list[list[str]], size: float, width: float) -> list[str]:
     return lines
 
 
+def _titles(steps: list[list[list[str]]] | None, font_scale: float) -> tuple[float, list[str]]:
+    """The tanh chart's title size, and each step's sentence wrapped into title lines."""
+    title_size = (14 if steps else 16) * font_scale
+    return title_size, ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
+
+
+def tanh_size(steps: list[list[list[str]]] | None, font_scale: float = 1.0) -> tuple[int, int, int]:
+    """The tanh chart's height and its top and bottom margins (px): the top holds the longest step's title."""
+    title_size, titles = _titles(steps, font_scale)
+    lines = max([t.count("<br>") + 1 for t in titles], default=0)
+    top = round(TITLE_TOP + 8 + TITLE_LINE_H * title_size * lines) if titles else 70
+    return int(430 + 100 * (font_scale - 1)) + top - 70, top, round(112 * font_scale)
+
+
+Z_MAX = 25.0  # the widest z axis the tanh chart takes
+
+
+def tanh_drag(pre: np.ndarray, h: np.ndarray, size: tuple[int, int, int], font_scale: float = 1.0, title: str = ""
+              ) -> go.Figure:
+    """The tanh chart as it follows a dragged slider (ui/scrub.py): the curve, each step's (z, h), the last step
+    ringed with its guides, on the z axis tanh_curve fits to these steps, at `size` (tanh_size of the chart drawn,
+    so the chart keeps its place). Left out: the labels, boxes and notes, whose numbers and places change with every
+    value. Only points move from one value to the next (the curve, the grey bands and the title are the same for
+    every value), so the browser moves them without redrawing the chart (ui/scrub.js)."""
+    pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
+    lim = min(max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0), Z_MAX)  # as tanh_curve's
+    z = np.linspace(-Z_MAX, Z_MAX, 801)  # every axis the chart may take: 0.06 apart, smooth at the narrowest (±4)
+    sat = float(np.arctanh(np.sqrt(0.9)))
+    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
+                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-Z_MAX, -sat), (sat, Z_MAX))]
+    zc, k = np.clip(pre, -lim, lim), len(pre) - 1
+    data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", hoverinfo="skip",
+                 line=dict(color=COLORS["state"], width=3)),
+            dict(type="scatter", x=zc[:k], y=h[:k], mode="markers", hoverinfo="skip",
+                 marker=dict(color="white", size=10, symbol="circle", line=dict(color=COLORS["state"], width=2))),
+            dict(type="scatter", x=[zc[k], zc[k], -Z_MAX], y=[-1.05, h[k], h[k]], mode="lines", hoverinfo="skip",
+                 line=dict(color=COLORS["current"], width=1.5, dash="dot")),
+            dict(type="scatter", x=zc[k:], y=h[k:], mode="markers", hoverinfo="skip",
+                 marker=dict(color=COLORS["state"], size=16, symbol="circle", line=dict(color="white", width=2)))]
+    height, top, bottom = size
+    layout = _layout(title, height, font_scale, showlegend=False, shapes=shapes,
+                     margin=dict(l=y_margin(font_scale, 4), b=bottom, t=top),
+                     xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
+                                range=[-lim, lim], zeroline=True),
+                     yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
+    layout["title"].update(text="<br>".join(wrap([title.split(" ")], 14 * font_scale, ASSUMED_WIDTH - 12)),
+                           font=dict(size=14 * font_scale), y=1 - TITLE_TOP / height, yanchor="top", yref="container")
+    return _fig(data, text_sizes(layout, font_scale))
+
+
 def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float = 1.0,
                steps: list[list[list[str]]] | None = None) -> go.Figure:
     """The tanh curve with each step's pre-activation marked; saturated zones (tanh' < 0.1) shaded.
@@ -96,11 +146,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     small = max(11.0, 10 * font_scale)  # 14.5 px on a projector, over its floor
     # the current step's box as drawn where it fits nowhere in full: smaller type, then without the arrow
     info_forms = [(info_size, "→ "), (11.5 * font_scale, "→ "), (small, "→ "), (small, "")]
-    title_size = (14 if steps else 16) * font_scale
-    titles = ["<br>".join(wrap(s, title_size, ASSUMED_WIDTH - 12)) for s in steps or []]
-    lines = max([t.count("<br>") + 1 for t in titles], default=0)
-    top = round(TITLE_TOP + 8 + TITLE_LINE_H * title_size * lines) if titles else 70
-    height, bottom = int(430 + 100 * (font_scale - 1)) + top - 70, round(112 * font_scale)
+    title_size, titles = _titles(steps, font_scale)
+    height, top, bottom = tanh_size(steps, font_scale)
     note = "grey: flat,<br>tanh′ < 0.1"
     area = ASSUMED_WIDTH - y_margin(font_scale, 4) - 20, height - top - bottom  # px: the plot area assumed
     zs = np.linspace(-lim, lim, 121)  # the curve as the placer takes it: pieces ~2 px wide, each boxed whole

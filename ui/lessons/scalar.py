@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from rnnviz.figures.scalar import states_over_time
+from rnnviz.figures.scalar import states_over_time, tanh_drag, tanh_size
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
@@ -66,6 +66,26 @@ def scrubs(x: list[float], w_x: float, w_h: float, b: float, h0: float, fs: floa
 
     return [Scrub(f"{P}.{name}", f"{P}.states", (tuple(x), fs) + tuple(u for k, u in now.items() if k != name),
                   now[name], lo, hi, step, chart_at(name)) for name, (lo, hi, step) in SLIDERS.items()]
+
+
+def tanh_scrubs(trace: RNNTrace, x: list[float], w_x: float, w_h: float, b: float, h0: float, shown: int, fs: float
+                ) -> list[Scrub]:
+    """The sliders whose drag the tanh chart follows too, steps 1 to `shown` moving on the curve: on a projector it is
+    the chart beside the sliders (h_t over time is a screen further down). Its frames are the chart without its
+    labels, boxes and title sentence (tanh_drag): they would change with every value and make each frame a whole
+    redraw (about 14 frames a second); the numbers come back on release."""
+    now = {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}
+    size = tanh_size(chart_steps(trace, b, shown), fs)  # the chart as drawn: it keeps its place while dragged
+    title = (f"Steps 1 to {shown}" if shown > 1 else "Step 1") + " on tanh, as you drag"
+
+    def chart_at(name: str):
+        def build(v: float):
+            run = run_scalar(x, **{**now, name: v})
+            return tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title)
+        return build
+
+    return [Scrub(f"{P}.{name}", f"{P}.tanh", (tuple(x), fs, shown) + tuple(u for k, u in now.items() if k != name),
+                  now[name], lo, hi, step, chart_at(name), whole=True) for name, (lo, hi, step) in SLIDERS.items()]
 
 
 def guess_box(t: int, x_t: float, h_prev: float) -> None:
