@@ -53,7 +53,8 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     m = lesson.moves(setup, trace, t)
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    plot(figures.six_moves(m, vocab, fs), f"{P}.moves", alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
+    plot(figures.six_moves(m, vocab, fs, words.move_titles()), f"{P}.moves",
+         alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):
         number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, grid=False)

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run
-from tests.conftest import all_text
+from tests.conftest import all_text, charts
 
 P = "vector"
 
@@ -183,3 +183,16 @@ def test_random_weights_are_called_untrained(open_page):
         "**Wₓ**, input weights (row: unit, column: input)", "**Wₕ**, memory weights (row: unit, column: previous unit)",
         "**b**, bias of each unit", "$W_y$, output weights (row: score, column: unit)", "$b_y$, output bias"]
     assert "rows h1, h2, h3 · columns 'h', 'e', 'l', 'o'" in [c.value.replace("\\", "") for c in at.caption]
+
+
+@pytest.mark.parametrize("classroom", [False, True])
+def test_the_move_titles_are_the_pages_words(open_page, classroom):
+    """The six moves' panel titles come from the page's words (ui/lessons/vector.py), short lines that fit a fifth of
+    a 440 px chart ('① read input' ran into '② read memory' at 1024 px beside the sidebar); names only on a
+    projector."""
+    from ui.lessons.vector import MOVE_NAMES, MOVE_TITLES
+
+    at = open_page(P, **({"classroom": "1"} if classroom else {}))
+    (moves_chart,) = [c for c in charts(at) if c.key == f"{P}.moves"]
+    titles = [a["text"] for a in moves_chart.figure["layout"]["annotations"]]
+    assert titles == (MOVE_NAMES if classroom else MOVE_TITLES)
