@@ -272,3 +272,14 @@ def test_the_six_moves_take_their_titles_from_the_caller():
     lay = vector.six_moves(m, list("helo"), titles=given).to_dict()["layout"]
     assert [a["text"] for a in lay["annotations"]] == given
     assert lay["annotations"][-1]["xanchor"] == "left" and lay["annotations"][-1]["x"] == lay["xaxis5"]["domain"][0]
+
+
+def test_the_steps_not_reached_are_blank_in_the_gates_and_the_cells_heatmaps():
+    """One helper (base.not_reached) blanks the steps after the current one, in the gates page's stacks and the state
+    heatmap the cell page draws; without a current step every step is drawn."""
+    v = np.arange(12.0).reshape(4, 3)  # (T, H)
+    z = np.array(vector.states_heatmap(v, None, current=1).to_dict()["data"][0]["z"], dtype=float)  # (H, T)
+    np.testing.assert_array_equal(z[:, :2], v[:2].T)
+    assert np.isnan(z[:, 2:]).all()
+    assert np.isfinite(np.array(vector.states_heatmap(v, None).to_dict()["data"][0]["z"], dtype=float)).all()
+    assert np.isnan(base.not_reached(v.T, 0)[:, 1:]).all() and not np.isnan(v).any()  # a copy

@@ -196,3 +196,35 @@ def test_the_move_titles_are_the_pages_words(open_page, classroom):
     (moves_chart,) = [c for c in charts(at) if c.key == f"{P}.moves"]
     titles = [a["text"] for a in moves_chart.figure["layout"]["annotations"]]
     assert titles == (MOVE_NAMES if classroom else MOVE_TITLES)
+
+
+def test_states_over_time_blanks_the_steps_not_reached(open_page):
+    """As the gates page's heatmaps do: stepping through, 'States over time' shows the states up to step t, outlined
+    there, and the steps after it blank (no colour, no number, no hover), with a sentence saying so; it showed all
+    five steps at step 1."""
+    at = open_page(P)
+
+    def heat():
+        (chart,) = [c for c in charts(at) if c.key == f"{P}.heat"]
+        (trace,) = chart.figure["data"]
+        return chart, trace
+
+    for t in (1, 2, 4, 5):
+        if t > 1:
+            at.slider(key=f"{P}.t").set_value(t).run()
+        chart, trace = heat()
+        z = np.array(trace["z"], dtype=float)  # (H, T): units down, steps across; None (NaN) where blank
+        assert np.isfinite(z[:, :t]).all() and np.isnan(z[:, t:]).all()
+        assert all(cell == "" for row in trace["text"] for cell in row[t:])
+        assert trace["hoverongaps"] is False
+        (box,) = chart.figure["layout"]["shapes"]
+        assert box["x0"] == t - 1.5 and box["x1"] == t - 0.5  # the current step outlined
+        assert f"at steps 1 to {t} of 5" in chart.alt
+        captions = [c.value for c in at.caption]
+        blank = {1: "Steps 2 to 5 stay blank until the cell reaches them.", 2: "Steps 3 to 5 stay blank",
+                 4: "Step 5 stays blank until the cell reaches it."}
+        assert (t in blank) == any(blank.get(t, "stay blank") in c for c in captions), (t, captions)
+    # the states drawn are the run's own
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3))
+    np.testing.assert_allclose(np.array(heat()[1]["z"], dtype=float), run(setup).h.T)

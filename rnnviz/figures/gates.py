@@ -22,6 +22,7 @@ from rnnviz.figures.base import (
     _ref,
     _vrect,
     cell_text,
+    not_reached,
 )
 from rnnviz.figures.fonts import LEAST, SUB, text_sizes
 
@@ -81,8 +82,7 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
                 title = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
                 labels.append((f"{title}·u{u + 1}" if short else f"{title} · u{u + 1}") if u == 0 else f"u{u + 1}")
         y0 += H + 1
-    if current is not None:  # steps the cell has not reached yet stay blank (no colour, no hover)
-        z[:, current + 1:] = value[:, current + 1:] = np.nan
+    z, value = not_reached(z, current), not_reached(value, current)  # steps the cell has not reached yet
     digits = 2 if text is True else 1
     shown = np.array(cell_text(value, digits), dtype=object)
     if current is not None:

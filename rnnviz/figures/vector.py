@@ -83,10 +83,11 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0,
     return _fig(data, text_sizes(lay, font_scale))
 
 
-def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0) -> go.Figure:
+def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0,
+                   current: int | None = None) -> go.Figure:
     """The shared [T, H] state heatmap, with three colour-bar labels (five pile up on a short bar) and text sized
-    for the page's font scale."""
-    spec = state_heatmap(h, chars, font_scale=font_scale).to_dict()
+    for the page's font scale; the `current` step (0-based) outlined and the steps after it blank."""
+    spec = state_heatmap(h, chars, current=current, font_scale=font_scale).to_dict()
     spec["data"][0]["colorbar"].update(tickvals=[-1, 0, 1], tickfont=dict(size=12 * font_scale))
     spec["layout"]["height"] = int(max(220 * font_scale, 26 * font_scale * h.shape[1] + 130))  # rows for the type
     spec["layout"]["margin"].update(r=grown(font_scale, 69, 89), b=grown(font_scale, 73, 85))  # colour bar, t labels
