@@ -21,6 +21,7 @@ from ui.widgets import (
     plot,
     sequence_inputs,
     step_controls,
+    steps_ahead,
     torch_check,
 )
 
@@ -53,10 +54,16 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     m = lesson.moves(setup, trace, t)
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    plot(figures.six_moves(m, vocab, fs), f"{P}.moves", alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
+    plot(figures.six_moves(m, vocab, fs, words.move_titles()), f"{P}.moves",
+         alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):
         number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, grid=False)
+    # states up to this step, as the gates page draws them: the steps the cell has not reached are blank
+    plot(figures.states_heatmap(trace.h, chars, fs, current=t - 1), f"{P}.heat",
+         alt=f"heatmap of the states of {H} units at steps 1 to {t} of {T}")
+    if t < T:
+        st.caption(steps_ahead(t, T))
     publish(PARAMS)
 
 
@@ -76,7 +83,6 @@ def lesson_body() -> None:
     with right:
         st.markdown(words.untrained_note(seed, hand))
         step_view(setup, trace, vocab, fs)
-        plot(figures.states_heatmap(trace.h, chars, fs), f"{P}.heat", alt=f"heatmap of {T} states of {H} units")
         rho, sv = lesson.spectrum(setup.W_h)
         g1, g2 = st.columns(2)
         with g1:

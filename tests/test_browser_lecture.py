@@ -100,6 +100,7 @@ PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("scalar?predict=1", "scalar
            ("vector", "vector.radius", "vector.moves"),
            ("hello", "hello.temp", "hello.softmax"),
            ("gradients", "grad.scale", "grad.decay"), ("gates", "gates.bf", "gates.heat"),
+           ("gates?view=lockstep", "gates.mem_zeros", "gates.memory"),  # the presets and the chart they move
            ("states?view=params", "states.cell", "states.params"),
            ("sample", "sample.temp", "sample.text")]
 
@@ -132,4 +133,36 @@ def test_on_a_projector_the_control_and_its_chart_share_the_first_screen(server,
         assert b and b["height"] > 0, f"{name} is not drawn"
         assert b["y"] >= 0 and b["y"] + min(b["height"], 200) <= 768, f"{name} starts at y = {b['y']:.0f}, past 768"
         assert b["x"] >= 0 and b["x"] + b["width"] <= 1024, f"{name} runs off the side"
+    pg.close()
+
+
+# Where the three cells' stepper puts the chart it steps: the stepper's row scrolled to the top of the screen, the
+# row's box and every panel's plot area (all rows of all three cells), read in one script.
+UNDER_STEPPER = """() => {
+  const row = document.querySelector('.st-key-gates-next').closest('[data-testid=stHorizontalBlock]');
+  row.scrollIntoView({block: 'start'});
+  const b = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {stepper: b(row), areas: [...document.querySelectorAll('.st-key-gates-lockstep .nsewdrag')].map(b)}; }"""
+
+
+
+def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server, browser):
+    """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the chart they move, so the
+    stepper sits below it, directly above the cells it steps; scrolled to the stepper, every row of all three cells
+    is on the screen, at the defaults and after a preset, and Back / Next / ← → change what the class sees (the
+    LSTM's hₜ rows were below the screen, under a 90 px empty band)."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    for preset in (None, "zeros"):
+        if preset:
+            pg.click(f".st-key-gates-mem_{preset} button")
+            pg.wait_for_function("() => document.body.innerText.includes('Step 65 of 65')", timeout=30_000)
+        wait_idle(pg)
+        pg.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
+                             "'svg.main-svg'))", timeout=60_000)
+        # scrolled there, then read once the cells are drawn (a chart below the screen may wait until it is seen)
+        found = pg.wait_for_function(f"() => {{ const f = ({UNDER_STEPPER})(); return f.areas.length === 3 && f; }}",
+                                     timeout=30_000).json_value()
+        assert found["stepper"][0] >= -1, "the page could not scroll the stepper to the top"
+        assert max(bottom for _, bottom in found["areas"]) <= 768, (preset, found)
     pg.close()

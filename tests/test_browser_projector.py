@@ -158,13 +158,16 @@ def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(browser, width):
     """At 1280 px with the sidebar open the cell and gates pages' Back / Next read '◀ B…' and 'Nex…', the gates
     page's 'One, then zeros' 'One, the…' and the hello page's vocabulary of seven letters '{a, b, c, d…'; at 1024 px
     the one-unit page's presets 'F…' and the gradients page's metrics '8.1×1…'. Every page's labels, buttons and
-    metrics are whole there, and the hello page's cell numbers do not run together ('−0.140.40' at 1280)."""
+    metrics are whole there, and the hello page's cell numbers do not run together ('−0.140.40' at 1280), nor the
+    cell page's move titles ('① read input② read memory' at 1024, five panels in a 440 px chart)."""
     page = browser.new_page(viewport={"width": width, "height": 800})
     clipped = []
-    for path in PAGES + ["hello"]:  # and hello's own text, whose hidden states ran together
+    for path in PAGES + ["hello", "vector"]:  # and hello's own text, whose hidden states ran together
         load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=0")
         clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
         if path.startswith("hello"):
             clipped += [f"/{path}: {p}" for p in page.evaluate(CELLS)]
+        if path.startswith("vector"):
+            clipped += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
     page.close()
     assert clipped == []

@@ -255,3 +255,31 @@ def test_the_selective_panels_have_at_most_three_ticks_each():
     tr = selective_run([1, -1, -1, -1, 0.5, -1, -1, -1], 4.0, 0.0)
     lay = recurrences.selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.45).to_dict()["layout"]
     assert all(lay[name].get("nticks", 0) in (2, 3) for name in ("yaxis", "yaxis2", "yaxis3"))
+
+
+def test_the_six_moves_take_their_titles_from_the_caller():
+    """rnnviz draws the titles it is given (the app's words); without any, the moves' numbers only, and the formula
+    title of the prediction starts over its bars, clear of ④'s."""
+    from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
+
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"],
+                        np.zeros(3), list("hello"))
+    m = moves(setup, vrun(setup), 2)
+    lay = vector.six_moves(m, list("helo")).to_dict()["layout"]
+    assert [a["text"] for a in lay["annotations"]] == list(vector.MOVE_NUMBERS)
+    given = [f"move {k}<br>formula {k}" for k in range(1, 6)]
+    lay = vector.six_moves(m, list("helo"), titles=given).to_dict()["layout"]
+    assert [a["text"] for a in lay["annotations"]] == given
+    assert lay["annotations"][-1]["xanchor"] == "left" and lay["annotations"][-1]["x"] == lay["xaxis5"]["domain"][0]
+
+
+def test_the_steps_not_reached_are_blank_in_the_gates_and_the_cells_heatmaps():
+    """One helper (base.not_reached) blanks the steps after the current one, in the gates page's stacks and the state
+    heatmap the cell page draws; without a current step every step is drawn."""
+    v = np.arange(12.0).reshape(4, 3)  # (T, H)
+    z = np.array(vector.states_heatmap(v, None, current=1).to_dict()["data"][0]["z"], dtype=float)  # (H, T)
+    np.testing.assert_array_equal(z[:, :2], v[:2].T)
+    assert np.isnan(z[:, 2:]).all()
+    assert np.isfinite(np.array(vector.states_heatmap(v, None).to_dict()["data"][0]["z"], dtype=float)).all()
+    assert np.isnan(base.not_reached(v.T, 0)[:, 1:]).all() and not np.isnan(v).any()  # a copy

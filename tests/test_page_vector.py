@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run
-from tests.conftest import all_text
+from tests.conftest import all_text, charts
 
 P = "vector"
 
@@ -183,3 +183,48 @@ def test_random_weights_are_called_untrained(open_page):
         "**Wₓ**, input weights (row: unit, column: input)", "**Wₕ**, memory weights (row: unit, column: previous unit)",
         "**b**, bias of each unit", "$W_y$, output weights (row: score, column: unit)", "$b_y$, output bias"]
     assert "rows h1, h2, h3 · columns 'h', 'e', 'l', 'o'" in [c.value.replace("\\", "") for c in at.caption]
+
+
+@pytest.mark.parametrize("classroom", [False, True])
+def test_the_move_titles_are_the_pages_words(open_page, classroom):
+    """The six moves' panel titles come from the page's words (ui/lessons/vector.py), short lines that fit a fifth of
+    a 440 px chart ('① read input' ran into '② read memory' at 1024 px beside the sidebar); names only on a
+    projector."""
+    from ui.lessons.vector import MOVE_NAMES, MOVE_TITLES
+
+    at = open_page(P, **({"classroom": "1"} if classroom else {}))
+    (moves_chart,) = [c for c in charts(at) if c.key == f"{P}.moves"]
+    titles = [a["text"] for a in moves_chart.figure["layout"]["annotations"]]
+    assert titles == (MOVE_NAMES if classroom else MOVE_TITLES)
+
+
+def test_states_over_time_blanks_the_steps_not_reached(open_page):
+    """As the gates page's heatmaps do: stepping through, 'States over time' shows the states up to step t, outlined
+    there, and the steps after it blank (no colour, no number, no hover), with a sentence saying so; it showed all
+    five steps at step 1."""
+    at = open_page(P)
+
+    def heat():
+        (chart,) = [c for c in charts(at) if c.key == f"{P}.heat"]
+        (trace,) = chart.figure["data"]
+        return chart, trace
+
+    for t in (1, 2, 4, 5):
+        if t > 1:
+            at.slider(key=f"{P}.t").set_value(t).run()
+        chart, trace = heat()
+        z = np.array(trace["z"], dtype=float)  # (H, T): units down, steps across; None (NaN) where blank
+        assert np.isfinite(z[:, :t]).all() and np.isnan(z[:, t:]).all()
+        assert all(cell == "" for row in trace["text"] for cell in row[t:])
+        assert trace["hoverongaps"] is False
+        (box,) = chart.figure["layout"]["shapes"]
+        assert box["x0"] == t - 1.5 and box["x1"] == t - 0.5  # the current step outlined
+        assert f"at steps 1 to {t} of 5" in chart.alt
+        captions = [c.value for c in at.caption]
+        blank = {1: "Steps 2 to 5 stay blank until the cell reaches them.", 2: "Steps 3 to 5 stay blank",
+                 4: "Step 5 stays blank until the cell reaches it."}
+        assert (t in blank) == any(blank.get(t, "stay blank") in c for c in captions), (t, captions)
+    # the states drawn are the run's own
+    w = generate(4, 3, 4, 0, 0.9)
+    setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3))
+    np.testing.assert_allclose(np.array(heat()[1]["z"], dtype=float), run(setup).h.T)

@@ -234,6 +234,16 @@ def sequence_inputs(page: str):
     return out
 
 
+def steps_ahead(t: int, T: int) -> str:
+    """What a chart that blanks the steps after t says about them (the gates' and the cell's heatmaps); '' at the
+    last step."""
+    if t >= T:
+        return ""
+    if t + 1 == T:
+        return f"Step {T} stays blank until the cell reaches it."
+    return f"Steps {t + 1} to {T} stay blank until the cell reaches them."
+
+
 def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
     """Back / Next buttons (← → keys, and PageUp / PageDown whatever holds the focus), optionally Reset (Home key),
     and a time scrubber bound to `{page}.t`; returns t (1-based)."""

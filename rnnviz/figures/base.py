@@ -189,6 +189,15 @@ def cell_text(values, decimals: int = 2) -> list:
     return np.where(np.isnan(v), "", np.char.replace(text, "-", "−")).tolist()
 
 
+def not_reached(values, current: int | None) -> np.ndarray:
+    """A copy of `values` [..., T] with the steps after `current` (0-based) blank (NaN): a heatmap draws no colour
+    and no number there (cell_text), and no hover with hoverongaps=False; all steps where `current` is None."""
+    v = np.array(values, float)
+    if current is not None:
+        v[..., current + 1:] = np.nan
+    return v
+
+
 def _unit_labels(n: int, prefix: str = "unit ") -> list[str]:
     return [f"{prefix}{k + 1}" for k in range(n)]
 
@@ -202,18 +211,19 @@ def state_heatmap(values: np.ndarray, x_labels: list[str] | None = None, title: 
                   current: int | None = None, zlim: float = 1.0, name: str = "h", font_scale: float = 1.0,
                   probabilities: bool = False) -> go.Figure:
     """A [T, H] array as a heatmap: time across, units down (drawn H by T, as its title says); purple negative, grey
-    positive (or 0..1 reds)."""
+    positive (or 0..1 reds); the `current` step outlined and the steps after it blank."""
     v = np.asarray(values, float)
     T, H = v.shape
     xs = [f"{t + 1}" + (f" {x_labels[t]!r}" if x_labels else "") for t in range(T)]
-    data = [dict(type="heatmap", z=v.T, x=xs, y=_unit_labels(H, name), zmin=0 if probabilities else -zlim, zmax=zlim,
+    z = not_reached(v.T, current)
+    data = [dict(type="heatmap", z=z, x=xs, y=_unit_labels(H, name), zmin=0 if probabilities else -zlim, zmax=zlim,
                  colorscale=REDS if probabilities else DIVERGING, colorbar=dict(title=dict(text=name), thickness=12),
-                 text=cell_text(v.T), texttemplate="%{text}" if T * H <= 160 else None,
+                 text=cell_text(z), texttemplate="%{text}" if T * H <= 160 else None, hoverongaps=False,
                  hovertemplate="t=%{x}<br>%{y}: %{z:.4f}<extra></extra>", xgap=1, ygap=1)]
     shapes = [_vrect(current - 0.5, current + 0.5, COLORS["current"])] if current is not None else []
     return _fig(data, _layout(title, max(220, 22 * H + 130), font_scale, shapes=shapes,
                               xaxis=dict(title=dict(text="time step t"), type="category"),
-                              yaxis=dict(autorange="reversed")))
+                              yaxis=dict(autorange="reversed", showgrid=False, zeroline=False)))  # none across blanks
 
 
 def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",

@@ -37,7 +37,11 @@ def _floor(holder: dict, key: str, texts: list[str], least: float, sub: float) -
         font["size"] = round(need, 1)
 
 
-def at_least(spec: dict, least: float = 14.0, sub: float = 0.7) -> dict:
+LEAST = 14.0  # px: the projector's floor for any text
+SUB = 0.7  # the size Plotly draws sub- and superscripts at, as a fraction of their text's
+
+
+def at_least(spec: dict, least: float = LEAST, sub: float = SUB) -> dict:
     """A figure spec (plain dicts) whose every text is at least `least` px, sub- and superscripts included: titles,
     axis titles and ticks, legend entries, annotations, trace text and colour bars (the projector's floor)."""
     lay = spec.setdefault("layout", {})

@@ -22,8 +22,9 @@ from rnnviz.figures.base import (
     _ref,
     _vrect,
     cell_text,
+    not_reached,
 )
-from rnnviz.figures.fonts import text_sizes
+from rnnviz.figures.fonts import LEAST, SUB, text_sizes
 
 GATE_INFO = {  # name: (title, colour key, value range)
     "f": ("forget f<sub>t</sub>", "gate", (0, 1)), "i": ("input i<sub>t</sub>", "gate", (0, 1)),
@@ -33,6 +34,14 @@ GATE_INFO = {  # name: (title, colour key, value range)
     "n": ("candidate n<sub>t</sub>", "state", (-1, 1)),
 }
 CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
+
+
+LOCKSTEP_MAX_HEIGHT = 620  # px: three cells under their stepper (about 140 px) within a 768 px projector screen
+
+
+def _title_px(font_scale: float) -> float:
+    """Panel titles' type: 13 px, or on a projector the size at which their subscripts reach 14 px (fonts.at_least)."""
+    return max(13 * font_scale, LEAST / SUB) if font_scale > 1 else 13 * font_scale
 
 
 def tick_size(font_scale: float) -> float:
@@ -73,8 +82,7 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
                 title = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
                 labels.append((f"{title}·u{u + 1}" if short else f"{title} · u{u + 1}") if u == 0 else f"u{u + 1}")
         y0 += H + 1
-    if current is not None:  # steps the cell has not reached yet stay blank (no colour, no hover)
-        z[:, current + 1:] = value[:, current + 1:] = np.nan
+    z, value = not_reached(z, current), not_reached(value, current)  # steps the cell has not reached yet
     digits = 2 if text is True else 1
     shown = np.array(cell_text(value, digits), dtype=object)
     if current is not None:
@@ -124,11 +132,17 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
                         current=current)
               for j, c in enumerate(cells, 1)}
     rows = max(s[3] for s in stacks.values())
-    row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)
     lines = 2 + max((n.count("<br>") + 1 for n in (notes or {}).values()), default=0)  # title lines above the panels
-    lay = _layout("", int(rows * row + 90 + 30 * lines * font_scale), font_scale, showlegend=False,
-                  margin=dict(t=int(30 * lines * font_scale), l=_label_margin(stacks[cells[0]][2], font_scale), r=10,
-                              b=50),
+    # the titles' lines (Plotly spaces them 1.3 apart) and the toolbar's row: 30 px a line left an empty band of about
+    # 90 px over the cells on a projector, between them and the stepper above
+    top = round(1.3 * _title_px(font_scale) * lines + 18)
+    bottom = 50  # the steps' labels
+    # rows as tall as reading needs, thinner where that fits the chart under its stepper in one screen, never thinner
+    # than the numbers written in them
+    fit = (LOCKSTEP_MAX_HEIGHT - top - bottom) / rows
+    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
+    lay = _layout("", int(rows * row + top + bottom), font_scale, showlegend=False,
+                  margin=dict(t=top, l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=bottom),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, "
                                                        f"{params[c]:,} parameters"
                                                        + (f"<br>{notes[c]}" if notes else "") for c in cells],

@@ -23,6 +23,7 @@ from rnnviz.text import fmt
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 MOVES_MAX_HEIGHT = 640  # px: the six moves stay within a screen at any H
+MOVE_NUMBERS = "①②③④⑤"
 
 
 def _round_below(r: float) -> float:
@@ -31,27 +32,27 @@ def _round_below(r: float) -> float:
     return max(m * e for m in (1, 2, 5) if m * e <= r)
 
 
-def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -> go.Figure:
+def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0,
+              titles: list[str] | None = None) -> go.Figure:
     """Moves 1-5 of one step as bar panels: read input, read memory, add, squash, predict.
 
     `m` is an `rnnviz.vector.StepMoves`; bars are coloured by what they are (inputs green, states
-    blue, weights amber, outputs red) and labelled with their values when there are few of them."""
+    blue, weights amber, outputs red) and labelled with their values when there are few of them. `titles`: the
+    lines over each panel (the app's words, '<br>' between lines); the moves' numbers ①-⑤ where none are given."""
     H, K = len(m.h), len(m.probs)
     units = _unit_labels(H, "h")
     outs = out_labels or [f"y{k + 1}" for k in range(K)]
-    # short lines: five panels share the width, and at projector size longer titles would run into each other
-    titles = ["① read input<br>W<sub>x</sub>x<sub>t</sub>", "② read memory<br>W<sub>h</sub>h<sub>t−1</sub>",
-              "③ add<br>z = ①+②+b", "④ squash<br>h<sub>t</sub> = tanh(z)",
-              "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
-    if font_scale > 1:  # a projector: the formulas (in the page's table) would run into each other; names only
-        titles = ["① input", "② memory", "③ add", "④ squash", "⑤ predict"]
+    titles = titles or list(MOVE_NUMBERS)
     # bounded: at H = 64 a row per unit at reading size was ~3,600 px; past MOVES_MAX_HEIGHT the rows get thinner
     # the top margin holds the panel titles (lines of 13 px type, 1.3 apart) and the toolbar's row above them; a
     # fixed 80 px left a ~60 px empty band over the chart
     top = round(1.3 * 13 * font_scale * max(t.count("<br>") + 1 for t in titles) + 18)
     lay = _layout("", min(MOVES_MAX_HEIGHT, max(260, 38 * max(H, K) * font_scale + 130)) - 80 + top, font_scale,
                   margin=dict(t=top, l=50, r=20, b=grown(font_scale, 36, 42)), bargap=0.25, showlegend=False,
-                  **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.35], titles=titles, font_scale=font_scale))
+                  **_columns(5, 0.04, widths=[1, 1, 1, 1, 1.6], titles=titles, font_scale=font_scale))
+    # the prediction's title, the widest, starts over its bars (its panel 1.6 wide, was 1.35), not centred on them:
+    # centred, it reached to within 1 px of ④'s in a 440 px chart (1024 px beside the sidebar)
+    lay["annotations"][-1].update(x=lay["xaxis5"]["domain"][0], xanchor="left")
 
     def bars(k, vals, labels, color, name, fmt=".2f", labelled=False):
         # values are written on the prediction only: moves 1-4 are in the page's table of numbers, and each text
@@ -82,10 +83,11 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0) -
     return _fig(data, text_sizes(lay, font_scale))
 
 
-def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0) -> go.Figure:
+def states_heatmap(h: np.ndarray, chars: list[str] | None, font_scale: float = 1.0,
+                   current: int | None = None) -> go.Figure:
     """The shared [T, H] state heatmap, with three colour-bar labels (five pile up on a short bar) and text sized
-    for the page's font scale."""
-    spec = state_heatmap(h, chars, font_scale=font_scale).to_dict()
+    for the page's font scale; the `current` step (0-based) outlined and the steps after it blank."""
+    spec = state_heatmap(h, chars, current=current, font_scale=font_scale).to_dict()
     spec["data"][0]["colorbar"].update(tickvals=[-1, 0, 1], tickfont=dict(size=12 * font_scale))
     spec["layout"]["height"] = int(max(220 * font_scale, 26 * font_scale * h.shape[1] + 130))  # rows for the type
     spec["layout"]["margin"].update(r=grown(font_scale, 69, 89), b=grown(font_scale, 73, 85))  # colour bar, t labels

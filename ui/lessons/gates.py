@@ -14,7 +14,7 @@ from rnnviz.nn.cells import sigmoid
 from rnnviz.text import fmt
 from ui.lessons.scalar import near_one
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
-from ui.widgets import sequence_params
+from ui.widgets import sequence_params, steps_ahead
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
@@ -61,8 +61,7 @@ def colour_key(names: list[str], trace, t: int, T: int) -> str:
         lim = max(1.0, float(np.abs(trace.c).max())) if "c" in states else 1.0
         rng = "−1 purple, 0 white, +1 dark grey" + (f"; c on ±{lim:.2f}" if lim > 1 else "")
         parts.append(f"states ({', '.join(states)}) {rng}")
-    later = f" Steps {t + 1} to {T} stay blank until the cell reaches them." if t < T else ""
-    return "Colours: " + "; ".join(parts) + "." + later
+    return " ".join(["Colours: " + "; ".join(parts) + "."] + ([steps_ahead(t, T)] if t < T else []))
 
 
 VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000

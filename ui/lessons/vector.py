@@ -9,7 +9,7 @@ import streamlit as st
 
 from rnnviz.lessons.vector import StepMoves
 from rnnviz.text import InputError, fmt, sub
-from ui.urlstate import Param, choice, dump_flag, flag, font_scale, integer, name_controls, number
+from ui.urlstate import Param, choice, classroom, dump_flag, flag, font_scale, integer, name_controls, number
 from ui.widgets import error, md, sequence_params
 
 P = "vector"
@@ -86,6 +86,19 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
     w["W_y"] = edited("W_y", "W_y", w["W_y"], outs, units, "output weights (row: score, column: unit)")
     w["b_y"] = edited("b_y", "b_y", w["b_y"][:, None], outs, ["b_y"], "output bias")[:, 0]
     return True
+
+
+# The six moves' panel titles (rnnviz.figures.vector.six_moves draws them), a name and the move's formula, every line
+# short: at 1024 px beside the sidebar a panel is about 55 px wide, and '① read input' ran into '② read memory'. On a
+# projector names only: at its type the formulas ran into each other (the table of the step's numbers has them).
+MOVE_TITLES = ["① input<br>W<sub>x</sub>x<sub>t</sub>", "② memory<br>W<sub>h</sub>h<sub>t−1</sub>", "③ add<br>①+②+b",
+               "④ squash<br>tanh(③)", "⑤ predict<br>softmax(W<sub>y</sub>h<sub>t</sub>+b<sub>y</sub>)"]
+MOVE_NAMES = ["① input", "② memory", "③ add", "④ squash", "⑤ predict"]
+
+
+def move_titles() -> list[str]:
+    """The six moves' panel titles for this mode: names and formulas, or names only on a projector."""
+    return MOVE_NAMES if classroom() else MOVE_TITLES
 
 
 def pass_on_text(t: int, T: int, probs: np.ndarray, vocab: list[str] | None) -> str:
