@@ -1,8 +1,9 @@
 """Charts that follow a slider while it is dragged. Streamlit sends a slider's value only on release, so a chart
 would stay frozen through a drag and jump at the end. The server computes the chart at the slider's notches near its
-value ahead (rnnviz/lessons/scrub.py: the page's own figure function, at most SPAN values, once per setting, kept per
-server in FRAMES), and scrub.js shows the frame of whatever value the thumb holds while the mouse is down, with
-Plotly.react on the chart that ui/chart.js drew. On release the page reruns and draws as it always did.
+value ahead (rnnviz/lessons/scrub.py: the page's own figure function, or for a chart whose words change with every
+value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
+scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that ui/chart.js
+drew. On release the page reruns and draws as it always did.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which

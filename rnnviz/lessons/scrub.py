@@ -1,6 +1,7 @@
 """Frames for scrubbing: a chart's figure at each notch of a slider near its value, reduced to what changes from
 notch to notch, so that the browser can show any of them while the slider is dragged (ui/scrub.js) with the
-server's own numbers. Nothing is computed twice: each frame is the page's own figure function at that value."""
+server's own numbers. Nothing is computed twice: each frame is the page's own figure function at that value (or,
+for a chart whose words change with every value, a form of it without them, carried whole: see figure_frames)."""
 from __future__ import annotations
 
 import base64
