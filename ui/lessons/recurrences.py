@@ -59,7 +59,8 @@ INTRO = ("Drop the tanh from the recurrence and it becomes linear: hₜ = a·h�
          "selective step reset memory, see the parallel scan that trains it in log₂T steps, and compare gradients.")
 MIN_KEY = ("**keep** rows: the share of hₜ₋₁ each cell keeps (1 − zₜ for minGRU, f′ₜ for minLSTM, zₜ for the GRU). "
            "The minGRU and minLSTM rows are known for every t before the first step: their gates read xₜ alone. "
-           "The GRU's appear one step at a time, because its gate reads hₜ₋₁.")
+           "The GRU's appear one step at a time, because its gate reads hₜ₋₁. The **h** rows show every cell's "
+           "whole run, the GRU's too, so the three states can be compared at any step.")
 SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = e^{\Delta_t A},\quad b_t = \Delta_t B x_t,"
                 r"\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
 VIEW_HELP = ("Linear: one unit stepped. Eigenvalues: a diagonal of units placed on the complex plane (the LRU). "
