@@ -166,3 +166,38 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
         assert found["stepper"][0] >= -1, "the page could not scroll the stepper to the top"
         assert max(bottom for _, bottom in found["areas"]) <= 768, (preset, found)
     pg.close()
+
+
+def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server, browser):
+    """Gates, three cells side by side, on a projector: the first screen holds the presets and the chart they move, the
+    stepper and its cells are below it. A lecturer pressing → there stepped cells nobody could see; now the key also
+    brings the stepper to the top, with every row of the cells under it. A key pressed with the stepper in view does
+    not scroll (the cell page: stepper on the first screen)."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    wait_idle(pg)
+    pg.wait_for_function("() => ['memory', 'lockstep'].every(k => document.querySelector("
+                         "`.st-key-gates-${k} .rnnviz-chart svg.main-svg`))", timeout=60_000)  # the page laid out
+    where = ("() => document.querySelector('.st-key-gates-next').closest('[data-testid=stHorizontalBlock]')"
+             ".getBoundingClientRect().bottom")
+    assert pg.evaluate(where) > 768  # at the foot of the first screen, the cells under it
+    pg.locator("h1").first.click()  # the page holds the focus, as after a click on it
+    step = "() => document.querySelector('.st-key-gates-t input[type=range]')?.value"
+    t = pg.wait_for_function(step, timeout=30_000).json_value()
+    wait_idle(pg)
+    pg.keyboard.press("ArrowLeft" if pg.locator(".st-key-gates-next button").first.is_disabled() else "ArrowRight")
+    wait_idle(pg)
+    pg.wait_for_function(f"() => ({step})() !== '{t}'", timeout=30_000)
+    found = pg.wait_for_function(f"() => {{ const f = ({UNDER_STEPPER.replace('row.scrollIntoView', 'void')})(); "
+                                 "return f.areas.length === 3 && f; }", timeout=30_000).json_value()
+    assert 0 <= found["stepper"][0] < 100, found  # the stepper at the top of the screen...
+    assert max(bottom for _, bottom in found["areas"]) <= 768, found  # ... and the cells it stepped under it
+    pg.goto(f"{server.url}/vector?classroom=1")
+    wait_idle(pg)
+    pg.locator("h1").first.click()
+    top = pg.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    pg.keyboard.press("ArrowRight")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.body.innerText.includes('Step 2 of')", timeout=30_000)
+    assert pg.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == top
+    pg.close()
