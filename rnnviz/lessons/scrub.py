@@ -27,6 +27,14 @@ def notches(value: float, lo: float, hi: float, step: float, span: int = SPAN) -
 
 def _same(a, b) -> bool:
     """Deep equality of figure parts (arrays equal elementwise, NaN equal to NaN)."""
+    if a is b:
+        return True
+    if isinstance(a, (dict, list)) and type(a) is type(b):  # most of a layout: Python's own comparison, in C
+        try:
+            if (a == b) is True:
+                return True
+        except (TypeError, ValueError):  # arrays inside: compared part by part below
+            pass
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
