@@ -283,3 +283,19 @@ def test_the_steps_not_reached_are_blank_in_the_gates_and_the_cells_heatmaps():
     assert np.isnan(z[:, 2:]).all()
     assert np.isfinite(np.array(vector.states_heatmap(v, None).to_dict()["data"][0]["z"], dtype=float)).all()
     assert np.isnan(base.not_reached(v.T, 0)[:, 1:]).all() and not np.isnan(v).any()  # a copy
+
+
+@pytest.mark.parametrize("fs", [1.0, 1.45])
+def test_the_three_cells_write_numbers_only_where_a_column_holds_them(fs):
+    """Five steps (the page's word): the current step's numbers are written in its column. After 'One, then zeros'
+    (65 steps) a column is about 4 px wide and its numbers were cut off at the panel's edge: none are written then
+    (the colours and the hover still give them)."""
+    from rnnviz.lessons.gates import LOCKSTEP_PANELS, lockstep
+
+    rng = np.random.default_rng(0)
+    for T, written in ((5, True), (65, False)):
+        ls = lockstep(rng.standard_normal((T, 4)), 3)
+        fig = gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, None, T - 1, fs).to_dict()
+        for trace in fig["data"]:
+            cells = [c for row in trace["text"] for c in row if c]
+            assert (trace["texttemplate"] == "%{text}" and len(cells) > 0) == written, (T, fs)

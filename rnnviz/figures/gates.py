@@ -25,6 +25,7 @@ from rnnviz.figures.base import (
     not_reached,
 )
 from rnnviz.figures.fonts import LEAST, SUB, text_sizes
+from rnnviz.figures.labels import text_width
 
 GATE_INFO = {  # name: (title, colour key, value range)
     "f": ("forget f<sub>t</sub>", "gate", (0, 1)), "i": ("input i<sub>t</sub>", "gate", (0, 1)),
@@ -37,6 +38,14 @@ CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
 LOCKSTEP_MAX_HEIGHT = 620  # px: three cells under their stepper (about 140 px) within a 768 px projector screen
+LOCKSTEP_PANEL_PX = 250  # px: a cell's plot area, a third of the page less its row labels (about 235 at 1024 px)
+
+
+def _numbers_fit(T: int, digits: int, font_scale: float) -> bool:
+    """Whether the current step's numbers fit its column, one of T across a cell's panel: after 'One, then zeros'
+    (65 steps) a column is about 4 px wide, and its numbers were cut off at the panel's edge (the colours and the
+    hover still give them)."""
+    return T * (text_width("−0." + "0" * digits, tick_size(font_scale)) + 2) <= LOCKSTEP_PANEL_PX
 
 
 def _title_px(font_scale: float) -> float:
@@ -128,6 +137,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     T = len(traces[cells[0]].h)
     xs = _time_labels(T, x_labels)
     text = max(sizes.values()) <= 12 and (True if font_scale <= 1 or T <= 5 else "1")  # narrow cells: 1 decimal
+    text = text and _numbers_fit(T, 2 if text is True else 1, font_scale) and text
     stacks = {c: _stack([(n, getattr(traces[c], n)) for n in panels[c]], xs, font_scale, text, j, short=True,
                         current=current)
               for j, c in enumerate(cells, 1)}
