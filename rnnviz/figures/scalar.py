@@ -92,6 +92,25 @@ def tanh_size(steps: list[list[list[str]]] | None, font_scale: float = 1.0) -> t
 Z_MAX = 25.0  # the widest z axis the tanh chart takes
 
 
+def _z_lim(pre: np.ndarray) -> float:
+    """The tanh chart's z axis, ±this: the steps' pre-activations with a tenth to spare, at least ±4, at most ±Z_MAX."""
+    return min(max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0), Z_MAX)
+
+
+def _tanh_frame(lim: float, band_to: float, title: str, height: int, top: int, bottom: int, font_scale: float,
+                **more) -> dict:
+    """The tanh chart's layout: its axes (z on ±lim), margins, and the saturated zones (tanh' < 0.1) shaded grey
+    out to ±band_to."""
+    sat = float(np.arctanh(np.sqrt(0.9)))  # |z| where tanh'(z) = 0.1
+    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
+                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-band_to, -sat), (sat, band_to))]
+    return _layout(title, height, font_scale, showlegend=False, shapes=shapes,
+                   margin=dict(l=y_margin(font_scale, 4), b=bottom, t=top),
+                   xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
+                              range=[-lim, lim], zeroline=True),
+                   yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True), **more)
+
+
 def tanh_drag(pre: np.ndarray, h: np.ndarray, size: tuple[int, int, int], font_scale: float = 1.0, title: str = ""
               ) -> go.Figure:
     """The tanh chart as it follows a dragged slider (ui/scrub.py): the curve, each step's (z, h), the last step
@@ -100,11 +119,8 @@ def tanh_drag(pre: np.ndarray, h: np.ndarray, size: tuple[int, int, int], font_s
     value. Only points move from one value to the next (the curve, the grey bands and the title are the same for
     every value), so the browser moves them without redrawing the chart (ui/scrub.js)."""
     pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
-    lim = min(max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0), Z_MAX)  # as tanh_curve's
+    lim = _z_lim(pre)
     z = np.linspace(-Z_MAX, Z_MAX, 801)  # every axis the chart may take: 0.06 apart, smooth at the narrowest (±4)
-    sat = float(np.arctanh(np.sqrt(0.9)))
-    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
-                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-Z_MAX, -sat), (sat, Z_MAX))]
     zc, k = np.clip(pre, -lim, lim), len(pre) - 1
     data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", hoverinfo="skip",
                  line=dict(color=COLORS["state"], width=3)),
@@ -114,12 +130,8 @@ def tanh_drag(pre: np.ndarray, h: np.ndarray, size: tuple[int, int, int], font_s
                  line=dict(color=COLORS["current"], width=1.5, dash="dot")),
             dict(type="scatter", x=zc[k:], y=h[k:], mode="markers", hoverinfo="skip",
                  marker=dict(color=COLORS["state"], size=16, symbol="circle", line=dict(color="white", width=2)))]
-    height, top, bottom = size
-    layout = _layout(title, height, font_scale, showlegend=False, shapes=shapes,
-                     margin=dict(l=y_margin(font_scale, 4), b=bottom, t=top),
-                     xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
-                                range=[-lim, lim], zeroline=True),
-                     yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
+    height = size[0]
+    layout = _tanh_frame(lim, Z_MAX, title, *size, font_scale)  # the bands out to Z_MAX: the same at every value
     layout["title"].update(text="<br>".join(wrap([title.split(" ")], 14 * font_scale, ASSUMED_WIDTH - 12)),
                            font=dict(size=14 * font_scale), y=1 - TITLE_TOP / height, yanchor="top", yref="container")
     return _fig(data, text_sizes(layout, font_scale))
@@ -133,12 +145,8 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     per step: that step's sentence as phrases of pieces (see `wrap`); the chart's title is then the sentence of the
     step it shows, in each animation frame too, so what a viewer reads follows the Play button."""
     pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
-    lim = max(4.0, float(np.max(np.abs(pre))) * 1.1 if len(pre) else 4.0)
-    lim = min(lim, 25.0)
+    lim = _z_lim(pre)
     z = np.linspace(-lim, lim, 201)  # a smooth curve; more points only cost repaint time
-    sat = float(np.arctanh(np.sqrt(0.9)))  # |z| where tanh'(z) = 0.1
-    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="y domain", fillcolor=COLORS["muted"],
-                   opacity=0.12, line=dict(width=0), layer="below") for x0, x1 in ((-lim, -sat), (sat, lim))]
     data = [dict(type="scatter", x=z, y=np.tanh(z), mode="lines", name="h = tanh(z)", hoverinfo="skip",
                  line=dict(color=COLORS["state"], width=3))]
 
@@ -240,11 +248,7 @@ def tanh_curve(pre: np.ndarray, h: np.ndarray, current: int, font_scale: float =
     notes = [] if spot is None else [dict(x=x, y=y, text=note, showarrow=False, xanchor=side, align=side,
                                           font=dict(color="#555", size=note_size))]
     title = titles[cur] if titles else "Where each step lands on tanh"
-    layout = _layout(title, height, font_scale, showlegend=False, shapes=shapes, annotations=notes,
-                     margin=dict(l=y_margin(font_scale, 4), b=bottom, t=top),
-                     xaxis=dict(title=dict(text="z = w<sub>x</sub>x<sub>t</sub> + w<sub>h</sub>h<sub>t−1</sub> + b"),
-                                range=[-lim, lim], zeroline=True),
-                     yaxis=dict(title=dict(text="h<sub>t</sub> = tanh(z)"), range=[-1.1, 1.1], zeroline=True))
+    layout = _tanh_frame(lim, lim, title, height, top, bottom, font_scale, annotations=notes)
     if titles:  # from the top down, however many lines
         layout["title"].update(font=dict(size=title_size), y=1 - TITLE_TOP / height, yanchor="top", yref="container")
     frames = []
