@@ -56,16 +56,20 @@ def preset_values(name: str) -> dict:
 SLIDERS = {"w_x": (-10.0, 10.0, 0.05), "w_h": (-10.0, 10.0, 0.05), "b": (-10.0, 10.0, 0.05), "h0": (-1.0, 1.0, 0.01)}
 
 
+def _each_slider(x: list[float], now: dict, chart: str, setting: tuple, figure, whole: bool = False) -> list[Scrub]:
+    """One Scrub per slider of SLIDERS for `chart`: `figure(run)` is the chart for the cell's run over x with that
+    slider moved and the others at `now`; a frame set's key is `setting` and the other sliders' values."""
+    def build(name: str):
+        return lambda v: figure(run_scalar(x, **{**now, name: v}))
+    return [Scrub(f"{P}.{name}", f"{P}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
+                  now[name], lo, hi, step, build(name), whole=whole) for name, (lo, hi, step) in SLIDERS.items()]
+
+
 def scrubs(x: list[float], w_x: float, w_h: float, b: float, h0: float, fs: float) -> list[Scrub]:
     """The sliders whose drag the chart of h_t over time follows: each frame is that chart (the page's own call)
     with one slider moved."""
-    now = {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}
-
-    def chart_at(name: str):
-        return lambda v: states_over_time(run_scalar(x, **{**now, name: v}).h[:, 0], x, None, fs)
-
-    return [Scrub(f"{P}.{name}", f"{P}.states", (tuple(x), fs) + tuple(u for k, u in now.items() if k != name),
-                  now[name], lo, hi, step, chart_at(name)) for name, (lo, hi, step) in SLIDERS.items()]
+    return _each_slider(x, {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}, "states", (tuple(x), fs),
+                        lambda run: states_over_time(run.h[:, 0], x, None, fs))
 
 
 def tanh_scrubs(trace: RNNTrace, x: list[float], w_x: float, w_h: float, b: float, h0: float, shown: int, fs: float
@@ -74,18 +78,10 @@ def tanh_scrubs(trace: RNNTrace, x: list[float], w_x: float, w_h: float, b: floa
     the chart beside the sliders (h_t over time is a screen further down). Its frames are the chart without its
     labels, boxes and title sentence (tanh_drag): they would change with every value and make each frame a whole
     redraw (about 14 frames a second); the numbers come back on release."""
-    now = {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}
     size = tanh_size(chart_steps(trace, b, shown), fs)  # the chart as drawn: it keeps its place while dragged
     title = (f"Steps 1 to {shown}" if shown > 1 else "Step 1") + " on tanh, as you drag"
-
-    def chart_at(name: str):
-        def build(v: float):
-            run = run_scalar(x, **{**now, name: v})
-            return tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title)
-        return build
-
-    return [Scrub(f"{P}.{name}", f"{P}.tanh", (tuple(x), fs, shown) + tuple(u for k, u in now.items() if k != name),
-                  now[name], lo, hi, step, chart_at(name), whole=True) for name, (lo, hi, step) in SLIDERS.items()]
+    return _each_slider(x, {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}, "tanh", (tuple(x), fs, shown),
+                        lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True)
 
 
 def guess_box(t: int, x_t: float, h_prev: float) -> None:
