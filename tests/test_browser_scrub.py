@@ -73,6 +73,10 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                 assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
             assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
             page.mouse.up()
+            # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws
+            # (the tanh chart's sentence comes back with it; the drag frames already showed the released numbers)
+            page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout"
+                                   ".title.text.startsWith('Step 3: z =')", timeout=30_000)
             wait_idle(page)
             painted(page)
             after = page.evaluate(READ)  # settled by the rerun, at the value released
