@@ -137,7 +137,8 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     T = len(traces[cells[0]].h)
     xs = _time_labels(T, x_labels)
     text = max(sizes.values()) <= 12 and (True if font_scale <= 1 or T <= 5 else "1")  # narrow cells: 1 decimal
-    text = text and _numbers_fit(T, 2 if text is True else 1, font_scale) and text
+    if text and not _numbers_fit(T, 2 if text is True else 1, font_scale):
+        text = False
     stacks = {c: _stack([(n, getattr(traces[c], n)) for n in panels[c]], xs, font_scale, text, j, short=True,
                         current=current)
               for j, c in enumerate(cells, 1)}

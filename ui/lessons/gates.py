@@ -61,7 +61,7 @@ def colour_key(names: list[str], trace, t: int, T: int) -> str:
         lim = max(1.0, float(np.abs(trace.c).max())) if "c" in states else 1.0
         rng = "−1 purple, 0 white, +1 dark grey" + (f"; c on ±{lim:.2f}" if lim > 1 else "")
         parts.append(f"states ({', '.join(states)}) {rng}")
-    return " ".join(["Colours: " + "; ".join(parts) + "."] + ([steps_ahead(t, T)] if t < T else []))
+    return " ".join(filter(None, ["Colours: " + "; ".join(parts) + ".", steps_ahead(t, T)]))  # '' at the last step
 
 
 VALVES = SharedCache(2 ** 23)  # per server: up to ~180 kB a run at T = 2000
