@@ -132,9 +132,10 @@ function install() {
       charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
                     moving: [...new Set(it.frames.data.map((d2) => d2.trace))], drawn,
-                    base: start ? { data: start.data.map((t) => ({ ...t })),  // the look ui/chart.js gives
-                                    layout: { ...start.layout, template: gd.layout.template, autosize: true } }
-                      : { data: drawn.data.map((t) => ({ ...t })), layout: { ...drawn.layout } } });
+                    // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/chart.js
+                    // gives, or the chart as drawn
+                    base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
+                                                                autosize: true } } : drawn });
     }
     if (!charts.length) return;
     R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false };
