@@ -95,8 +95,9 @@ SCENARIOS = [
 ]
 FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
 BARE = Scenario("floor", "no chart, slider", "slider", ("floor.phase",))  # ?variant=bare: Streamlit's round trip
-FLOOR_VARIANTS = {"one": "1 chart, full rerun", "full": "4 charts + table, full rerun",
-                  "changing": "same, all 4 charts change", "fragment": "4 charts + table, fragment"}
+FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 chart drawn in place (the app's way)",
+                  "full": "4 charts + table, full rerun", "changing": "same, all 4 charts change",
+                  "fragment": "4 charts + table, fragment"}
 WARMUP = 2
 TIMEOUT_MS = 60_000
 LOST_MS = 10_000
@@ -451,7 +452,8 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=1400, help="browser window width")
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--floor-variants", action="store_true",
-                    help="also time floor_app.py's 4-chart variants (full rerun, charts changing, fragment)")
+                    help="also time floor_app.py's variants (one chart drawn in place, 4 charts: full rerun, charts "
+                         "changing, fragment)")
     ap.add_argument("--no-scrub", action="store_true", help="leave out the frames-per-second-while-dragging rows")
     ap.add_argument("--drag-only", action="store_true", help="only the frames-per-second-while-dragging rows")
     args = ap.parse_args()
@@ -545,11 +547,13 @@ def main() -> None:
                                        "moment"
                                        if "fps" in d else f"SKIP {d['skip']}"))
     if variants:
-        one = statistics.median(variants["one"])
-        print("floor experiment, round robin over one page per variant (x: against the first):")
+        one, bare = statistics.median(variants["one"]), statistics.median(variants["bare"])
+        print("floor experiment, round robin over one page per variant (xfloor: against the first, xbare: against "
+              "the no-chart page):")
         for v, label in FLOOR_VARIANTS.items():
             ms = statistics.median(variants[v])
-            print(f"{'floor':<26} {label:<34} {ms:>7.0f} {ms / one:>7.2f}   (min {min(variants[v]):.0f})")
+            print(f"{'floor':<26} {label:<38} {ms:>7.0f} {ms / one:>7.2f} {ms / bare:>7.2f}   "
+                  f"(min {min(variants[v]):.0f})")
     done = [r for r in results if "ms" in r]
     if done:
         worst = max(done, key=lambda r: r["xfloor"])

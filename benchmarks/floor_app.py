@@ -1,19 +1,30 @@
 """The floor for benchmarks/browser.py: the cheapest Streamlit page that redraws a chart from a slider.
 
-    streamlit run benchmarks/floor_app.py            # ?variant=one (default), bare, full, changing or fragment
+    streamlit run benchmarks/floor_app.py            # ?variant=one (default), bare, live, full, changing or fragment
 
 one: a keyed slider redraws ONE Plotly chart of three 50-point traces (the floor).
 bare: a keyed slider and one line of text, no chart (Streamlit's own round trip: the second floor).
+live: `one`, its chart drawn the app's way (ui.chart.live_chart: updated in place with Plotly.react): the least a
+    rerun that moves one of the app's charts costs.
 full: the same plus three more charts and a table, the whole page rerun on every move (those three unchanged).
 changing: as `full`, but the three other charts also move with the slider.
 fragment: as `full`, but the slider and its chart are an `st.fragment`; the rest is not rerun.
 """
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, for `live`
+from ui import chart as app_chart  # noqa: E402
+
 x = np.arange(50)
+variant = st.query_params.get("variant", "one")
+# Streamlit serves the static/ folder beside the script it runs: plotly.js for `live` goes there (ignored by git)
+LIVE = app_chart.provide_plotly_js(Path(__file__).with_name("static"))
 
 
 def chart(phase: float, key: str) -> None:
@@ -21,7 +32,10 @@ def chart(phase: float, key: str) -> None:
     fig = go.Figure([go.Scatter(x=x, y=np.sin(x / 6 + phase + k), mode="lines+markers", name=f"trace {k + 1}")
                      for k in range(3)])
     fig.update_layout(height=320, margin={"l": 40, "r": 10, "t": 30, "b": 30})
-    st.plotly_chart(fig, key=key)
+    if variant == "live" and LIVE:
+        app_chart.live_chart(fig, key=key, alt="Three sine curves", config={})
+    else:
+        st.plotly_chart(fig, key=key)
 
 
 def controlled_chart() -> float:
@@ -39,11 +53,10 @@ def rest_of_page(phase: float) -> None:
                           columns=[f"c{k}" for k in range(6)]))
 
 
-variant = st.query_params.get("variant", "one")
 st.title(f"Floor: {variant}")
 if variant == "bare":
     st.write(f"Phase {st.slider('Phase', 0.0, 10.0, 1.0, step=0.1, key='floor.phase'):.1f}")
     st.stop()
 phase = st.fragment(controlled_chart)() if variant == "fragment" else controlled_chart()
-if variant != "one":
+if variant not in ("one", "live"):
     rest_of_page(phase if variant == "changing" else 0.0)
