@@ -4,6 +4,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import Server, chromium, wait_idle
 
@@ -54,7 +55,14 @@ def test_page_down_and_up_step_even_when_a_slider_holds_the_focus(server, browse
     pg.wait_for_function("() => document.body.innerText.includes('Step 1.')", timeout=30_000)
     pg.locator('[data-testid="stSlider"] input[type="range"]').first.focus()
     thumb = pg.locator('[data-testid="stSlider"] [data-focused="true"]').first
-    outline = thumb.evaluate("el => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineWidth")
+    ring = "el => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineWidth"
+    try:  # the keys component's style and listener arrive with it, a moment after the page's run: wait for them
+        pg.wait_for_function(f"() => document.documentElement.dataset.rnnvizKeys && ({ring})("
+                             "document.querySelector('[data-testid=\"stSlider\"] [data-focused=\"true\"]'))"
+                             ".startsWith('solid')", timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below says what the ring was
+    outline = thumb.evaluate(ring)
     assert outline.startswith("solid") and not outline.endswith(" 0px")  # the focused slider shows it
     pg.keyboard.press("PageDown")
     pg.wait_for_function("() => document.body.innerText.includes('Step 2.')", timeout=30_000)
