@@ -13,6 +13,7 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
   range: document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullLayout.yaxis.range,
   whole: document.querySelector('.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.whole,
+  bars: document.querySelectorAll('.st-key-scalar-states .rnnviz-chart g.barlayer g.point path').length,
   z: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].x),
   tanh: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].y),
   title: document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout.title.text,
@@ -71,6 +72,7 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             assert before["title"].startswith("Step 3: z =")
             for s in seen:  # every point shown inside the axes, which hold still unless a frame would not fit
                 assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
+                assert s["bars"] == before["bars"] == len(D.x)  # the inputs' bars stay while the points move
             assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
             page.mouse.up()
             # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws

@@ -91,6 +91,8 @@ function install() {
   };
   // Frame k by moving the points alone (rnnviz/lessons/scrub.py held_axes: only x and y of scatter traces change):
   // Plotly.animate without redraw leaves axes, legend and titles as they are, a few ms instead of a whole redraw.
+  // The animated traces are the moving ones and every trace that is not a scatter (the inputs' bars): plotly.js
+  // plots a bar layer from the traces an animation names, so bars left out would be taken off the chart.
   // The axes hold still through the drag; a frame that would not fit them widens them to fit it and its neighbours
   // (four notches either way, so a drag that goes on that way seldom needs another): it returns false, and the
   // caller draws that frame whole with the wider axes.
@@ -108,12 +110,12 @@ function install() {
       widen = true;
     }
     if (widen) return false;
-    const update = c.moving.map((i) => {
+    const update = c.animated.map((i) => {
       const o = {};
       for (const d2 of c.frames.data) if (d2.trace === i) o[d2.attr] = decode(d2.frames[k]);
       return o;
     });
-    return window.Plotly.animate(c.gd, { data: update, traces: c.moving },
+    return window.Plotly.animate(c.gd, { data: update, traces: c.animated },
       { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
   };
   document.addEventListener("pointerdown", (e) => {
@@ -131,7 +133,9 @@ function install() {
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
-                    moving: [...new Set(it.frames.data.map((d2) => d2.trace))], drawn,
+                    animated: (start ? start.data : gd._fullData).map((t, i) => i).filter(
+                      (i) => ((start ? start.data[i].type ?? "scatter" : gd._fullData[i].type) !== "scatter"
+                              || it.frames.data.some((d2) => d2.trace === i))), drawn,
                     // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/chart.js
                     // gives, or the chart as drawn
                     base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
