@@ -29,6 +29,7 @@ def linear_view(fs: float) -> None:
                   help="Numbers separated by commas or spaces, up to 200, each within ±100.")
     if problem:
         error(problem)
+    scrubs(P, words.linear_scrubs(a, b, x, t, fs))  # the chart follows a or b while it is dragged
     export_panel(lambda: recurrence_script("linear", x, {"a": [a], "B": [[b]]}, what=f"h_t = {a:g} h_(t-1) + {b:g} x_t",
                                            name="rnnviz_linear.py"), "rnnviz_linear.py", f"{P}.export.linear")
 
@@ -92,6 +93,7 @@ def selective_view(fs: float) -> None:
     st.text_input("Input sequence x₁, x₂, …", key=f"{P}.sx", max_chars=2000, help=words.SELECTIVE_HELP)
     if problem:
         error(problem)
+    scrubs(P, words.selective_scrubs(w, c, x, fs))  # the chart follows w or c while it is dragged
 
 
 def scan_view(fs: float) -> None:

@@ -294,7 +294,8 @@ class Drag(NamedTuple):
 
 SCRUBS = [Drag("scalar", "scalar.w_h", "scalar.states"), Drag("scalar", "scalar.w_h", "scalar.tanh"),
           Drag("gradients", "grad.scale", "grad.decay"),
-          Drag("gradients", "grad.bf", "grad.decay"), Drag("recurrences?view=eigen", "rec.r2", "rec.plane")]
+          Drag("gradients", "grad.bf", "grad.decay"), Drag("recurrences?view=eigen", "rec.r2", "rec.plane"),
+          Drag("recurrences", "rec.a", "rec.linear"), Drag("recurrences?view=selective", "rec.w", "rec.selective")]
 MOVE_MS, DRAG_S = 16, 2.0
 
 # The chart and its slider: the track's box, the slider's range and the values the server sent frames for. Then a
@@ -372,10 +373,13 @@ def server_figure(drag: Drag):
         items = words.scrubs(c, c["scale"], compare(c["H"], c["T"], c["scale"], c["bf"], c["xs"], c["seed"], c["by"],
                                                     c["bz"]), 1.0)
     else:
+        from rnnviz.text import parse_sequence
         from ui.lessons import recurrences as words
         c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
-        items = words.scrubs([c[f"r{k}"] for k in range(1, c["N"] + 1)], [c[f"th{k}"] for k in range(1, c["N"] + 1)],
-                             1.0)
+        items = (words.scrubs([c[f"r{k}"] for k in range(1, c["N"] + 1)], [c[f"th{k}"] for k in range(1, c["N"] + 1)],
+                              1.0)
+                 + words.linear_scrubs(c["a"], c["b"], parse_sequence(c["x"]), c["lin.t"], 1.0)
+                 + words.selective_scrubs(c["w"], c["c"], parse_sequence(c["sx"]), 1.0))
     return next(i for i in items if i.slider == drag.slider and i.chart == drag.chart).build
 
 

@@ -81,6 +81,37 @@ def test_recurrence_frames_are_the_plane_at_each_radius():
     assert {d["trace"] for d in frames["data"]} == {2}  # the second eigenvalue moves, alone
 
 
+def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():
+    from rnnviz.figures.recurrences import linear_steps
+    x, t = [1.0, 0.0, 0.5, 0.0, -1.0], 3
+    a_item, b_item = rec_words.linear_scrubs(0.9, 1.5, x, t, 1.0)
+    assert (a_item.slider, b_item.slider, a_item.chart) == ("rec.a", "rec.b", "rec.linear")
+
+    def page_figure(a, b):
+        tr = recurrences.linear_run(a, b, x)
+        return linear_steps(tr.x[:, 0], tr.h[:, 0], t, 1.0)
+    frames = check(a_item, lambda v: page_figure(v, 1.5))
+    assert {d["trace"] for d in frames["data"]} == {1, 2} and frames["hold"]  # h_t, seen and ahead: points move
+    k = frames["values"].index(1.2)  # past 1 the state grows: h_3 = 1.5 (1.2^2 + 0.5) by hand, the last step seen
+    h = np.frombuffer(base64.b64decode(frames["data"][0]["frames"][k]["bdata"]), "<f8")
+    np.testing.assert_allclose(h, [1.5, 1.8, 1.5 * (1.2 ** 2 + 0.5)], rtol=1e-14)
+    check(b_item, lambda v: page_figure(0.9, v))
+
+
+def test_selective_frames_are_the_selective_chart_at_each_w_and_c():
+    from rnnviz.figures.recurrences import selective_steps
+    x = [1.0, -1.0, -1.0, 0.5]
+
+    def page_figure(w, c):
+        tr = recurrences.selective_run(x, w, c)
+        return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.0)
+    w_item, c_item = rec_words.selective_scrubs(2.0, 0.5, x, 1.0)
+    assert (w_item.slider, c_item.slider, w_item.chart) == ("rec.w", "rec.c", "rec.selective")
+    frames = check(w_item, lambda v: page_figure(v, 0.5))
+    assert {d["trace"] for d in frames["data"]} == {1, 2, 3}  # the input's bars stand still
+    check(c_item, lambda v: page_figure(2.0, v))
+
+
 def test_frames_that_move_points_alone_say_what_range_each_frame_needs():
     """hold: the range each frame needs on each axis its points move on, so that the browser can move the points
     alone (Plotly.animate) and widen the axes only when a frame would not fit."""

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rnnviz.figures.recurrences import eigen_plane
+from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_steps
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, times
@@ -189,3 +189,24 @@ def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
 
     return [Scrub(f"{P}.r{k + 1}", f"{P}.plane", (tuple(r[:k] + r[k + 1:]), tuple(th), fs), r[k], 0.0, 0.999,
                   0.001, plane_at(k)) for k in range(len(r))]
+
+
+def linear_scrubs(a: float, b: float, x: list[float], t: int, fs: float) -> list[Scrub]:
+    """a and b, whose drag the linear chart follows: each frame is that chart (the page's own calls) with a or b
+    moved, the other, the inputs and the step as set. (The sliders' ranges and steps are the page's.)"""
+    def at(a: float, b: float):
+        tr = lesson.linear_run(a, b, x)
+        return linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs)
+
+    return [Scrub(f"{P}.a", f"{P}.linear", (tuple(x), b, t, fs), a, -1.5, 1.5, 0.01, lambda v: at(v, b)),
+            Scrub(f"{P}.b", f"{P}.linear", (tuple(x), a, t, fs), b, -2.0, 2.0, 0.1, lambda v: at(a, v))]
+
+
+def selective_scrubs(w: float, c: float, x: list[float], fs: float) -> list[Scrub]:
+    """w and c, whose drag the selective chart follows (its step, kept share and state move; the input stands)."""
+    def at(w: float, c: float):
+        tr = lesson.selective_run(x, w, c)
+        return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs)
+
+    return [Scrub(f"{P}.w", f"{P}.selective", (tuple(x), c, fs), w, 0.0, 8.0, 0.1, lambda v: at(v, c)),
+            Scrub(f"{P}.c", f"{P}.selective", (tuple(x), w, fs), c, -4.0, 4.0, 0.1, lambda v: at(w, v))]
