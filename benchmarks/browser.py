@@ -327,6 +327,8 @@ RECORD = """([slider, chart, traces]) => {
     if (s && s.drawn !== rec.last) {
       rec.last = s.drawn;
       rec.frames.push({value: s.value, thumb: Number(input.value), t: performance.now(), mark: s, whole: !!s.whole,
+                       drawn: gd.querySelectorAll('.cartesianlayer g.trace').length,
+                       traces: gd._fullData.filter(t => t.visible === true).length,
                        data: traces.map(i => [i, Array.from(gd._fullData[i].x || []),
                                               Array.from(gd._fullData[i].y || [])])});
     }
@@ -442,7 +444,7 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
                 "fps": len(frames) / seconds, "painted": len(frames), "checked": len(frames), "equal": equal,
                 "moves": len(path), "seconds": seconds, "values": len({f["thumb"] for f in frames}),
                 "current": sum(f["value"] == f["thumb"] for f in frames),
-                "whole": sum(f["whole"] for f in frames),
+                "whole": sum(f["whole"] for f in frames), "kept": sum(f["drawn"] == f["traces"] for f in frames),
                 "draw_ms": statistics.median(ms) if (ms := [f["ms"] for f in frames if f["ms"] is not None]) else None}
     finally:
         page.close()
@@ -538,12 +540,14 @@ def main() -> None:
     if dragged:
         print(f"dragging: pointer moved every {MOVE_MS} ms for {DRAG_S:g} s (as the page's clock allows: 'moves N in "
               "S s'); fps = frames the chart repainted per second of it; values = painted frames equal to the server's "
-              "figure at the value shown / frames checked; frame drawn in = from a frame's draw call to its end "
-              "(Plotly.animate's promise, or Plotly.react); whole redraws: frames drawn by Plotly.react (the rest "
+              "figure at the value shown / frames checked; every trace drawn = frames in which the chart still draws "
+              "each of its traces (the ones that do not move too); frame drawn in = from a frame's draw call to its "
+              "end (Plotly.animate's promise, or Plotly.react); whole redraws: frames drawn by Plotly.react (the rest "
               "moved points alone)")
         for d in dragged:
             where = f"{d['slider']} -> {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
-            print(f"  {where:<52} " + (f"{d['fps']:>5.1f} fps  values {d['equal']}/{d['checked']}  moves "
+            print(f"  {where:<52} " + (f"{d['fps']:>5.1f} fps  values {d['equal']}/{d['checked']}  every trace "
+                                       f"drawn {d['kept']}/{d['painted']}  moves "
                                        f"{d['moves']} in {d['seconds']:.2f} s  frame drawn in {d['draw_ms'] or 0:.1f} "
                                        "ms "
                                        f"(median), {d['whole']}/{d['painted']} whole redraws, {d['values']} thumb "
