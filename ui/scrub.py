@@ -79,16 +79,16 @@ def _cached(key: tuple) -> bytes:
 @fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
-    for (scrub.js asks when the pointer enters a slider, before the press), and from then on for
-    each new setting: a visitor who never drags costs nothing, and one who does, only the sliders they use. Frames at
-    hand are sent; those missing are computed in the background, and the last frames this visit had for the same
-    setting (still exact for their values) stand in."""
+    for (scrub.js asks when the pointer enters a slider, before the press, or the keyboard's focus does), and from
+    then on for each new setting: a visitor who never drags costs nothing, and one who does, only the sliders they
+    use. Frames at hand are sent; those missing are computed in the background, and the last frames this visit had for
+    the same setting (still exact for their values) stand in."""
     if not chart.live():
         return
     wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
     sliders = {i.slider for i in items}
     asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
-    if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
+    if asked in sliders:  # the pointer (or the focus) reached a slider: its frames, now and for each new setting
         wanted.add(asked)
     parts, missing = [], []
     for item in items:
