@@ -14,7 +14,14 @@ from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar
 
 def test_notches_are_the_sliders_values_around_the_value():
     v = notches(0.5, -10.0, 10.0, 0.05)
-    assert len(v) == SPAN and v[0] == -2.0 and v[-1] == 3.0 and 0.5 in v and 0.15 in v  # 0.15, not 0.15000000000000002
+    assert len(v) == SPAN and v[0] == -1.7 and v[-1] == 3.3 and 0.5 in v and 0.15 in v  # 0.15, not 0.15000000000000002
+    # the window moves an eighth of its span (12 notches) at a time: the next notches keep it (their frames are here)
+    assert notches(0.45, -10.0, 10.0, 0.05)[0] == -2.3 and notches(1.05, -10.0, 10.0, 0.05) == v
+    assert notches(1.1, -10.0, 10.0, 0.05)[0] == -1.1
+    for value in np.arange(-10.0, 10.001, 0.05):  # the value is always well inside its window: 44 notches or more
+        w, k = notches(value, -10.0, 10.0, 0.05), round((value + 10) / 0.05)
+        assert len(w) == SPAN and round(value, 2) in w
+        assert min(k, 44) <= w.index(round(value, 2)) <= SPAN - 1 - min(400 - k, 44)
     assert notches(-10.0, -10.0, 10.0, 0.05)[:2] == [-10.0, -9.95] and len(notches(9.9, -10, 10, 0.05)) == SPAN
     assert notches(0.999, 0.0, 0.999, 0.001)[-1] == 0.999
     assert notches(1.0, -5.0, 10.0, 0.5) == list(np.arange(-5, 10.5, 0.5))  # a short slider: every notch

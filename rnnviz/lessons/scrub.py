@@ -16,11 +16,15 @@ SPAN = 101  # notches a slider's frames cover at most: a bounded cost per settin
 
 
 def notches(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[float]:
-    """The slider's values at up to `span` consecutive notches (lo + k step), centred on `value`'s notch where the
-    range allows; each rounded as the slider shows it (no 0.30000000000000004)."""
+    """The slider's values at up to `span` consecutive notches (lo + k step) around `value`'s notch, each rounded as
+    the slider shows it (no 0.30000000000000004). The window moves in eighths of its span: it is centred on the
+    eighth mark nearest the value (where the range allows), so a move of a few notches (a key, a short drag) keeps
+    the same window, whose frames are already computed, instead of asking for a new one each notch; the value stays
+    at least 3/8 of the span from either end (44 of SPAN's 101 notches)."""
     n = round((hi - lo) / step)  # notches above lo
     k = min(max(round((value - lo) / step), 0), n)
-    first = min(max(k - span // 2, 0), max(n + 1 - span, 0))
+    eighth = max(1, span // 8)
+    first = min(max((k + eighth // 2) // eighth * eighth - span // 2, 0), max(n + 1 - span, 0))
     digits = max(0, 1 - math.floor(math.log10(step))) + 2
     return [round(lo + j * step, digits) for j in range(first, min(n, first + span - 1) + 1)]
 
