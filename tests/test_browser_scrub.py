@@ -17,7 +17,8 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   z: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].x),
   tanh: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].y),
   title: document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout.title.text,
-  running: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'running'})"""
+  shown: document.querySelector('.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.value,
+  text: document.querySelector('[data-testid="stMain"]').innerText})"""
 
 
 FRAMES = """() => [...(window.__rnnvizScrubs?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
@@ -60,7 +61,8 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                 page.wait_for_timeout(50)
                 seen.append(page.evaluate(READ))
             mid = seen[-1]
-            assert not any(s["running"] for s in seen)  # no rerun during the drag
+            said = f"= {D.w_h} × {expected(D.w_h)[1]:.3f}"  # the step sentence's wₕhₜ₋₁, as the server last heard wₕ
+            assert said in before["text"] and all(said in s["text"] for s in seen)  # Streamlit hears nothing yet
             assert mid["value"] > before["value"] and mid["h"] != before["h"]  # the chart moved with the thumb...
             for s in seen[3:]:  # ... to the server's numbers for the value it held (a frame behind at most)
                 assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
@@ -74,6 +76,18 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                 assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
                 assert s["bars"] == before["bars"] == len(D.x)  # the inputs' bars stay while the points move
             assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
+            # on past the frames first sent (44 notches or more either way): the next window comes while dragging
+            for k in range(10, 21):
+                page.mouse.move(x + 2 * k, y)
+                page.wait_for_timeout(50)
+            page.wait_for_function("() => { const v = Number(document.querySelector('.st-key-scalar-w_h "
+                                   "input[type=range]').value); return v > 3.5 && document.querySelector("
+                                   "'.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.value === v; }",
+                                   timeout=30_000)
+            far = page.evaluate(READ)
+            np.testing.assert_allclose(far["h"], expected(far["value"]), rtol=0, atol=1e-12)
+            assert said in far["text"]  # still the drag: the server has not heard the slider
+            mid = far
             page.mouse.up()
             # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws
             # (the tanh chart's sentence comes back with it; the drag frames already showed the released numbers)

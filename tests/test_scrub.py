@@ -1,6 +1,7 @@
 """Scrub frames (rnnviz/lessons/scrub.py, ui/scrub.py): each frame, laid over the page's figure, is the page's figure
 at that slider value, computed the page's own way."""
 import base64
+import dataclasses
 import json
 
 import numpy as np
@@ -10,6 +11,7 @@ from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches, plain
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
+from ui.scrub import ahead
 
 
 def test_notches_are_the_sliders_values_around_the_value():
@@ -188,3 +190,17 @@ def test_the_tanh_chart_follows_a_drag_by_its_steps_points_from_a_figure_of_its_
         np.testing.assert_allclose(arr(shown[1]["x"]), np.clip(run.pre[:2, 0], -lim, lim), rtol=0, atol=1e-15)
         np.testing.assert_allclose(arr(shown[3]["y"]), run.h[2:3, 0], rtol=0, atol=1e-15)  # step 3 ringed
         np.testing.assert_allclose(arr(shown[2]["x"])[:2], np.clip(run.pre[2, 0], -lim, lim), rtol=0, atol=1e-15)
+
+
+def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_release():
+    items = {i.slider: i for i in scalar_words.scrubs([1.0, 0.0], 1.0, 0.5, 0.0, 0.0, 1.0)}
+    kept = {}
+    assert ahead("scalar.w_h", items, kept) == ("scalar.w_h", {})  # the pointer reached the slider: its own window
+    assert ahead("scalar.w_h@4.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 4.25})
+    w = dataclasses.replace(items["scalar.w_h"], value=4.25).values()
+    assert 4.25 in w and 0.5 not in w  # the frames' window is the thumb's, not the value Streamlit last heard
+    assert ahead(None, items, kept) == (None, {"scalar.w_h": 4.25})  # the polls that fetch it keep it
+    for made_up in ("scalar.w_h@11", "scalar.w_h@nan", "scalar.w_h@x", "scalar.nope@1"):  # nothing else is asked
+        assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 4.25}
+    released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=4.25)}
+    assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again

@@ -6,7 +6,8 @@
 // with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun draws the
 // chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
 // frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
-// is greyed until the release.
+// is greyed. A drag that nears the end of its frames asks the server for the window around the thumb (ui/scrub.py
+// `ahead`), so a long drag is followed all along, a moment behind where it outruns the server.
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value)
 // are drawn whole once as the drag begins, then by moving their points.
 // The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace,
@@ -21,6 +22,8 @@ const decode = (v) => {
   if (!seen.has(v)) seen.set(v, new Float64Array(Uint8Array.from(atob(v.bdata), (ch) => ch.charCodeAt(0)).buffer));
   return seen.get(v);
 };
+
+const window_ = (frames) => `${frames.values[0]}:${frames.values[frames.values.length - 1]}`;  // which window
 
 function install() {
   // items: the latest frames for each slider and chart (whichever component sent them); pages: each component's state
@@ -43,11 +46,27 @@ function install() {
     const v = Number(d.thumb.value);
     const waits = [];
     for (const c of d.charts) {
+      const latest = R.items.get(c.item);  // frames for a window further along, asked for during this drag
+      if (latest?.frames && window_(latest.frames) !== window_(c.frames) && latest.frames.traces === c.frames.traces
+          && !latest.frames.start === !c.frames.start) {
+        c.frames = latest.frames;
+        c.shown = null;
+      }
       const { values } = c.frames;
       let k = -1, best = Infinity;
       values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
       const step = values.length > 1 ? Math.abs(values[1] - values[0]) : 1;
-      if (k < 0 || best > step / 4) {  // outside the frames: the chart waits for the release, greyed
+      // within a quarter of the window from its end (and the slider goes on): ask for the window around the thumb;
+      // it arrives in a moment (the server computes it in the background), and the chart goes on. Asked again each
+      // eighth of a window the thumb moves on (the server's windows move in eighths: rnnviz/lessons/scrub.py).
+      const edge = Math.ceil(values.length / 4) * step, again = Math.max(1, Math.floor(values.length / 8)) * step;
+      const near = (values[0] > Number(d.thumb.min) && v < values[0] + edge)
+        || (values[values.length - 1] < Number(d.thumb.max) && v > values[values.length - 1] - edge);
+      if (near && (c.asked === null || Math.abs(v - c.asked) >= again - step / 4)) {
+        c.asked = v;
+        R.pages.get(latest?.page)?.trigger("want", `${latest.slider}@${v}`);
+      }
+      if (k < 0 || best > step / 4) {  // outside the frames: greyed until frames for it come, or the release
         c.gd.style.opacity = "0.45";
         continue;
       }
@@ -135,7 +154,8 @@ function install() {
       if (!start && gd.data.length !== it.frames.traces) continue;
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
-      charts.push({ gd, frames: it.frames, text: gd.__rnnvizText, shown: null, held: {}, fresh: !!start,
+      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
+                    shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
                     animated: (start ? start.data : gd._fullData).map((t, i) => i).filter(
                       (i) => ((start ? start.data[i].type ?? "scatter" : gd._fullData[i].type) !== "scatter"
@@ -194,6 +214,7 @@ function install() {
   document.addEventListener("pointerover", ask, true);
   document.addEventListener("focusin", ask, true);
   R.ask = ask;
+  R.show = show;
   return R;
 }
 
@@ -208,6 +229,11 @@ export default function ({ data, key, setTriggerValue }) {
     Object.assign(page, { text, pending, wanted: wanted || [], asked: new Set() });
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
+  }
+  if (R.drag && !R.drag.queued) {  // frames for a drag's next window: shown without waiting for the next move
+    R.drag.queued = true;
+    const d = R.drag;
+    requestAnimationFrame(() => { if (R.drag === d) R.show(); });
   }
   const rests = [...document.querySelectorAll(":hover")].pop();  // a pointer on a slider as the page arrives
   if (rests) R.ask({ target: rests });

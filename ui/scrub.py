@@ -3,7 +3,8 @@ would stay frozen through a drag and jump at the end. The server computes the ch
 value ahead (rnnviz/lessons/scrub.py: the page's own figure function, or for a chart whose words change with every
 value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
 scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that ui/chart.js
-drew. On release the page reruns and draws as it always did.
+drew (a key that moves a focused slider too). A drag that nears the end of those notches asks for the ones around
+the thumb (`ahead`), computed the same way. On release the page reruns and draws as it always did.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
@@ -12,7 +13,7 @@ only reads the cache. Anything missing (no live charts, no frames, a value outsi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -76,6 +77,27 @@ def _cached(key: tuple) -> bytes:
         return b"null"
 
 
+def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dict[str, float]]:
+    """A drag that nears the end of its frames asks for the window around the thumb ("<slider>@<value>": the slider's
+    value is still the one before the drag, as Streamlit hears of it on release). The asked slider, and the values
+    whose windows stand in for the sliders' own: kept (in `kept`) while the slider is where the drag began, so the
+    polls that fetch the frames carry them too; a released slider has a window of its own again."""
+    if isinstance(asked, str) and "@" in asked:
+        name, _, value = asked.partition("@")
+        try:
+            v = float(value)
+        except ValueError:
+            v = float("nan")
+        item = sliders.get(name)
+        if item is not None and item.lo <= v <= item.hi:  # never outside the slider: a made-up value asks nothing
+            kept[name] = (item.value, v)
+        asked = name
+    for name in list(kept):
+        if name not in sliders or sliders[name].value != kept[name][0]:
+            del kept[name]
+    return asked, {name: v for name, (_, v) in kept.items()}
+
+
 @fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
@@ -86,19 +108,25 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     if not chart.live():
         return
     wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
-    sliders = {i.slider for i in items}
+    sliders = {i.slider: i for i in items}
     asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
+    asked, at = ahead(asked, sliders, st.session_state.setdefault(f"scrub.{page}.ahead", {}))
     if asked in sliders:  # the pointer (or the focus) reached a slider: its frames, now and for each new setting
         wanted.add(asked)
     parts, missing = [], []
     for item in items:
+        # the windows a drag asked for, newest last: one already computed stands in while the thumb runs ahead
+        trail = st.session_state.setdefault(f"scrub.{item.slider}.{item.chart}.trail", [])
+        if item.slider in at:  # a drag near its window's end: the window around the thumb instead
+            item = replace(item, value=at[item.slider])
+            trail[:] = [k for k in trail if k != item.key()][-7:] + [item.key()]
         key, last = item.key(), st.session_state.get(f"scrub.{item.slider}.{item.chart}")
         if key in FRAMES:
             st.session_state[f"scrub.{item.slider}.{item.chart}"] = key
         else:
             if item.slider in wanted:
                 missing.append(item)
-            key = last if last and last[:3] == key[:3] and last in FRAMES else None
+            key = next((k for k in [*trail[::-1], last] if k and k[:3] == key[:3] and k in FRAMES), None)
         frames = _cached(key) if key else b"null"
         parts.append(b'{"slider":"%s","chart":"%s","frames":%s}' % (item.slider.encode(), item.chart.encode(), frames))
     if missing:  # after a new setting, a pause: that rerun goes first (the computation would share its interpreter)
