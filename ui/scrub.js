@@ -56,14 +56,19 @@ function install() {
       let k = -1, best = Infinity;
       values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
       const step = values.length > 1 ? Math.abs(values[1] - values[0]) : 1;
-      // within a quarter of the window from its end (and the slider goes on): ask for the window around the thumb;
-      // it arrives in a moment (the server computes it in the background), and the chart goes on. Asked again each
-      // eighth of a window the thumb moves on (the server's windows move in eighths: rnnviz/lessons/scrub.py).
-      const edge = Math.ceil(values.length / 4) * step, again = Math.max(1, Math.floor(values.length / 8)) * step;
-      const near = (values[0] > Number(d.thumb.min) && v < values[0] + edge)
-        || (values[values.length - 1] < Number(d.thumb.max) && v > values[values.length - 1] - edge);
-      if (near && (c.asked === null || Math.abs(v - c.asked) >= again - step / 4)) {
-        c.asked = v;
+      // heading for the window's end, within an eighth of it (and the slider goes on): ask for the window around
+      // the thumb; it arrives in a moment (the server computes it in the background), and the chart goes on. One ask
+      // at a time (a drag that turns back within the window asks nothing): the next once this one's window is here
+      // and the thumb has moved on a quarter of a window, or a second has passed. Each ask costs the server a window
+      // of frames while the browser draws: asking sooner or more often took a quarter off the frames per second.
+      const edge = Math.ceil(values.length / 8) * step, again = Math.max(1, Math.floor(values.length / 4)) * step;
+      const last = values[values.length - 1], now = performance.now();
+      const out = (values[0] > Number(d.thumb.min) && v < values[0] + edge && v < (c.was ?? v + 1))
+        || (last < Number(d.thumb.max) && v > last - edge && v > (c.was ?? v - 1));
+      c.was = v;
+      const waiting = c.asked && c.asked.window === window_(c.frames) && now - c.asked.at < 1000;
+      if (out && !waiting && (!c.asked || Math.abs(v - c.asked.value) >= again - step / 4)) {
+        c.asked = { value: v, window: window_(c.frames), at: now };
         R.pages.get(latest?.page)?.trigger("want", `${latest.slider}@${v}`);
       }
       if (k < 0 || best > step / 4) {  // outside the frames: greyed until frames for it come, or the release
