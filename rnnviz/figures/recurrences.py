@@ -128,8 +128,11 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
                     font_scale: float = 1.0) -> go.Figure:
     """Three stacked panels over t: the input, the step Delta_t and the kept share a_t, the state h_t."""
     t = np.arange(1, len(x) + 1)
-    lay = _rows(3, gap=0.09, titles=["input x<sub>t</sub>", "step Δ<sub>t</sub> and kept share a<sub>t</sub> = "
-                                     "exp(Δ<sub>t</sub>A)", "state h<sub>t</sub>"], font_scale=font_scale)
+    # on a projector the panels' titles and ticks are larger: wider gaps keep each title clear of the panel above (at
+    # a gap of 0.09 they sat on its lowest tick); the chart stays short enough to share the first screen with w
+    gap = 0.09 + 0.07 * (font_scale - 1) / 0.45
+    lay = _rows(3, gap=gap, titles=["input x<sub>t</sub>", "step Δ<sub>t</sub> and kept share a<sub>t</sub> = "
+                                    "exp(Δ<sub>t</sub>A)", "state h<sub>t</sub>"], font_scale=font_scale)
     data = [_in(dict(type="bar", x=t, y=x, name="x<sub>t</sub>", marker=dict(color=COLORS["input"]),
                      hovertemplate="t=%{x}<br>x=%{y:.3g}<extra></extra>"), 1),
             _in(dict(type="scatter", x=t, y=a, mode="lines+markers", name="a<sub>t</sub> kept",
@@ -146,7 +149,8 @@ def selective_steps(x: np.ndarray, delta: np.ndarray, a: np.ndarray, h: np.ndarr
     for k in (1, 2, 3):  # three panels in 390 px: Plotly's own five ticks a panel ran together on a projector
         lay[f"yaxis{k if k > 1 else ''}"].update(nticks=3)
     margin = dict(l=y_margin(font_scale, 5), t=grown(font_scale, 48, 56), b=x_margin(font_scale))  # legend on top
-    return _fig(data, text_sizes(_layout("", 390, font_scale, margin=margin, **lay), font_scale))
+    return _fig(data, text_sizes(_layout("", grown(font_scale, 390, 400), font_scale, margin=margin, **lay),
+                                 font_scale))
 
 
 def scan_tree(levels_a: np.ndarray, levels_b: np.ndarray, font_scale: float = 1.0) -> go.Figure:
