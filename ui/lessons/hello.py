@@ -129,10 +129,11 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
     if result is not None and not result.losses:  # Train pressed with Training steps = 0
         return (f"**Trained for 0 steps**: *Training steps* is 0, so Train kept the random weights (seed {seed}) and "
-                f"every guess is still chance. Set *Training steps* above 0 and press **Train** to fit a "
+                f"its guesses still owe nothing to the text. Set *Training steps* above 0 and press **Train** to fit a "
                 f"{hidden_size}-unit RNN to {what}.")
     if result is None:
-        return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so every guess is chance. "
+        return (f"**Untrained**: random weights (seed {seed}, PyTorch's initialisation), so its guesses owe nothing "
+                f"to the text: the best guess in each row is whichever letter those random numbers happen to favour. "
                 f"Press **Train** to fit a {hidden_size}-unit RNN to {what}.")
     capped = f" (capped from {result.asked:,})" if result.asked > len(result.losses) else ""
     end = fmt(result.losses[-1]) if final is None else fmt(final, 4)
