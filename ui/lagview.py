@@ -31,7 +31,8 @@ def lag_section(fs: float) -> None:
         plot(gradient_figures.lag_curve_figure(results, fs), f"{P}.lag_curve", alt="accuracy while training. "
              + words.curve_summary(results))
         note(words.curve_summary(results))
-    note(words.provenance(results))
+    with st.expander("How these numbers were made"):  # the exact commands: a reader's to check, not a lecture's
+        st.caption(words.provenance(results))
 
 
 def three_cells(c: dict, fs: float):
