@@ -99,7 +99,11 @@ def test_shipped_results_say_how_they_were_made_and_the_page_states_their_number
     assert res["command"] in prov and f"{res['cpu_seconds']:.0f} s of CPU" in prov
     fig = lag_figure(res)
     means = [tr for tr in fig.data if tr.mode == "lines+markers"]
-    assert len(means) == len(res["cells"]) and all(list(tr.x) == res["lags"] for tr in means)
+    assert len(means) == len(res["cells"]) and all(list(tr.customdata) == res["lags"] for tr in means)
+    # each row drawn a little to the side of its lag, in the legend's order, so that equal accuracies stay apart
+    for k, lag_k in enumerate(res["lags"]):
+        xs = [tr.x[k] for tr in means]
+        assert xs == sorted(xs) and len(set(xs)) == len(xs) and all(0.8 * lag_k < v < 1.25 * lag_k for v in xs)
     for tr, row in zip(means, [r for r in lag.ROWS if r in res["cells"]]):
         np.testing.assert_allclose(tr.y, np.mean(res["cells"][row]["accuracy"], axis=0))
     bars = [tr for tr in fig.data if tr.mode == "lines"]

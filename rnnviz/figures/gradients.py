@@ -224,11 +224,13 @@ def _spread(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[list, list]:
     return xs, ys
 
 
-def _lag_traces(x, acc: np.ndarray, row: str, cell: dict, what: str, legend: bool, axis: int = 1) -> list[dict]:
+def _lag_traces(x, acc: np.ndarray, row: str, cell: dict, what: str, legend: bool, axis: int = 1,
+                customdata=None) -> list[dict]:
     """A row's mean over seeds (line and markers) and its seed spread, min to max (thin bars), on one subplot."""
     name, color, symbol, dash = LAG_STYLE[row]
     label = lag_name(row, cell)
     mean = dict(type="scatter", x=list(x), y=acc.mean(axis=0), name=label, mode="lines+markers", legendgroup=row,
+                customdata=customdata,
                 showlegend=legend, line=dict(color=color, width=2.5, dash=dash),
                 marker=dict(symbol=symbol, size=9, color=color, maxdisplayed=MARKERS * 2),
                 hovertemplate=what + ": mean %{y:.1%}<extra>" + label + "</extra>")
@@ -241,15 +243,21 @@ def _lag_traces(x, acc: np.ndarray, row: str, cell: dict, what: str, legend: boo
     return out
 
 
+DODGE = 0.07  # octaves between neighbouring rows at one lag
+
+
 def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     """Held-out accuracy of recalling the first symbol k steps later, by lag k: each row's mean over seeds with its
     seed spread (min to max) as bars; chance as a dashed line."""
     lags = results["lags"]
-    data = []
-    for row in LAG_STYLE:
-        if row in results["cells"]:
-            cell = results["cells"][row]
-            data += _lag_traces(lags, np.asarray(cell["accuracy"], float), row, cell, "lag %{x}", True)
+    data, rows = [], [row for row in LAG_STYLE if row in results["cells"]]
+    for j, row in enumerate(rows):
+        # each row a little to the side of its lag (the axis is logarithmic: the same step at every lag), so rows
+        # with the same accuracy (several at 100% at a short lag) stand side by side, not one over the other
+        x = [k * 2 ** (DODGE * (j - (len(rows) - 1) / 2)) for k in lags]
+        cell = results["cells"][row]
+        data += _lag_traces(x, np.asarray(cell["accuracy"], float), row, cell, "lag %{customdata}", True,
+                            customdata=list(lags))
     chance = 1 / results["task"]["symbols"]
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance, line=dict(color=COLORS["muted"],
                                                                                             width=1.5, dash="dash"))]
