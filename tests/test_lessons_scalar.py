@@ -100,3 +100,13 @@ def test_backprop_equals_torch_autograd(w_x, w_h, b, h0, x, k):
         h = torch.tanh(w_x * x[t] + w_h * h + b)
     (grad,) = torch.autograd.grad(h, h1)
     assert lesson.backprop(tr, w_h, k).value == pytest.approx(grad.item(), rel=1e-12, abs=1e-300)
+
+
+def test_the_cobweb_legend_names_only_the_fixed_points_there_are():
+    from rnnviz.figures.scalar import cobweb
+
+    def named(w_h):
+        return [t.name for t in cobweb(w_h, 0.0, None, lesson.fixed_points(w_h), 1.0).data
+                if t.name and "fixed point" in t.name]
+    assert named(0.5) == ["stable fixed point"]  # one, at 0: no unstable one to name
+    assert named(2.0) == ["stable fixed point", "unstable fixed point"]  # ±0.9575 stable, 0 unstable

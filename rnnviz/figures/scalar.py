@@ -314,10 +314,12 @@ def cobweb(w_h: float, b: float, path: np.ndarray | None, fixed: list[tuple[floa
                                      line=dict(width=2.5, color=COLORS["weight"])),
                          hovertemplate=f"fixed point h* = {h_star:.4f} ({'stable' if stable else 'unstable'})"
                                        "<extra></extra>"))
-    data += [dict(type="scatter", x=[None], y=[None], mode="markers", name="stable fixed point",
-                  marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
-             dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
-                  marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))]
+    kinds = {stable for _, stable in fixed}  # the legend names only the kinds of fixed point there are
+    key = {True: dict(type="scatter", x=[None], y=[None], mode="markers", name="stable fixed point",
+                      marker=dict(size=12, symbol="circle", color=COLORS["weight"])),
+           False: dict(type="scatter", x=[None], y=[None], mode="markers", name="unstable fixed point",
+                       marker=dict(size=12, symbol="circle-open", color=COLORS["weight"], line=dict(width=2.5)))}
+    data += [key[stable] for stable in (True, False) if stable in kinds]
     return _fig(data, text_sizes(_layout("Fixed points of the silent cell", 560, font_scale,
                                          margin=dict(l=y_margin(font_scale, 4), b=grown(font_scale, 200, 245)),
                                          xaxis=dict(title=dict(text="h, the state now"), range=[-1.05, 1.05]),
