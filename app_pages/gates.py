@@ -88,7 +88,8 @@ def view_body(view: str) -> None:
         if view == "cell":
             st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
     with right:
-        room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it
+        room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it;
+        # on a laptop the equations, then the chart (on the first screen with b_f), then what their symbols mean
         if view == "lockstep":
             model = three_cells(c, fs)
         else:
@@ -100,7 +101,7 @@ def view_body(view: str) -> None:
                     stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
                 else:
                     st.latex(words.EQUATIONS[c["cell"]])
-                    st.markdown(words.SYMBOLS[c["cell"]])
+            st.markdown(words.SYMBOLS[c["cell"]])
             if room:
                 st.markdown(words.UNTRAINED.format(seed=c["seed"]))
     if view == "lockstep":  # full width: three columns of heatmaps
