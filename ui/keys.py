@@ -39,6 +39,9 @@ _CSS = """
 [data-testid="stSlider"] [data-focused="true"] {  /* the thumb, whose hidden range input holds the focus */
   outline: 3px solid #0072B2; outline-offset: 4px; box-shadow: 0 0 0 7px rgba(0, 114, 178, 0.25);
 }
+[data-testid="stSlider"] [data-focused="true"] [data-testid="stSliderThumbValue"] {  /* its value, clear of the ring */
+  transform: translateY(-7px);
+}
 """
 _keys = st.components.v2.component("rnnviz_keys", js=_JS, css=_CSS, isolate_styles=False)
 
