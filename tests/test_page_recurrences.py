@@ -186,3 +186,14 @@ def test_the_linear_sentence_says_what_k_silent_steps_do():
     tr = lesson.linear_run(0.9, 1.0, [1, 0])
     text = words.linear_text(lesson.linear_step(tr, 1), 0.9, 1.0, 1, 2)
     assert "after k silent steps h is exactly aᵏ times what it was, so it fades." in text
+
+
+def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
+    """The frames' notches (ui.lessons.recurrences.SLIDERS) are the page's sliders' own: range and step."""
+    from ui.lessons.recurrences import SLIDERS
+
+    for view, names in (("linear", "ab"), ("selective", "wc")):
+        at = open_page(PAGE, view=view)
+        for name in names:
+            s = at.slider(key=f"{P}.{name}")
+            assert (s.min, s.max, s.step) == SLIDERS[name], name

@@ -245,3 +245,13 @@ def test_a_link_with_a_sequence_opens_on_its_last_step_unless_it_names_the_step(
     at = open_page(P, x="1, 2, -1, 0.5, 0, 1, 2", t="2")  # the step the link names
     assert "Step 2." in all_text(at)
     assert "Step 3." in all_text(open_page(P))  # the notes' example at its default step
+
+
+def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
+    """The frames' notches (ui.lessons.scalar.SLIDERS) are the page's sliders' own: range and step."""
+    from ui.lessons.scalar import SLIDERS
+
+    at = open_page("scalar")
+    for name, spec in SLIDERS.items():
+        s = at.slider(key=f"scalar.{name}")
+        assert (s.min, s.max, s.step) == spec, name

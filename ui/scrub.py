@@ -55,6 +55,17 @@ class Scrub:
         return (self.slider, self.chart, self.setting, v[0], v[-1])
 
 
+def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, tuple[float, float, float]],
+                setting: tuple, figure: Callable[..., object], whole: bool = False) -> list[Scrub]:
+    """One Scrub for each slider in `now` (its widget key `page.name`, its range and step in `ranges`) and the chart
+    `page.chart`: each frame is `figure(**now)` with that slider moved; a frame set's key is `setting` and the other
+    sliders' values."""
+    def build(name: str):
+        return lambda v: figure(**{**now, name: v})
+    return [Scrub(f"{page}.{name}", f"{page}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
+                  now[name], *ranges[name], build(name), whole=whole) for name in now]
+
+
 def _compute(item: Scrub) -> bytes:
     return encoded(figure_frames(item.build, item.values(), item.whole))
 

@@ -10,7 +10,7 @@ from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_step
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, times
-from ui.scrub import Scrub
+from ui.scrub import Scrub, each_slider
 from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
 
@@ -26,10 +26,11 @@ PRESETS = {  # label: (r per unit, theta per unit), help
                  "Where the LRU paper starts: radii in [0.9, 0.999], small angles."),
 }
 X_DEFAULT, SX_DEFAULT = "1, 0, 0, 0, 0, 0, 0, 0", "1, -1, -1, -1, 0.5, -1, -1, -1"
+SLIDERS = {"a": (-1.5, 1.5, 0.01), "b": (-2.0, 2.0, 0.1), "w": (0.0, 8.0, 0.1), "c": (-4.0, 4.0, 0.1)}  # lo, hi, step
 PARAMS = [
     Param(f"{P}.view", "view", "linear", choice(list(VIEWS))),
-    Param(f"{P}.a", "a", 0.9, number(-1.5, 1.5, 0.01)),
-    Param(f"{P}.b", "b", 1.0, number(-2.0, 2.0, 0.1)),
+    Param(f"{P}.a", "a", 0.9, number(*SLIDERS["a"])),
+    Param(f"{P}.b", "b", 1.0, number(*SLIDERS["b"])),
     Param(f"{P}.x", "x", X_DEFAULT, text(2000)),
     Param(f"{P}.lin.t", "t", 1, integer(1, 200)),
     Param(f"{P}.N", "N", 3, integer(1, UNITS)),
@@ -40,8 +41,8 @@ PARAMS = [
     Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
     Param(f"{P}.min.t", "mt", 1, integer(1, 30)),
     Param(f"{P}.sx", "sx", SX_DEFAULT, text(2000)),
-    Param(f"{P}.w", "w", 4.0, number(0.0, 8.0, 0.1)),
-    Param(f"{P}.c", "c", 0.0, number(-4.0, 4.0, 0.1)),
+    Param(f"{P}.w", "w", 4.0, number(*SLIDERS["w"])),
+    Param(f"{P}.c", "c", 0.0, number(*SLIDERS["c"])),
     Param(f"{P}.T", "T", 8, lambda s: int(choice(["8", "16"])(s))),
     Param(f"{P}.gT", "gT", 100, integer(10, 300)),
 ]
@@ -193,20 +194,16 @@ def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
 
 def linear_scrubs(a: float, b: float, x: list[float], t: int, fs: float) -> list[Scrub]:
     """a and b, whose drag the linear chart follows: each frame is that chart (the page's own calls) with a or b
-    moved, the other, the inputs and the step as set. (The sliders' ranges and steps are the page's.)"""
-    def at(a: float, b: float):
+    moved, the other, the inputs and the step as set."""
+    def figure(a: float, b: float):
         tr = lesson.linear_run(a, b, x)
         return linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs)
-
-    return [Scrub(f"{P}.a", f"{P}.linear", (tuple(x), b, t, fs), a, -1.5, 1.5, 0.01, lambda v: at(v, b)),
-            Scrub(f"{P}.b", f"{P}.linear", (tuple(x), a, t, fs), b, -2.0, 2.0, 0.1, lambda v: at(a, v))]
+    return each_slider(P, "linear", {"a": a, "b": b}, SLIDERS, (tuple(x), t, fs), figure)
 
 
 def selective_scrubs(w: float, c: float, x: list[float], fs: float) -> list[Scrub]:
     """w and c, whose drag the selective chart follows (its step, kept share and state move; the input stands)."""
-    def at(w: float, c: float):
+    def figure(w: float, c: float):
         tr = lesson.selective_run(x, w, c)
         return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs)
-
-    return [Scrub(f"{P}.w", f"{P}.selective", (tuple(x), c, fs), w, 0.0, 8.0, 0.1, lambda v: at(v, c)),
-            Scrub(f"{P}.c", f"{P}.selective", (tuple(x), w, fs), c, -4.0, 4.0, 0.1, lambda v: at(w, v))]
+    return each_slider(P, "selective", {"w": w, "c": c}, SLIDERS, (tuple(x), fs), figure)

@@ -13,7 +13,7 @@ from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
-from ui.scrub import Scrub
+from ui.scrub import Scrub, each_slider
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
 P = "scalar"
@@ -58,11 +58,8 @@ SLIDERS = {"w_x": (-10.0, 10.0, 0.05), "w_h": (-10.0, 10.0, 0.05), "b": (-10.0, 
 
 def _each_slider(x: list[float], now: dict, chart: str, setting: tuple, figure, whole: bool = False) -> list[Scrub]:
     """One Scrub per slider of SLIDERS for `chart`: `figure(run)` is the chart for the cell's run over x with that
-    slider moved and the others at `now`; a frame set's key is `setting` and the other sliders' values."""
-    def build(name: str):
-        return lambda v: figure(run_scalar(x, **{**now, name: v}))
-    return [Scrub(f"{P}.{name}", f"{P}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
-                  now[name], lo, hi, step, build(name), whole=whole) for name, (lo, hi, step) in SLIDERS.items()]
+    slider moved and the others at `now`."""
+    return each_slider(P, chart, now, SLIDERS, setting, lambda **values: figure(run_scalar(x, **values)), whole)
 
 
 def scrubs(x: list[float], w_x: float, w_h: float, b: float, h0: float, fs: float) -> list[Scrub]:
