@@ -159,12 +159,12 @@ function install() {
       if (!start && gd.data.length !== it.frames.traces) continue;
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
+      const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
+      const moving = new Set(it.frames.data.map((d2) => d2.trace));
       charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
                     shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
-                    animated: (start ? start.data : gd._fullData).map((t, i) => i).filter(
-                      (i) => ((start ? start.data[i].type ?? "scatter" : gd._fullData[i].type) !== "scatter"
-                              || it.frames.data.some((d2) => d2.trace === i))), drawn,
+                    animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
                     // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/chart.js
                     // gives, or the chart as drawn
                     base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
