@@ -9,8 +9,6 @@ Then (unless --no-scrub) the charts that follow a slider while dragged (ui/scrub
 at 1024x768: frames per second repainted and each frame's numbers against the server's. Every interaction in SCENARIOS
 is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on each floor page,
 so a row and its floors see the same load; xfloor = row median / floor median, xbare = row median / bare median.
-A slider row whose slider a chart follows (ui/scrub.py) also prints how soon that chart showed the new value, from
-the frames computed ahead, before the rerun had answered ("a chart followed in").
 t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
 arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps within a timing; a row with a
 pause waits that long before each input, untimed, as a visitor reading the page would. A missing widget prints SKIP.
@@ -270,25 +268,14 @@ def timed_input(page: Page, sc: Scenario, n: int) -> float:
     return ms
 
 
-# ms from the input until a chart first showed a frame of ui/scrub.js for it (a key that moves a focused slider is
-# followed before the rerun answers), to the end of that frame's drawing; null if no chart did
-MOVED = """() => { const b = window.__bench, t0 = b.t0 ?? b.armed;
-  const ms = [...document.querySelectorAll('.rnnviz-chart')].map(gd => gd.__rnnvizScrub)
-    .filter(m => m && m.at >= t0 && m.ms !== null).map(m => m.at + m.ms - t0);
-  return ms.length ? Math.min(...ms) : null; }"""
-
-
-def interleaved(probes: list[tuple[Page, Scenario]], repeat: int, moved: list | None = None) -> list[list[float]]:
-    """Input n on each page in turn, so load that comes and goes (other processes) falls on all of them alike.
-    `moved`: gets, for each timed input on the first page, the ms until a chart followed it (MOVED), or None."""
+def interleaved(probes: list[tuple[Page, Scenario]], repeat: int) -> list[list[float]]:
+    """Input n on each page in turn, so load that comes and goes (other processes) falls on all of them alike."""
     samples = [[] for _ in probes]
     for n in range(WARMUP + repeat):
-        for j, ((page, sc), out) in enumerate(zip(probes, samples)):
+        for (page, sc), out in zip(probes, samples):
             ms = timed_input(page, sc, n)
             if n >= WARMUP:
                 out.append(ms)
-                if j == 0 and moved is not None:
-                    moved.append(page.evaluate(MOVED))
     return samples
 
 
@@ -506,11 +493,9 @@ def main() -> None:
             try:
                 if why := open_page(app_page, app_url.rstrip("/") + "/" + sc.page, sc):
                     raise Skip(why)
-                moved = []
-                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat,
-                                               moved)
+                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat)
                 ms = statistics.median(row)
-                results.append({"page": sc.page, "interaction": sc.label, "ms": ms, "samples": row, "moved": moved,
+                results.append({"page": sc.page, "interaction": sc.label, "ms": ms, "samples": row,
                                 "xfloor": ms / statistics.median(floor), "xbare": ms / statistics.median(bare),
                                 "floor_samples": floor, "bare_samples": bare})
                 floor_samples += floor
@@ -550,11 +535,8 @@ def main() -> None:
         print(f"{'floor':<26} {BARE.label + ' (all rows)':<34} {statistics.median(bare_samples):>7.0f} "
               f"{statistics.median(bare_samples) / statistics.median(floor_samples):>7.2f} {1:>7.2f}")
     for r in results:
-        followed = [m for m in r.get("moved", []) if m is not None]
         print(f"{r['page']:<26} {r['interaction']:<34} " +
-              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}") +
-              (f"   a chart followed in {statistics.median(followed):.0f} ms ({len(followed)}/{len(r['moved'])})"
-               if followed else ""))
+              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
     if dragged:
         print(f"dragging: pointer moved every {MOVE_MS} ms for {DRAG_S:g} s (as the page's clock allows: 'moves N in "
               "S s'); fps = frames the chart repainted per second of it; values = painted frames equal to the server's "

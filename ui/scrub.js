@@ -1,6 +1,5 @@
 // Charts that follow a slider while the mouse is down on it (ui/scrub.py): the thumb's range input changes its value
-// (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. A key that moves a
-// focused slider is followed the same way, until the rerun it starts has answered. Each move, once per
+// (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once per
 // animation frame, shows the server's frame for that value on the chart ui/chart.js drew: by moving the points alone
 // where only points move (Plotly.animate without redraw, a few ms; the axes hold still through the drag), otherwise
 // with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun draws the
@@ -81,7 +80,7 @@ function install() {
       c.gd.__rnnvizText = null;  // what is drawn is no longer the server's last figure: the rerun draws it again
       // what the chart holds (gd.data and _fullData take frame k as the call starts), and how long it took to draw
       const t0 = performance.now();
-      const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null, at: t0 };
+      const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null };
       const moved = c.quick && !c.fresh && movePoints(c, k);
       mark.whole = !moved;
       c.gd.__rnnvizScrub = mark;
@@ -143,8 +142,8 @@ function install() {
     return window.Plotly.animate(c.gd, { data: update, traces: c.animated },
       { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
   };
-  // A press on a slider (the mouse, or a key that moves it): the charts that follow it, as they are drawn now.
-  const begin = (box, keys) => {
+  // A press on a slider: the charts that follow it, as they are drawn now.
+  const begin = (box) => {
     const thumb = box && box.querySelector('input[type="range"]');
     if (!thumb || !window.Plotly || R.drag) return;
     const charts = [];
@@ -153,9 +152,6 @@ function install() {
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       const start = it.frames.start;
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
-      // a key moves the slider a notch, and the rerun follows within a moment: a chart whose frames are a form of
-      // their own (without its words) would flicker to it and back; it waits for the rerun
-      if (keys && start) continue;
       if (!start && gd.data.length !== it.frames.traces) continue;
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
@@ -171,16 +167,9 @@ function install() {
                                                                 autosize: true } } : drawn });
     }
     if (!charts.length) return;
-    R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false, keys };
+    R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false };
   };
-  document.addEventListener("pointerdown", (e) => { if (e.button === 0) begin(sliderOf(e.target), false); }, true);
-  // The keys that move a focused slider (PageUp / PageDown step the page: ui/keys.py): the charts follow from the
-  // same frames, before the rerun that the move starts has answered; the key's release ends it as a release would.
-  const MOVES = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"];
-  document.addEventListener("keydown", (e) => {
-    if (MOVES.includes(e.key) && !e.altKey && !e.ctrlKey && !e.metaKey) begin(sliderOf(e.target), true);
-  }, true);
-  window.addEventListener("keyup", () => { if (R.drag?.keys) end(); }, true);
+  document.addEventListener("pointerdown", (e) => { if (e.button === 0) begin(sliderOf(e.target)); }, true);
   const end = () => {
     const d = R.drag;
     if (!d) return;
@@ -202,9 +191,10 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
-  // A slider the pointer enters, or the keyboard's focus reaches, without frames: ask the server for them, once per
-  // payload (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each
-  // setting).
+  // A slider the pointer enters without frames: ask the server for them, once per payload (ui/scrub.py computes
+  // frames only for the sliders a visitor reaches for, and from then on for each setting). Not the keyboard's focus:
+  // keys move a slider a notch at a time, with no drag to follow. (Following a key press from the frames moved the
+  // chart within 25-45 ms, but the page settled 15-50 ms later than without: benchmarks/browser.py, two rounds.)
   const ask = (e) => {
     const box = sliderOf(e.target);
     if (!box) return;
@@ -217,7 +207,6 @@ function install() {
     }
   };
   document.addEventListener("pointerover", ask, true);
-  document.addEventListener("focusin", ask, true);
   R.ask = ask;
   R.show = show;
   return R;

@@ -3,8 +3,8 @@ would stay frozen through a drag and jump at the end. The server computes the ch
 value ahead (rnnviz/lessons/scrub.py: the page's own figure function, or for a chart whose words change with every
 value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
 scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that ui/chart.js
-drew (a key that moves a focused slider too). A drag that nears the end of those notches asks for the ones around
-the thumb (`ahead`), computed the same way. On release the page reruns and draws as it always did.
+drew. A drag that passes the end of those notches asks for the ones around the thumb (`ahead`), computed the
+same way. On release the page reruns and draws as it always did.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
@@ -89,7 +89,7 @@ def _cached(key: tuple) -> bytes:
 
 
 def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dict[str, float]]:
-    """A drag that nears the end of its frames asks for the window around the thumb ("<slider>@<value>": the slider's
+    """A drag that passes the end of its frames asks for the window around the thumb ("<slider>@<value>": the slider's
     value is still the one before the drag, as Streamlit hears of it on release). The asked slider, and the values
     whose windows stand in for the sliders' own: kept (in `kept`) while the slider is where the drag began, so the
     polls that fetch the frames carry them too; a released slider has a window of its own again."""
@@ -112,17 +112,17 @@ def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dic
 @fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
-    for (scrub.js asks when the pointer enters a slider, before the press, or the keyboard's focus does), and from
-    then on for each new setting: a visitor who never drags costs nothing, and one who does, only the sliders they
-    use. Frames at hand are sent; those missing are computed in the background, and the last frames this visit had for
-    the same setting (still exact for their values) stand in."""
+    for (scrub.js asks when the pointer enters a slider, before the press), and from then on for each new setting: a
+    visitor who never drags costs nothing, and one who does, only the sliders they use. Frames at hand are sent;
+    those missing are computed in the background, and the last frames this visit had for the same setting (still
+    exact for their values) stand in."""
     if not chart.live():
         return
     wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
     sliders = {i.slider: i for i in items}
     asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
     asked, at = ahead(asked, sliders, st.session_state.setdefault(f"scrub.{page}.ahead", {}))
-    if asked in sliders:  # the pointer (or the focus) reached a slider: its frames, now and for each new setting
+    if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
         wanted.add(asked)
     parts, missing = [], []
     for item in items:
