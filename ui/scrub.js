@@ -5,8 +5,8 @@
 // with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun draws the
 // chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
 // frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
-// is greyed. A drag that nears the end of its frames asks the server for the window around the thumb (ui/scrub.py
-// `ahead`), so a long drag is followed all along, a moment behind where it outruns the server.
+// is greyed. A drag that passes the end of its frames asks the server for the window around the thumb (ui/scrub.py
+// `ahead`), so a long drag is followed all along, greyed for a moment at each window's end.
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value)
 // are drawn whole once as the drag begins, then by moving their points.
 // The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace,
