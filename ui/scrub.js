@@ -58,7 +58,7 @@ function install() {
       // past the window's end (and the slider goes on): ask for the window around the thumb; it arrives in a moment
       // (the server computes it in the background) and the chart, greyed meanwhile, goes on. Not before: each ask is
       // a rerun of the page's scrub part and a window of frames for the server while the browser draws, and asking
-      // as a drag neared the end (within an eighth) took the one-unit page's charts from 33-38 to 24-33 frames a
+      // as a drag neared the end (within an eighth) took the one-unit page's charts from 28-38 to 24-33 frames a
       // second in benchmarks/browser.py's drag, which turns back at the window's ends. One ask at a time: the next
       // once its window is here and the thumb has moved on a quarter of a window, or a second has passed.
       const again = Math.max(1, Math.floor(values.length / 4)) * step;
