@@ -17,7 +17,6 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   z: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].x),
   tanh: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].y),
   title: document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout.title.text,
-  shown: document.querySelector('.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.value,
   text: document.querySelector('[data-testid="stMain"]').innerText})"""
 
 
@@ -104,4 +103,3 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
     finally:
         server.close()
-

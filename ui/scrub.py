@@ -128,10 +128,11 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     for item in items:
         # the windows a drag asked for, newest last: one already computed stands in while the thumb runs ahead
         trail = st.session_state.setdefault(f"scrub.{item.slider}.{item.chart}.trail", [])
-        if item.slider in at:  # a drag near its window's end: the window around the thumb instead
+        if item.slider in at:  # a drag past its window's end: the window around the thumb instead
             item = replace(item, value=at[item.slider])
-            trail[:] = [k for k in trail if k != item.key()][-7:] + [item.key()]
         key, last = item.key(), st.session_state.get(f"scrub.{item.slider}.{item.chart}")
+        if item.slider in at:
+            trail[:] = [k for k in trail if k != key][-7:] + [key]
         if key in FRAMES:
             st.session_state[f"scrub.{item.slider}.{item.chart}"] = key
         else:
