@@ -20,6 +20,7 @@ from ui.widgets import (
     plot,
     sequence_inputs,
     step_controls,
+    table,
 )
 
 
@@ -73,7 +74,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
         if box.open:  # drawn only while open: a table of markdown cells costs more to redraw than the chart
-            st.table(words.step_table(vals))
+            table(words.step_table(vals))
 
 
 @fragment
@@ -126,7 +127,7 @@ def valve() -> None:
         publish([VALVE])
         res = words.shared_valve(T_valve)
         st.markdown(words.valve_text(res))
-        st.table(words.valve_table(res))
+        table(words.valve_table(res))
     with v2:
         plot(figures.valve_figure(res, fs), f"{P}.valve",
              alt=f"LSTM cell state stays at {res.lstm.c[-1, 0]:.4f} after {T_valve} steps; vanilla state falls to "

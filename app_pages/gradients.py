@@ -1,7 +1,6 @@
 """Gradients through time: the cells' Jacobians, clipping, explosion vs clipping trained live, learning the lag."""
 import time
 
-import pandas as pd
 import streamlit as st
 
 from rnnviz.figures import gradients as figures
@@ -13,7 +12,7 @@ from ui.lessons.gradients import PARAMS, P
 from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
-from ui.widgets import controls_box, intro, note, page_columns, plot, split
+from ui.widgets import controls_box, intro, note, page_columns, plot, split, table
 
 fs = font_scale()
 
@@ -121,7 +120,8 @@ note(words.LOSS_NOTE)  # what L is: after the chart, which comes first
 
 st.subheader("The notes' table, and the numbers behind it")
 t1, t2 = st.columns([1.3, 1], gap="large")
-t1.table(pd.DataFrame(words.notes_table()).set_index("t"))
+with t1:
+    table(words.notes_table())
 (t1.markdown if classroom() else t1.caption)(words.NOTES_CAPTION)
 t2.metric("Scalar w = 2, fifty steps", fmt(lesson.explode(2.0, 50)), "= 2⁵⁰",
           delta_color="off", delta_arrow="off", help=words.EXPLODE_HELP)

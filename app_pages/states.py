@@ -10,7 +10,7 @@ from ui.lessons import states as words
 from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
 from ui.limits import fragment
 from ui.urlstate import font_scale, publish, restore, set_state
-from ui.widgets import error, intro, page_columns, plot, torch_check
+from ui.widgets import error, intro, page_columns, plot, table, torch_check
 
 
 def controls() -> dict:
@@ -49,7 +49,7 @@ def heads_view(fs: float) -> None:
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Classifier** reads $h_T$, the last state, and gives one distribution per sequence.")
-        st.table(words.classifier_table(demo))
+        table(words.classifier_table(demo))
     with c2:
         st.markdown("**Language model** reads every $h_t$ and gives a distribution over the vocabulary at every "
                     "step.")
@@ -78,7 +78,7 @@ def padding_view(fs: float) -> None:
     with c2:
         plot(figures.padding_bars(demo, fs), f"{P}.pad", alt="max difference from the state after the last real token: "
              + ", ".join(f"example {b + 1}: {fmt(v, 4)}" for b, v in enumerate(demo.diff)))
-        st.table(words.padding_table(demo))
+        table(words.padding_table(demo))
         st.caption(words.padding_caption(demo))
         if demo.packed is not None:
             gap = np.abs(demo.packed - demo.at_length).max()

@@ -89,6 +89,22 @@ def open_page(shared_server_work):
     return _open
 
 
+def tables(at) -> list:
+    """The page's tables (markdown tables: ui.widgets.table) as a visitor reads them: a DataFrame of the cells' text
+    per table, a first column without a header as its index."""
+    import pandas as pd
+
+    found = []
+    for m in at.markdown:
+        lines = [ln.strip() for ln in m.value.splitlines()]
+        if len(lines) < 2 or not lines[0].startswith("|") or not re.fullmatch(r"\|( ?-{3}:? ?\|)+", lines[1]):
+            continue
+        cells = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln[1:-1])] for ln in lines]
+        df = pd.DataFrame(cells[2:], columns=cells[0])
+        found.append(df.set_index(df.columns[0]).rename_axis(None) if cells[0][0] == "" else df)
+    return found
+
+
 def all_text(at) -> str:
     """Everything a visitor reads on the page: markdown, captions, metrics, tables, alerts."""
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]

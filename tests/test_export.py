@@ -4,6 +4,7 @@ import sys
 
 import pytest
 
+from tests.conftest import tables
 from tests.helpers import code_of
 
 
@@ -19,7 +20,7 @@ def run_script(code: str, tmp_path) -> str:
 @pytest.mark.slow
 def test_scalar_export_reproduces_the_table(open_page, tmp_path):
     at = open_page("scalar", wh="2")
-    table = list(at.table[0].value["hₜ = tanh(·)"])
+    table = list(tables(at)[0]["hₜ = tanh(·)"])
     out = run_script(code_of(at, "scalar"), tmp_path)
     printed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if line.startswith("h_")]
     assert [f"{float(v):.3f}" for v in printed] == table == ["0.762", "0.909", "0.949"]

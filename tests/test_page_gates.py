@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 
 from rnnviz.text import fmt
-from tests.conftest import all_text, charts, shown_number
+from tests.conftest import all_text, charts, shown_number, tables
 from tests.helpers import code_of
 
 P = "gates"
 
 
 def table_with(at, header: str):
-    return next(t.value for t in at.table if header in list(t.value.columns))
+    return next(t for t in tables(at) if header in list(t.columns))
 
 
 def url(at) -> dict:
@@ -39,7 +39,7 @@ def test_defaults_lstm(open_page):
     assert "*Untrained:* the weights are random (seed 0)" in text
     assert "$\\odot$ multiplies entry by entry" in text and "$f$ forget" in text  # every symbol explained
     assert "forget gates keep **74%** of cₜ₋₁" in text  # the step's gates in words
-    assert not any("$f_t$" in t.value.columns for t in at.table)  # numbers box closed: not drawn
+    assert not any("$f_t$" in t.columns for t in tables(at))  # numbers box closed: not drawn
     step = table_with(open_numbers(at), "$f_t$")
     assert list(step.columns[:4]) == ["$f_t$", "$i_t$", "$g_t$", "$o_t$"]  # real subscripts, not f_t
     assert "**Step 1 of 5**, reading the character 'h'" in text
@@ -53,7 +53,7 @@ def test_next_moves_the_step_and_the_link(open_page):
     at.button(key=f"{P}.next").click().run()
     assert not at.exception and "**Step 2 of 5**, reading the character 'e'" in all_text(at)
     tr = run("lstm", encode_word("hello", list("helo")), generate("lstm", 4, 3, 0, 0.9, 1.0))
-    assert list(table_with(at, "$h_t$")["$h_t$"]) == list(np.round(tr.h[1], 4))  # the table is step 2's
+    assert list(table_with(at, "$h_t$")["$h_t$"]) == [f"{v:.4f}" for v in tr.h[1]]  # the table is step 2's
     assert url(at).get("t") == "2"
 
 
@@ -66,11 +66,11 @@ def test_export_script_built_when_opened(open_page):
 def test_valve_keeps_first_input_for_400_steps(open_page):
     at = open_page(P)
     tab = table_with(at, "LSTM cell state cₜ")
-    assert list(tab.index) == [1, 10, 400]  # one row per time: the t = 400 row cannot be squeezed out
+    assert list(tab["t"]) == ["1", "10", "400"]  # one row per time: the t = 400 row cannot be squeezed out
     assert list(tab["LSTM cell state cₜ"]) == ["0.7616", "0.7616", "0.7616"]
     assert shown_number(tab["vanilla hₜ"].iloc[-1]) < 1e-100  # the vanilla unit has lost it
     at.slider(key=f"{P}.T").set_value(1000).run()
-    assert list(table_with(at, "LSTM cell state cₜ").index) == [1, 10, 1000] and url(at).get("valveT") == "1000"
+    assert list(table_with(at, "LSTM cell state cₜ")["t"]) == ["1", "10", "1000"] and url(at).get("valveT") == "1000"
 
 
 def test_gru_and_forget_bias(open_page):

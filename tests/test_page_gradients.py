@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT, all_text, charts
+from tests.conftest import ROOT, all_text, charts, tables
 
 P = "gradients"
 
@@ -53,7 +53,7 @@ def test_two_named_lstm_cell_curves_and_the_instruction_holds(open_page):
 
 def test_notes_table_and_explosion(open_page):
     at = open_page(P)
-    tab = at.table[0].value
+    tab = tables(at)[0]
     # as the notes print it, and as every other power of ten on the page ('1.8e-02' was Python's notation)
     assert list(tab["vanilla (0.5×0.9)ᵗ"]) == ["1", "1.8 × 10⁻²", "3.4 × 10⁻⁴", "1.2 × 10⁻⁷", "1.3 × 10⁻¹⁴"]
     assert list(tab["LSTM f = 0.9: 0.9ᵗ"]) == ["1", "0.59", "0.35", "0.12", "0.015"]

@@ -1,5 +1,5 @@
 """The train-hello page: untrained vs trained, the per-step table, sampling, the softmax example."""
-from tests.conftest import all_text, charts, page_codes, shown_number
+from tests.conftest import all_text, charts, page_codes, shown_number, tables
 
 P = "hello"
 
@@ -113,8 +113,8 @@ def test_heavy_training_is_capped_with_a_message(open_page):
 def test_classroom_mode_shows_the_step_table_as_projector_sized_text(open_page):
     at = open_page(P, classroom="1")
     assert not at.exception and not at.dataframe  # no canvas grid: its 14 px type does not scale for a projector
-    table = at.table[0].value
-    assert list(table["step"]) == [1, 2, 3, 4] and list(table["target"]) == list("ello")
+    table = tables(at)[0]
+    assert list(table["step"]) == ["1", "2", "3", "4"] and list(table["target"]) == list("ello")
 
 
 def test_on_a_projector_the_step_heatmaps_leave_out_numbers_their_cells_cannot_hold(open_page):

@@ -3,7 +3,7 @@ links and inputs fall back with a notice."""
 import numpy as np
 
 from rnnviz.lessons import recurrences as lesson
-from tests.conftest import all_text, charts
+from tests.conftest import all_text, charts, tables
 
 P = "rec"
 PAGE = "recurrences"
@@ -88,9 +88,9 @@ def test_scan_tree_and_costs(open_page):
     nodes = tree["data"][2]
     assert len(nodes["x"]) == 16 * 5 and url(at)["T"] == "16"
     assert "**4** levels (log₂16)" in all_text(at)
-    table = at.table[0].value if at.table else at.dataframe[0].value
+    table = tables(at)[0] if tables(at) else at.dataframe[0].value.astype(str)
     assert list(table["T"]) == [f"2^{p}" for p in range(10, 17)]
-    assert list(table["scan depth (H-S)"]) == list(range(10, 17))
+    assert list(table["scan depth (H-S)"]) == [str(d) for d in range(10, 17)]
 
 
 def test_gradients_view_draws_six_cells_with_reasons(open_page):

@@ -2,13 +2,13 @@
 import pytest
 
 from tests import conftest
-from tests.conftest import all_text
+from tests.conftest import all_text, tables
 
 P = "scalar"
 
 
 def h_column(at):
-    return list(at.table[0].value["hₜ = tanh(·)"])
+    return list(tables(at)[0]["hₜ = tanh(·)"])
 
 
 def test_defaults_show_the_worked_example(open_page):
@@ -92,7 +92,7 @@ def test_extreme_weights_stay_finite(open_page):
 
 def test_predict_then_reveal_from_a_shared_link(open_page):
     at = open_page(P, predict="1", t="2")
-    assert list(at.table[0].value["hₜ = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
+    assert list(tables(at)[0]["hₜ = tanh(·)"]) == ["0.762", "?"]  # step 2 is a question, not an answer
     at.number_input(key=f"{P}.guess").set_value(-0.5)
     at.button(key=f"{P}.check").click().run()
     assert h_column(at) == ["0.762", "0.363"]
@@ -198,7 +198,7 @@ def test_backprop_by_hand_shows_each_factor(open_page):
     chain = next(m.value for m in at.markdown if m.value.startswith("∂h₃/∂h₁"))
     assert "wₕ²(1 − h₂²)(1 − h₃²)" in chain and "0.5 (1 − 0.363²) · 0.5 (1 − 0.180²)" in chain
     assert chain.endswith("= 0.2100")
-    factors = at.table[1].value
+    factors = tables(at)[1]
     assert list(factors["∂hⱼ/∂hⱼ₋₁ = wₕ(1 − hⱼ²)"]) == ["0.4340", "0.4838"]
     link = at.get("page_link")[0].proto
     assert link.page.endswith("gradients") and "Gradients through time" in link.label

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from tests.conftest import all_text
+from tests.conftest import all_text, tables
 
 P = "states"
 
@@ -25,7 +25,7 @@ def test_defaults_and_shapes(open_page):
     assert "[B, T, d] = [2, 5, 4]" in text and "[B, T, H] = [2, 5, 3]" in text and "[B, T, |V|] = [2, 5, 6]" in text
     assert "**C = 3** classes" in text and "**|V| = 6** tokens" in text  # every symbol of the shapes line named
     assert "*Untrained:*" in text
-    probs = at.table[0].value.to_numpy(dtype=float)
+    probs = tables(at)[0].to_numpy(dtype=float)
     assert probs.shape == (2, 3) and np.allclose(probs.sum(axis=1), 1, atol=2e-3)
 
 
@@ -43,7 +43,7 @@ def test_padding_text_matches_its_numbers(open_page):
     at = open_page(P, view="padding")
     text = all_text(at)
     assert "Three fixes agree" not in text  # padding first is not exact, so the page must not say so
-    df = at.table[0].value
+    df = tables(at)[0].astype(float)
     left = float(np.abs(df["padding first"] - df["$h_{\\mathrm{length}-1}$"]).max())
     assert left > 0.01 and "only comes close (within **0.0658**)" in text
     assert "here off by up to **0.752**" in text
@@ -52,7 +52,7 @@ def test_padding_text_matches_its_numbers(open_page):
 def test_padding_trap_numbers(open_page):
     at = open_page(P, view="padding")
     at.toggle(key=f"{P}.torch_pad").set_value(True).run()
-    df = at.table[0].value
+    df = tables(at)[0].astype(float)
     worst = "largest over all 4 units (the chart)"
     assert df.loc["example 1", worst] == 0  # the longest sequence has no padding
     assert (df[worst].iloc[1:] > 0.01).all()  # padded ones are read wrongly
@@ -68,7 +68,7 @@ def test_padding_check_without_torch(open_page, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     at = open_page(P, view="padding", torch="1")
     assert not at.exception and any("pip install torch" in i.value for i in at.info)
-    assert "packed (PyTorch)" not in at.table[0].value.columns and "off by up to **0.752**" in all_text(at)
+    assert "packed (PyTorch)" not in tables(at)[0].columns and "off by up to **0.752**" in all_text(at)
 
 
 def test_notes_presets(open_page):
@@ -154,7 +154,7 @@ def test_counts_read_once_and_large_ones_in_billions(open_page):
 def test_padding_table_says_which_column_is_over_all_units(open_page):
     """The issue: the table showed unit 1 while its 'largest' column was the maximum over all four units."""
     at = open_page(P, view="padding")
-    tab = at.table[0].value
+    tab = tables(at)[0].astype(float)
     unit, every = tab.columns[-2], tab.columns[-1]
     assert "this unit" in unit and "all 4 units" in every
     assert np.allclose(tab[unit], np.abs(tab.iloc[:, 1] - tab.iloc[:, 2]), atol=2e-4)  # the unit's own gap agrees

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run
-from tests.conftest import all_text, charts
+from tests.conftest import all_text, charts, tables
 
 P = "vector"
 
@@ -18,7 +18,7 @@ def test_defaults_show_step_one_of_hello(open_page):
     w = generate(4, 3, 4, 0, 0.9)
     setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3))
     m = moves(setup, run(setup), 1)
-    shown = at.table[0].value["hₜ = tanh(z)"].to_numpy(dtype=float)
+    shown = tables(at)[0]["hₜ = tanh(z)"].to_numpy(dtype=float)
     np.testing.assert_allclose(shown, m.h, atol=5e-5)  # shown to 4 decimals
 
 
@@ -85,7 +85,7 @@ def send_box_state(at, name: str, **value):
 
 
 def step_numbers(at):
-    return next(d.value.astype(float) for d in at.table if "hₜ = tanh(z)" in d.value.columns)  # as shown, 4 decimals
+    return next(d.astype(float) for d in tables(at) if "hₜ = tanh(z)" in d.columns)  # as shown, 4 decimals
 
 
 def test_edit_box_shows_exactly_the_weights_used(open_page):

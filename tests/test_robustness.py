@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, tables
 
 HOSTILE = ["", "   ", "nan", "NaN, inf, -inf", "1e400", "9" * 150, "<script>alert(1)</script>",
            "**bold** [x](javascript:alert(1)) <img src=x onerror=alert(1)>", "\x00\x1b[2J\u202e\u200b", "１, ２",
@@ -51,7 +51,7 @@ def test_vectors_box_hostile(open_page):
 def test_hostile_links(open_page, query):
     at = open_page("scalar", **query)
     assert not at.exception
-    assert list(at.table[0].value["hₜ = tanh(·)"])  # the page still shows its numbers
+    assert list(tables(at)[0]["hₜ = tanh(·)"])  # the page still shows its numbers
 
 
 @pytest.mark.parametrize("page,query", [
