@@ -116,7 +116,7 @@ def lesson_body() -> None:
                  alt="per step: one-hot input, hidden state, scores, softmax")
         table = pd.DataFrame(words.step_table(steps_read, vocab),
                              index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
-        number_table(table, 3, width="stretch", height=min(400, 36 * len(table) + 40))
+        number_table(table, 3)
 
     if not classroom():
         st.subheader("Sampling, and what temperature does")

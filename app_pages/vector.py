@@ -58,7 +58,7 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
          alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):
-        number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4, grid=False)
+        number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4)
     # states up to this step, as the gates page draws them: the steps the cell has not reached are blank
     plot(figures.states_heatmap(trace.h, chars, fs, current=t - 1), f"{P}.heat",
          alt=f"heatmap of the states of {H} units at steps 1 to {t} of {T}")

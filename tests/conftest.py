@@ -91,7 +91,7 @@ def open_page(shared_server_work):
 
 def tables(at) -> list:
     """The page's tables (markdown tables: ui.widgets.table) as a visitor reads them: a DataFrame of the cells' text
-    per table, a first column without a header as its index."""
+    per table (markdown escapes undone), a first column without a header as its index."""
     import pandas as pd
 
     found = []
@@ -99,9 +99,10 @@ def tables(at) -> list:
         lines = [ln.strip() for ln in m.value.splitlines()]
         if len(lines) < 2 or not lines[0].startswith("|") or not re.fullmatch(r"\|( ?-{3}:? ?\|)+", lines[1]):
             continue
-        cells = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln[1:-1])] for ln in lines]
-        df = pd.DataFrame(cells[2:], columns=cells[0])
-        found.append(df.set_index(df.columns[0]).rename_axis(None) if cells[0][0] == "" else df)
+        cells = [[c.strip() for c in re.split(r"(?<!\\)\|", ln[1:-1])] for ln in lines]
+        head = [c.replace("\\|", "|") for c in cells[0]]  # headers are markdown of our own: LaTeX kept
+        df = pd.DataFrame([[re.sub(r"\\(.)", r"\1", c) for c in row] for row in cells[2:]], columns=head)
+        found.append(df.set_index(df.columns[0]).rename_axis(None) if head[0] == "" else df)
     return found
 
 
@@ -110,7 +111,7 @@ def all_text(at) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
     parts += [w.value for w in at.warning] + [i.value for i in at.info] + [s.value for s in at.success]
     parts += [f"{m.label} {m.value}" for m in at.metric]
-    parts += [t.value.to_string() for t in at.table] + [d.value.to_string() for d in at.dataframe]
+    parts += [t.to_string() for t in tables(at)] + [d.value.to_string() for d in at.dataframe]
     parts += [c.value for c in at.code] + [l.value for l in at.latex]
     return "\n".join(str(p) for p in parts)
 

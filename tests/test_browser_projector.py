@@ -109,7 +109,8 @@ SMALL = """() => {
 # Text cut short by its box (an ellipsis or a clipped edge): a metric's value, a label, a button, a table cell. A
 # button's label is cut by the box around its <p> (Streamlit's stMarkdownEllipsis), not by the <p>, which is 0 px wide.
 CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMetricValue] div, [data-testid=stMetricLabel] p, '
-  + '[data-testid=stWidgetLabel] p, [data-testid^=stBaseButton] p, [data-testid=stMarkdownContainer] td, [data-testid=stMarkdownContainer] th, '
+  + '[data-testid=stWidgetLabel] p, [data-testid^=stBaseButton] p, '
+  + '[data-testid=stMarkdownContainer] td, [data-testid=stMarkdownContainer] th, '
   + '[data-testid^=stBaseButton] .stMarkdownEllipsis')]
   .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
   .map(e => e.textContent.slice(0, 40))"""

@@ -21,7 +21,7 @@ def test_untrained_then_trained(open_page):
     m = metrics(at)
     assert shown_number(m["Loss"]) < 0.05 < before
     assert abs(float(m["Perplexity = exp(loss)"]) - 2.718281828 ** shown_number(m["Loss"])) < 2e-3
-    table = at.dataframe[0].value
+    table = tables(at)[0]
     assert list(table["input"]) == list("hell") and list(table["target"]) == list("ello")
     assert list(table["model's best guess"]) == list("ello")  # the two l's are told apart
 
@@ -94,11 +94,13 @@ def test_a_space_is_shown_as_a_visible_character(open_page):
     assert metrics(at)["Vocabulary"] == "6"  # six are too many to list in the metric's third of a column
     assert any("The vocabulary: 6 characters, {t, h, e, ␣, c, a}." in c.value and "␣ is the space" in c.value
                for c in at.caption)
-    table = at.dataframe[0].value
+    table = tables(at)[0]
     assert list(table["input"]) == ["t", "h", "e", "␣", "c", "a"] and list(table["target"])[2] == "␣"
     at.text_area(key=f"{P}.text").input("*a_b* $x$").run()  # markdown and LaTeX characters show as typed
     assert metrics(at)["Vocabulary"] == "7" and any(
         r"The vocabulary: 7 characters, {\*, a, \_, b, ␣, \$, x}." in c.value for c in at.caption)
+    at.text_area(key=f"{P}.text").input("a|b\\c").run()  # a bar or a backslash in the table is a character too
+    assert list(tables(at)[0]["input"]) == ["a", "|", "b", "\\"] and not at.exception
 
 
 def test_heavy_training_is_capped_with_a_message(open_page):

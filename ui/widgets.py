@@ -158,37 +158,41 @@ def plot(fig, key: str, alt: str) -> None:
         st.plotly_chart(fig, key=key, alt=alt, config=config)
 
 
-def number_table(df, precision: int, grid: bool = True, **dataframe_args) -> None:
-    """A small table of numbers: an interactive grid, or a plain table in classroom mode, whose type the projector
-    CSS scales (the grid is drawn on a canvas at a fixed 14 px and cuts its last row short), and wherever `grid` is
-    False (a table redrawn on every step: a grid mounts its canvas afresh each time). Long tables stay grids."""
-    if (classroom() or not grid) and len(df) <= 30:
+def number_table(df, precision: int) -> None:
+    """A small table of numbers (floats written to `precision` decimals) as a plain table, whose type the projector
+    CSS scales; a long one (over 30 rows) as an interactive grid, drawn on a canvas (at a fixed 14 px on a projector
+    too) that is mounted afresh on every rerun: a small table is cheaper as text, as `table` says."""
+    if len(df) <= 30:
         table(df.map(lambda v: f"{v:.{precision}f}" if isinstance(v, (float, np.floating)) else v))
     else:
-        st.dataframe(df, **dataframe_args)
+        st.dataframe(df, width="stretch", height=min(400, 36 * len(df) + 40))
 
 
 _NUMBER = re.compile(r"[?]|[-−+]?[\d.,\s\u00a0]*\d[\d.,eE×^⁰¹²³⁴⁵⁶⁷⁸⁹⁻+\-−\s\u00a0]*%?")
 
 
 def markdown_table(data) -> str:
-    """A table (a DataFrame, or a dict of columns) as GitHub-flavoured markdown: cells and headers are markdown, as in
-    st.table; an index that is not 0, 1, 2... is the first column, as st.table shows it; floats with 4 decimals, as
-    st.table writes them; a column of numbers is right-aligned."""
+    """A table (a DataFrame, or a dict of columns) as GitHub-flavoured markdown. Headers are markdown (our own words:
+    LaTeX in some); cells show their text as it is (escaped by `md`: a character a visitor typed is never
+    formatting); floats with 4 decimals, as st.table wrote them; an index that is not 0, 1, 2... is the first column,
+    as st.table shows it; a column of numbers is right-aligned."""
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
 
-    def cell(v) -> str:
+    def text(v) -> str:
         if isinstance(v, (float, np.floating)):
-            v = f"{v:.4f}" if np.isfinite(v) else ""
+            return f"{v:.4f}" if np.isfinite(v) else ""
+        return str(v)
+
+    def head(v) -> str:
         return _LINE_BREAKS.sub(" ", str(v)).replace("|", "\\|")  # a bar would end the cell
 
-    head = [cell(c) for c in df.columns]
-    rows = [[cell(v) for v in r] for r in df.itertuples(index=False)]
-    right = [all(_NUMBER.fullmatch(r[k].strip()) for r in rows) and bool(rows) for k in range(len(head))]
+    rows = [[text(v) for v in r] for r in df.itertuples(index=False)]
+    right = [bool(rows) and all(_NUMBER.fullmatch(r[k].strip()) for r in rows) for k in range(df.shape[1])]
+    names = [head(c) for c in df.columns]
     if not isinstance(df.index, pd.RangeIndex) or df.index.name:
-        head, right = [cell(df.index.name or "")] + head, [False] + right
-        rows = [[cell(i)] + r for i, r in zip(df.index, rows)]
-    lines = [head, ["---:" if r else "---" for r in right]] + rows
+        names, right = [head(df.index.name or "")] + names, [False] + right
+        rows = [[text(i)] + r for i, r in zip(df.index, rows)]
+    lines = [names, ["---:" if r else "---" for r in right]] + [[md(c) for c in r] for r in rows]
     return "\n".join("| " + " | ".join(line) + " |" for line in lines)
 
 
