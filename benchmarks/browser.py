@@ -97,7 +97,8 @@ FLOOR = Scenario("floor", "one chart, slider", "slider", ("floor.phase",))
 BARE = Scenario("floor", "no chart, slider", "slider", ("floor.phase",))  # ?variant=bare: Streamlit's round trip
 FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 chart drawn in place (the app's way)",
                   "full": "4 charts + table, full rerun", "changing": "same, all 4 charts change",
-                  "fragment": "4 charts + table, fragment"}
+                  "fragment": "4 charts + table, fragment", "table": "no chart, 2 tables (st.table)",
+                  "mdtable": "no chart, 2 tables (markdown)"}
 WARMUP = 2
 TIMEOUT_MS = 60_000
 LOST_MS = 10_000
@@ -459,7 +460,7 @@ def main() -> None:
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--floor-variants", action="store_true",
                     help="also time floor_app.py's variants (one chart drawn in place, 4 charts: full rerun, charts "
-                         "changing, fragment)")
+                         "changing, fragment; two tables: st.table, markdown)")
     ap.add_argument("--no-scrub", action="store_true", help="leave out the frames-per-second-while-dragging rows")
     ap.add_argument("--drag-only", action="store_true", help="only the frames-per-second-while-dragging rows")
     args = ap.parse_args()

@@ -1,6 +1,6 @@
 """The floor for benchmarks/browser.py: the cheapest Streamlit page that redraws a chart from a slider.
 
-    streamlit run benchmarks/floor_app.py            # ?variant=one (default), bare, live, full, changing or fragment
+    streamlit run benchmarks/floor_app.py  # ?variant=one, bare, live, full, changing, fragment, table, mdtable
 
 one: a keyed slider redraws ONE Plotly chart of three 50-point traces (the floor).
 bare: a keyed slider and one line of text, no chart (Streamlit's own round trip: the second floor).
@@ -9,6 +9,8 @@ live: `one`, its chart drawn the app's way (ui.chart.live_chart: updated in plac
 full: the same plus three more charts and a table, the whole page rerun on every move (those three unchanged).
 changing: as `full`, but the three other charts also move with the slider.
 fragment: as `full`, but the slider and its chart are an `st.fragment`; the rest is not rerun.
+table: `bare` and two 6x5 tables of numbers that change with the slider, as st.table draws them.
+mdtable: the same tables as markdown (ui.widgets.table, the app's way).
 """
 import sys
 from pathlib import Path
@@ -20,6 +22,7 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, for `live`
 from ui import chart as app_chart  # noqa: E402
+from ui.widgets import table  # noqa: E402
 
 x = np.arange(50)
 variant = st.query_params.get("variant", "one")
@@ -54,8 +57,12 @@ def rest_of_page(phase: float) -> None:
 
 
 st.title(f"Floor: {variant}")
-if variant == "bare":
-    st.write(f"Phase {st.slider('Phase', 0.0, 10.0, 1.0, step=0.1, key='floor.phase'):.1f}")
+if variant in ("bare", "table", "mdtable"):
+    st.write(f"Phase {(phase := st.slider('Phase', 0.0, 10.0, 1.0, step=0.1, key='floor.phase')):.1f}")
+    for k in range(2 if variant != "bare" else 0):
+        numbers = pd.DataFrame(np.round(np.sin(np.outer(np.arange(6), np.arange(5)) / 7 + phase + k), 3),
+                               columns=[f"c{j}" for j in range(5)])
+        st.table(numbers) if variant == "table" else table(numbers)
     st.stop()
 phase = st.fragment(controlled_chart)() if variant == "fragment" else controlled_chart()
 if variant not in ("one", "live"):

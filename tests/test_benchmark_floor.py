@@ -1,0 +1,26 @@
+"""The benchmark's floor page (benchmarks/floor_app.py): each variant runs, and the two table variants show the same
+numbers, so that timing one against the other compares only how they are drawn."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from benchmarks.browser import FLOOR_VARIANTS
+from tests.conftest import ROOT, tables
+
+
+def floor(variant: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "benchmarks" / "floor_app.py"), default_timeout=60)
+    at.query_params["variant"] = variant
+    return at.run()
+
+
+@pytest.mark.parametrize("variant", list(FLOOR_VARIANTS))
+def test_each_variant_runs(variant):
+    at = floor(variant)
+    assert not at.exception and at.slider(key="floor.phase").value == 1.0
+
+
+def test_the_two_table_variants_show_the_same_numbers():
+    st_table, markdown = floor("table"), floor("mdtable")
+    assert len(st_table.table) == 2 and not markdown.table and len(tables(markdown)) == 2
+    for a, b in zip(st_table.table, tables(markdown)):
+        assert [f"{v:.4f}" for v in a.value.to_numpy().ravel()] == list(b.to_numpy().ravel())
