@@ -201,3 +201,16 @@ def test_on_a_projector_the_training_curve_has_its_own_legend():
     assert named(lag_curve_figure(res)) == []
     projector = lag_curve_figure(res, 1.45)
     assert named(projector) == named(lag_figure(res, 1.45)) and projector.layout.legend.orientation == "h"
+
+
+def test_on_a_projector_the_lag_charts_keep_one_legend_row_under_the_axis():
+    """Stacked across a projector's width the six entries fit one row: a margin for three (210 px) left an empty band
+    of about 100 px under each legend, and the plots 90 px shorter."""
+    res = lag.load_results()
+    if res is None:
+        pytest.skip("no shipped lag results")
+    for fig in (lag_figure(res, 1.45), lag_curve_figure(res, 1.45)):
+        plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        below = -fig.layout.legend.y * plot  # the legend's top, under the plot, in px
+        assert fig.layout.margin.b - below <= 60 and plot >= 300  # one 25 px row of 17 px type, and some air
+    assert lag_figure(res).layout.margin.b == 150  # beside the curve on a laptop: up to three rows

@@ -24,6 +24,13 @@ LAG_STYLE = {  # result row: name, colour, marker, dash (Okabe-Ito; the two LSTM
     "mingru": ("minGRU", "#009E73", "triangle-up", "dot"), "lru": ("LRU", "#E69F00", "x", "dashdot")}
 
 
+def _legend_margin(font_scale: float) -> int:
+    """The lag charts' bottom margin with their legend under the axis: its six entries take up to three rows in a
+    laptop's half-width column, one row across a projector's full width (210 px there left an empty band of about
+    100 px under the legend)."""
+    return grown(font_scale, 150, 125)
+
+
 def _legend_below(y: float = -0.22) -> dict:
     return dict(orientation="h", x=0, xanchor="left", y=y, yanchor="top")
 
@@ -266,7 +273,7 @@ def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     return _readable(data, _layout("Name the first symbol k steps later: accuracy after training",
                               440 + 80 * (font_scale > 1), font_scale, shapes=shapes, annotations=ann,
                               legend=_legend_below(),
-                              margin=dict(l=grown(font_scale, 88, 107), b=grown(font_scale, 150, 210)),
+                              margin=dict(l=grown(font_scale, 88, 107), b=_legend_margin(font_scale)),
                               xaxis=dict(type="log", title=dict(text="lag k (steps back)"), tickvals=lags,
                                          ticktext=[str(v) for v in lags]),
                               yaxis=dict(title=dict(text="accuracy on held-out streams"), range=[0, 1.05],
@@ -293,7 +300,7 @@ def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
         ann.append(dict(x=(i + 0.5) * stage, y=1.0, yref="y domain", yanchor="bottom", showarrow=False,
                         text=f"k ≤ {lag}", font=dict(size=12 * font_scale, color=COLORS["muted"])))
     last = int(steps[-1]) if len(steps) else 1
-    bottom, legend = (grown(font_scale, 150, 210), dict(legend=_legend_below())) if stacked else (
+    bottom, legend = (_legend_margin(font_scale), dict(legend=_legend_below())) if stacked else (
         grown(font_scale, 72, 92), {})  # the legend's rows as below lag_figure, the plot as tall as without them
     return _readable(data, _layout(f"Accuracy at lag {cur['lag']} while training",
                               440 + 80 * stacked + bottom - grown(font_scale, 72, 92), font_scale, shapes=shapes,
