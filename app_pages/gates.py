@@ -73,7 +73,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
          alt=words.step_alt(names, vals, t))
     st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
-        if box.open:  # drawn only while open: a table of markdown cells costs more to redraw than the chart
+        if box.open:  # drawn only while open: a closed box costs a step nothing
             table(words.step_table(vals))
 
 

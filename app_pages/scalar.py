@@ -62,7 +62,7 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
             scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs) + words.tanh_scrubs(trace, x, w_x, w_h, b, h0, shown, fs))
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
-        long_table(words.worked_table(trace, b, t, view.asking), t)
+        long_table(words.worked_table(trace, b, t, view.asking), "worked")
         if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
             st.caption(note)
     backprop_section(trace, w_h, shown)
@@ -79,7 +79,7 @@ def backprop_section(trace, w_h: float, k: int) -> None:
     st.markdown(words.backprop_text(bp, w_h))
     if sat := words.saturation_note(bp, w_h):
         st.markdown(sat)
-    long_table(words.backprop_rows(bp, w_h), k - 1)
+    long_table(words.backprop_rows(bp, w_h), "factors")
     st.page_link("app_pages/gradients.py", label="Gradients through time: the same product over 50 steps",
                  icon=":material/trending_down:", query_params={"classroom": "1"} if classroom() else None)
 

@@ -94,6 +94,8 @@ def tables(at) -> list:
     per table (markdown escapes undone), a first column without a header as its index."""
     import pandas as pd
 
+    from ui.widgets import WORD_JOINER  # what md() puts into an address
+
     found = []
     for m in at.markdown:
         lines = [ln.strip() for ln in m.value.splitlines()]
@@ -101,7 +103,8 @@ def tables(at) -> list:
             continue
         cells = [[c.strip() for c in re.split(r"(?<!\\)\|", ln[1:-1])] for ln in lines]
         head = [c.replace("\\|", "|") for c in cells[0]]  # headers are markdown of our own: LaTeX kept
-        df = pd.DataFrame([[re.sub(r"\\(.)", r"\1", c) for c in row] for row in cells[2:]], columns=head)
+        rows = [[re.sub(r"\\(.)", r"\1", c).replace(WORD_JOINER, "") for c in row] for row in cells[2:]]
+        df = pd.DataFrame(rows, columns=head)
         found.append(df.set_index(df.columns[0]).rename_axis(None) if head[0] == "" else df)
     return found
 

@@ -1,6 +1,7 @@
-"""In a real browser: no chart has to grow its margins to fit its labels. Streamlit's chart theme turns Plotly's
-automargin on, and a chart whose set margins are too small is laid out twice on every redraw (about half its cost);
-the figures set their margins to what automargin would give them (rnnviz.figures.base.y_margin, x_margin, grown)."""
+"""In a real browser: no chart has to grow its margins to fit its labels, and a long table scrolls in its box.
+Streamlit's chart theme turns Plotly's automargin on, and a chart whose set margins are too small is laid out twice
+on every redraw (about half its cost); the figures set their margins to what automargin would give them
+(rnnviz.figures.base.y_margin, x_margin, grown)."""
 from contextlib import closing
 
 import pytest
@@ -35,4 +36,27 @@ def test_charts_are_laid_out_once(browser, path, width, query):
                            timeout=60_000)
     painted(page)
     assert page.evaluate(PUSHED) == []
+    page.close()
+
+
+BOXES = """() => [...document.querySelectorAll("[class*='st-key-long-']")].map(b => ({
+  box: Math.round(b.getBoundingClientRect().height),
+  table: Math.round(b.querySelector('table').getBoundingClientRect().height),
+  scrolls: b.scrollHeight > b.clientHeight + 1}))"""
+
+
+@pytest.mark.parametrize("width,query", [(1400, ""), (1024, "&classroom=1")])
+def test_a_long_table_scrolls_in_its_box_and_a_short_one_fills_it(browser, width, query):
+    """The one-unit page's worked table and the chain rule's factors: 20 inputs make tables taller than the box
+    (LONG_TABLE_PX), which then scrolls; 3 inputs, a box exactly the table's height, no scroll bar and no empty band
+    (st.table's rows were sized into a fixed box: a markdown table's left about 150 px of it empty)."""
+    from ui.widgets import LONG_TABLE_PX
+
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    for n, scrolls in ((20, True), (3, False)):
+        page.goto(f"{browser.server.url}/scalar?x={','.join(['1'] + ['0'] * (n - 1))}{query}")
+        wait_idle(page)
+        boxes = page.evaluate(BOXES)
+        assert len(boxes) == 2 and all(b["scrolls"] == scrolls for b in boxes), boxes
+        assert all(b["box"] == (LONG_TABLE_PX if scrolls else b["table"]) for b in boxes), boxes
     page.close()

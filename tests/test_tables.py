@@ -33,3 +33,15 @@ def test_a_visitors_characters_are_cells_not_markup():
     text = markdown_table({"input": ["*", "|", "\\", "$", "<b>"]})
     assert list(tables(_Page(text))[0]["input"]) == ["*", "|", "\\", "$", "<b>"]
     assert "<b>" not in text and "\\*" in text  # escaped: never formatting, never HTML
+
+
+def test_zero_is_never_negative_and_infinity_is_written():
+    text = markdown_table({"v": [-0.00001, np.inf, -np.inf, np.nan, 1.0]})
+    assert list(tables(_Page(text))[0]["v"]) == ["0.0000", "∞", "−∞", "", "1.0000"]
+    assert text.splitlines()[1] == "| ---: |"  # still a column of numbers
+
+
+def test_a_question_mark_alone_is_not_a_number_and_a_header_bar_stays_in_its_cell():
+    assert markdown_table({"sum": ["?"], "h": ["0.5"]}).splitlines()[1] == "| --- | ---: |"
+    shown = tables(_Page(markdown_table({"x | y": ["a"], "z": ["b"]})))[0]
+    assert list(shown.columns) == ["x | y", "z"] and list(shown.iloc[0]) == ["a", "b"]

@@ -67,9 +67,13 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 # beside the sidebar) keeps its labels whole as classroom mode does (_FIT), with the main column's sides that
 # Streamlit's wide layout pads with 5rem, and buttons without their key hints (their tooltips say them): at 1024 px
 # with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
+LONG_TABLE_PX = 600  # about 17 rows of a laptop's table, 8 of a projector's (whose sums wrap onto two lines)
 LAYOUT_CSS = """<style>
-[data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums;}
-[data-testid='stMarkdownContainer'] th, [data-testid='stMarkdownContainer'] td {padding: 0.2rem 0.75rem;}
+[class*='st-key-long-'] {max-height: """ + str(LONG_TABLE_PX) + """px; overflow-y: auto;}
+[class*='st-key-long-'] {padding-bottom: 1rem;}  /* the table's text runs 1rem past its element (Streamlit's -1rem) */
+[class*='st-key-long-'] table {margin-bottom: 0;}
+[data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums; font-size: 0.875rem;}
+[data-testid='stMarkdownContainer'] th, [data-testid='stMarkdownContainer'] td {padding: 0.25rem 0.375rem;}
 @media (max-width: 1200px) {
 """ + _FIT + """.block-container {padding-left: 1.5rem !important; padding-right: 1.5rem !important;}
 [data-testid^='stBaseButton'] p {overflow-wrap: normal !important; word-break: normal !important;}
@@ -163,45 +167,55 @@ def number_table(df, precision: int) -> None:
     CSS scales; a long one (over 30 rows) as an interactive grid, drawn on a canvas (at a fixed 14 px on a projector
     too) that is mounted afresh on every rerun: a small table is cheaper as text, as `table` says."""
     if len(df) <= 30:
-        table(df.map(lambda v: f"{v:.{precision}f}" if isinstance(v, (float, np.floating)) else v))
+        table(df, digits=precision)
     else:
         st.dataframe(df, width="stretch", height=min(400, 36 * len(df) + 40))
 
 
-_NUMBER = re.compile(r"[?]|[-−+]?[\d.,\s\u00a0]*\d[\d.,eE×^⁰¹²³⁴⁵⁶⁷⁸⁹⁻+\-−\s\u00a0]*%?")
+_NUMBER = re.compile(r"[-−+]?∞|[-−+]?[\d.,\s\u00a0]*\d[\d.,eE×^⁰¹²³⁴⁵⁶⁷⁸⁹⁻+\-−\s\u00a0]*%?")
 
 
-def markdown_table(data) -> str:
+def _cell(v, digits: int) -> str:
+    """A value as a table writes it: a float to `digits` decimals (never '-0.0000': a negative number that rounds to
+    zero is zero), infinities as ∞, NaN as nothing."""
+    if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return ""
+        if np.isinf(v):
+            return "∞" if v > 0 else "−∞"
+        text = f"{v:.{digits}f}"
+        return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+    return str(v)
+
+
+def markdown_table(data, digits: int = 4) -> str:
     """A table (a DataFrame, or a dict of columns) as GitHub-flavoured markdown. Headers are markdown (our own words:
     LaTeX in some); cells show their text as it is (escaped by `md`: a character a visitor typed is never
-    formatting); floats with 4 decimals, as st.table wrote them; an index that is not 0, 1, 2... is the first column,
-    as st.table shows it; a column of numbers is right-aligned."""
+    formatting); floats with `digits` decimals (4, as st.table wrote them); an index that is not 0, 1, 2... is the
+    first column, as st.table shows it; a column of numbers (a '?' among them: predict mode's question; or a blank) is
+    right-aligned."""
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    shown = not isinstance(df.index, pd.RangeIndex) or bool(df.index.name)
+    names = ([df.index.name or ""] if shown else []) + list(df.columns)
+    rows = [([_cell(i, digits)] if shown else []) + [_cell(v, digits) for v in r]
+            for i, r in zip(df.index, df.itertuples(index=False))]
 
-    def text(v) -> str:
-        if isinstance(v, (float, np.floating)):
-            return f"{v:.4f}" if np.isfinite(v) else ""
-        return str(v)
+    def right(k: int) -> bool:
+        cells = [r[k].strip() for r in rows]
+        return any(_NUMBER.fullmatch(c) for c in cells) and all(c in ("?", "") or _NUMBER.fullmatch(c) for c in cells)
 
-    def head(v) -> str:
-        return _LINE_BREAKS.sub(" ", str(v)).replace("|", "\\|")  # a bar would end the cell
-
-    rows = [[text(v) for v in r] for r in df.itertuples(index=False)]
-    right = [bool(rows) and all(_NUMBER.fullmatch(r[k].strip()) for r in rows) for k in range(df.shape[1])]
-    names = [head(c) for c in df.columns]
-    if not isinstance(df.index, pd.RangeIndex) or df.index.name:
-        names, right = [head(df.index.name or "")] + names, [False] + right
-        rows = [[text(i)] + r for i, r in zip(df.index, rows)]
-    lines = [names, ["---:" if r else "---" for r in right]] + [[md(c) for c in r] for r in rows]
+    # a header is markdown of our own; a bar not already escaped would end its cell
+    head = [re.sub(r"(?<!\\)\|", r"\\|", _LINE_BREAKS.sub(" ", str(n))) for n in names]
+    lines = [head, ["---:" if right(k) else "---" for k in range(len(names))]] + [[md(c) for c in r] for r in rows]
     return "\n".join("| " + " | ".join(line) + " |" for line in lines)
 
 
-def table(data) -> None:
+def table(data, digits: int = 4) -> None:
     """A small table of text and numbers, drawn as markdown. Not st.table: the browser spends 11-18 ms on each
     st.table every rerun (its Arrow data decoded, every cell a styled element) against about 1.5 ms for the same
     table as markdown (a page of a slider and two 6x5 tables: 86 against 53 ms a move, 50 ms without the tables), and
     the lessons redraw theirs at every step."""
-    st.markdown(markdown_table(data))
+    st.markdown(markdown_table(data, digits))
 
 
 def _fig_at_least(fig):
@@ -211,10 +225,10 @@ def _fig_at_least(fig):
     return SpecFigure(at_least(fig.to_dict()))
 
 
-def long_table(data, rows: int, limit: int = 12) -> None:
-    """A table, in a box that scrolls once it has more than `limit` rows (200 inputs made a 200-row table and a
-    14,000 px page)."""
-    with st.container(height=min(60 + 44 * limit, 600)) if rows > limit else st.container():
+def long_table(data, name: str) -> None:
+    """A table in a box that scrolls once the table is taller than LONG_TABLE_PX (200 inputs made a 200-row table and
+    a 14,000 px page); a shorter one, the box its own height. `name`: the box's, unique on the page."""
+    with st.container(key=f"long-{name}"):
         table(data)
 
 

@@ -102,7 +102,7 @@ SYMBOLS = {
            "$\\odot$ multiplies entry by entry. $r$ reset (how much memory the candidate reads), $z$ update (how much "
            "of $h_{t-1}$ to keep), $n$ the candidate, $h$ the state.",
 }
-# Column headers of the step table, with real subscripts (st.table renders markdown and LaTeX).
+# Column headers of the step table, with real subscripts (a table's headers are markdown, LaTeX included).
 HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c_{t-1}$",
            "f*c_prev": "$f_t \\odot c_{t-1}$", "i*g": "$i_t \\odot g_t$", "c": "$c_t$", "tanh(c)": "$\\tanh(c_t)$",
            "h": "$h_t$", "r": "$r_t$", "z": "$z_t$", "n": "$n_t$",
