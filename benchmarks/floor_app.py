@@ -62,7 +62,10 @@ if variant in ("bare", "table", "mdtable"):
     for k in range(2 if variant != "bare" else 0):
         numbers = pd.DataFrame(np.round(np.sin(np.outer(np.arange(6), np.arange(5)) / 7 + phase + k), 3),
                                columns=[f"c{j}" for j in range(5)])
-        st.table(numbers) if variant == "table" else table(numbers)
+        if variant == "table":  # a statement, not an expression: Streamlit's magic would st.write its value
+            st.table(numbers)
+        else:
+            table(numbers)
     st.stop()
 phase = st.fragment(controlled_chart)() if variant == "fragment" else controlled_chart()
 if variant not in ("one", "live"):

@@ -19,8 +19,11 @@ def test_each_variant_runs(variant):
     assert not at.exception and at.slider(key="floor.phase").value == 1.0
 
 
-def test_the_two_table_variants_show_the_same_numbers():
+def test_the_two_table_variants_show_the_same_numbers_and_nothing_else():
     st_table, markdown = floor("table"), floor("mdtable")
     assert len(st_table.table) == 2 and not markdown.table and len(tables(markdown)) == 2
+    # beside the line of text the bare page has, only the tables (no value of an expression written by magic)
+    assert [m.value for m in st_table.markdown] == ["Phase 1.0"] and len(markdown.markdown) == 3
+    assert len(st_table.main.children) == len(markdown.main.children) == len(floor("bare").main.children) + 2
     for a, b in zip(st_table.table, tables(markdown)):
         assert [f"{v:.4f}" for v in a.value.to_numpy().ravel()] == list(b.to_numpy().ravel())
