@@ -213,8 +213,8 @@ def markdown_table(data, digits: int = 4) -> str:
 def table(data, digits: int = 4) -> None:
     """A small table of text and numbers, drawn as markdown. Not st.table: the browser spends 11-18 ms on each
     st.table every rerun (its Arrow data decoded, every cell a styled element) against about 1.5 ms for the same
-    table as markdown (a page of a slider and two 6x5 tables: 86 against 53 ms a move, 50 ms without the tables), and
-    the lessons redraw theirs at every step."""
+    table as markdown (`benchmarks/browser.py --floor-variants`, a slider and two 6x5 tables: 80 against 54 ms a move,
+    54 ms without the tables), and the lessons redraw theirs at every step."""
     st.markdown(markdown_table(data, digits))
 
 
