@@ -69,8 +69,8 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 # with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
 LONG_TABLE_PX = 600  # about 17 rows of a laptop's table, 8 of a projector's (whose sums wrap onto two lines)
 LAYOUT_CSS = """<style>
-[class*='st-key-long-'] {max-height: """ + str(LONG_TABLE_PX) + """px; overflow-y: auto;}
-[class*='st-key-long-'] {padding-bottom: 1rem;}  /* the table's text runs 1rem past its element (Streamlit's -1rem) */
+[class*='st-key-long-'] {max-height: """ + str(LONG_TABLE_PX) + """px; overflow-y: auto;
+  padding-bottom: 1rem;}  /* the table runs 1rem past its element (Streamlit's -1rem under markdown) */
 [class*='st-key-long-'] table {margin-bottom: 0;}
 [data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums; font-size: 0.875rem;}
 [data-testid='stMarkdownContainer'] th, [data-testid='stMarkdownContainer'] td {padding: 0.25rem 0.375rem;}
