@@ -140,6 +140,8 @@ def test_lesson_path_in_classroom_mode_by_next_links(server, page):
 def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page, tmp_path):
     """A visitor brings a small LSTM of their own: the text, connectivity shading and the gate-saturation view all run
     on it, in the browser, through the real file boxes."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     from tests.helpers import tiny_checkpoint
 
     weights, card = tiny_checkpoint(cell="lstm", H=8)
@@ -148,10 +150,17 @@ def test_an_uploaded_model_drives_connectivity_and_gate_saturation(server, page,
     page.goto(f"{server.url}/sample?prime=bad%20")
     wait_idle(page)
     page.get_by_text("Bring your own model").click()
-    page.locator('input[type="file"]').nth(0).set_input_files(str(tmp_path / "m.safetensors"))
-    page.locator('input[type="file"]').nth(1).set_input_files(str(tmp_path / "m.json"))
-    page.wait_for_function("() => document.body.innerText.includes('Using your model for this session')",
-                           timeout=60_000)
+    # one file at a time, each taken in (its name listed, the rerun over) before the next: a second file chosen
+    # while the first one's rerun redraws the boxes can be lost (the whole run once timed out waiting for the model)
+    for k, name in enumerate(("m.safetensors", "m.json")):
+        page.locator('input[type="file"]').nth(k).set_input_files(str(tmp_path / name))
+        page.wait_for_function(f"() => document.body.innerText.includes('{name}')", timeout=60_000)
+        wait_idle(page)
+    try:
+        page.wait_for_function("() => document.body.innerText.includes('Using your model for this session')",
+                               timeout=60_000)
+    except PlaywrightTimeout:
+        pytest.fail("the model was not taken in; the page said: " + page.inner_text("body")[:1500])
     page.wait_for_function("() => document.body.innerText.includes("
                            "'A one-layer LSTM (8 units per layer, 11 characters)')", timeout=60_000)
     wait_idle(page)
