@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
+from rnnviz.text import fmt
 from ui import chart
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
@@ -150,10 +151,10 @@ MODEBAR_HIDDEN = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut
 def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""
-    fmt = st.session_state.get("app.image_format", "png")
+    image = st.session_state.get("app.image_format", "png")
     # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
     config = {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
-        "format": fmt, "scale": 2 if fmt == "png" else 1, "filename": key.replace(".", "_")}}
+        "format": image, "scale": 2 if image == "png" else 1, "filename": key.replace(".", "_")}}
     if classroom():  # the projector's floor: no chart text under 14 px, sub- and superscripts included
         fig = _fig_at_least(fig)
     if chart.live():  # updated in place on the next move (see ui/chart.py)
@@ -177,12 +178,12 @@ _NUMBER = re.compile(r"[-−+]?∞|[-−+]?[\d.,\s\u00a0]*\d[\d.,eE×^⁰¹²³�
 
 def _cell(v, digits: int) -> str:
     """A value as a table writes it: a float to `digits` decimals (never '-0.0000': a negative number that rounds to
-    zero is zero), infinities as ∞, NaN as nothing."""
+    zero is zero), infinities as fmt writes them (∞), NaN as nothing."""
     if isinstance(v, (float, np.floating)):
         if np.isnan(v):
             return ""
         if np.isinf(v):
-            return "∞" if v > 0 else "−∞"
+            return fmt(v)
         text = f"{v:.{digits}f}"
         return text[1:] if text.startswith("-") and not text.strip("-0.") else text
     return str(v)
