@@ -67,12 +67,15 @@ class Server:
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the script has finished running (never a fixed sleep)."""
+    """Wait until the script has finished running and the app's stylesheet is in the page (never a fixed sleep).
+    Streamlit draws a style-only st.html (app.py's LAYOUT_CSS) with a component it loads on first use, so on a
+    fresh page the script can be over and the page drawn a moment before that CSS applies (the clean-clone CI run
+    measured a long table before its box's max-height existed)."""
     page.wait_for_selector(IDLE, timeout=timeout)
     page.wait_for_function(
         "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') "
-        "=== 'notRunning'",
-        timeout=timeout)
+        "=== 'notRunning' && [...document.querySelectorAll('style')].some(s => s.textContent.includes("
+        "'rnnviz-layout'))", timeout=timeout)
 
 
 @contextmanager

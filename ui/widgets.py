@@ -69,7 +69,7 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 # Streamlit's wide layout pads with 5rem, and buttons without their key hints (their tooltips say them): at 1024 px
 # with the sidebar open the presets read 'F…', Back '◀.' and the gradients page's metrics '8.1×1…'.
 LONG_TABLE_PX = 600  # about 17 rows of a laptop's table, 8 of a projector's (whose sums wrap onto two lines)
-LAYOUT_CSS = """<style>
+LAYOUT_CSS = """<style>  /* rnnviz-layout: tests/browser.py waits for it */
 [class*='st-key-long-'] {max-height: """ + str(LONG_TABLE_PX) + """px; overflow-y: auto;
   padding-bottom: 1rem;}  /* the table runs 1rem past its element (Streamlit's -1rem under markdown) */
 [class*='st-key-long-'] table {margin-bottom: 0;}
