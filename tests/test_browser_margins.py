@@ -39,17 +39,23 @@ def test_charts_are_laid_out_once(browser, path, width, query):
     page.close()
 
 
-BOXES = """() => [...document.querySelectorAll("[class*='st-key-long-']")].map(b => ({
-  box: Math.round(b.getBoundingClientRect().height),
-  table: Math.round(b.querySelector('table').getBoundingClientRect().height),
-  scrolls: b.scrollHeight > b.clientHeight + 1}))"""
+BOXES = """() => [...document.querySelectorAll("[class*='st-key-long-']")].map(b => {
+  b.scrollIntoView({block: 'nearest'});  // the page scrolls to the box; the box keeps its own scroll
+  const rows = b.querySelectorAll('tbody tr'), seen = e => {  // what a reader sees at the middle of e is e
+    const r = e.getBoundingClientRect();
+    return e.contains(document.elementFromPoint(r.left + 3, (r.top + r.bottom) / 2)); };
+  return {box: Math.round(b.getBoundingClientRect().height),
+          table: Math.round(b.querySelector('table').getBoundingClientRect().height),
+          scrolls: b.scrollHeight > b.clientHeight + 1, last: seen(rows[rows.length - 1]),
+          first: seen(rows[0]), head: seen(b.querySelector('th'))}; })"""
 
 
 @pytest.mark.parametrize("width,query", [(1400, ""), (1024, "&classroom=1")])
 def test_a_long_table_scrolls_in_its_box_and_a_short_one_fills_it(browser, width, query):
     """The one-unit page's worked table and the chain rule's factors: 20 inputs make tables taller than the box
-    (LONG_TABLE_PX), which then scrolls; 3 inputs, a box exactly the table's height, no scroll bar and no empty band
-    (st.table's rows were sized into a fixed box: a markdown table's left about 150 px of it empty)."""
+    (LONG_TABLE_PX), which then scrolls, held at its end: the current step's row (the last) in view, not the first,
+    under the header; 3 inputs, a box exactly the table's height, no scroll bar and no empty band (st.table's rows
+    were sized into a fixed box: a markdown table's left about 150 px of it empty)."""
     from ui.widgets import LONG_TABLE_PX
 
     page = browser.new_page(viewport={"width": width, "height": 900})
@@ -59,4 +65,28 @@ def test_a_long_table_scrolls_in_its_box_and_a_short_one_fills_it(browser, width
         boxes = page.evaluate(BOXES)
         assert len(boxes) == 2 and all(b["scrolls"] == scrolls for b in boxes), boxes
         assert all(b["box"] == (LONG_TABLE_PX if scrolls else b["table"]) for b in boxes), boxes
+        assert all(b["last"] and b["head"] and b["first"] != scrolls for b in boxes), boxes
+    page.close()
+
+
+WIDE = """() => [...document.querySelectorAll("[data-testid='stMarkdownContainer'] table")].map(t => {
+  const column = t.closest("[data-testid='stColumn']") || t.closest("[data-testid='stMain']");
+  return {right: Math.round(t.getBoundingClientRect().right), column: Math.round(column.getBoundingClientRect().right),
+          hidden: t.scrollWidth - t.clientWidth}; })"""
+
+
+@pytest.mark.parametrize("path,open_box", [("gates", "This step's numbers, with the products"),
+                                           ("states?view=padding&torch=1", None)])
+def test_a_table_wider_than_its_column_scrolls_sideways_inside_it(browser, path, open_box):
+    """On a projector the LSTM's step table (11 columns) and the padding table with PyTorch's column are wider than
+    their column: they scroll sideways in it, instead of running past its edge and off the screen."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
+    wait_idle(page)
+    if open_box:
+        page.get_by_text(open_box).click()
+        wait_idle(page)
+    tables = page.evaluate(WIDE)
+    assert tables and all(t["right"] <= t["column"] for t in tables), tables
+    assert any(t["hidden"] > 0 for t in tables), tables  # the case this is about: one is wider than its column
     page.close()

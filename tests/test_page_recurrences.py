@@ -89,7 +89,7 @@ def test_scan_tree_and_costs(open_page):
     assert len(nodes["x"]) == 16 * 5 and url(at)["T"] == "16"
     assert "**4** levels (log₂16)" in all_text(at)
     table = tables(at)[0]  # plain text on a laptop too, not a grid
-    assert list(table["T"]) == [f"2^{p}" for p in range(10, 17)]
+    assert list(table["T"]) == ["2¹⁰", "2¹¹", "2¹²", "2¹³", "2¹⁴", "2¹⁵", "2¹⁶"]  # superscripts, as 2⁵⁰ elsewhere
     assert list(table["scan depth (H-S)"]) == [str(d) for d in range(10, 17)]
 
 

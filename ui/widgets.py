@@ -71,9 +71,18 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 LONG_TABLE_PX = 600  # about 17 rows of a laptop's table, 8 of a projector's (whose sums wrap onto two lines)
 LAYOUT_CSS = """<style>  /* rnnviz-layout: tests/browser.py waits for it */
 [class*='st-key-long-'] {max-height: """ + str(LONG_TABLE_PX) + """px; overflow-y: auto;
-  padding-bottom: 1rem;}  /* the table runs 1rem past its element (Streamlit's -1rem under markdown) */
-[class*='st-key-long-'] table {margin-bottom: 0;}
-[data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums; font-size: 0.875rem;}
+  padding-bottom: 1rem;  /* the table runs 1rem past its element (Streamlit's -1rem under markdown) */
+  flex-direction: column-reverse !important; justify-content: flex-start !important;}  /* held at its end: the rows
+  up to the current step, the last (Streamlit's 'start' would pack the table at the top, its end out of reach) */
+[data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums; font-size: 0.875rem;
+  display: block; max-width: 100%; overflow-x: auto;}  /* wider than its column: it scrolls sideways, in place */
+[class*='st-key-long-'] table {margin-bottom: 0; display: table; overflow: visible;}  /* its box scrolls instead */
+[class*='st-key-long-'] th {position: sticky; top: 0; z-index: 1; background: #fff;}  /* the header stays in view */
+[class*='st-key-long-'] table {border-collapse: separate; border-spacing: 0;}  /* collapsed, the header's borders */
+[class*='st-key-long-'] :is(th, td) {border-width: 0 1px 1px 0;}  /* stayed behind, the rows showing through them */
+[class*='st-key-long-'] tr > :first-child {border-left-width: 1px;}
+[class*='st-key-long-'] th {border-top-width: 1px;}
+[data-testid='stMarkdownContainer'] td:first-child {white-space: nowrap;}  /* 'unit 1', 'example 1': one line */
 [data-testid='stMarkdownContainer'] th, [data-testid='stMarkdownContainer'] td {padding: 0.25rem 0.375rem;}
 @media (max-width: 1200px) {
 """ + _FIT + """.block-container {padding-left: 1.5rem !important; padding-right: 1.5rem !important;}
@@ -228,7 +237,8 @@ def _fig_at_least(fig):
 
 def long_table(data, name: str) -> None:
     """A table in a box that scrolls once the table is taller than LONG_TABLE_PX (200 inputs made a 200-row table and
-    a 14,000 px page); a shorter one, the box its own height. `name`: the box's, unique on the page."""
+    a 14,000 px page), held at its end: the lessons' long tables are the rows up to the current step, which is the
+    last; a shorter one, the box its own height. `name`: the box's, unique on the page."""
     with st.container(key=f"long-{name}"):
         table(data)
 

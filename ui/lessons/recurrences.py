@@ -9,7 +9,7 @@ import streamlit as st
 from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_steps
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.text import InputError, fmt, parse_sequence, sub, times
+from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
 from ui.scrub import Scrub, each_slider
 from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
@@ -154,7 +154,7 @@ def scan_text(tree: lesson.ScanTree) -> str:
 
 
 def cost_table(c: lesson.ScanCosts) -> pd.DataFrame:
-    return pd.DataFrame({"T": [f"2^{int(np.log2(T))}" for T in c.T], "loop work": c.work["loop"],
+    return pd.DataFrame({"T": [f"2{sup(int(np.log2(T)))}" for T in c.T], "loop work": c.work["loop"],
                          "scan work (H-S)": c.work["hillis_steele"], "scan depth (H-S)": c.depth["hillis_steele"],
                          "loop ms": np.round(1e3 * c.seconds["loop"], 2),
                          "H-S scan ms": np.round(1e3 * c.seconds["hillis_steele"], 2),

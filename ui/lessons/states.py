@@ -108,7 +108,7 @@ def padding_text(demo: PaddingDemo) -> str:
                    "start from a slightly different state.")
 
 
-GAP_UNIT = r"$\lvert h_{T-1} - h_{\mathrm{length}-1} \rvert$, this unit"
+GAP_UNIT = r"this unit's $\lvert h_{T-1} - h_{\mathrm{length}-1} \rvert$"  # the words first: no line opens with a comma
 GAP_ALL = "largest over all {H} units (the chart)"
 
 
