@@ -84,7 +84,8 @@ def test_a_table_wider_than_its_column_scrolls_sideways_inside_it(browser, path,
     page.goto(f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
     wait_idle(page)
     if open_box:
-        page.get_by_text(open_box).click()
+        page.get_by_text(open_box).click()  # the box reruns its fragment to draw the table: wait for the table itself
+        page.locator("[data-testid='stExpander'] table").first.wait_for(timeout=60_000)
         wait_idle(page)
     tables = page.evaluate(WIDE)
     assert tables and all(t["right"] <= t["column"] for t in tables), tables
