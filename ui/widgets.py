@@ -76,12 +76,11 @@ LAYOUT_CSS = """<style>  /* rnnviz-layout: tests/browser.py waits for it */
   up to the current step, the last (Streamlit's 'start' would pack the table at the top, its end out of reach) */
 [data-testid='stMarkdownContainer'] table {font-variant-numeric: tabular-nums; font-size: 0.875rem;
   display: block; max-width: 100%; overflow-x: auto;}  /* wider than its column: it scrolls sideways, in place */
-[class*='st-key-long-'] table {margin-bottom: 0; display: table; overflow: visible;}  /* its box scrolls instead */
-[class*='st-key-long-'] th {position: sticky; top: 0; z-index: 1; background: #fff;}  /* the header stays in view */
-[class*='st-key-long-'] table {border-collapse: separate; border-spacing: 0;}  /* collapsed, the header's borders */
-[class*='st-key-long-'] :is(th, td) {border-width: 0 1px 1px 0;}  /* stayed behind, the rows showing through them */
+[class*='st-key-long-'] table {margin-bottom: 0; display: table; overflow: visible;  /* its box scrolls instead */
+  border-collapse: separate; border-spacing: 0;}  /* collapsed, the header's borders stayed behind it, rows showing */
+[class*='st-key-long-'] :is(th, td) {border-width: 0 1px 1px 0;}
 [class*='st-key-long-'] tr > :first-child {border-left-width: 1px;}
-[class*='st-key-long-'] th {border-top-width: 1px;}
+[class*='st-key-long-'] th {position: sticky; top: 0; z-index: 1; background: #fff; border-top-width: 1px;}  /* stays */
 [data-testid='stMarkdownContainer'] td:first-child {white-space: nowrap;}  /* 'unit 1', 'example 1': one line */
 [data-testid='stMarkdownContainer'] th, [data-testid='stMarkdownContainer'] td {padding: 0.25rem 0.375rem;}
 @media (max-width: 1200px) {
