@@ -11,17 +11,7 @@ from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
 from ui.limits import fragment
 from ui.urlstate import classroom, font_scale, publish, restore
-from ui.widgets import (
-    controls_box,
-    export_panel,
-    intro,
-    md,
-    page_columns,
-    plot,
-    sequence_inputs,
-    step_controls,
-    table,
-)
+from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, step_controls, table
 
 
 def controls(view: str) -> dict:
@@ -74,7 +64,8 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
         if box.open:  # drawn only while open: a closed box costs a step nothing
-            table(words.step_table(vals))
+            for part in words.step_tables(vals):
+                table(part)
 
 
 @fragment

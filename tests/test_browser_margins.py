@@ -77,18 +77,21 @@ WIDE = """() => [...document.querySelectorAll("[data-testid='stMarkdownContainer
 
 @pytest.mark.parametrize("path,open_box", [("gates", "This step's numbers, with the products"),
                                            ("states?view=padding&torch=1", None)])
-def test_a_table_wider_than_its_column_scrolls_sideways_inside_it(browser, path, open_box):
-    """On a projector the LSTM's step table (11 columns) and the padding table with PyTorch's column are wider than
-    their column: they scroll sideways in it, instead of running past its edge and off the screen."""
+def test_tables_on_a_projector_stay_inside_their_column(browser, path, open_box):
+    """On a projector the LSTM's step numbers (11 columns, 794 px in one table) are two tables that each fit their
+    638 px column, hₜ in sight; the padding table with PyTorch's column is wider than its column and scrolls sideways
+    in it, instead of running past its edge and off the screen."""
     page = browser.new_page(viewport={"width": 1024, "height": 768})
     page.goto(f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=1")
     wait_idle(page)
     if open_box:
-        page.get_by_text(open_box).click()  # the box reruns its fragment to draw the table
-    # the case this is about, once drawn (a rerun of the box's fragment, or the PyTorch check's): a table wider than
-    # its column; waited for, not read at once (the clean-clone CI run read these pages before those reruns)
-    page.wait_for_function(f"() => ({WIDE})().some(t => t.hidden > 0)", timeout=60_000)
+        page.get_by_text(open_box).click()  # the box reruns its fragment to draw its tables: waited for
+        page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stExpander'] table\").length == 2",
+                               timeout=60_000)
+    else:  # the PyTorch check's rerun draws its column: waited for (the clean-clone CI run read the page before)
+        page.wait_for_function(f"() => ({WIDE})().some(t => t.hidden > 0)", timeout=60_000)
     wait_idle(page)
     tables = page.evaluate(WIDE)
     assert tables and all(t["right"] <= t["column"] for t in tables), tables
+    assert all(t["hidden"] == 0 for t in tables) == bool(open_box), tables
     page.close()

@@ -82,6 +82,12 @@ def test_step_table_has_real_subscripts():
     assert "$c_{t-1}$" in tab.columns and "$f_t \\odot c_{t-1}$" in tab.columns
     np.testing.assert_allclose(tab["$c_{t-1}$"], np.round(tr.c[0], 4))
     assert not any("_" in c and "$" not in c for c in tab.columns)
+    gates, update = words.step_tables(lesson.step_values("lstm", tr, 2))  # in two: each fits a projector's column
+    assert list(gates.columns) == ["$f_t$", "$i_t$", "$g_t$", "$o_t$"] and update.columns[0] == "$c_{t-1}$"
+    assert update.columns[-1] == "$h_t$" and list(gates.index) == list(update.index) == ["unit 1", "unit 2", "unit 3"]
+    gru_run = lesson.run("gru", X, lesson.generate("gru", 4, 3, 0, 0.9, 1.0))
+    gru = words.step_tables(lesson.step_values("gru", gru_run, 2))
+    assert list(gru[0].columns) == ["$r_t$", "$z_t$", "$n_t$"] and list(gru[1].columns)[::3] == ["$h_{t-1}$", "$h_t$"]
 
 
 def test_gru_equations_one_per_line():

@@ -128,6 +128,14 @@ def step_table(values: dict[str, np.ndarray], digits: int = 4) -> pd.DataFrame:
                         index=[f"unit {k + 1}" for k in range(H)])
 
 
+def step_tables(values: dict[str, np.ndarray], digits: int = 4) -> list[pd.DataFrame]:
+    """The step table in two: the gates, then the memory's update from the state before to hₜ (in one, an LSTM's
+    11 columns were 794 px in a projector's 638 px column, hₜ scrolled out of sight)."""
+    tab = step_table(values, digits)
+    cut = next(k for k, name in enumerate(values) if name in ("c_prev", "h_prev"))
+    return [tab.iloc[:, :cut], tab.iloc[:, cut:]]
+
+
 def step_sentence(values: dict[str, np.ndarray]) -> str:
     """What the gates did on average at this step, in words (markdown; subscripts as Unicode characters, so this
     line, redrawn at every step, needs no math typesetting)."""
