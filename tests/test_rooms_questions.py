@@ -177,6 +177,10 @@ def test_the_reveal_draws_both_rounds_against_the_truth():
     fig = reveal_figure(["a", "b ✓", "c"], {1: (c1.counts, c1.edges), 2: (c2.counts, c2.edges)}, 1, "b", 1)
     assert [list(t.y) for t in fig.data] == [[1, 1, 1], [0, 2, 1]] and fig.layout.showlegend
     assert list(fig.data[1].marker.line.width) == [0, 3, 0]  # the right option outlined
+    y = fig.layout.yaxis  # a class of two or three: whole answers on the axis, and the counts above the bars in it
+    assert y.dtick == 1 and y.tickformat == "d" and y.range[0] == 0 and y.range[1] > 2.2
+    big = reveal_figure(["a", "b"], {1: (np.array([12, 31]), np.array([]))}, 1, "b", 1).layout.yaxis
+    assert big.dtick == 7 and big.range[1] > 31  # about five ticks for a hall
     n = Q.summarise("number", 0.18, 0.05, [0.18, 0.5, -0.3], -1, 1)
     fig = reveal_figure(None, {1: (n.counts, n.edges)}, 0.18, "exact: 0.180")
     assert sum(fig.data[0].y) == 3 and fig.layout.shapes[0].x0 == 0.18  # the truth as a line

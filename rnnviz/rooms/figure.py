@@ -24,7 +24,8 @@ def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, 
         else:
             line = [3 if i == right else 0 for i in range(len(counts))]
             fig.add_bar(x=labels, y=counts, name=name, marker=dict(color=ROUND_COLORS[r],
-                        line=dict(color=COLORS["input"], width=line)), text=counts, textposition="outside")
+                        line=dict(color=COLORS["input"], width=line)), text=counts, textposition="outside",
+                        cliponaxis=False)
     if any(len(e) for _, e in rounds.values()):
         fig.add_vline(x=truth, line=dict(color=COLORS["input"], width=3), annotation_text=truth_label,
                       annotation_position="top")
@@ -32,7 +33,11 @@ def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, 
     else:
         fig.update_layout(barmode="group")
     fig.update_layout(**_layout(title, height, font_scale), showlegend=len(rounds) > 1)
-    fig.update_yaxes(title="answers", rangemode="tozero", tickformat="d")
+    # whole answers on the axis, at most about 5 ticks (a class of 2 read "0 0 0 1 1 1"), and room over the tallest
+    # bar for its count
+    top = max([float(np.max(c)) for c, _ in rounds.values() if len(c)] + [1.0])
+    fig.update_yaxes(title="answers", range=[0, top * 1.15 + 0.3], dtick=max(1, int(np.ceil(top / 5))), tick0=0,
+                     tickformat="d")
     return fig
 
 
