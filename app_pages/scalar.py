@@ -143,6 +143,7 @@ def lesson_body() -> None:
 
 st.title("One unit by hand")
 restore(P, PARAMS)
-intro("One hidden unit, one number of memory. Press **Next** to take a step and watch where the pre-activation "
-      "lands on the tanh curve. Then try the **Flood** preset, or set wₕ above 1, and see the state stop fading.")
+intro("One hidden unit, one number of memory. Press **Reset** to go back to step 1, then **Next** to take one step "
+      "at a time and watch where each pre-activation lands on the tanh curve. Then try the **Flood** preset, or set "
+      "wₕ above 1, and see the state stop fading.")
 lesson_body()

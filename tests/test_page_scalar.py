@@ -16,6 +16,9 @@ def test_defaults_show_the_worked_example(open_page):
     assert not at.exception
     assert h_column(at) == ["0.762", "0.363", "0.180"]
     assert "0.000 + 0.381 = 0.381" in all_text(at)
+    # it opens on the last step, Next greyed out: the intro's first move is Reset (the walk: "Press Next" did nothing)
+    assert at.button(key=f"{P}.next").disabled and not at.button(key=f"{P}.reset").disabled
+    assert "Press **Reset** to go back to step 1, then **Next**" in all_text(at)
 
 
 @pytest.mark.parametrize("preset,expected", [
@@ -110,7 +113,7 @@ def test_classroom_mode_hides_the_sidebar_and_shortens_the_intro(open_page):
     assert not at.exception
     assert not any("Colours" in m.value for m in at.sidebar.markdown)
     assert any(m.value == "One hidden unit, one number of memory." for m in at.markdown)  # one line, not three
-    assert not any("Press **Next** to take a step" in m.value for m in at.markdown)
+    assert not any("press **Reset**, then **Next**" in m.value for m in at.markdown)
     assert h_column(at) == ["0.762", "0.363", "0.180"]
 
 
