@@ -12,19 +12,6 @@ from ui.loaders import shipped_model
 P, ss, store = R.P, st.session_state, default_store()
 
 
-def act(fn, *args) -> None:
-    """A button's store call; a refusal or an outage becomes a message on the next run, never a traceback."""
-    try:
-        fn(*args)
-    except RoomError as e:
-        ss[f"{P}.msg"] = e.message
-
-
-def show_message() -> None:
-    if msg := ss.pop(f"{P}.msg", None):
-        st.warning(msg, icon=":material/info:")
-
-
 def vote(code: str, number: int, rnd: int, value) -> None:
     """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing)."""
     value = ss.get(value) if isinstance(value, str) else value
@@ -36,27 +23,28 @@ def vote(code: str, number: int, rnd: int, value) -> None:
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
     if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
+        R.join_form(ss, store, "again")
         return
-    show_message()
+    R.show_message()
     if view.phase == "closed":
         st.info("The lecturer has closed this room. Thank you for answering!")
         return
     if not view.number:
         st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")
         return
-    q, mine = view.question, ss.get(f"{P}.mine.{code}.{view.number}.{view.round}")
+    q, mine = view.question, R.my_answer(ss, store, code, view.number, view.round)
     st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
     st.markdown(R.plain(q.prompt))
     if view.phase == "open" and mine is None:
         if q.kind == "choice":
             for i, label in enumerate(q.options):
-                st.button(label, key=f"{P}.pick.{i}", on_click=act, args=(vote, code, view.number, view.round, i),
+                st.button(label, key=f"{P}.pick.{i}", on_click=R.act, args=(vote, code, view.number, view.round, i),
                           width="stretch")
         else:
             key = f"{P}.num.{view.number}.{view.round}"
             st.number_input(f"Your answer ({q.lo:g} to {q.hi:g})", min_value=q.lo, max_value=q.hi, value=None,
                             format="%.3f" if q.hi - q.lo <= 10 else "%.0f", key=key)
-            st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=act,
+            st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=R.act,
                       args=(vote, code, view.number, view.round, key))
     elif view.phase == "open":
         st.success(f"Your answer is in: **{R.plain(R.answer_text(q, mine))}**. Wait for the reveal.")
@@ -90,17 +78,18 @@ def ask_panel(code: str, token: str) -> None:
         st.info(note, icon=":material/info:")
     if q is not None:
         st.caption(R.plain(q.prompt))
-        st.button("Ask the class", key=f"{P}.ask", type="primary", on_click=act, args=(store.ask, code, token, q))
+        st.button("Ask the class", key=f"{P}.ask", type="primary", on_click=R.act, args=(store.ask, code, token, q))
 
 
 def lecturer() -> None:
     R.resume(ss, store, st.query_params)
     R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class
-    show_message()
+    R.show_message()
     if R.KEY_CODE not in ss:  # before a room is open, the page says what it is (with a room, its code heads it)
         st.title("Class: everyone answers")
         st.markdown(R.INTRO)
-        st.button("Open a room", key=f"{P}.open", type="primary", on_click=act,
+        R.join_form(ss, store, "first")  # a phone that came without the room's link
+        st.button("Open a room", key=f"{P}.open", type="primary", on_click=R.act,
                   args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
         return
     code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
@@ -119,11 +108,11 @@ def lecturer() -> None:
         if view.phase == "open":
             st.markdown(R.plain(view.question.prompt))
             live_count(code)
-            st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=act, args=(store.reveal, code, token))
+            st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=R.act, args=(store.reveal, code, token))
         elif view.phase in ("revealed", "closed") and view.number:
             R.draw_reveal(store, token, view)
             if view.round == 1 and view.phase == "revealed":
-                st.button("Discuss and vote again", key=f"{P}.revote", on_click=act, args=(store.revote, code, token))
+                st.button("Discuss and vote again", key=f"{P}.revote", on_click=R.act, args=(store.revote, code, token))
         with st.expander("Next question" if view.number else "Ask a question",
                          expanded=not view.number or ss.pop(f"{P}.asking", False)):
             ask_panel(code, token)
@@ -134,7 +123,7 @@ def lecturer() -> None:
         except RoomError as e:
             c1.warning(e.message, icon=":material/info:")
         if view.phase != "closed":
-            c2.button("Close the room", key=f"{P}.close", on_click=act, args=(store.close, code, token))
+            c2.button("Close the room", key=f"{P}.close", on_click=R.act, args=(store.close, code, token))
         else:
             st.info("The room is closed: phones show a thank-you. The CSV stays here until the room expires.")
 

@@ -12,7 +12,7 @@ from rnnviz.rooms.store import MemoryStore, RedisStore
 from tests.conftest import all_text, charts
 from tests.test_page_scalar import values
 from tests.test_rooms_store import free_port
-from ui.rooms import MAKERS
+from ui.rooms import MAKERS, plain
 
 
 @pytest.fixture(autouse=True)
@@ -145,9 +145,10 @@ def test_a_phone_votes_only_with_the_token_its_room_gave_it(open_page, fresh_sto
     me = s.query_params["me"]
     assert fresh_store.issue_voter(code) != me and len(me) > 30  # a token the room signed, in the link for a reload
     s.button(key="class.pick.1").click().run()
-    again = open_page("class_room", room=code, me=me)  # the same phone reloaded: the same voter, who has answered
-    again.button(key="class.pick.0").click().run()
-    assert "already answered" in all_text(again)
+    again = open_page("class_room", room=code, me=me)  # the same phone reloaded: the same voter, who has answered,
+    picked = plain(fresh_store.view(code).question.options[1])  # sees the answer the room holds, not the question
+    assert f"Your answer is in: **{picked}**" in all_text(again)
+    assert not [b for b in again.button if b.key.startswith("class.pick")]
     vid, sig = me.split(".")
     for forged in ("someone-else-000000", f"{vid[:-1]}{'B' if vid[-1] == 'A' else 'A'}.{sig}"):
         f = open_page("class_room", room=code, me=forged)  # a made-up or edited voter in the link
@@ -203,3 +204,36 @@ def test_ask_the_class_from_a_lesson_page_in_classroom_mode(open_page):
     assert "ask" not in at.query_params and "setup" not in at.query_params
     at.button(key="class.ask").click().run()
     assert "wₕ = 2" in all_text(open_page("class_room", room=code))
+
+
+def test_a_phone_joins_by_typing_the_code_and_a_wrong_code_can_be_typed_again(open_page, fresh_store):
+    """A student who types the site's address reaches the Class page without the room's link: a box for the code
+    on the projector gets them in (the walk: only "Open a room" was there, which opened a room of their own)."""
+    at, code = lecturer_with_question(open_page)
+    phone = open_page("class_room")
+    phone.text_input(key="class.typed.first").input("zzzzzz")
+    phone.button(key="class.join_btn.first").click().run()
+    assert "no room with that code" in all_text(phone) and "room" not in phone.query_params
+    phone.text_input(key="class.typed.first").input(f" {code.lower()} ")  # as typed on a phone: case, spaces
+    phone.button(key="class.join_btn.first").click().run()
+    assert not phone.exception and phone.query_params["room"] == code
+    assert [b for b in phone.button if b.key.startswith("class.pick")]  # the question's answers, ready to tap
+    assert fresh_store.view(code).students == 1
+    lost = open_page("class_room", room="ABCDEF")  # a wrong code in a link: the box to type the right one
+    assert "no room with that code" in all_text(lost)
+    lost.text_input(key="class.typed.again").input(code)
+    lost.button(key="class.join_btn.again").click().run()
+    assert lost.query_params["room"] == code and "me" in lost.query_params and not lost.exception
+
+
+def test_a_refusal_stays_on_a_phone_through_its_refreshes(open_page, fresh_store):
+    """The phone's view redraws itself every REFRESH_S: a message shown once was gone in under half a second."""
+    at, code = lecturer_with_question(open_page, "scalar", "state")
+    s = open_page("class_room", room=code)
+    s.button(key="class.vote").click().run()  # the number box still empty
+    for _ in range(3):  # the refreshes that follow
+        assert "Please enter a number" in all_text(s)
+        s.run()
+    s.number_input(key="class.num.1.1").set_value(0.5).run()
+    s.button(key="class.vote").click().run()
+    assert "Please enter a number" not in all_text(s) and "Your answer is in" in all_text(s)

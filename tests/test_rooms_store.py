@@ -105,6 +105,24 @@ def test_votes_are_counted_once_per_voter_per_round(make):
     assert all(r["truth"] == "LSTM" for r in rows)
 
 
+def test_a_voter_s_own_answer_is_read_back_for_its_round_only(make):
+    """A phone that reloads is a new session with the same voter token: it shows the answer the room holds, not the
+    question again (the walk: a reload brought the buttons back, and a tap was refused in a message gone at once)."""
+    s = make()
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    me, other = s.issue_voter(code, "me"), s.issue_voter(code, "other")
+    assert s.mine(code, me, 1, 1) is None
+    s.vote(code, me, 1, 1, 2)
+    assert (s.mine(code, me, 1, 1), s.mine(code, other, 1, 1), s.mine(code, me, 1, 2)) == (2.0, None, None)
+    s.reveal(code, token)
+    s.revote(code, token)
+    s.vote(code, me, 1, 2, 0)
+    assert (s.mine(code, me, 1, 1), s.mine(code, me, 1, 2)) == (2.0, 0.0)
+    with pytest.raises(BadVoter):
+        s.mine(code, me[:-1] + ("A" if me[-1] != "A" else "B"), 1, 1)  # an edited token reads nothing
+
+
 def test_concurrent_votes_from_one_voter_count_once(make):
     s = make()
     code, token = s.open_room()

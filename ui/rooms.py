@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,7 @@ KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
 VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
 THIS_PAGE = "app_pages/class_room.py"
 REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
+MESSAGE_S = 8.0  # a refusal stays this long on a page that redraws itself
 LESSON_NAMES = {"scalar": "One unit by hand", "vector": "The cell, step by step", "gradients": "Gradients through time",
                 "gates": "Gates: LSTM and GRU", "states": "Using the states", "hello": 'Train "hello" yourself',
                 "sample": "Sample a trained model", "recurrences": "Recurrence returns"}
@@ -365,6 +367,65 @@ def enter(ss, store: RoomStore, code: str) -> RoomView | None:
         return None
 
 
+def act(fn, *args) -> None:
+    """A button's store call; a refusal or an outage becomes a message on the next runs, never a traceback."""
+    st.session_state.pop(f"{P}.msg", None)
+    try:
+        fn(*args)
+    except RoomError as e:
+        say(e.message)
+
+
+def say(message: str) -> None:
+    """A message for the page's next runs (show_message)."""
+    st.session_state[f"{P}.msg"] = (message, time.monotonic())
+
+
+def show_message() -> None:
+    """The last refusal, for MESSAGE_S: a phone's view redraws itself every REFRESH_S, and a message shown once was
+    gone in under half a second."""
+    if (got := st.session_state.get(f"{P}.msg")) and time.monotonic() - got[1] < MESSAGE_S:
+        st.warning(got[0], icon=":material/info:")
+    else:
+        st.session_state.pop(f"{P}.msg", None)
+
+
+def my_answer(ss, store: RoomStore, code: str, number: int, rnd: int):
+    """This phone's answer for the round: the one it gave in this session, or, once per round, the one the room
+    holds for its voter (a phone that reloaded is a new session with the same voter: it shows its answer, not the
+    question again). A room that cannot say (an outage) leaves the question up; the vote then says why."""
+    key = f"{P}.mine.{code}.{number}.{rnd}"
+    if key not in ss and not ss.get(f"{key}.asked"):
+        ss[f"{key}.asked"] = True
+        try:
+            if (v := store.mine(code, ss[KEY_VOTER], number, rnd)) is not None:
+                ss[key] = v
+        except RoomError:
+            pass
+    return ss.get(key)
+
+
+def join_form(ss, store: RoomStore, where: str) -> None:
+    """A box for the code on the projector and Join: a phone that came to the page without the room's link or QR
+    code (or typed a wrong code) gets in from here."""
+    with st.form(f"{P}.join.{where}", border=False, enter_to_submit=True):
+        typed = st.text_input("Room code (on the projector)", key=f"{P}.typed.{where}", max_chars=12,
+                              placeholder="6 letters and digits")
+        go = st.form_submit_button("Join", key=f"{P}.join_btn.{where}", type="primary", width="stretch")
+    if go:
+        try:
+            code = clean_code(typed)
+            store.view(code, counts=False)  # a room that exists, else the same message as its link would give
+        except RoomError as e:
+            st.warning(e.message, icon=":material/info:")
+            return
+        for key in [k for k in ss if k == KEY_VOTER or k.startswith(f"{P}.in.")]:
+            del ss[key]  # a voter token is one room's: the new room issues its own
+        st.query_params.clear()
+        st.query_params["room"] = code
+        st.rerun(scope="app")
+
+
 def qr_png(url: str, px: int = 12) -> bytes:
     """The join link as a PNG QR code, `px` pixels per module (about 400 px across for a short link)."""
     buf = io.BytesIO()
@@ -448,7 +509,7 @@ def resume(ss, store: RoomStore, params) -> None:
         store.answers(code, key, 0, 1)  # only the room's token may read its answers
         ss[KEY_CODE], ss[KEY_TOKEN] = clean_code(code), key
     except RoomError:
-        ss[f"{P}.msg"] = "That lecturer link does not open a room (wrong key, or the room has expired)."
+        say("That lecturer link does not open a room (wrong key, or the room has expired).")
 
 
 def keep_link(url: str, code: str, token: str) -> None:
@@ -482,4 +543,4 @@ def take_ask(ss, store: RoomStore, params) -> None:
         try:
             ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room()
         except RoomError as e:
-            ss[f"{P}.msg"] = e.message
+            say(e.message)

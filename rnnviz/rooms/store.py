@@ -175,6 +175,9 @@ class RoomStore(ABC):
     def _count(self, code: str, number: int, rnd: int) -> int: ...
 
     @abstractmethod
+    def _mine(self, code: str, voter: str, number: int, rnd: int) -> float | None: ...  # one voter's answer
+
+    @abstractmethod
     def _vote(self, code: str, voter: str, number: int, rnd: int, value: float) -> str: ...  # a status word
 
     @abstractmethod
@@ -285,6 +288,12 @@ class RoomStore(ABC):
             raise Full(f"This room is full ({self.max_students:,} students). Please watch the projector.")
         return self.view(code)
 
+    def mine(self, code: str, voter: str, number: int, rnd: int) -> float | None:
+        """This voter's answer to question `number`, round `rnd`, as stored (a choice's index), or None: what a phone
+        that reloaded (a new session, the same voter) shows instead of asking again."""
+        code, m = self._room(code)
+        return self._mine(code, self._voter(code, m, voter), number, rnd)
+
     def vote(self, code: str, voter: str, number: int, rnd: int, answer) -> None:
         """One answer from one voter for question `number`, round `rnd`; Refused (with why) otherwise."""
         code, m = self._room(code)
@@ -361,6 +370,11 @@ class MemoryStore(RoomStore):
         with self._lock:
             room = self._live(code)
             return len(room["answers"].get((number, rnd), {})) if room else 0
+
+    def _mine(self, code, voter, number, rnd):
+        with self._lock:
+            room = self._live(code)
+            return room["answers"].get((number, rnd), {}).get(voter) if room else None
 
     def _join_locked(self, room, voter):
         if voter not in room["voters"]:
@@ -495,6 +509,10 @@ class RedisStore(RoomStore):
 
     def _count(self, code, number, rnd):
         return self._call(self.r.hlen, self._k(code, "a", number, rnd))
+
+    def _mine(self, code, voter, number, rnd):
+        v = self._call(self.r.hget, self._k(code, "a", number, rnd), voter)
+        return None if v is None else float(v)
 
     def _vote(self, code, voter, number, rnd, value):
         keys = [self._k(code), self._k(code, "voters"), self._k(code, "a", number, rnd)]
