@@ -1,6 +1,7 @@
 """A class in real browsers, across two replicas behind nginx sharing Redis (`python -m rnnviz.serve --replicas 2`):
-a lecturer page and three student pages (one a 360 px phone) run the whole loop: open, vote, count, reveal, revote,
-close; students landing on different replicas are in the same room."""
+a lecturer page and three student pages (one a 360 px phone, which joins by typing the room's code and reloads after
+voting) run the whole loop: open, vote, count, reveal, revote, close; students landing on different replicas are in
+the same room."""
 import re
 import signal
 import subprocess
@@ -70,7 +71,12 @@ def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
             for k in range(16):
                 ctx = browser.new_context(viewport={"width": 360, "height": 740} if k == 0 else None)
                 page = ctx.new_page()
-                page.goto(f"{url}/class_room?room={code}")
+                if k == 0:  # the phone came by the site's address, not the link: it types the code it sees
+                    page.goto(f"{url}/class_room")
+                    page.get_by_label("Room code (on the projector)").fill(code.lower())
+                    page.get_by_role("button", name="Join").click()
+                else:
+                    page.goto(f"{url}/class_room?room={code}")
                 see(page, f"You are in room {code}")
                 contexts.append(ctx)
                 students.append(page)
@@ -87,6 +93,8 @@ def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
             answers = [TRUTH, TRUTH + 0.5] + [-0.5] * (len(students) - 2)
             for s, a in zip(students, answers):
                 vote(s, a)
+            phone.reload()  # a phone switched apps and came back: its answer, not the question again
+            see(phone, f"Your answer is in: {TRUTH:.3f}")
             n = len(students)
             see(lec, f"{n} of {n}")  # the count, refreshed by itself
             assert lec.locator(CHARTS).count() == 0  # no answers before the reveal

@@ -280,12 +280,11 @@ def _decay(s: dict, T: int, by: str, scale: float, xs: float, bz: float, fs: flo
 
 
 def _tally(q: Question, rounds: Rounds, names: tuple[str, ...]) -> str:
-    """The class's votes in one line a round (a chart annotation): "round 1: above 12 · below 18"."""
-    lines = []
-    for r, a in sorted(rounds.items()):
-        counts = np.bincount(np.asarray(a, int), minlength=len(names))
-        lines.append(f"round {r}: " + " · ".join(f"{o} {c}" for o, c in zip(names, counts)))
-    return "<br>".join(["the class"] + lines)
+    """The class's votes, a line an option (a chart annotation, narrow enough for the corner under the plot):
+    "LSTM: 12", or "LSTM: 12 → 20" over two rounds."""
+    counts = [np.bincount(np.asarray(a, int), minlength=len(names)) for _, a in sorted(rounds.items())]
+    head = "the class" + (f", rounds {' → '.join(str(r) for r in sorted(rounds))}" if len(rounds) > 1 else "")
+    return "<br>".join([head] + [f"{o}: " + " → ".join(str(c[k]) for c in counts) for k, o in enumerate(names)])
 
 
 def chart_gradient(s: dict, q: Question, rounds: Rounds, fs: float):
@@ -293,14 +292,14 @@ def chart_gradient(s: dict, q: Question, rounds: Rounds, fs: float):
     fig.add_hline(y=1e-3, line=dict(color=COLORS["output"], width=2, dash="dot"), annotation_text="10⁻³")
     y = float(curves["rnn"][s["T"]])
     fig = answers_on(fig, s["T"], {}, 10 ** y, f"exact: {truth_text(q)}")
-    return tally_on(fig, s["T"], y, _tally(q, rounds, ("above", "below")), fs)
+    return tally_on(fig, _tally(q, rounds, ("above", "below")), fs)
 
 
 def chart_memory(s: dict, q: Question, rounds: Rounds, fs: float):
     curves, fig = _decay(s, 50, "rho", s["rho"], 1.0, 0.0, fs)  # as rnnviz.rooms.questions.gates_memory runs it
     y = float(curves[Q_CELLS.get(q.options[int(q.truth)], "lstm")][49])
     fig = answers_on(fig, 49, {}, 10 ** y, f"exact: {truth_text(q)}")
-    return tally_on(fig, 49, y, _tally(q, rounds, q.options), fs)
+    return tally_on(fig, _tally(q, rounds, q.options), fs)
 
 
 def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):

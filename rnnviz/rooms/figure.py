@@ -63,10 +63,11 @@ def answers_on(fig: go.Figure, at, rounds: dict[int, np.ndarray], truth: float |
     return fig
 
 
-def tally_on(fig: go.Figure, x: float, y: float, text: str, font_scale: float = 1.0) -> go.Figure:
-    """A choice question's votes written onto a lesson's chart, pointing at (x, y) (y as the axis takes it: log10
-    on a log axis)."""
-    fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=2, arrowwidth=2, ax=-90, ay=-70, xanchor="right",
-                       align="left", bgcolor="rgba(255,255,255,0.9)", bordercolor=COLORS["current"],
+def tally_on(fig: go.Figure, text: str, font_scale: float = 1.0) -> go.Figure:
+    """A choice question's votes written onto a lesson's chart, under its axis title at the right, beside the legend;
+    the exact answer is marked on its curve (answers_on). Inside the plot, pointing at that mark, the box covered
+    the title and the curves."""
+    fig.add_annotation(x=1, y=-0.42, xref="paper", yref="paper", xanchor="right", yanchor="top", text=text,
+                       showarrow=False, align="left", bgcolor="rgba(255,255,255,0.9)", bordercolor=COLORS["current"],
                        font=dict(size=14 * font_scale))
     return fig
