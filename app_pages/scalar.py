@@ -47,7 +47,7 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     else:
         verdict = st.session_state.get(f"{P}.verdict")
         if predict and verdict and verdict[0] == t:
-            st.info(verdict[1], icon="🎯")
+            st.info(verdict[1], icon=words.VERDICT_ICONS[verdict[2]])  # not 🎯 for a miss (and no emoji font)
         st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
     if predict:
         st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),

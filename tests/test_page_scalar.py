@@ -99,7 +99,8 @@ def test_predict_then_reveal_from_a_shared_link(open_page):
     at.number_input(key=f"{P}.guess").set_value(-0.5)
     at.button(key=f"{P}.check").click().run()
     assert h_column(at) == ["0.762", "0.363"]
-    assert any("Not quite" in i.value for i in at.info)
+    [miss] = [i for i in at.info if "Not quite" in i.value]
+    assert "h₂ = 0.363" in miss.value and miss.icon == ":material/close:"  # a miss: no target hit
     assert any("0 points from 1 guess" in c.value for c in at.caption)
     at.button(key=f"{P}.next").click().run()
     at.number_input(key=f"{P}.guess").set_value(0.2)

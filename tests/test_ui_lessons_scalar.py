@@ -78,10 +78,11 @@ def test_step_question_and_score_texts():
 
 
 def test_score_guess_verdicts():
-    spot_on = "Spot on: h_t = 0.762, you said 0.740 (off by 0.0220). +2"
-    assert words.score_guess(0.74, 0.762) == words.Verdict(2, spot_on)
-    assert words.score_guess(0.3, 0.762).message == "Right direction: h_t = 0.762, you said 0.300. +1"
-    assert words.score_guess(-0.3, 0.762).points == 0 and "sign of z" in words.score_guess(-0.3, 0.762).message
+    spot_on = "Spot on: h₁ = 0.762, you said 0.740 (off by 0.0220). +2"  # the step's h as the page writes it
+    assert words.score_guess(0.74, 0.762, 1) == words.Verdict(2, spot_on)
+    assert words.score_guess(0.3, 0.762, 12).message == "Right direction: h₁₂ = 0.762, you said 0.300. +1"
+    miss = words.score_guess(-0.3, 0.762, 1)
+    assert miss.points == 0 and "sign of z" in miss.message and set(words.VERDICT_ICONS) == {0, 1, 2}
 
 
 def test_rounding_note_matches_the_notes_two_roundings():

@@ -146,15 +146,18 @@ class Verdict:
     message: str
 
 
-def score_guess(guess: float, actual: float) -> Verdict:
-    """Score a predicted h_t against the computed one, in words."""
-    points = guess_points(guess, actual)
+def score_guess(guess: float, actual: float, t: int) -> Verdict:
+    """Score a predicted h_t (step t) against the computed one, in words (hₜ written as the page writes it: h₂)."""
+    points, h = guess_points(guess, actual), f"h{sub(t)}"
     if points == 2:
         off = fmt(abs(guess - actual))
-        return Verdict(2, f"Spot on: h_t = {fmt(actual)}, you said {fmt(guess)} (off by {off}). +2")
+        return Verdict(2, f"Spot on: {h} = {fmt(actual)}, you said {fmt(guess)} (off by {off}). +2")
     if points == 1:
-        return Verdict(1, f"Right direction: h_t = {fmt(actual)}, you said {fmt(guess)}. +1")
-    return Verdict(0, f"Not quite: h_t = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")
+        return Verdict(1, f"Right direction: {h} = {fmt(actual)}, you said {fmt(guess)}. +1")
+    return Verdict(0, f"Not quite: {h} = {fmt(actual)}, you said {fmt(guess)}. Look at the sign of z.")
+
+
+VERDICT_ICONS = {2: ":material/check_circle:", 1: ":material/trending_flat:", 0: ":material/close:"}  # by points
 
 
 def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> PredictView:
@@ -163,10 +166,10 @@ def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> Pre
     key, frontier = state.get(f"{P}.frontier", (setup, 0))
     frontier = frontier if key == setup else 0
     if state.pop(f"{P}.checked", None) == t == frontier + 1:
-        res = score_guess(state[f"{P}.guess"], h_t)
+        res = score_guess(state[f"{P}.guess"], h_t, t)
         pts, n = state.get(f"{P}.score", (0, 0))
         state[f"{P}.score"] = (pts + res.points, n + 1)
-        state[f"{P}.verdict"] = (t, res.message)
+        state[f"{P}.verdict"] = (t, res.message, res.points)
         frontier = t
     view = predict_view(t, frontier)
     if view.frontier > frontier:  # moved past the open question: its answer and any after it are shown unscored
