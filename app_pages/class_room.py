@@ -129,7 +129,9 @@ def lecturer() -> None:
 
 
 if room := st.query_params.get("room"):
-    st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick", max_chars=40)
+    if nick := st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick",
+                             max_chars=40).strip():
+        st.caption(f"Answering as **{R.plain(nick)}**, on this phone only.")
     student(room)
 else:
     lecturer()

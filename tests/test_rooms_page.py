@@ -217,6 +217,9 @@ def test_a_phone_joins_by_typing_the_code_and_a_wrong_code_can_be_typed_again(op
     phone.text_input(key="class.typed.first").input(f" {code.lower()} ")  # as typed on a phone: case, spaces
     phone.button(key="class.join_btn.first").click().run()
     assert not phone.exception and phone.query_params["room"] == code
+    phone.text_input(key="class.nick").input("*Ada*").run()  # shown as typed, on this phone only
+    assert "Answering as **\\*Ada\\***" in all_text(phone)
+    assert "Ada" not in str(fresh_store.export(code, at.session_state["class.token"]))  # never sent
     assert [b for b in phone.button if b.key.startswith("class.pick")]  # the question's answers, ready to tap
     assert fresh_store.view(code).students == 1
     lost = open_page("class_room", room="ABCDEF")  # a wrong code in a link: the box to type the right one
