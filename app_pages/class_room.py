@@ -88,9 +88,14 @@ def lecturer() -> None:
     if R.KEY_CODE not in ss:  # before a room is open, the page says what it is (with a room, its code heads it)
         st.title("Class: everyone answers")
         st.markdown(R.INTRO)
-        R.join_form(ss, store, "first")  # a phone that came without the room's link
-        st.button("Open a room", key=f"{P}.open", type="primary", on_click=R.act,
-                  args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
+        phone, lecturer_side = st.columns(2, gap="large")  # on a phone, one above the other: the phone's first
+        with phone:  # a student who came without the room's link
+            st.markdown("**Answering?** Type the code the projector shows.")
+            R.join_form(ss, store, "first")
+        with lecturer_side:
+            st.markdown("**Teaching?** A room takes one click.")
+            st.button("Open a room", key=f"{P}.open", type="primary", on_click=R.act,
+                      args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
         return
     code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
     left, right = st.columns([2, 3], gap="large")
