@@ -55,16 +55,20 @@ def student(code: str) -> None:
 
 
 @fragment(run_every=R.REFRESH_S)
-def live_count(code: str) -> None:
-    """The projector's count while a round is open: how many answered, never what."""
+def live_count(code: str, phase: str = "open") -> None:
+    """The projector's count while a round is open: how many answered, never what; before the first question, how
+    many phones are in."""
     try:
         view = store.view(code)
     except RoomError as e:
         st.warning(e.message, icon=":material/info:")
         return
-    if view.phase != "open":
+    if view.phase != phase:
         st.rerun(scope="app")
-    st.metric(f"Question {view.number}, round {view.round}: answers", f"{view.answered} of {view.students}")
+    if phase == "waiting":
+        st.metric("Phones in the room", view.students)
+    else:
+        st.metric(f"Question {view.number}, round {view.round}: answers", f"{view.answered} of {view.students}")
 
 
 def ask_panel(code: str, token: str) -> None:
@@ -110,7 +114,9 @@ def lecturer() -> None:
         except RoomError as e:
             st.warning(e.message, icon=":material/info:")
             return
-        if view.phase == "open":
+        if view.phase == "waiting":
+            live_count(code, "waiting")
+        elif view.phase == "open":
             st.markdown(R.plain(view.question.prompt))
             live_count(code)
             st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=R.act, args=(store.reveal, code, token))

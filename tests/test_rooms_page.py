@@ -240,3 +240,14 @@ def test_a_refusal_stays_on_a_phone_through_its_refreshes(open_page, fresh_store
     s.number_input(key="class.num.1.1").set_value(0.5).run()
     s.button(key="class.vote").click().run()
     assert "Please enter a number" not in all_text(s) and "Your answer is in" in all_text(s)
+
+
+def test_the_projector_counts_the_phones_in_before_the_first_question(open_page, fresh_store):
+    lec = open_page("class_room")
+    lec.button(key="class.open").click().run()
+    code = lec.session_state["class.code"]
+    assert [m.value for m in lec.metric if m.label == "Phones in the room"] == ["0"]
+    for _ in range(2):
+        open_page("class_room", room=code)
+    lec.run()  # the count's own refresh, as the projector's fragment does every REFRESH_S
+    assert [m.value for m in lec.metric if m.label == "Phones in the room"] == ["2"]
