@@ -102,7 +102,7 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.
         st.code(smp.text, language=None, wrap_lines=True)
     elif view == "card":
         st.markdown(" ".join(md(f) for f in words.card_facts(lm.card, lm.vocab_size)))
-        st.json({k: v for k, v in lm.card.items() if k not in ("itos", "history")}, expanded=False)
+        st.json({k: v for k, v in lm.card.items() if k not in ("itos", "history")}, expanded=1)  # fields shown
     elif view == "gates" and not GATE_NAMES[lm.cell]:
         st.info("A vanilla RNN has no gates to saturate.")
     else:

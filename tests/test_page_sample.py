@@ -173,6 +173,8 @@ def test_gate_saturation_and_model_card(open_page):
     card = json.loads((ROOT / "models" / "shakespeare.json").read_text())
     shown = all_text(at).replace("\\", "")  # markdown escapes
     assert f"{card['val_loss']:.4f} nats per character" in shown and "2 layers of 512 units" in shown
+    [box] = at.json
+    assert box.proto.expanded and box.proto.max_expand_depth == 1  # its fields in view, not a folded "{...}"
 
 
 def uploaded(name, data, file_id=None):
