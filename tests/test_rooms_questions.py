@@ -3,6 +3,7 @@ page computes it, and the reveal's summary (right within the tolerance, counts p
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 import torch
 from safetensors.torch import load_file
@@ -180,7 +181,15 @@ def test_the_reveal_draws_both_rounds_against_the_truth():
     y = fig.layout.yaxis  # a class of two or three: whole answers on the axis, and the counts above the bars in it
     assert y.dtick == 1 and y.tickformat == "d" and y.range[0] == 0 and y.range[1] > 2.2
     big = reveal_figure(["a", "b"], {1: (np.array([12, 31]), np.array([]))}, 1, "b", 1).layout.yaxis
-    assert big.dtick == 7 and big.range[1] > 31  # about five ticks for a hall
+    assert big.dtick == 10 and big.range[1] > 31  # about five ticks for a hall, at round numbers (not 0, 7, 14)
+    from rnnviz.rooms.figure import count_step, tally_on
+
+    assert [count_step(t) for t in (1, 5, 6, 11, 31, 60, 300)] == [1, 1, 2, 5, 10, 20, 100]
+    fig = go.Figure(layout=dict(height=400, margin=dict(b=150)))
+    tally_on(fig, "the class<br>a: 1<br>b: 2", font_scale=1.0)  # three lines under what is below the plot
+    [box] = fig.layout.annotations
+    assert fig.layout.height == 400 + 64 and fig.layout.margin.b == 150 + 64  # grown by the box: 3 × 17.5 + 12
+    assert (box.yref, box.y, box.yanchor, box.yshift) == ("paper", 0, "top", -150)  # under the old margin's content
     n = Q.summarise("number", 0.18, 0.05, [0.18, 0.5, -0.3], -1, 1)
     fig = reveal_figure(None, {1: (n.counts, n.edges)}, 0.18, "exact: 0.180")
     assert sum(fig.data[0].y) == 3 and fig.layout.shapes[0].x0 == 0.18  # the truth as a line

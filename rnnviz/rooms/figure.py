@@ -2,6 +2,8 @@
 answers moved"). Bars per option for a choice, a histogram for a number with the exact answer as a line."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -36,9 +38,14 @@ def reveal_figure(labels: list[str] | None, rounds: dict[int, tuple[np.ndarray, 
     # whole answers on the axis, at most about 5 ticks (a class of 2 read "0 0 0 1 1 1"), and room over the tallest
     # bar for its count
     top = max([float(np.max(c)) for c, _ in rounds.values() if len(c)] + [1.0])
-    fig.update_yaxes(title="answers", range=[0, top * 1.15 + 0.3], dtick=max(1, int(np.ceil(top / 5))), tick0=0,
-                     tickformat="d")
+    fig.update_yaxes(title="answers", range=[0, top * 1.15 + 0.3], dtick=count_step(top), tick0=0, tickformat="d")
     return fig
+
+
+def count_step(top: float, ticks: int = 5) -> int:
+    """The step between an answer axis's ticks: 1, 2 or 5 times a power of ten, giving at most about `ticks` steps
+    up to `top` (a class of 31: 0, 10, 20, 30; never 0, 7, 14)."""
+    return next(m * 10 ** p for p in itertools.count() for m in (1, 2, 5) if top / (m * 10 ** p) <= ticks)
 
 
 ROUND_MARKS = {1: ("circle", COLORS["muted"]), 2: ("diamond", COLORS["other"])}  # each round its colour and shape
@@ -64,10 +71,15 @@ def answers_on(fig: go.Figure, at, rounds: dict[int, np.ndarray], truth: float |
 
 
 def tally_on(fig: go.Figure, text: str, font_scale: float = 1.0) -> go.Figure:
-    """A choice question's votes written onto a lesson's chart, under its axis title at the right, beside the legend;
-    the exact answer is marked on its curve (answers_on). Inside the plot, pointing at that mark, the box covered
-    the title and the curves."""
-    fig.add_annotation(x=1, y=-0.42, xref="paper", yref="paper", xanchor="right", yanchor="top", text=text,
+    """A choice question's votes written onto a lesson's chart, under everything the chart has below its plot (axis
+    title, legend): the figure grows by the box's height and the box sits in that new strip, at any font size and
+    legend layout. Inside the plot, pointing at the exact answer, the box covered the title and the curves; at a
+    fixed place under the plot it ran off a laptop's chart."""
+    lines = text.count("<br>") + 1
+    box = round(lines * 14 * font_scale * 1.25 + 12)  # Plotly's line height (1.25 em at 14 px × scale), padding
+    below = fig.layout.margin.b if fig.layout.margin.b is not None else 80
+    fig.update_layout(height=(fig.layout.height or 450) + box, margin=dict(b=below + box))
+    fig.add_annotation(x=0, y=0, xref="paper", yref="paper", xanchor="left", yanchor="top", yshift=-below, text=text,
                        showarrow=False, align="left", bgcolor="rgba(255,255,255,0.9)", bordercolor=COLORS["current"],
                        font=dict(size=14 * font_scale))
     return fig
