@@ -16,18 +16,20 @@ def vote(code: str, number: int, rnd: int, value) -> None:
     """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing)."""
     value = ss.get(value) if isinstance(value, str) else value
     store.vote(code, ss[R.KEY_VOTER], number, rnd, value)
-    ss[f"{P}.mine.{code}.{number}.{rnd}"] = value
+    ss[R.mine_key(code, number, rnd)] = value
 
 
 @fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
     if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
+        R.show_message()
         R.join_form(ss, store, "again")
         return
     R.show_message()
-    if view.phase == "closed":
+    if view.phase == "closed":  # a phone still on last week's link: the box for this week's code
         st.info("The lecturer has closed this room. Thank you for answering!")
+        R.join_form(ss, store, "again")
         return
     if not view.number:
         st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")

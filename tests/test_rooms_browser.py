@@ -87,6 +87,9 @@ def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
                     break
             assert len(seen) == 2, "the students' websockets never reached both replicas"
             phone = students[0]
+            lec.wait_for_function(  # before the first question, the projector counts the phones in by itself
+                "n => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].some(e => e.innerText == n)",
+                arg=str(len(students)), timeout=15_000)
 
             lec.get_by_role("button", name="Ask the class").click()
             waits = [see(s, "What is h₃?") for s in students]  # a new question reaches each phone by itself

@@ -20,6 +20,7 @@ from rnnviz.rooms.store import (
     RedisStore,
     Refused,
     StoreDown,
+    clean_code,
 )
 
 CHOICE = Question("Which cell still holds x1?", "choice", 1.0, ("vanilla", "LSTM", "GRU"))
@@ -103,6 +104,12 @@ def test_votes_are_counted_once_per_voter_per_round(make):
     assert {(r["round"], r["answer"], r["count"]) for r in rows} == {(1, "vanilla", 1), (1, "LSTM", 2), (1, "GRU", 1),
                                                                       (2, "LSTM", 1)}
     assert all(r["truth"] == "LSTM" for r in rows)
+
+
+def test_a_typed_code_is_read_as_a_phone_types_it():
+    assert clean_code(" ab3 de-f\t") == "AB3DEF"  # case, spaces, a hyphen
+    with pytest.raises(NoRoom):
+        clean_code("abc de")  # five characters
 
 
 def test_a_voter_s_own_answer_is_read_back_for_its_round_only(make):

@@ -389,13 +389,18 @@ def show_message() -> None:
         st.session_state.pop(f"{P}.msg", None)
 
 
+def mine_key(code: str, number: int, rnd: int) -> str:
+    """The session key of this phone's answer to question `number`, round `rnd`."""
+    return f"{P}.mine.{code}.{number}.{rnd}"
+
+
 def my_answer(ss, store: RoomStore, code: str, number: int, rnd: int):
-    """This phone's answer for the round: the one it gave in this session, or, once per round, the one the room
-    holds for its voter (a phone that reloaded is a new session with the same voter: it shows its answer, not the
-    question again). A room that cannot say (an outage) leaves the question up; the vote then says why."""
-    key = f"{P}.mine.{code}.{number}.{rnd}"
-    if key not in ss and not ss.get(f"{key}.asked"):
-        ss[f"{key}.asked"] = True
+    """This phone's answer for the round: the one it gave in this session, else the one the room holds for its voter
+    (a phone that reloaded, or another tab of the same voter, is a session with the same voter: it shows its answer,
+    not the question again). Asked at each refresh until there is one: one read; a room that cannot say (an outage)
+    leaves the question up, and the vote then says why."""
+    key = mine_key(code, number, rnd)
+    if key not in ss:
         try:
             if (v := store.mine(code, ss[KEY_VOTER], number, rnd)) is not None:
                 ss[key] = v
@@ -416,7 +421,8 @@ def join_form(ss, store: RoomStore, where: str) -> None:
             code = clean_code(typed)
             store.view(code, counts=False)  # a room that exists, else the same message as its link would give
         except RoomError as e:
-            st.warning(e.message, icon=":material/info:")
+            say(e.message)  # kept MESSAGE_S: on a phone this box is redrawn every REFRESH_S
+            show_message()
             return
         for key in [k for k in ss if k == KEY_VOTER or k.startswith(f"{P}.in.")]:
             del ss[key]  # a voter token is one room's: the new room issues its own

@@ -130,8 +130,9 @@ def new_code() -> str:
 
 
 def clean_code(code: str) -> str:
-    """A typed code, upper-cased and trimmed; NoRoom for anything that cannot be a code."""
-    c = (code or "").strip().upper()
+    """A typed code, upper-cased, without spaces or hyphens (a phone's keyboard adds them: "abc def"); NoRoom for
+    anything that cannot be a code."""
+    c = "".join(ch for ch in (code or "") if not ch.isspace() and ch != "-").upper()
     if len(c) != CODE_LENGTH or any(ch not in ALPHABET for ch in c):
         raise NoRoom("There is no room with that code. Check it on the projector.")
     return c
