@@ -88,6 +88,8 @@ def test_step_table_has_real_subscripts():
     gru_run = lesson.run("gru", X, lesson.generate("gru", 4, 3, 0, 0.9, 1.0))
     gru = words.step_tables(lesson.step_values("gru", gru_run, 2))
     assert list(gru[0].columns) == ["$r_t$", "$z_t$", "$n_t$"] and list(gru[1].columns)[::3] == ["$h_{t-1}$", "$h_t$"]
+    [alone] = words.step_tables({"h_prev": np.zeros(2), "h": np.ones(2)})  # no gates: one table, not an empty one
+    assert list(alone.columns) == ["$h_{t-1}$", "$h_t$"]
 
 
 def test_gru_equations_one_per_line():

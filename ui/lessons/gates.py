@@ -132,8 +132,9 @@ def step_tables(values: dict[str, np.ndarray], digits: int = 4) -> list[pd.DataF
     """The step table in two: the gates, then the memory's update from the state before to hₜ (in one, an LSTM's
     11 columns were 794 px in a projector's 638 px column, hₜ scrolled out of sight)."""
     tab = step_table(values, digits)
-    cut = next(k for k, name in enumerate(values) if name in ("c_prev", "h_prev"))
-    return [tab.iloc[:, :cut], tab.iloc[:, cut:]]
+    state = [HEADERS[k] for k in ("c_prev", "h_prev") if k in values]  # where the memory's update begins
+    cut = tab.columns.get_loc(state[0]) if state else 0
+    return [tab.iloc[:, :cut], tab.iloc[:, cut:]] if cut else [tab]  # no gates (a vanilla cell): one table
 
 
 def step_sentence(values: dict[str, np.ndarray]) -> str:
