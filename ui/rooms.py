@@ -280,8 +280,8 @@ def _decay(s: dict, T: int, by: str, scale: float, xs: float, bz: float, fs: flo
 
 
 def _tally(q: Question, rounds: Rounds, names: tuple[str, ...]) -> str:
-    """The class's votes, a line an option (a chart annotation, narrow enough for the corner under the plot):
-    "LSTM: 12", or "LSTM: 12 → 20" over two rounds."""
+    """The class's votes, a line an option (the box tally_on adds in a strip under the chart): "LSTM: 12", or
+    "LSTM: 12 → 20" over two rounds."""
     counts = [np.bincount(np.asarray(a, int), minlength=len(names)) for _, a in sorted(rounds.items())]
     head = "the class" + (f", rounds {' → '.join(str(r) for r in sorted(rounds))}" if len(rounds) > 1 else "")
     return "<br>".join([head] + [f"{o}: " + " → ".join(str(c[k]) for c in counts) for k, o in enumerate(names)])
