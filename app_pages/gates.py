@@ -10,6 +10,7 @@ from ui.lagview import three_cells
 from ui.lessons import gates as words
 from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
 from ui.limits import fragment
+from ui.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, step_controls, table
 
@@ -52,15 +53,16 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{sub(t)}"
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")
-        plot(figures.lockstep_heatmaps(model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"],
-                                       t - 1, fs, words.lockstep_notes(model, t)), f"{P}.lockstep",
-             alt=words.lockstep_alt(model, t))
+        stepped_plot(f"{P}.lockstep", Steps(P, T, lambda u: figures.lockstep_heatmaps(
+            model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"], u - 1, fs,
+            words.lockstep_notes(model, u)), lambda u: words.lockstep_alt(model, u)), t)
         return
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)
     st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
-    plot(figures.gate_heatmaps(model, names, c["chars"], current=t - 1, font_scale=fs), f"{P}.heat",
-         alt=words.step_alt(names, vals, t))
+    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.gate_heatmaps(model, names, c["chars"], current=u - 1,
+                                                                        font_scale=fs),
+                                    lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
     st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
         if box.open:  # drawn only while open: a closed box costs a step nothing

@@ -132,13 +132,45 @@ class Chart(NamedTuple):
     figure: dict
 
 
+def _as_list(v):
+    """plotly.js's typed-array form of a 1-D float array ({"dtype": "f8", "bdata"}) as the list it stands for."""
+    if isinstance(v, dict) and v.get("dtype") == "f8" and isinstance(v.get("bdata"), str) and "shape" not in v:
+        import base64
+
+        import numpy as np
+
+        return [None if x != x else x for x in np.frombuffer(base64.b64decode(v["bdata"]), "<f8").tolist()]
+    if isinstance(v, dict):
+        return {k: _as_list(u) for k, u in v.items()}
+    if isinstance(v, list):
+        return [_as_list(u) for u in v]
+    return v
+
+
+def at_step(sent: dict, at) -> tuple[dict, str]:
+    """A stepped chart's figure and text at its stepper's step (ui/steps.py), laid out as ui/chart.js lays it: step
+    1's figure with frame k's attributes."""
+    steps, figure = sent["steps"], sent["figure"]
+    sliders = [s for s in at.get("slider") if s.key == steps["stepper"] + ".t"]
+    k = steps["values"].index(sliders[0].value if sliders else steps["values"][0])
+    data = [dict(trace) for trace in figure["data"]]
+    for d in steps["data"]:
+        data[d["trace"]][d["attr"]] = d["frames"][k]
+    layout = dict(figure["layout"])
+    for item in steps["layout"]:
+        layout[item["attr"]] = item["frames"][k]
+    return _as_list({"data": data, "layout": layout}), steps["alts"][k]
+
+
 def charts(at) -> list[Chart]:
-    """The page's Plotly charts, in page order: ui/chart.py's live charts (or st.plotly_chart's, its fallback)."""
+    """The page's Plotly charts, in page order: ui/chart.py's live charts (or st.plotly_chart's, its fallback); a
+    stepped chart (ui/steps.py) as the browser draws it at the stepper's step."""
     found = []
     for el in at.get("bidi_component"):
         if el.proto.component_name == "rnnviz_chart":
             sent = json.loads(el.proto.bytes)
-            found.append(Chart(el.proto.id.rsplit("-", 1)[-1], sent["alt"], json.dumps(sent["figure"]), sent["figure"]))
+            figure, alt = at_step(sent, at) if "steps" in sent else (sent["figure"], sent["alt"])
+            found.append(Chart(el.proto.id.rsplit("-", 1)[-1], alt, json.dumps(figure), figure))
     for el in at.get("plotly_chart"):
         found.append(Chart(el.proto.id.rsplit("-", 1)[-1], el.proto.alt, el.proto.spec, json.loads(el.proto.spec)))
     return found

@@ -115,12 +115,120 @@ function chartElement(parentElement) {
   return gd;
 }
 
-export default function ({ data, parentElement }) {
-  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  const gd = chartElement(parentElement);
-  if (gd.__rnnvizText === text) return;  // the same figure: nothing to redraw
-  gd.__rnnvizText = text;
-  const { figure, config, alt, src } = JSON.parse(text);
+// A chart that follows a stepper (ui/steps.py): the payload holds every step, the same bytes whatever the step, so
+// a step's rerun finds nothing new to draw. `steps`: {stepper, values (1..T), alts, traces, data: [{trace, attr,
+// frames}], layout: [{attr, frames}]}, each step's figure being `figure` with frame k's attributes (as ui/scrub.js
+// lays frames over a chart). The step drawn is the stepper's slider's; a press of its Back / Next / Reset (a click:
+// the mouse, or a remote's PageUp / PageDown through ui/keys.py; or the ← → Home keys Streamlit gives those buttons,
+// which it honours outside text fields and sliders) draws the step that press asks for at once, while the server
+// answers, and the answer (the slider's new value) settles it.
+// {gd, parentElement, text, steps, figure, config, asked}: on window, as every chart's module shares it
+const STEPPED = (window.__rnnvizStepped ??= new Set());
+const keyCss = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
+const stepSlider = (stepper) => document.querySelector(keyCss(stepper + ".t") + ' input[type="range"]');
+const stepButton = (stepper, name) => document.querySelector(keyCss(stepper + "." + name) + " button");
+
+function atStep(c, t) {  // the server's figure at step t, and its text
+  const { steps, figure } = c;
+  const k = Math.min(Math.max(steps.values.indexOf(t), 0), steps.values.length - 1);
+  const data = figure.data.map((trace) => ({ ...trace }));
+  for (const d of steps.data) data[d.trace][d.attr] = d.frames[k];
+  const layout = { ...figure.layout };
+  for (const l of steps.layout) layout[l.attr] = l.frames[k];
+  return { figure: { data, layout }, alt: steps.alts[k], t: steps.values[k] };
+}
+
+function showStep(c, t) {
+  if (!c.gd.isConnected || c.gd.__rnnvizStep === t) return;
+  const s = atStep(c, t);
+  c.gd.__rnnvizStep = s.t;
+  draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
+}
+
+// Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until the server's
+// answer holds it, or its rerun has ended without it (a press the page ignored), or 2 s have passed.
+function settle() {
+  const state = document.querySelector('[data-testid="stApp"]')?.getAttribute("data-test-script-state");
+  for (const c of [...STEPPED]) {
+    if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
+    const slider = stepSlider(c.steps.stepper);
+    const t = slider ? Number(slider.value) : c.steps.values[0];
+    const a = c.asked, now = performance.now();
+    if (a) {
+      if (state === "running") a.ran = true;
+      if (a.ran && state === "notRunning" && !a.ended) {  // the slider's new value is drawn a moment after this
+        a.ended = now;
+        setTimeout(settle, 300);
+      }
+      if (t !== a.t && !(a.ended && now - a.ended >= 250) && now - a.at < 2000) continue;
+      c.asked = null;
+    }
+    showStep(c, t);
+  }
+}
+
+function ask(stepper, move) {  // a press of a stepper's button: its charts draw the step it asks for, once the
+  const slider = stepSlider(stepper);  // press has been passed on (drawing first would hold up the server's rerun)
+  if (!slider) return;
+  const now = Number(slider.value);  // what the button's callback goes from: the step of the page as drawn
+  const t = move === "reset" ? 1 : now + (move === "next" ? 1 : -1);
+  const mine = [...STEPPED].filter((c) => c.steps.stepper === stepper && c.steps.values.includes(t));
+  mine.forEach((c) => { c.asked = { t, at: performance.now(), ran: false, ended: null }; });
+  if (!mine.length) return;
+  let done = false;
+  const show = () => { if (!done) { done = true; mine.forEach((c) => showStep(c, t)); } };
+  AFTER_SEND.push(show);
+  setTimeout(show, 150);  // no message went out (a press the page ignored): drawn all the same, and then
+  setTimeout(settle, 2100);  // put back to the slider's step, if the server never answered
+}
+
+// Streamlit passes a button press on to the server a task or two after the key or click (about 2 ms, or longer on a
+// busy page): a drawing (15-40 ms of the main thread) started before it would hold up the rerun by as much. So a
+// step is drawn just after the page's next message to the server has gone.
+const AFTER_SEND = (window.__rnnvizAfterSend ??= []);
+if (!WebSocket.prototype.__rnnvizSend) {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    const out = send.apply(this, args);
+    if (AFTER_SEND.length) {
+      const waiting = AFTER_SEND.splice(0);
+      setTimeout(() => waiting.forEach((f) => f()), 0);
+    }
+    return out;
+  };
+  WebSocket.prototype.__rnnvizSend = true;
+}
+
+function installSteps() {
+  if (window.__rnnvizSteps) return;
+  window.__rnnvizSteps = true;
+  const steppers = () => new Set([...STEPPED].map((c) => c.steps.stepper));
+  document.addEventListener("click", (e) => {
+    for (const stepper of steppers()) {
+      for (const move of ["back", "next", "reset"]) {
+        if (e.target.closest && e.target.closest(keyCss(stepper + "." + move) + " button")) ask(stepper, move);
+      }
+    }
+  }, true);
+  const KEYS = { ArrowLeft: "back", ArrowRight: "next", Home: "reset" };
+  const typing = (e) => e.composedPath().some((el) => el.tagName && (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)
+    || el.isContentEditable));
+  document.addEventListener("keydown", (e) => {
+    const move = KEYS[e.key];
+    if (!move || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.repeat || typing(e)) return;
+    for (const stepper of steppers()) {
+      const button = stepButton(stepper, move);
+      if (button && !button.disabled) ask(stepper, move);
+    }
+  }, true);
+  // the server's answer: a slider's new value (or a drag of it), or the end of a rerun that changed no step
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; settle(); }); } };
+  new MutationObserver(later).observe(document.body, { attributes: true, subtree: true, childList: true,
+    attributeFilter: ["value", "aria-valuetext", "data-test-script-state"] });
+}
+
+function draw(gd, parentElement, figure, config, alt, text) {
   gd.setAttribute("aria-label", alt);
   const layout = { ...figure.layout, template: TEMPLATE, autosize: true };
   delete layout.width;
@@ -134,7 +242,8 @@ export default function ({ data, parentElement }) {
   // with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
   gd.__rnnvizPending = (gd.__rnnvizPending || 0) + 1;
   gd.setAttribute("aria-busy", "true");
-  const draw = (P) => (gd.__rnnvizText === text  // frames: the steps a chart's Play button animates
+  const mine = gd.__rnnvizDrawn = {};  // the latest drawing: one that is overtaken is skipped
+  const draw = (P) => (gd.__rnnvizText === text && gd.__rnnvizDrawn === mine  // frames: what Play animates
     ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: full })
     : undefined);
   const problem = parentElement.querySelector(":scope > .rnnviz-chart-problem");
@@ -150,6 +259,7 @@ export default function ({ data, parentElement }) {
     }
   }, (e) => {
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
+    gd.__rnnvizStep = null;
     if (window.Plotly) window.Plotly.purge(gd);
     gd.__rnnvizFits = false;  // purge drops the listener
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
@@ -157,4 +267,31 @@ export default function ({ data, parentElement }) {
   }).finally(() => {
     if (--gd.__rnnvizPending === 0) gd.removeAttribute("aria-busy");
   });
+}
+
+let src = null;  // plotly.js as the app serves it (every payload names it)
+
+export default function ({ data, parentElement }) {
+  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+  const gd = chartElement(parentElement);
+  if (gd.__rnnvizText === text) {  // the same figure (a stepped chart: every step): nothing to redraw
+    if (gd.__rnnvizStepped) settle();
+    return;
+  }
+  gd.__rnnvizText = text;
+  const payload = JSON.parse(text);
+  src = payload.src;
+  for (const c of STEPPED) if (c.gd === gd) STEPPED.delete(c);
+  gd.__rnnvizStepped = !!payload.steps;
+  gd.__rnnvizStep = null;
+  if (!payload.steps) {
+    draw(gd, parentElement, payload.figure, payload.config, payload.alt, text);
+    return;
+  }
+  installSteps();
+  const c = { gd, parentElement, text, steps: payload.steps, figure: payload.figure, config: payload.config,
+              asked: null };
+  STEPPED.add(c);
+  const slider = stepSlider(c.steps.stepper);
+  showStep(c, slider ? Number(slider.value) : c.steps.values[0]);
 }

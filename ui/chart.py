@@ -57,12 +57,22 @@ def live() -> bool:
     return _AVAILABLE and bool(st.get_option("server.enableStaticServing"))
 
 
+def src() -> str:
+    """Where the browser finds plotly.js (relative to the page)."""
+    return "app/static/" + PLOTLY_JS
+
+
 def payload(fig, config: dict, alt: str) -> bytes:
     """What chart.js receives: the figure as st.plotly_chart would send it, its config and text alternative."""
-    head = json.dumps({"config": config, "alt": alt, "src": "app/static/" + PLOTLY_JS})
+    head = json.dumps({"config": config, "alt": alt, "src": src()})
     return (head[:-1] + ', "figure": ' + pio.to_json(fig, validate=False) + "}").encode()
 
 
 def live_chart(fig, key: str, alt: str, config: dict) -> None:
     """Draw `fig` under `key`; the next run's figure for the same key updates this chart in place."""
-    _live(key=key, data=payload(fig, config, alt), height="content")
+    live_payload(payload(fig, config, alt), key)
+
+
+def live_payload(data: bytes, key: str) -> None:
+    """Draw a payload chart.js reads (`payload`'s, or ui.steps' with every step of a chart) under `key`."""
+    _live(key=key, data=data, height="content")

@@ -156,15 +156,22 @@ MODEBAR_HIDDEN = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut
                   "resetViewMapbox", "resetViews", "toggleHover"]
 
 
+def chart_config(key: str) -> dict:
+    """A chart's Plotly config: its camera button saves PNG or SVG (the sidebar's choice)."""
+    image = st.session_state.get("app.image_format", "png")
+    # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
+    return {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
+        "format": image, "scale": 2 if image == "png" else 1, "filename": key.replace(".", "_")}}
+
+
+
+
 def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""
-    image = st.session_state.get("app.image_format", "png")
-    # the toolbar (shown on hover) covered titles: it keeps the camera and full screen only, two icons in the corner
-    config = {"displaylogo": False, "modeBarButtonsToRemove": MODEBAR_HIDDEN, "toImageButtonOptions": {
-        "format": image, "scale": 2 if image == "png" else 1, "filename": key.replace(".", "_")}}
+    config = chart_config(key)
     if classroom():  # the projector's floor: no chart text under 14 px, sub- and superscripts included
-        fig = _fig_at_least(fig)
+        fig = fig_at_least(fig)
     if chart.live():  # updated in place on the next move (see ui/chart.py)
         chart.live_chart(fig, key=key, alt=alt, config=config)
     else:
@@ -227,7 +234,8 @@ def table(data, digits: int = 4) -> None:
     st.markdown(markdown_table(data, digits))
 
 
-def _fig_at_least(fig):
+def fig_at_least(fig):
+    """The figure with no text under the projector's floor (rnnviz.figures.fonts.at_least)."""
     from rnnviz.figures.base import SpecFigure
     from rnnviz.figures.fonts import at_least
 

@@ -1,0 +1,110 @@
+"""ui/steps.py: every step of a stepped chart, sent once per setting, rebuilds each step's own figure exactly; what
+is kept per server is keyed by the figure's inputs' values; the bounds hold."""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from rnnviz.figures import gates as gate_figures, recurrences as rec_figures, vector as vector_figures
+from rnnviz.figures.base import _fig
+from rnnviz.lessons import gates as gate_lesson, recurrences as rec_lesson
+from rnnviz.lessons.scrub import plain
+from tests.conftest import _as_list
+from ui import steps as S
+from ui.steps import Steps, fingerprint
+
+
+def as_sent(fig) -> dict:
+    """A figure as the browser would get it drawn alone (its data and layout, arrays as lists)."""
+    d = fig.to_dict()
+    return _as_list(json.loads(json.dumps(plain({"data": d["data"], "layout": d["layout"]}))))
+
+
+def laid_out(body: bytes, t: int) -> tuple[dict, str]:
+    """Step t of a stepped chart's frames, laid out as ui/chart.js lays them (tests/conftest.at_step)."""
+    sent = json.loads(body)
+    steps, figure = sent["steps"], sent["figure"]
+    k = steps["values"].index(t)
+    data = [dict(trace) for trace in figure["data"]]
+    for d in steps["data"]:
+        data[d["trace"]][d["attr"]] = d["frames"][k]
+    layout = dict(figure["layout"])
+    for item in steps["layout"]:
+        layout[item["attr"]] = item["frames"][k]
+    return _as_list({"data": data, "layout": layout}), steps["alts"][k]
+
+
+def gates_steps() -> Steps:
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    model = gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, 1.0, 1.0))
+    names = gate_lesson.PANELS["lstm"]
+    return Steps("gates", 5, lambda u: gate_figures.gate_heatmaps(model, names, list("hello"), current=u - 1),
+                 lambda u: f"step {u} of 5")
+
+
+def linear_steps(x=(1.0, 0, 0, 0, 0, 0, 0, 0), a=0.9) -> Steps:
+    tr = rec_lesson.linear_run(a, 1.0, list(x))
+    return Steps("rec.lin", len(x), lambda u: rec_figures.linear_steps(tr.x[:, 0], tr.h[:, 0], u),
+                 lambda u: f"h up to {u}")
+
+
+def vector_heat() -> Steps:
+    h = np.tanh(np.arange(15.0).reshape(5, 3) / 7 - 1)
+    return Steps("vector", 5, lambda u: vector_figures.states_heatmap(h, list("hello"), current=u - 1),
+                 lambda u: f"steps 1 to {u}")
+
+
+@pytest.mark.parametrize("make", [gates_steps, linear_steps, vector_heat])
+def test_every_step_is_that_steps_own_figure(make):
+    steps = make()
+    body = S.frames(steps, lambda f: f)
+    assert body is not None
+    for t in range(1, steps.T + 1):
+        figure, alt = laid_out(body, t)
+        own = as_sent(steps.build(t))
+        own["layout"].pop("template", None)
+        assert figure == own, t
+        assert alt == steps.alt(t)
+
+
+def test_a_chart_that_plays_its_own_frames_or_a_long_input_is_drawn_as_before():
+    play = Steps("scalar", 3, lambda u: _fig([dict(type="scatter", x=[u], y=[u])], {},  # a Play button's frames
+                                             frames=[dict(name="1", data=[dict(x=[1], y=[1])])]), lambda u: "")
+    assert S.frames(play, lambda f: f) is None
+    assert S.frames(linear_steps(x=[1.0] * (S.MAX_STEPS + 1)), lambda f: f) is None
+    assert S.frames(linear_steps(x=[1.0]), lambda f: f) is None  # one step: nothing to step through
+
+
+def test_frames_past_the_byte_bound_are_not_sent(monkeypatch):
+    monkeypatch.setattr(S, "MAX_BYTES", 2_000)
+    assert S.frames(gates_steps(), lambda f: f) is None
+
+
+def test_fingerprint_goes_by_value():
+    a, b = np.arange(6.0), np.arange(6.0)
+    assert fingerprint(lambda u: a[u]) == fingerprint(lambda u: b[u])
+    b[3] = 3.5
+    assert fingerprint(lambda u: a[u]) != fingerprint(lambda u: b[u])
+    assert fingerprint({"x": [1, 2]}, 0.5) != fingerprint({"x": [1, 2]}, 0.25)
+    assert fingerprint(linear_steps().build) != fingerprint(linear_steps(a=0.95).build)
+    assert fingerprint(lambda u: u + 1) != fingerprint(lambda u: u + 2)
+    assert fingerprint(lambda u, k=1: u + k) != fingerprint(lambda u, k=2: u + k)
+    assert fingerprint(threading.Lock()) is None  # no value to go by: nothing kept for it
+
+
+def test_the_payload_comes_once_computed_and_is_the_same_whatever_the_step(monkeypatch):
+    monkeypatch.setattr(S, "FRAMES", S.SharedCache(2 ** 20))
+    monkeypatch.setattr(S, "DELAY", 0.0)
+    steps = linear_steps()
+    assert S.stepped_payload("rec.linear", steps, lambda f: f, {}, False) is None  # computed in the background
+    for _ in range(200):
+        if (sent := S.stepped_payload("rec.linear", steps, lambda f: f, {}, False)) is not None:
+            break
+        time.sleep(0.01)
+    assert sent is not None
+    other = linear_steps()  # the same setting at another step: the same bytes, so the browser redraws nothing
+    assert S.stepped_payload("rec.linear", other, lambda f: f, {}, False) == sent
+    assert json.loads(sent)["steps"]["stepper"] == "rec.lin"
+    assert S.stepped_payload("rec.linear", linear_steps(a=0.5), lambda f: f, {}, False) is None  # a new setting

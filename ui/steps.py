@@ -1,0 +1,169 @@
+"""Charts that follow a stepper (ui.widgets.step_controls) without waiting for the server.
+
+A press of Next reruns the stepper's part of the page, and each chart in it used to be redrawn from the new figure on
+the server's answer (Plotly.react: 15-25 ms of the browser's time per chart, after the answer has come). A chart
+drawn by `stepped_plot` is sent once per setting with every step in it (the page's own figure function at t = 1..T,
+reduced to what changes from step to step: rnnviz.lessons.scrub.figure_frames), and the same bytes whatever the step,
+so a step's answer redraws nothing. ui/chart.js draws the step the stepper's slider holds; a press of Back, Next or
+Reset (a click, the ← → Home keys, a remote's PageUp / PageDown) draws the step it asks for at once, while the server
+answers, and the answer (the slider's new value) settles it. Nothing is computed in the browser: it picks one of the
+server's figures.
+
+Frames are computed in the background after a setting's first rerun (which draws as before, and costs what it did),
+one chart at a time per server, and kept per server in FRAMES, keyed by what the figure depends on: the `fingerprint`
+of the figure and text functions, their code and the values they close over (so a figure function must take
+everything it depends on from those: the lambdas in the pages do). A step's rerun only looks them up. Bounded: at
+most MAX_STEPS steps and MAX_BYTES of frames per chart, else (and without live charts) the chart is the figure at t,
+drawn as before.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import types
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from rnnviz.lessons.cache import SharedCache
+from rnnviz.lessons.scrub import encoded, figure_frames, plain
+from ui import chart
+from ui.urlstate import classroom
+from ui.widgets import chart_config, fig_at_least, plot
+
+FRAMES = SharedCache(32 * 2 ** 20)  # per server
+MAX_STEPS = 60  # a longer input steps as before (its frames would be T figures of T steps each)
+MAX_BYTES = 2 ** 19  # frames of one chart, as sent: about 20 steps of the gates page's heatmap
+DELAY = 0.1  # s: the frames' computation waits this long, so that the rerun that asked for them goes first
+
+
+@dataclass(frozen=True)
+class Steps:
+    """A chart that follows the stepper `stepper` (step_controls' `page`: its slider `{stepper}.t`, its buttons
+    `{stepper}.back`, `.next`, `.reset`) over steps 1..T: `build(t)` is the chart's figure at step t, `alt(t)` its
+    text alternative."""
+
+    stepper: str
+    T: int
+    build: Callable[[int], object] = field(compare=False, repr=False)
+    alt: Callable[[int], str] = field(compare=False, repr=False)
+
+
+def _feed(h, obj, depth: int = 0) -> bool:
+    """Feed `obj` to the hash `h`, whole; False where part of it cannot be told apart from another object by value
+    (then nothing is kept for it: a key that may match a different setting would show that setting's numbers)."""
+    if depth > 12:
+        return False
+    h.update(type(obj).__qualname__.encode() + b"\0")
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+        h.update(repr(obj).encode() + b"\1")
+        return True
+    if isinstance(obj, np.generic):
+        h.update(repr(obj.item()).encode() + b"\1")
+        return True
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject:
+            return _feed(h, obj.tolist(), depth + 1)
+        h.update(f"{obj.dtype.str}{obj.shape}".encode())
+        h.update(np.ascontiguousarray(obj).tobytes())
+        return True
+    if isinstance(obj, dict):
+        return all(_feed(h, k, depth + 1) and _feed(h, v, depth + 1) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        h.update(str(len(obj)).encode())
+        return all(_feed(h, v, depth + 1) for v in obj)
+    if isinstance(obj, (set, frozenset)):
+        return _feed(h, sorted(obj, key=repr), depth + 1)
+    if isinstance(obj, types.ModuleType):
+        h.update(obj.__name__.encode())
+        return True
+    if isinstance(obj, types.FunctionType):  # its code, and what it closes over
+        h.update(f"{obj.__module__}.{obj.__qualname__}".encode())
+        h.update(obj.__code__.co_code)
+        h.update(repr(obj.__code__.co_consts).encode())
+        return (_feed(h, obj.__defaults__, depth + 1) and _feed(h, obj.__kwdefaults__, depth + 1)
+                and all(_feed(h, c.cell_contents, depth + 1) for c in obj.__closure__ or ()))
+    if isinstance(obj, (types.BuiltinFunctionType, type)):
+        h.update(f"{getattr(obj, '__module__', '')}.{obj.__qualname__}".encode())
+        return True
+    if dataclasses.is_dataclass(obj):
+        return all(_feed(h, getattr(obj, f.name), depth + 1) for f in dataclasses.fields(obj))
+    if hasattr(obj, "__dict__"):
+        return _feed(h, vars(obj), depth + 1)
+    return False
+
+
+def fingerprint(*objs) -> str | None:
+    """A digest of the objects' values (arrays by their bytes, functions by their code and closures); None if some
+    part has no value to go by."""
+    h = hashlib.blake2b(digest_size=20)
+    return h.hexdigest() if _feed(h, objs) else None
+
+
+def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
+    """Every step's figure (after `wrap`, the page's last touch such as the projector's type sizes) as the browser
+    takes it: {"figure": step 1's figure, "steps": {stepper, alts, values, traces, data, layout}}; None past the
+    bounds or when the steps do not share their traces."""
+    if not 1 < steps.T <= MAX_STEPS:
+        return None
+    last = wrap(steps.build(steps.T)).to_dict()  # each step's frame holds about this much: don't build what can't go
+    if steps.T * len(encoded(plain({"data": last["data"]}))) > 2 * MAX_BYTES:
+        return None
+    animated = []
+
+    def build(t):
+        fig = wrap(steps.build(int(t)))
+        animated.append(bool(fig.to_dict().get("frames")))
+        return fig
+    f = figure_frames(build, list(range(1, steps.T + 1)), whole=True)
+    if f is None or any(animated):  # a chart with a Play button keeps its own frames: drawn as before
+        return None
+    start = f.pop("start")
+    start["layout"].pop("template", None)  # chart.js draws every chart in the app's own look
+    f.pop("hold", None)
+    f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in range(1, steps.T + 1)])
+    out = b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
+    return out if len(out) <= MAX_BYTES else None
+
+
+def _gone():
+    raise LookupError
+
+
+def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict,
+                    room: bool) -> bytes | None:
+    """What ui/chart.js receives for a stepped chart, once its frames for this setting are at hand on this server;
+    None (the chart is drawn as before) until then: they are computed in the background after the rerun that first
+    needs them (a setting's first rerun costs what it did), and the next step finds them."""
+    token = fingerprint(steps.build, steps.alt, wrap)
+    if token is None:
+        return None
+    key = ("steps", key, steps.stepper, steps.T, room, token)
+    try:
+        body = FRAMES.get(key, _gone)
+    except LookupError:
+        FRAMES.fill_ahead(key, lambda: frames(steps, wrap) or b"", len, delay=DELAY)
+        return None
+    if not body:
+        return None
+    head = json.dumps({"config": config, "alt": steps.alt(1), "src": chart.src()})
+    return (head[:-1] + "," + body.decode()[1:]).encode()
+
+
+def stepped_plot(key: str, steps: Steps, t: int) -> None:
+    """ui.widgets.plot for a chart that follows a stepper: drawn from every step at once where it can be, so a step
+    redraws nothing on the server's answer and the browser shows the new step as Back or Next is pressed; otherwise
+    the figure at t."""
+    if chart.live():
+        room = classroom()
+        data = stepped_payload(key, steps, fig_at_least if room else _as_is, chart_config(key), room)
+        if data is not None:
+            chart.live_payload(data, key)
+            return
+    plot(steps.build(t), key, steps.alt(t))
+
+
+def _as_is(fig):
+    return fig
