@@ -9,6 +9,7 @@ from ui.lessons import recurrences as words
 from ui.lessons.recurrences import P
 from ui.limits import fragment
 from ui.scrub import scrubs
+from ui.steps import Steps, stepped_plot
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, number_table, plot, step_controls
 
@@ -22,8 +23,8 @@ def linear_view(fs: float) -> None:
         x, problem = words.parsed(f"{P}.x", words.X_DEFAULT)
         t = step_controls(f"{P}.lin", len(x))
     tr = lesson.linear_run(a, b, x)
-    plot(figures.linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs), f"{P}.linear",
-         alt="h_t: " + ", ".join(fmt(v) for v in tr.h[:t, 0]))
+    stepped_plot(f"{P}.linear", Steps(f"{P}.lin", len(x), lambda u: figures.linear_steps(tr.x[:, 0], tr.h[:, 0], u, fs),
+                                      lambda u: "h_t: " + ", ".join(fmt(v) for v in tr.h[:u, 0])), t)
     st.markdown(words.linear_text(lesson.linear_step(tr, t), a, b, t, len(x)))
     st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
                   help="Numbers separated by commas or spaces, up to 200, each within ±100.")
@@ -70,8 +71,9 @@ def min_view(fs: float) -> None:
         error(problem)
     seed = st.session_state[f"{P}.seed"]
     ls = lesson.min_lockstep(word, vocab, H, seed)
-    plot(figures.min_lockstep(ls.keep, ls.h, list(word), t, fs, ls.stepwise), f"{P}.min",
-         alt=f"step {t}: kept shares " + ", ".join(f"{c} {v[t - 1].mean():.2f}" for c, v in ls.keep.items()))
+    stepped_plot(f"{P}.min", Steps(f"{P}.min", len(word), lambda u: figures.min_lockstep(
+        ls.keep, ls.h, list(word), u, fs, ls.stepwise), lambda u: f"step {u}: kept shares " + ", ".join(
+            f"{c} {v[u - 1].mean():.2f}" for c, v in ls.keep.items())), t)
     st.markdown(words.min_text(ls, t, list(word)))
     st.caption(words.MIN_KEY)
     st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed as the gates page gives its GRU.")

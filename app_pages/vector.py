@@ -10,6 +10,7 @@ from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
 from ui.lessons.vector import PARAMS, P
 from ui.limits import fragment
+from ui.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
@@ -54,14 +55,16 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     m = lesson.moves(setup, trace, t)
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
-    plot(figures.six_moves(m, vocab, fs, words.move_titles()), f"{P}.moves",
-         alt=f"Step {t}: h_t = " + ", ".join(fmt(v) for v in m.h))
+    titles = words.move_titles()  # here, not in the frames' computation (a thread of its own: no page to ask)
+    stepped_plot(f"{P}.moves", Steps(P, T, lambda u: figures.six_moves(lesson.moves(setup, trace, u), vocab, fs,
+                                                                       titles),
+                                     lambda u: f"Step {u}: h_t = " + ", ".join(fmt(v) for v in trace.h[u - 1])), t)
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):
         number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4)
     # states up to this step, as the gates page draws them: the steps the cell has not reached are blank
-    plot(figures.states_heatmap(trace.h, chars, fs, current=t - 1), f"{P}.heat",
-         alt=f"heatmap of the states of {H} units at steps 1 to {t} of {T}")
+    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.states_heatmap(trace.h, chars, fs, current=u - 1),
+                                    lambda u: f"heatmap of the states of {H} units at steps 1 to {u} of {T}"), t)
     if t < T:
         st.caption(steps_ahead(t, T))
     publish(PARAMS)

@@ -1,0 +1,112 @@
+"""In a real browser: a chart that follows a stepper (ui/steps.py) draws the step Back / Next asks for as the key is
+pressed, from the server's figures, before the server's answer; the answer redraws nothing; the step drawn is the
+server's figure at that step; and dragging the time slider steps the chart along with it."""
+from contextlib import closing
+
+import numpy as np
+import pytest
+
+from rnnviz.figures import recurrences as figures
+from rnnviz.lessons import recurrences as lesson
+from rnnviz.text import fmt, parse_sequence
+from tests.browser import Server, chromium, painted, wait_idle
+from ui.lessons.recurrences import X_DEFAULT
+
+pytestmark = pytest.mark.slow
+
+CHART = ".st-key-rec-linear .rnnviz-chart"
+SLIDER = '.st-key-rec-lin-t input[type="range"]'
+# every drawing of the chart, with the step it shows and the step the server's slider held at that moment
+HOOK = """() => { const gd = document.querySelector('%s'); const P = window.Plotly;
+  window.__draws = [];
+  if (!P.__counted) { const react = P.react; P.__counted = true;
+    P.react = function (g, ...a) {
+      if (g === document.querySelector('%s'))
+        window.__draws.push([g.__rnnvizStep, Number(document.querySelector('%s').value)]);
+      return react.call(P, g, ...a); }; } }""" % (CHART, CHART, SLIDER)
+
+
+@pytest.fixture(scope="module")
+def page():
+    with chromium() as b, closing(Server()) as server:
+        pg = b.new_page(viewport={"width": 1400, "height": 1000})
+        pg.server = server
+        yield pg
+
+
+def drawn(page) -> dict:
+    """The linear chart as plotly.js holds it: each trace's x and y."""
+    return page.evaluate("""() => document.querySelector('%s')._fullData.map(t => ({
+        x: Array.from(t.x || []), y: Array.from(t.y || [])}))""" % CHART)
+
+
+def expected(t: int) -> list[dict]:
+    """The page's own figure at step t, for its defaults (a = 0.9, b = 1, the default input)."""
+    tr = lesson.linear_run(0.9, 1.0, parse_sequence(X_DEFAULT))
+    fig = figures.linear_steps(tr.x[:, 0], tr.h[:, 0], t, 1.0).to_dict()
+    return [{"x": np.asarray(d["x"], float), "y": np.asarray(d["y"], float)} for d in fig["data"]]
+
+
+def step_now(page) -> int:
+    return int(page.evaluate(f"() => Number(document.querySelector('{SLIDER}').value)"))
+
+
+def open_stepped(page) -> None:
+    """The linear view, its chart stepped: the first rerun of a setting draws as before and has its steps computed
+    in the background; the next step brings them."""
+    page.goto(f"{page.server.url}/recurrences")
+    wait_idle(page)
+    page.wait_for_selector(CHART + " .main-svg", timeout=60_000)
+    page.wait_for_timeout(1000)
+    press(page, "ArrowLeft" if step_now(page) > 1 else "ArrowRight")
+    page.wait_for_function(f"() => document.querySelector('{CHART}').__rnnvizStepped === true", timeout=30_000)
+
+
+def press(page, key: str) -> None:
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # the page's shortcut, not a field
+    page.keyboard.press(key)
+    wait_idle(page)
+    painted(page)
+
+
+def test_a_step_is_drawn_as_it_is_pressed_from_the_servers_figures(page):
+    open_stepped(page)
+    page.evaluate(HOOK)
+    for key in ("ArrowRight", "ArrowRight", "ArrowLeft") if step_now(page) < 3 else ("ArrowLeft", "ArrowLeft",
+                                                                                      "ArrowRight"):
+        before = step_now(page)
+        page.evaluate("() => { window.__draws = []; }")
+        press(page, key)
+        t = step_now(page)
+        assert t == before + (1 if key == "ArrowRight" else -1)
+        # one drawing, of the new step, made while the slider still held the old one: ahead of the server's answer,
+        # which drew nothing more
+        assert page.evaluate("() => window.__draws") == [[t, before]]
+        for got, want in zip(drawn(page), expected(t), strict=True):
+            np.testing.assert_allclose(got["x"], want["x"], rtol=0, atol=0)
+            np.testing.assert_allclose(got["y"], want["y"], rtol=1e-15, atol=0)
+        h = lesson.linear_run(0.9, 1.0, parse_sequence(X_DEFAULT)).h[:t, 0]
+        assert page.evaluate(f"() => document.querySelector('{CHART}').getAttribute('aria-label')") == (
+            "h_t: " + ", ".join(fmt(v) for v in h))  # the step's own text alternative
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_chart_follows_the_time_slider_while_it_is_dragged(page):
+    open_stepped(page)
+    if step_now(page) == 1:
+        press(page, "ArrowRight")
+    start = step_now(page)
+    thumb = page.locator(".st-key-rec-lin-t").get_by_role("slider").first
+    box = thumb.bounding_box()
+    track = page.locator(".st-key-rec-lin-t [data-testid='stSlider']").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + 4, box["y"] + box["height"] / 2, steps=8)  # to step 1, the mouse still down
+    page.wait_for_function(f"() => document.querySelector('{CHART}').__rnnvizStep === 1", timeout=10_000)
+    assert step_now(page) == 1 != start
+    for got, want in zip(drawn(page), expected(1), strict=True):
+        np.testing.assert_allclose(got["y"], want["y"], rtol=1e-15, atol=0)
+    page.mouse.up()
+    wait_idle(page)
+    painted(page)
+    assert page.evaluate(f"() => document.querySelector('{CHART}').__rnnvizStep") == step_now(page) == 1
