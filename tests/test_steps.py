@@ -92,6 +92,10 @@ def test_fingerprint_goes_by_value():
     assert fingerprint(lambda u: u + 1) != fingerprint(lambda u: u + 2)
     assert fingerprint(lambda u, k=1: u + k) != fingerprint(lambda u, k=2: u + k)
     assert fingerprint(threading.Lock()) is None  # no value to go by: nothing kept for it
+    # the same page code compiled twice (a new session, a reloaded page), with a generator inside: the same key, so
+    # what one visitor had computed serves the next
+    src = "lambda u: ', '.join(str(v) for v in range(u))"
+    assert fingerprint(eval(compile(src, "page.py", "eval"))) == fingerprint(eval(compile(src, "page.py", "eval")))
 
 
 def test_the_payload_comes_once_computed_and_is_the_same_whatever_the_step(monkeypatch):
@@ -108,3 +112,20 @@ def test_the_payload_comes_once_computed_and_is_the_same_whatever_the_step(monke
     assert S.stepped_payload("rec.linear", other, lambda f: f, {}, False) == sent
     assert json.loads(sent)["steps"]["stepper"] == "rec.lin"
     assert S.stepped_payload("rec.linear", linear_steps(a=0.5), lambda f: f, {}, False) is None  # a new setting
+
+
+def test_a_pages_second_stepped_chart_is_computed_too(monkeypatch):
+    """Two stepped charts on one page (the cell page's moves and states), each asked for once by the page's first
+    rerun, are both computed, one after the other: the second is not left for a later rerun to ask again."""
+    monkeypatch.setattr(S, "FRAMES", S.SharedCache(2 ** 20))
+    monkeypatch.setattr(S, "DELAY", 0.0)
+    charts = [("rec.linear", linear_steps()), ("vector.heat", vector_heat())]
+    for key, steps in charts:
+        assert S.stepped_payload(key, steps, S._as_is, {}, False) is None
+    kept = [("steps", key, steps.stepper, steps.T, False, fingerprint(steps.build, steps.alt, S._as_is))
+            for key, steps in charts]
+    for _ in range(300):
+        if all(k in S.FRAMES for k in kept):
+            break
+        time.sleep(0.01)
+    assert all(k in S.FRAMES for k in kept)

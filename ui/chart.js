@@ -145,25 +145,37 @@ function showStep(c, t) {
   draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
 }
 
-// Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until the server's
-// answer holds it, or its rerun has ended without it (a press the page ignored), or 2 s have passed.
+// Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until the server
+// answers: the slider moves (to that step, or to another: the server's word goes), or a rerun has ended and the
+// slider has stayed (a press the page ignored), or 2 s have passed.
 function settle() {
-  const state = document.querySelector('[data-testid="stApp"]')?.getAttribute("data-test-script-state");
   for (const c of [...STEPPED]) {
     if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
     const slider = stepSlider(c.steps.stepper);
     const t = slider ? Number(slider.value) : c.steps.values[0];
     const a = c.asked, now = performance.now();
     if (a) {
-      if (state === "running") a.ran = true;
-      if (a.ran && state === "notRunning" && !a.ended) {  // the slider's new value is drawn a moment after this
-        a.ended = now;
-        setTimeout(settle, 300);
-      }
-      if (t !== a.t && !(a.ended && now - a.ended >= 250) && now - a.at < 2000) continue;
+      if (t === a.from && !(a.ended && now - a.ended >= 250) && now - a.at < 2000) continue;
       c.asked = null;
     }
     showStep(c, t);
+  }
+}
+
+// The page's runs after a press, as they come and go (each change of stApp's script state is seen, even a run that
+// starts and ends between two frames): the first run to start after the press answers it when it ends (a run under
+// way at the press may have been asked for by an earlier press).
+function scriptState(was) {
+  const now = performance.now();
+  for (const c of STEPPED) {
+    const a = c.asked;
+    if (!a || a.ended) continue;
+    if (was !== "running") {
+      a.started = true;
+    } else if (a.started) {  // the slider's new value, if any, is drawn a moment after this
+      a.ended = now;
+      setTimeout(settle, 300);
+    }
   }
 }
 
@@ -173,7 +185,7 @@ function ask(stepper, move) {  // a press of a stepper's button: its charts draw
   const now = Number(slider.value);  // what the button's callback goes from: the step of the page as drawn
   const t = move === "reset" ? 1 : now + (move === "next" ? 1 : -1);
   const mine = [...STEPPED].filter((c) => c.steps.stepper === stepper && c.steps.values.includes(t));
-  mine.forEach((c) => { c.asked = { t, at: performance.now(), ran: false, ended: null }; });
+  mine.forEach((c) => { c.asked = { t, from: now, at: performance.now(), started: false, ended: null }; });
   if (!mine.length) return;
   let done = false;
   const show = () => { if (!done) { done = true; mine.forEach((c) => showStep(c, t)); } };
@@ -223,9 +235,14 @@ function installSteps() {
   }, true);
   // the server's answer: a slider's new value (or a drag of it), or the end of a rerun that changed no step
   let queued = false;
-  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; settle(); }); } };
+  const later = (records) => {
+    for (const r of records) {
+      if (r.attributeName === "data-test-script-state") scriptState(r.oldValue);
+    }
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; settle(); }); }
+  };
   new MutationObserver(later).observe(document.body, { attributes: true, subtree: true, childList: true,
-    attributeFilter: ["value", "aria-valuetext", "data-test-script-state"] });
+    attributeOldValue: true, attributeFilter: ["value", "aria-valuetext", "data-test-script-state"] });
 }
 
 function draw(gd, parentElement, figure, config, alt, text) {

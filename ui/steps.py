@@ -21,7 +21,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
+import threading
+import time
 import types
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -79,11 +83,13 @@ def _feed(h, obj, depth: int = 0) -> bool:
     if isinstance(obj, types.ModuleType):
         h.update(obj.__name__.encode())
         return True
+    if isinstance(obj, types.CodeType):  # by what it does, not where it sits (a page's code is compiled anew at times)
+        h.update(obj.co_code + repr(obj.co_names).encode())
+        return _feed(h, obj.co_consts, depth + 1)
     if isinstance(obj, types.FunctionType):  # its code, and what it closes over
         h.update(f"{obj.__module__}.{obj.__qualname__}".encode())
-        h.update(obj.__code__.co_code)
-        h.update(repr(obj.__code__.co_consts).encode())
-        return (_feed(h, obj.__defaults__, depth + 1) and _feed(h, obj.__kwdefaults__, depth + 1)
+        return (_feed(h, obj.__code__, depth + 1) and _feed(h, obj.__defaults__, depth + 1)
+                and _feed(h, obj.__kwdefaults__, depth + 1)
                 and all(_feed(h, c.cell_contents, depth + 1) for c in obj.__closure__ or ()))
     if isinstance(obj, (types.BuiltinFunctionType, type)):
         h.update(f"{getattr(obj, '__module__', '')}.{obj.__qualname__}".encode())
@@ -132,6 +138,47 @@ def _gone():
     raise LookupError
 
 
+_PENDING: OrderedDict = OrderedDict()  # key -> computation, oldest first, at most MAX_PENDING
+_LOCK = threading.Lock()
+_WORKER: list[threading.Thread] = []
+MAX_PENDING = 32
+
+
+def _ahead(key, compute: Callable[[], bytes]) -> None:
+    """Have `key` computed in the background, after the ones asked for before it (a page's second stepped chart
+    waits for its first), by one thread per server; past MAX_PENDING the oldest asks are dropped (asked again by
+    their next rerun)."""
+    with _LOCK:
+        if key in _PENDING:
+            return
+        _PENDING[key] = compute
+        while len(_PENDING) > MAX_PENDING:
+            _PENDING.popitem(last=False)
+        if _WORKER:  # at work: it takes this one too
+            return
+        worker = threading.Thread(target=_work, name="rnnviz-steps", daemon=True)
+        try:
+            worker.start()
+        except RuntimeError:  # no thread to be had: the chart is drawn as before, asked again by the next rerun
+            _PENDING.clear()
+            return
+        _WORKER.append(worker)
+
+
+def _work() -> None:
+    time.sleep(DELAY)  # the rerun that asked goes first (a thread computing shares the interpreter with it)
+    while True:
+        with _LOCK:
+            if not _PENDING:
+                _WORKER.clear()
+                return
+            key, compute = _PENDING.popitem(last=False)
+        try:
+            FRAMES.get(key, compute, len)
+        except Exception:  # nobody waits for it: the chart is drawn as before, and the next rerun asks again
+            logging.getLogger(__name__).exception("computing the steps of %r failed", key[1])
+
+
 def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict,
                     room: bool) -> bytes | None:
     """What ui/chart.js receives for a stepped chart, once its frames for this setting are at hand on this server;
@@ -144,7 +191,7 @@ def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], co
     try:
         body = FRAMES.get(key, _gone)
     except LookupError:
-        FRAMES.fill_ahead(key, lambda: frames(steps, wrap) or b"", len, delay=DELAY)
+        _ahead(key, lambda: frames(steps, wrap) or b"")
         return None
     if not body:
         return None
