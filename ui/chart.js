@@ -126,6 +126,15 @@ function chartElement(parentElement) {
 const STEPPED = (window.__rnnvizStepped ??= new Set());
 const keyCss = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 const stepSlider = (stepper) => document.querySelector(keyCss(stepper + ".t") + ' input[type="range"]');
+const STEP_NOW = (window.__rnnvizStepNow ??= {});  // stepper -> the step of the page's last run (ui/chart.py step_mark)
+// The server's step: what the page's last run drew (its text, its buttons' callbacks), or while the time slider is
+// dragged, the slider's. The slider alone can run ahead of the page: after fast presses Streamlit can leave it at a
+// step whose run never came, beside the text of the step before.
+function stepOf(c) {
+  const slider = stepSlider(c.steps.stepper), now = STEP_NOW[c.steps.stepper];
+  if (slider && (window.__rnnvizDragging === c.steps.stepper || now === undefined)) return Number(slider.value);
+  return now ?? c.steps.values[0];
+}
 const stepButton = (stepper, name) => document.querySelector(keyCss(stepper + "." + name) + " button");
 
 function atStep(c, t) {  // the server's figure at step t, and its text
@@ -151,8 +160,7 @@ function showStep(c, t) {
 function settle() {
   for (const c of [...STEPPED]) {
     if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
-    const slider = stepSlider(c.steps.stepper);
-    const t = slider ? Number(slider.value) : c.steps.values[0];
+    const t = stepOf(c);
     const a = c.asked, now = performance.now();
     if (a) {
       if (t === a.from && !(a.ended && now - a.ended >= 250) && now - a.at < 2000) continue;
@@ -180,11 +188,13 @@ function scriptState(was) {
 }
 
 function ask(stepper, move) {  // a press of a stepper's button: its charts draw the step it asks for, once the
-  const slider = stepSlider(stepper);  // press has been passed on (drawing first would hold up the server's rerun)
-  if (!slider) return;
-  const now = Number(slider.value);  // what the button's callback goes from: the step of the page as drawn
-  const t = move === "reset" ? 1 : now + (move === "next" ? 1 : -1);
-  const mine = [...STEPPED].filter((c) => c.steps.stepper === stepper && c.steps.values.includes(t));
+  // press has been passed on (drawing first would hold up the server's rerun)
+  const all = [...STEPPED].filter((c) => c.steps.stepper === stepper);
+  if (!all.length || !stepSlider(stepper)) return;
+  const now = stepOf(all[0]);  // what the button's callback goes from: the step of the page's last run
+  const t = move === "reset" ? 1 : move === "drop" ? Number(stepSlider(stepper).value)
+    : now + (move === "next" ? 1 : -1);
+  const mine = all.filter((c) => c.steps.values.includes(t));
   mine.forEach((c) => { c.asked = { t, from: now, at: performance.now(), started: false, ended: null }; });
   if (!mine.length) return;
   let done = false;
@@ -214,6 +224,7 @@ if (!WebSocket.prototype.__rnnvizSend) {
 function installSteps() {
   if (window.__rnnvizSteps) return;
   window.__rnnvizSteps = true;
+  window.__rnnvizSettle = settle;  // the step mark's run (ui/chart.py step_mark)
   const steppers = () => new Set([...STEPPED].map((c) => c.steps.stepper));
   document.addEventListener("click", (e) => {
     for (const stepper of steppers()) {
@@ -222,6 +233,20 @@ function installSteps() {
       }
     }
   }, true);
+  // the time slider held: the charts follow its thumb; let go, they hold its step until the server answers
+  document.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || !e.target.closest) return;
+    for (const stepper of steppers()) {
+      if (e.target.closest(keyCss(stepper + ".t") + ' [data-testid="stSlider"]')) window.__rnnvizDragging = stepper;
+    }
+  }, true);
+  const drop = () => {  // (on window: every chart's module reads it)
+    const stepper = window.__rnnvizDragging;
+    window.__rnnvizDragging = null;
+    if (stepper) ask(stepper, "drop");
+  };
+  window.addEventListener("pointerup", drop, true);
+  window.addEventListener("pointercancel", drop, true);
   const KEYS = { ArrowLeft: "back", ArrowRight: "next", Home: "reset" };
   const typing = (e) => e.composedPath().some((el) => el.tagName && (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)
     || el.isContentEditable));
@@ -309,6 +334,5 @@ export default function ({ data, parentElement }) {
   const c = { gd, parentElement, text, steps: payload.steps, figure: payload.figure, config: payload.config,
               asked: null };
   STEPPED.add(c);
-  const slider = stepSlider(c.steps.stepper);
-  showStep(c, slider ? Number(slider.value) : c.steps.values[0]);
+  showStep(c, stepOf(c));
 }

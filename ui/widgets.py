@@ -330,9 +330,13 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
     c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t_now + 1)},), type="primary",
               disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
     if T > 1:
-        return c3.slider("Time step t", 1, T, key=key, help=what)
-    c3.markdown("Time step t = 1")
-    return 1
+        t = c3.slider("Time step t", 1, T, key=key, help=what)
+    else:
+        t = 1
+        c3.markdown("Time step t = 1")
+    if chart.live():  # the step this run draws, for the charts that follow the stepper in the browser (ui/steps.py)
+        chart.step_mark(page, t)
+    return t
 
 
 R = TypeVar("R")
