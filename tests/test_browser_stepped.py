@@ -115,3 +115,23 @@ def test_the_chart_follows_the_time_slider_while_it_is_dragged(page):
     wait_idle(page)
     painted(page)
     assert page.evaluate(f"() => document.querySelector('{CHART}').__rnnvizStep") == step_now(page) == 1
+
+
+def test_two_presses_within_a_few_ms_leave_the_chart_drawn_at_the_pages_step(page):
+    """Back then Next pressed within a few ms (a lecturer comparing two steps): plotly.js was still finishing the
+    first drawing when the second began, threw, and the chart stayed blank until the page was reloaded."""
+    open_stepped(page)
+    if step_now(page) == 1:
+        press(page, "ArrowRight")
+    for _ in range(3):
+        page.evaluate("""() => { document.querySelector('.st-key-rec-lin-back button').click();
+                                 document.querySelector('.st-key-rec-lin-next button').click(); }""")
+        wait_idle(page)
+        page.wait_for_timeout(600)  # past the 250 ms a step drawn ahead waits for a second answer
+        painted(page)
+        shown = page.evaluate(f"""() => {{ const gd = document.querySelector('{CHART}');
+            return [!!gd.querySelector('.main-svg'), gd.__rnnvizStep,
+                    document.querySelector('.st-key-rec-linear .rnnviz-chart-problem').hidden]; }}""")
+        text = int(page.evaluate(r"() => document.body.innerText.match(/Step (\d+) of/)[1]"))
+        assert shown == [True, text, True]
+    assert page.locator('[data-testid="stException"]').count() == 0

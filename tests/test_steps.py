@@ -92,6 +92,7 @@ def test_fingerprint_goes_by_value():
     assert fingerprint(lambda u: u + 1) != fingerprint(lambda u: u + 2)
     assert fingerprint(lambda u, k=1: u + k) != fingerprint(lambda u, k=2: u + k)
     assert fingerprint(threading.Lock()) is None  # no value to go by: nothing kept for it
+    assert fingerprint(lambda u: np.sin(u)) != fingerprint(lambda u: np.cos(u))  # the names it calls
     # the same page code compiled twice (a new session, a reloaded page), with a generator inside: the same key, so
     # what one visitor had computed serves the next
     src = "lambda u: ', '.join(str(v) for v in range(u))"

@@ -126,14 +126,15 @@ function chartElement(parentElement) {
 const STEPPED = (window.__rnnvizStepped ??= new Set());
 const keyCss = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 const stepSlider = (stepper) => document.querySelector(keyCss(stepper + ".t") + ' input[type="range"]');
-const STEP_NOW = (window.__rnnvizStepNow ??= {});  // stepper -> the step of the page's last run (ui/chart.py step_mark)
+// stepper -> {t, n, at}: the step of the page's last run, that run's number and when it came (ui/chart.py step_mark)
+const STEP_NOW = (window.__rnnvizStepNow ??= {});
 // The server's step: what the page's last run drew (its text, its buttons' callbacks), or while the time slider is
 // dragged, the slider's. The slider alone can run ahead of the page: after fast presses Streamlit can leave it at a
 // step whose run never came, beside the text of the step before.
 function stepOf(c) {
   const slider = stepSlider(c.steps.stepper), now = STEP_NOW[c.steps.stepper];
-  if (slider && (window.__rnnvizDragging === c.steps.stepper || now === undefined)) return Number(slider.value);
-  return now ?? c.steps.values[0];
+  if (slider && (window.__rnnvizDragging === c.steps.stepper || !now)) return Number(slider.value);
+  return now ? now.t : c.steps.values[0];
 }
 const stepButton = (stepper, name) => document.querySelector(keyCss(stepper + "." + name) + " button");
 
@@ -154,36 +155,19 @@ function showStep(c, t) {
   draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
 }
 
-// Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until the server
-// answers: the slider moves (to that step, or to another: the server's word goes), or a rerun has ended and the
-// slider has stayed (a press the page ignored), or 2 s have passed.
+// Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until a run of the
+// page after the press has drawn that step, or has drawn another and no other run has come within 250 ms (the
+// server's word goes: a press it did not take), or 5 s have passed (a press the page never sent on).
 function settle() {
   for (const c of [...STEPPED]) {
     if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
-    const t = stepOf(c);
-    const a = c.asked, now = performance.now();
+    const a = c.asked, mark = STEP_NOW[c.steps.stepper], now = performance.now();
     if (a) {
-      if (t === a.from && !(a.ended && now - a.ended >= 250) && now - a.at < 2000) continue;
+      const answered = mark && mark.n !== a.n;
+      if (!(answered && (mark.t === a.t || now - mark.at >= 250)) && now - a.at < 5000) continue;
       c.asked = null;
     }
-    showStep(c, t);
-  }
-}
-
-// The page's runs after a press, as they come and go (each change of stApp's script state is seen, even a run that
-// starts and ends between two frames): the first run to start after the press answers it when it ends (a run under
-// way at the press may have been asked for by an earlier press).
-function scriptState(was) {
-  const now = performance.now();
-  for (const c of STEPPED) {
-    const a = c.asked;
-    if (!a || a.ended) continue;
-    if (was !== "running") {
-      a.started = true;
-    } else if (a.started) {  // the slider's new value, if any, is drawn a moment after this
-      a.ended = now;
-      setTimeout(settle, 300);
-    }
+    showStep(c, stepOf(c));
   }
 }
 
@@ -191,17 +175,20 @@ function ask(stepper, move) {  // a press of a stepper's button: its charts draw
   // press has been passed on (drawing first would hold up the server's rerun)
   const all = [...STEPPED].filter((c) => c.steps.stepper === stepper);
   if (!all.length || !stepSlider(stepper)) return;
-  const now = stepOf(all[0]);  // what the button's callback goes from: the step of the page's last run
+  // what the button's callback goes from: the step of the press before, if its answer is still to come (the run it
+  // started has made the buttons anew from that step), else the step of the page's last run
+  const from = all.find((c) => c.asked)?.asked.t ?? stepOf(all[0]);
   const t = move === "reset" ? 1 : move === "drop" ? Number(stepSlider(stepper).value)
-    : now + (move === "next" ? 1 : -1);
+    : from + (move === "next" ? 1 : -1);
   const mine = all.filter((c) => c.steps.values.includes(t));
-  mine.forEach((c) => { c.asked = { t, from: now, at: performance.now(), started: false, ended: null }; });
+  const n = STEP_NOW[stepper]?.n;
+  mine.forEach((c) => { c.asked = { t, n, at: performance.now() }; });
   if (!mine.length) return;
   let done = false;
   const show = () => { if (!done) { done = true; mine.forEach((c) => showStep(c, t)); } };
   AFTER_SEND.push(show);
-  setTimeout(show, 150);  // no message went out (a press the page ignored): drawn all the same, and then
-  setTimeout(settle, 2100);  // put back to the slider's step, if the server never answered
+  setTimeout(show, 150);  // no message went out: drawn all the same
+  setTimeout(settle, 5100);  // and put back to the page's step, if no run of the page ever answers
 }
 
 // Streamlit passes a button press on to the server a task or two after the key or click (about 2 ms, or longer on a
@@ -260,17 +247,30 @@ function installSteps() {
   }, true);
   // the server's answer: a slider's new value (or a drag of it), or the end of a rerun that changed no step
   let queued = false;
-  const later = (records) => {
-    for (const r of records) {
-      if (r.attributeName === "data-test-script-state") scriptState(r.oldValue);
-    }
+  const later = () => {
     if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; settle(); }); }
   };
   new MutationObserver(later).observe(document.body, { attributes: true, subtree: true, childList: true,
-    attributeOldValue: true, attributeFilter: ["value", "aria-valuetext", "data-test-script-state"] });
+    attributeFilter: ["value", "aria-valuetext"] });
 }
 
+// One drawing at a time per chart: plotly.js finishes a drawing in a later frame (its margins), and a second
+// Plotly.react on the chart meanwhile throws inside plotly.js (two steps pressed within a few ms). A drawing asked for
+// while one is under way waits for it, and only the latest such waits: the ones it overtakes are never drawn.
 function draw(gd, parentElement, figure, config, alt, text) {
+  const job = { parentElement, figure, config, alt, text };
+  // aria-busy while a drawing is under way or waiting: assistive technology waits for it (and so can a test or a
+  // benchmark, with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
+  gd.setAttribute("aria-busy", "true");
+  if (gd.__rnnvizBusy) {
+    gd.__rnnvizNext = job;
+    return;
+  }
+  drawNow(gd, job);
+}
+
+function drawNow(gd, { parentElement, figure, config, alt, text }) {
+  gd.__rnnvizBusy = true;
   gd.setAttribute("aria-label", alt);
   const layout = { ...figure.layout, template: TEMPLATE, autosize: true };
   delete layout.width;
@@ -280,18 +280,13 @@ function draw(gd, parentElement, figure, config, alt, text) {
   const hidden = [...(config.modeBarButtonsToRemove || []), ...NOT_HERE];
   const full = { ...config, responsive: false, modeBarButtonsToRemove: hidden, modeBarButtonsToAdd: [
     { name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND, click: fullScreen }] };
-  // aria-busy while a drawing is under way: assistive technology waits for it (and so can a test or a benchmark,
-  // with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
-  gd.__rnnvizPending = (gd.__rnnvizPending || 0) + 1;
-  gd.setAttribute("aria-busy", "true");
-  const mine = gd.__rnnvizDrawn = {};  // the latest drawing: one that is overtaken is skipped
-  const draw = (P) => (gd.__rnnvizText === text && gd.__rnnvizDrawn === mine  // frames: what Play animates
-    ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: full })
+  const react = (P) => (gd.__rnnvizText === text  // else a newer figure has come: it is drawn next
+    ? P.react(gd, { data: figure.data, layout, frames: figure.frames || [], config: full })  // frames: what Play plays
     : undefined);
   const problem = parentElement.querySelector(":scope > .rnnviz-chart-problem");
   // Drawn now when plotly.js is already here (the usual case: in the same frame as the rest of the rerun); a throw
   // becomes a rejection either way.
-  const run = window.Plotly ? new Promise((resolve) => resolve(draw(window.Plotly))) : plotly(src).then(draw);
+  const run = window.Plotly ? new Promise((resolve) => resolve(react(window.Plotly))) : plotly(src).then(react);
   run.then(() => {
     problem.hidden = true;
     if (!gd.__rnnvizFits && gd.on) {  // each later drawing, a resize's too; this first one has drawn already
@@ -300,6 +295,7 @@ function draw(gd, parentElement, figure, config, alt, text) {
       fitCellText(gd);
     }
   }, (e) => {
+    if (gd.__rnnvizNext) return;  // overtaken: the next drawing starts afresh
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
     gd.__rnnvizStep = null;
     if (window.Plotly) window.Plotly.purge(gd);
@@ -307,7 +303,11 @@ function draw(gd, parentElement, figure, config, alt, text) {
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
     problem.hidden = false;
   }).finally(() => {
-    if (--gd.__rnnvizPending === 0) gd.removeAttribute("aria-busy");
+    gd.__rnnvizBusy = false;
+    const next = gd.__rnnvizNext;
+    gd.__rnnvizNext = null;
+    if (next) drawNow(gd, next);
+    else gd.removeAttribute("aria-busy");
   });
 }
 

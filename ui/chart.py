@@ -55,17 +55,21 @@ _live = st.components.v2.component("rnnviz_chart", js=(Path(__file__).with_name(
 # The step of a stepper (ui.widgets.step_controls) as the page's last run drew it, for ui/chart.js's stepped charts
 # (ui/steps.py): a hidden element beside the stepper, rerun with it. Its time slider alone can run ahead of the page.
 _STEP_JS = """export default function ({ data }) {
-  const { stepper, t } = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
-  (window.__rnnvizStepNow ??= {})[stepper] = t;
-  if (window.__rnnvizSettle) window.__rnnvizSettle();
+  const { stepper, t, n } = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
+  (window.__rnnvizStepNow ??= {})[stepper] = { t, n, at: performance.now() };
+  if (window.__rnnvizSettle) {
+    window.__rnnvizSettle();
+    setTimeout(window.__rnnvizSettle, 300);
+  }
 }"""
 _step = st.components.v2.component("rnnviz_step", js=_STEP_JS, css="[class*='st-key-stepmark-'] {\n  display: none "
                                    "!important;\n}", isolate_styles=False)
 
 
-def step_mark(stepper: str, t: int) -> None:
-    """Tell the page's stepped charts the step this run draws (nothing visible)."""
-    _step(key=f"stepmark-{stepper}", data=json.dumps({"stepper": stepper, "t": t}), height=0)
+def step_mark(stepper: str, t: int, n: int) -> None:
+    """Tell the page's stepped charts the step this run draws, and the run's number `n` (new each run: a press is
+    answered by a run after it), drawing nothing."""
+    _step(key=f"stepmark-{stepper}", data=json.dumps({"stepper": stepper, "t": t, "n": n}), height=0)
 
 
 def live() -> bool:

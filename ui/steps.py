@@ -96,7 +96,7 @@ def _feed(h, obj, depth: int = 0) -> bool:
         return True
     if dataclasses.is_dataclass(obj):
         return all(_feed(h, getattr(obj, f.name), depth + 1) for f in dataclasses.fields(obj))
-    if hasattr(obj, "__dict__"):
+    if getattr(obj, "__dict__", None):  # an object whose state is its attributes (not one kept in C: a tensor's)
         return _feed(h, vars(obj), depth + 1)
     return False
 
@@ -175,8 +175,9 @@ def _work() -> None:
             key, compute = _PENDING.popitem(last=False)
         try:
             FRAMES.get(key, compute, len)
-        except Exception:  # nobody waits for it: the chart is drawn as before, and the next rerun asks again
+        except Exception:  # nobody waits for it: that setting's chart is drawn as before, not asked for again
             logging.getLogger(__name__).exception("computing the steps of %r failed", key[1])
+            FRAMES.get(key, lambda: b"", len)
 
 
 def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict,

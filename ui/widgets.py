@@ -324,18 +324,20 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
                   help="Back to step 1 (Home key)", width="stretch")
     else:
         c1, c2, c3 = st.columns([1.2, 1.2, 3], vertical_alignment="bottom")
-    t_now = st.session_state.get(key, 1)
-    c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t_now - 1)},),
-              disabled=t_now <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")
-    c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t_now + 1)},), type="primary",
-              disabled=t_now >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
+    # the slider first (it sits in the third column all the same): the buttons go from the step it holds, which is
+    # not always the one kept before it is drawn (a new input of another length can set it back to 1)
     if T > 1:
         t = c3.slider("Time step t", 1, T, key=key, help=what)
     else:
         t = 1
         c3.markdown("Time step t = 1")
+    c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t - 1)},),
+              disabled=t <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")
+    c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t + 1)},), type="primary",
+              disabled=t >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
     if chart.live():  # the step this run draws, for the charts that follow the stepper in the browser (ui/steps.py)
-        chart.step_mark(page, t)
+        n = st.session_state[f"{page}.t.runs"] = st.session_state.get(f"{page}.t.runs", 0) + 1
+        chart.step_mark(page, t, n)
     return t
 
 
