@@ -148,10 +148,13 @@ function atStep(c, t) {  // the server's figure at step t, and its text
   return { figure: { data, layout }, alt: steps.alts[k], t: steps.values[k] };
 }
 
+const picture = (s) => JSON.stringify(s.figure) + "\n" + s.alt;  // what a stepped chart shows, as text
+
 function showStep(c, t) {
   if (!c.gd.isConnected || c.gd.__rnnvizStep === t) return;
   const s = atStep(c, t);
   c.gd.__rnnvizStep = s.t;
+  c.gd.__rnnvizShown = picture(s);
   draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
 }
 
@@ -297,7 +300,7 @@ function drawNow(gd, { parentElement, figure, config, alt, text }) {
   }, (e) => {
     if (gd.__rnnvizNext) return;  // overtaken: the next drawing starts afresh
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
-    gd.__rnnvizStep = null;
+    gd.__rnnvizStep = gd.__rnnvizShown = null;
     if (window.Plotly) window.Plotly.purge(gd);
     gd.__rnnvizFits = false;  // purge drops the listener
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
@@ -325,7 +328,8 @@ export default function ({ data, parentElement }) {
   src = payload.src;
   for (const c of STEPPED) if (c.gd === gd) STEPPED.delete(c);
   gd.__rnnvizStepped = !!payload.steps;
-  gd.__rnnvizStep = null;
+  const was = { step: gd.__rnnvizStep, shown: gd.__rnnvizShown };
+  gd.__rnnvizStep = gd.__rnnvizShown = null;
   if (!payload.steps) {
     draw(gd, parentElement, payload.figure, payload.config, payload.alt, text);
     return;
@@ -334,5 +338,11 @@ export default function ({ data, parentElement }) {
   const c = { gd, parentElement, text, steps: payload.steps, figure: payload.figure, config: payload.config,
               asked: null };
   STEPPED.add(c);
-  showStep(c, stepOf(c));
+  const s = atStep(c, stepOf(c));
+  if (was.step === s.t && was.shown === picture(s) && !gd.__rnnvizNext) {
+    // a new setting that leaves this step as it was (steps 1..t do not depend on it): nothing to redraw
+    Object.assign(gd, { __rnnvizStep: was.step, __rnnvizShown: was.shown });
+    return;
+  }
+  showStep(c, s.t);
 }
