@@ -135,3 +135,33 @@ def test_two_presses_within_a_few_ms_leave_the_chart_drawn_at_the_pages_step(pag
         text = int(page.evaluate(r"() => document.body.innerText.match(/Step (\d+) of/)[1]"))
         assert shown == [True, text, True]
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_setting_that_leaves_the_step_shown_as_it_was_redraws_nothing(page):
+    """At step 1 of the cell page the state does not depend on W_h yet: a move of its radius sends the six moves and
+    the states with new steps in them, but the step shown is the same, and it is not drawn again (as before the
+    charts held every step); the singular values, which do change, are."""
+    page.goto(f"{page.server.url}/vector")
+    wait_idle(page)
+    page.wait_for_timeout(1000)
+    charts = ["vector-moves", "vector-heat"]
+    for key in ("ArrowRight", "ArrowLeft"):  # stepped, and back at step 1
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press(key)
+        wait_idle(page)
+    page.wait_for_function(f"() => {charts!r}.every(k => document.querySelector(`.st-key-${{k}} .rnnviz-chart`)"
+                           "?.__rnnvizStepped === true)", timeout=30_000)
+    assert page.evaluate(r"() => document.body.innerText.match(/Step (\d+) of/)[1]") == "1"
+    mark = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .rnnviz-chart`);
+        gd.__kept = gd.data; gd.__text = gd.__rnnvizText; return true; })"""
+    same = """keys => keys.map(k => { const gd = document.querySelector(`.st-key-${k} .rnnviz-chart`);
+        return [gd.data === gd.__kept, gd.__rnnvizText === gd.__text]; })"""
+    page.evaluate(mark, charts + ["vector-sv"])
+    slider = page.locator(".st-key-vector-radius").get_by_role("slider").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    painted(page)
+    # new steps came (a new payload), the step shown was not drawn again; the singular values were
+    assert page.evaluate(same, charts) == [[True, False]] * 2
+    assert page.evaluate(same, ["vector-sv"]) == [[False, False]]

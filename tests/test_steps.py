@@ -36,6 +36,12 @@ def laid_out(body: bytes, t: int) -> tuple[dict, str]:
     return _as_list({"data": data, "layout": layout}), steps["alts"][k]
 
 
+def _body(payload: bytes) -> bytes:
+    """A payload's figure and steps (its head: config, text alternative, plotly.js's address, left out)."""
+    sent = json.loads(payload)
+    return json.dumps({"figure": sent["figure"], "steps": sent["steps"]}).encode()
+
+
 def gates_steps() -> Steps:
     x = np.eye(4)[[0, 1, 2, 2, 3]]
     model = gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, 1.0, 1.0))
@@ -103,16 +109,21 @@ def test_the_payload_comes_once_computed_and_is_the_same_whatever_the_step(monke
     monkeypatch.setattr(S, "FRAMES", S.SharedCache(2 ** 20))
     monkeypatch.setattr(S, "DELAY", 0.0)
     steps = linear_steps()
-    assert S.stepped_payload("rec.linear", steps, lambda f: f, {}, False) is None  # computed in the background
+    first = S.stepped_payload("rec.linear", steps, S._as_is, {}, False, 3)  # computed in the background: step 3 alone
+    assert json.loads(first)["steps"]["values"] == [3]
     for _ in range(200):
-        if (sent := S.stepped_payload("rec.linear", steps, lambda f: f, {}, False)) is not None:
+        sent = S.stepped_payload("rec.linear", steps, S._as_is, {}, False, 3)
+        if json.loads(sent)["steps"]["values"] == list(range(1, 9)):
             break
         time.sleep(0.01)
-    assert sent is not None
-    other = linear_steps()  # the same setting at another step: the same bytes, so the browser redraws nothing
-    assert S.stepped_payload("rec.linear", other, lambda f: f, {}, False) == sent
+    assert json.loads(sent)["steps"]["values"] == list(range(1, 9))
+    other = S.stepped_payload("rec.linear", linear_steps(), S._as_is, {}, False, 4)  # another step, same setting
+    assert other == sent  # the same bytes: the browser has nothing to redraw
     assert json.loads(sent)["steps"]["stepper"] == "rec.lin"
-    assert S.stepped_payload("rec.linear", linear_steps(a=0.5), lambda f: f, {}, False) is None  # a new setting
+    fresh = S.stepped_payload("rec.linear", linear_steps(a=0.5), S._as_is, {}, False, 3)  # a new setting
+    assert json.loads(fresh)["steps"]["values"] == [3]
+    # step 3 alone is the same figure as step 3 among all the steps
+    assert laid_out(_body(first), 3)[0] == laid_out(_body(sent), 3)[0]
 
 
 def test_a_pages_second_stepped_chart_is_computed_too(monkeypatch):
@@ -122,7 +133,7 @@ def test_a_pages_second_stepped_chart_is_computed_too(monkeypatch):
     monkeypatch.setattr(S, "DELAY", 0.0)
     charts = [("rec.linear", linear_steps()), ("vector.heat", vector_heat())]
     for key, steps in charts:
-        assert S.stepped_payload(key, steps, S._as_is, {}, False) is None
+        assert json.loads(S.stepped_payload(key, steps, S._as_is, {}, False, 1))["steps"]["values"] == [1]
     kept = [("steps", key, steps.stepper, steps.T, False, fingerprint(steps.build, steps.alt, S._as_is))
             for key, steps in charts]
     for _ in range(300):

@@ -138,14 +138,16 @@ function stepOf(c) {
 }
 const stepButton = (stepper, name) => document.querySelector(keyCss(stepper + "." + name) + " button");
 
-function atStep(c, t) {  // the server's figure at step t, and its text
+// The server's figure at step t, and its text: a copy of its own, as plotly.js writes into the figure it draws (an
+// axis's autorange, say: drawn again from that, a reversed axis would come back the right way up).
+function atStep(c, t) {
   const { steps, figure } = c;
   const k = Math.min(Math.max(steps.values.indexOf(t), 0), steps.values.length - 1);
   const data = figure.data.map((trace) => ({ ...trace }));
   for (const d of steps.data) data[d.trace][d.attr] = d.frames[k];
   const layout = { ...figure.layout };
   for (const l of steps.layout) layout[l.attr] = l.frames[k];
-  return { figure: { data, layout }, alt: steps.alts[k], t: steps.values[k] };
+  return { figure: structuredClone({ data, layout }), alt: steps.alts[k], t: steps.values[k] };
 }
 
 const picture = (s) => JSON.stringify(s.figure) + "\n" + s.alt;  // what a stepped chart shows, as text

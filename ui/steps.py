@@ -180,11 +180,23 @@ def _work() -> None:
             FRAMES.get(key, lambda: b"", len)
 
 
-def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict,
-                    room: bool) -> bytes | None:
-    """What ui/chart.js receives for a stepped chart, once its frames for this setting are at hand on this server;
-    None (the chart is drawn as before) until then: they are computed in the background after the rerun that first
-    needs them (a setting's first rerun costs what it did), and the next step finds them."""
+def one_step(steps: Steps, wrap: Callable[[object], object], t: int) -> bytes:
+    """Step t alone, in the form of `frames` (the same text for the same figure): what a stepped chart is sent until
+    its setting's steps are at hand, or where they cannot be. ui/chart.js can then tell that a new setting leaves the
+    step shown as it was (the cell page at step 1 whatever W_h's radius) and draw nothing, as it could when every
+    chart was sent as the figure at t."""
+    spec = wrap(steps.build(t)).to_dict()
+    figure = plain({"data": spec["data"], "layout": {k: v for k, v in spec["layout"].items() if k != "template"}})
+    only = {"values": [t], "traces": len(spec["data"]), "data": [], "layout": [], "stepper": steps.stepper,
+            "alts": [steps.alt(t)]}
+    return b'{"figure":%s,"steps":%s}' % (encoded(figure), encoded(only))
+
+
+def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict, room: bool,
+                    t: int) -> bytes | None:
+    """What ui/chart.js receives for a stepped chart: every step, once they are at hand on this server for this
+    setting (computed in the background after the rerun that first needs them: a setting's first rerun costs what it
+    did, and the next step finds them), else step t alone; None where the figure's inputs have no fingerprint."""
     token = fingerprint(steps.build, steps.alt, wrap)
     if token is None:
         return None
@@ -193,11 +205,10 @@ def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], co
         body = FRAMES.get(key, _gone)
     except LookupError:
         _ahead(key, lambda: frames(steps, wrap) or b"")
-        return None
-    if not body:
-        return None
-    head = json.dumps({"config": config, "alt": steps.alt(1), "src": chart.src()})
-    return (head[:-1] + "," + body.decode()[1:]).encode()
+        body = b""
+    # the same bytes at every step of a setting: ui/chart.js then has nothing to redraw (each step's text is in alts)
+    head = json.dumps({"config": config, "alt": steps.alt(1 if body else t), "src": chart.src()})
+    return (head[:-1] + "," + (body or one_step(steps, wrap, t)).decode()[1:]).encode()
 
 
 def stepped_plot(key: str, steps: Steps, t: int) -> None:
@@ -206,7 +217,7 @@ def stepped_plot(key: str, steps: Steps, t: int) -> None:
     the figure at t."""
     if chart.live():
         room = classroom()
-        data = stepped_payload(key, steps, fig_at_least if room else _as_is, chart_config(key), room)
+        data = stepped_payload(key, steps, fig_at_least if room else _as_is, chart_config(key), room, t)
         if data is not None:
             chart.live_payload(data, key)
             return
