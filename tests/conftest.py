@@ -148,11 +148,16 @@ def _as_list(v):
 
 
 def at_step(sent: dict, at) -> tuple[dict, str]:
-    """A stepped chart's figure and text at its stepper's step (ui/steps.py), laid out as ui/chart.js lays it: step
-    1's figure with frame k's attributes."""
+    """A stepped chart's figure and text at its stepper's step (ui/steps.py), as the browser draws it."""
+    sliders = [s for s in at.get("slider") if s.key == sent["steps"]["stepper"] + ".t"]
+    return lay_out(sent, sliders[0].value if sliders else sent["steps"]["values"][0])
+
+
+def lay_out(sent: dict, t: int) -> tuple[dict, str]:
+    """Step t of a stepped chart as ui/chart.js lays it out: the payload's figure with frame k's attributes; and its
+    text."""
     steps, figure = sent["steps"], sent["figure"]
-    sliders = [s for s in at.get("slider") if s.key == steps["stepper"] + ".t"]
-    k = steps["values"].index(sliders[0].value if sliders else steps["values"][0])
+    k = steps["values"].index(t)
     data = [dict(trace) for trace in figure["data"]]
     for d in steps["data"]:
         data[d["trace"]][d["attr"]] = d["frames"][k]

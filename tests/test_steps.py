@@ -11,7 +11,7 @@ from rnnviz.figures import gates as gate_figures, recurrences as rec_figures, ve
 from rnnviz.figures.base import _fig
 from rnnviz.lessons import gates as gate_lesson, recurrences as rec_lesson
 from rnnviz.lessons.scrub import plain
-from tests.conftest import _as_list
+from tests.conftest import _as_list, lay_out
 from ui import steps as S
 from ui.steps import Steps, fingerprint
 
@@ -23,17 +23,8 @@ def as_sent(fig) -> dict:
 
 
 def laid_out(body: bytes, t: int) -> tuple[dict, str]:
-    """Step t of a stepped chart's frames, laid out as ui/chart.js lays them (tests/conftest.at_step)."""
-    sent = json.loads(body)
-    steps, figure = sent["steps"], sent["figure"]
-    k = steps["values"].index(t)
-    data = [dict(trace) for trace in figure["data"]]
-    for d in steps["data"]:
-        data[d["trace"]][d["attr"]] = d["frames"][k]
-    layout = dict(figure["layout"])
-    for item in steps["layout"]:
-        layout[item["attr"]] = item["frames"][k]
-    return _as_list({"data": data, "layout": layout}), steps["alts"][k]
+    """Step t of a stepped chart's frames, laid out as ui/chart.js lays them."""
+    return lay_out(json.loads(body), t)
 
 
 def _body(payload: bytes) -> bytes:
