@@ -156,7 +156,6 @@ function showStep(c, t) {
   if (!c.gd.isConnected || c.gd.__rnnvizStep === t) return;
   const s = atStep(c, t);
   c.gd.__rnnvizStep = s.t;
-  c.gd.__rnnvizShown = picture(s);
   draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
 }
 
@@ -240,8 +239,8 @@ function installSteps() {
   window.addEventListener("pointerup", drop, true);
   window.addEventListener("pointercancel", drop, true);
   const KEYS = { ArrowLeft: "back", ArrowRight: "next", Home: "reset" };
-  const typing = (e) => e.composedPath().some((el) => el.tagName && (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)
-    || el.isContentEditable));
+  const typing = (e) => e.composedPath().some((el) => el.tagName
+    && (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || el.isContentEditable));
   document.addEventListener("keydown", (e) => {
     const move = KEYS[e.key];
     if (!move || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.repeat || typing(e)) return;
@@ -302,7 +301,7 @@ function drawNow(gd, { parentElement, figure, config, alt, text }) {
   }, (e) => {
     if (gd.__rnnvizNext) return;  // overtaken: the next drawing starts afresh
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
-    gd.__rnnvizStep = gd.__rnnvizShown = null;
+    gd.__rnnvizStep = null;
     if (window.Plotly) window.Plotly.purge(gd);
     gd.__rnnvizFits = false;  // purge drops the listener
     problem.textContent = "This chart could not be drawn (" + e.message + "). Reload the page to try again.";
@@ -328,10 +327,12 @@ export default function ({ data, parentElement }) {
   gd.__rnnvizText = text;
   const payload = JSON.parse(text);
   src = payload.src;
-  for (const c of STEPPED) if (c.gd === gd) STEPPED.delete(c);
+  const old = [...STEPPED].find((c) => c.gd === gd);  // the step shown, from the payload it came in
+  const at = gd.__rnnvizStep;
+  const was = old && at != null ? { step: at, picture: picture(atStep(old, at)) } : null;
+  if (old) STEPPED.delete(old);
   gd.__rnnvizStepped = !!payload.steps;
-  const was = { step: gd.__rnnvizStep, shown: gd.__rnnvizShown };
-  gd.__rnnvizStep = gd.__rnnvizShown = null;
+  gd.__rnnvizStep = null;
   if (!payload.steps) {
     draw(gd, parentElement, payload.figure, payload.config, payload.alt, text);
     return;
@@ -341,9 +342,9 @@ export default function ({ data, parentElement }) {
               asked: null };
   STEPPED.add(c);
   const s = atStep(c, stepOf(c));
-  if (was.step === s.t && was.shown === picture(s) && !gd.__rnnvizNext) {
+  if (was && was.step === s.t && was.picture === picture(s) && !gd.__rnnvizNext) {
     // a new setting that leaves this step as it was (steps 1..t do not depend on it): nothing to redraw
-    Object.assign(gd, { __rnnvizStep: was.step, __rnnvizShown: was.shown });
+    gd.__rnnvizStep = s.t;
     return;
   }
   showStep(c, s.t);

@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import plotly
@@ -66,10 +67,11 @@ _step = st.components.v2.component("rnnviz_step", js=_STEP_JS, css="[class*='st-
                                    "!important;\n}", isolate_styles=False)
 
 
-def step_mark(stepper: str, t: int, n: int) -> None:
-    """Tell the page's stepped charts the step this run draws, and the run's number `n` (new each run: a press is
-    answered by a run after it), drawing nothing."""
-    _step(key=f"stepmark-{stepper}", data=json.dumps({"stepper": stepper, "t": t, "n": n}), height=0)
+def step_mark(stepper: str, t: int) -> None:
+    """Tell the page's stepped charts the step this run draws, with a mark `n` new each run (a press is answered by
+    a run after it), drawing nothing."""
+    _step(key=f"stepmark-{stepper}", data=json.dumps({"stepper": stepper, "t": t, "n": time.monotonic_ns()}),
+          height=0)
 
 
 def live() -> bool:

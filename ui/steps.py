@@ -114,13 +114,16 @@ def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
     bounds or when the steps do not share their traces."""
     if not 1 < steps.T <= MAX_STEPS:
         return None
-    last = wrap(steps.build(steps.T)).to_dict()  # each step's frame holds about this much: don't build what can't go
-    if steps.T * len(encoded(plain({"data": last["data"]}))) > 2 * MAX_BYTES:
+    built = {steps.T: wrap(steps.build(steps.T))}
+    # each step's frame holds about as much as the last step's data: don't build what can't go
+    if steps.T * len(encoded(plain({"data": built[steps.T].to_dict()["data"]}))) > 2 * MAX_BYTES:
         return None
     animated = []
 
     def build(t):
-        fig = wrap(steps.build(int(t)))
+        fig = built.pop(int(t), None)
+        if fig is None:
+            fig = wrap(steps.build(int(t)))
         animated.append(bool(fig.to_dict().get("frames")))
         return fig
     f = figure_frames(build, list(range(1, steps.T + 1)), whole=True)
@@ -140,7 +143,7 @@ def _gone():
 
 _PENDING: OrderedDict = OrderedDict()  # key -> computation, oldest first, at most MAX_PENDING
 _LOCK = threading.Lock()
-_WORKER: list[threading.Thread] = []
+_WORKING = [False]  # whether the worker thread is at work (it takes every ask made meanwhile)
 MAX_PENDING = 32
 
 
@@ -154,15 +157,14 @@ def _ahead(key, compute: Callable[[], bytes]) -> None:
         _PENDING[key] = compute
         while len(_PENDING) > MAX_PENDING:
             _PENDING.popitem(last=False)
-        if _WORKER:  # at work: it takes this one too
+        if _WORKING[0]:
             return
-        worker = threading.Thread(target=_work, name="rnnviz-steps", daemon=True)
         try:
-            worker.start()
+            threading.Thread(target=_work, name="rnnviz-steps", daemon=True).start()
         except RuntimeError:  # no thread to be had: the chart is drawn as before, asked again by the next rerun
             _PENDING.clear()
             return
-        _WORKER.append(worker)
+        _WORKING[0] = True
 
 
 def _work() -> None:
@@ -170,7 +172,7 @@ def _work() -> None:
     while True:
         with _LOCK:
             if not _PENDING:
-                _WORKER.clear()
+                _WORKING[0] = False
                 return
             key, compute = _PENDING.popitem(last=False)
         try:

@@ -336,8 +336,7 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
     c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t + 1)},), type="primary",
               disabled=t >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
     if chart.live():  # the step this run draws, for the charts that follow the stepper in the browser (ui/steps.py)
-        n = st.session_state[f"{page}.t.runs"] = st.session_state.get(f"{page}.t.runs", 0) + 1
-        chart.step_mark(page, t, n)
+        chart.step_mark(page, t)
     return t
 
 
