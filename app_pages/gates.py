@@ -60,8 +60,9 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     cell, names = c["cell"], lesson.PANELS[c["cell"]]
     vals = lesson.step_values(cell, model, t)
     st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
+    split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen
     stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.gate_heatmaps(model, names, c["chars"], current=u - 1,
-                                                                        font_scale=fs),
+                                                                        font_scale=fs, split=split),
                                     lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
     st.caption(words.colour_key(names, model, t, T))
     with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:

@@ -176,6 +176,28 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
     pg.close()
 
 
+ONE_CELL = """() => {
+  const boxes = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom);
+  const bf = document.querySelector('.st-key-gates-bf')?.getBoundingClientRect();
+  return {bf: bf && bf.bottom, areas: boxes('.st-key-gates-heat .nsewdrag'),
+          ticks: boxes('.st-key-gates-heat .xtick text')}; }"""
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_on_a_projector_every_row_of_one_cell_is_on_the_first_screen(server, browser, cell):
+    """Gates, one cell, 1024 x 768: the forget-gate bias moves every row of the heatmap beside it, the cell state's
+    most of all. Stacked in one column, the rows ran about 350 px past the screen's bottom edge, the cell state and
+    the hidden state with them; the gates' panel and the states' panel side by side hold every row, and the steps'
+    labels under them, on the first screen."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gates?cell={cell}&classroom=1")
+    wait_idle(pg)
+    found = pg.wait_for_function(f"() => {{ const f = ({ONE_CELL})(); return f.areas.length && f.ticks.length && f; }}",
+                                 timeout=60_000).json_value()
+    assert max(found["areas"] + found["ticks"]) <= 768 and found["bf"] <= 768, found  # and the slider beside them
+    pg.close()
+
+
 def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server, browser):
     """Gates, three cells side by side, on a projector: the first screen holds the presets and the chart they move, the
     stepper and its cells are below it. A lecturer pressing → there stepped cells nobody could see; now the key also

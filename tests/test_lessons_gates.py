@@ -84,6 +84,36 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows
 
 
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_split_heatmaps_put_gates_beside_states_at_half_the_height(cell):
+    """Classroom mode: the gates in one panel, the states (candidate, cell, hidden) in the other, each value where
+    the stacked chart has it, the current step outlined in both, and the chart no taller than a projector's room
+    under the stepper (the stack was 690 px there)."""
+    tr = lesson.run(cell, X, lesson.generate(cell, 4, 3, 0, 0.9, 1.0))
+    names = lesson.PANELS[cell]
+    split = figures.gate_heatmaps(tr, names, list("hello"), 3, 1.45, split=True)
+    stack = figures.gate_heatmaps(tr, names, list("hello"), 3, 1.45)
+    assert split.layout.height <= figures.SPLIT_MAX_HEIGHT < stack.layout.height
+    gates = [n for n in names if figures.GATE_INFO[n][1] == "gate"]
+    groups = [gates, [n for n in names if n not in gates]]
+    for panel, group in zip(split.data, groups):
+        for j, n in enumerate(group):
+            for u in range(3):
+                value, name = panel.customdata[4 * j + u][3]
+                assert float(value) == getattr(tr, n)[3, u] and name == f"{n} unit {u + 1}"
+                assert panel.text[4 * j + u][3] == f"{getattr(tr, n)[3, u]:.2f}".replace("-", "−")
+    assert [s.xref for s in split.layout.shapes] == ["x", "x2"]
+    assert {s.x0 for s in split.layout.shapes} == {2.5}
+    assert split.data[0].textfont.size >= 14
+    for word, digits in (("hellos", 1), ("hellothere", None)):  # narrower columns: one decimal, then colours only
+        x = encode_word(word, list("helostr"))
+        fig = figures.gate_heatmaps(lesson.run(cell, x, lesson.generate(cell, 7, 3, 0, 0.9, 1.0)), names, list(word),
+                                    3, 1.45, split=True)
+        shown = [row[3] for panel in fig.data for row in panel.text if row[3]]
+        assert bool(fig.data[0].texttemplate) == (digits is not None)
+        assert digits is None or all(len(s.split(".")[1]) == digits for s in shown), shown
+
+
 def test_heatmaps_leave_later_steps_blank_and_say_their_colours():
     """The issue: gate heatmaps had no colour scale and coloured the steps after the current one."""
     from ui.lessons import gates as words

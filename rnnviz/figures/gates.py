@@ -39,13 +39,15 @@ CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 
 LOCKSTEP_MAX_HEIGHT = 620  # px: three cells under their stepper (about 140 px) within a 768 px projector screen
 LOCKSTEP_PANEL_PX = 250  # px: a cell's plot area, a third of the page less its row labels (about 235 at 1024 px)
+SPLIT_MAX_HEIGHT = 340  # px: one cell's gates and states side by side under their stepper on a 768 px projector
+SPLIT_PANEL_PX = 255  # px: one of those two panels' plot areas at 1024 px (half the column less row labels)
 
 
-def _numbers_fit(T: int, digits: int, font_scale: float) -> bool:
+def _numbers_fit(T: int, digits: int, font_scale: float, panel_px: float = LOCKSTEP_PANEL_PX) -> bool:
     """Whether the current step's numbers fit its column, one of T across a cell's panel: after 'One, then zeros'
     (65 steps) a column is about 4 px wide, and its numbers were cut off at the panel's edge (the colours and the
     hover still give them)."""
-    return T * (text_width("−0." + "0" * digits, tick_size(font_scale)) + 2) <= LOCKSTEP_PANEL_PX
+    return T * (text_width("−0." + "0" * digits, tick_size(font_scale)) + 2) <= panel_px
 
 
 def _title_px(font_scale: float) -> float:
@@ -111,11 +113,15 @@ def _label_margin(labels: list[str], font_scale: float) -> int:
 
 
 def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
-                  font_scale: float = 1.0) -> go.Figure:
+                  font_scale: float = 1.0, split: bool = False) -> go.Figure:
     """Each gate or state over time [T, H], stacked in one panel; gates on a 0..1 amber scale, states on the signed
-    purple-white-grey one; the current step outlined, the steps after it blank."""
+    purple-white-grey one; the current step outlined, the steps after it blank. `split`: two panels side by side,
+    the gates in one and the states in the other, each half as tall as the stack (on a 768 px projector the whole
+    stack ran past the screen's bottom edge, its cell-state rows with it, under the stepper that moves them)."""
     T, H = getattr(trace, names[0]).shape
     xs = _time_labels(T, x_labels)
+    if split:
+        return _split_heatmaps(trace, names, xs, current, font_scale)
     data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)  # px per unit row, so numbers fit
     lay = _layout("", int(rows * row + 90), font_scale,
@@ -124,6 +130,37 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
                                                           showgrid=False, zeroline=False))
     if current is not None:
         lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["current"], 3)]
+    return _fig(data, text_sizes(lay, font_scale))
+
+
+def _split_heatmaps(trace, names: list[str], xs: list[str], current: int | None, font_scale: float) -> go.Figure:
+    """gate_heatmaps(split=True): the gates' panel, then the states', one trace each, rows as thin as the numbers
+    in them allow and no thinner (SPLIT_MAX_HEIGHT: the chart under its stepper on a projector's first screen)."""
+    H = getattr(trace, names[0]).shape[1]
+    groups = [[n for n in names if GATE_INFO[n][1] == "gate"], [n for n in names if GATE_INFO[n][1] != "gate"]]
+    groups = [g for g in groups if g]
+    fits = [d for d in (2, 1) if _numbers_fit(len(xs), d, font_scale, SPLIT_PANEL_PX)]  # narrow: one decimal
+    text = H <= 16 and bool(fits) and (True if fits[0] == 2 else "1")
+    stacks = [_stack([(n, getattr(trace, n)) for n in g], xs, font_scale, text, k, short=True, current=current)
+              for k, g in enumerate(groups, 1)]
+    rows = max(s[3] for s in stacks)
+    top, bottom = 20, 50
+    fit = (SPLIT_MAX_HEIGHT - top - bottom) / rows
+    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
+    margin = max(_label_margin(s[2], font_scale) for s in stacks)
+    gap = (margin + 10) / (2 * SPLIT_PANEL_PX + margin + 10)  # of the plot's width: the right panel's labels
+    lay = _layout("", int(rows * row + top + bottom), font_scale, showlegend=False,
+                  margin=dict(t=top, l=margin, r=10, b=bottom), **_columns(len(stacks), gap))
+    data, shapes = [], []
+    for k, (d, vals, labels, n) in enumerate(stacks, 1):
+        data += d
+        lay[_axis_name("x", k)].update(type="category")
+        lay[_axis_name("y", k)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
+                                      zeroline=False)
+        if current is not None:  # around this panel's own rows, not the blank below the shorter one
+            shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=n - 0.5,
+                               xref=_ref("x", k), yref=_ref("y", k), line=dict(color=COLORS["current"], width=3)))
+    lay["shapes"] = shapes
     return _fig(data, text_sizes(lay, font_scale))
 
 
