@@ -67,3 +67,23 @@ def test_charts_are_laid_out_once(projector, width, query):
             grown[view] = pushed
     page.set_viewport_size({"width": 1024, "height": 768})
     assert grown == {}
+
+
+TICKS = """() => [...document.querySelectorAll('.st-key-rec-min .xaxislayer-above')].map(ax =>
+  [...ax.querySelectorAll('text')].map(t => { const b = t.getBoundingClientRect(); return [b.left, b.right]; })
+    .sort((a, b) => a[0] - b[0]))"""
+
+
+@pytest.mark.parametrize("word", ["abracadabra", "thequickbrownfoxjumps"])
+def test_the_min_cells_step_labels_do_not_run_into_each_other(projector, word):
+    """minGRU view on a projector, a long word: every step labelled ('1 'a'', '2 'b'' ...), three panels of about
+    265 px, read "1 'a2 'b3 'r'..." (eleven letters) and worse for 21; now every k-th step is labelled, apart."""
+    server, page = projector
+    page.goto(f"{server.url}/recurrences?view=min&word={word}&classroom=1")
+    wait_idle(page)
+    page.wait_for_selector(".st-key-rec-min .xtick text", timeout=60_000)
+    painted(page)
+    panels = page.evaluate(TICKS)
+    assert len(panels) == 3 and all(len(p) >= 3 for p in panels), panels
+    for boxes in panels:
+        assert all(a[1] + 4 <= b[0] for a, b in zip(boxes, boxes[1:])), boxes

@@ -3,6 +3,8 @@ responses, minGRU / minLSTM / GRU in lockstep, a selective step, the parallel sc
 gradient norms of six cells. Each takes arrays and returns a figure."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -23,6 +25,7 @@ from rnnviz.figures.base import (
 )
 from rnnviz.figures.fonts import text_sizes
 from rnnviz.figures.gradients import CELL_STYLE, DIFF
+from rnnviz.figures.labels import text_width
 
 UNIT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#222222", "#0072B2", "#E69F00"]  # no red
 UNIT_MARKERS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
@@ -33,6 +36,7 @@ NEW_STYLE = {  # name, colour, marker, dash: the new cells dashed, the old ones 
 }
 JOINED = [[p / 4, c] for p, c in AMBER] + [[0.5 + p / 2, c] for p, c in DIVERGING]  # gates 0..1, states 2..4
 CELL_TITLES = {"mingru": "minGRU", "minlstm": "minLSTM", "gru": "GRU (gates page)"}
+MIN_PANEL_PX = 250  # px: the narrowest of min_lockstep's three panels, at 1024 px (about 265 in classroom mode there)
 
 
 def _current(t: int) -> list[dict]:
@@ -101,6 +105,8 @@ known for every t up front."""
     cells = list(keep)
     lay = _columns(len(cells), gap=0.06, titles=[CELL_TITLES[c] for c in cells], font_scale=font_scale)
     data, shapes, xs = [], [], [f"{t + 1} {lab!r}" if lab else str(t + 1) for t, lab in enumerate(labels)]
+    # every step's label where they fit side by side; else every k-th (a nine-letter word's ran into each other)
+    every = math.ceil(len(xs) * (max(text_width(x, 12 * font_scale) for x in xs) + 8) / MIN_PANEL_PX)
     for k, c in enumerate(cells, 1):
         H = keep[c].shape[1]
         kp = keep[c].copy()
@@ -117,7 +123,7 @@ known for every t up front."""
                              hovertemplate="t=%{x}<br>%{y}: %{text}<extra></extra>"), k))
         shapes.append(_vrect(current - 1.5, current - 0.5, COLORS["current"], width=2, xref=f"x{k if k > 1 else ''}"))
         lay[f"yaxis{k if k > 1 else ''}"].update(autorange="reversed", showticklabels=k == 1, type="category")
-        lay[f"xaxis{k if k > 1 else ''}"].update(type="category", tickangle=0)
+        lay[f"xaxis{k if k > 1 else ''}"].update(type="category", tickangle=0, tickvals=xs[::every])
     H = keep[cells[0]].shape[1]
     return _fig(data, text_sizes(_layout("", max(240, 44 * H + 150), font_scale, shapes=shapes,
                                          margin=dict(l=y_margin(font_scale, 5), t=40, b=grown(font_scale, 50, 53)),
