@@ -112,6 +112,11 @@ def test_split_heatmaps_put_gates_beside_states_at_half_the_height(cell):
         shown = [row[3] for panel in fig.data for row in panel.text if row[3]]
         assert bool(fig.data[0].texttemplate) == (digits is not None)
         assert digits is None or all(len(s.split(".")[1]) == digits for s in shown), shown
+    word = "thequickbrownfoxjumpsoverthelazydog"  # stacked, beside the settings at 1400 px: its numbers read '.82'
+    x = encode_word(word, sorted(set(word)))
+    fig = figures.gate_heatmaps(lesson.run(cell, x, lesson.generate(cell, x.shape[1], 3, 0, 0.9, 1.0)), names,
+                                list(word), 3)
+    assert not fig.data[0].texttemplate and figures.gate_heatmaps(tr, names, list("hello"), 3).data[0].texttemplate
 
 
 def test_heatmaps_leave_later_steps_blank_and_say_their_colours():

@@ -40,6 +40,7 @@ CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 LOCKSTEP_MAX_HEIGHT = 620  # px: three cells under their stepper (about 140 px) within a 768 px projector screen
 LOCKSTEP_PANEL_PX = 250  # px: a cell's plot area, a third of the page less its row labels (about 235 at 1024 px)
 SPLIT_MAX_HEIGHT = 340  # px: one cell's gates and states side by side under their stepper on a 768 px projector
+STACK_PANEL_PX = 500  # px: the stacked chart's plot area, beside the settings at 1400 px with the sidebar open
 SPLIT_PANEL_PX = 255  # px: one of those two panels' plot areas at 1024 px (half the column less row labels)
 
 
@@ -48,6 +49,13 @@ def _numbers_fit(T: int, digits: int, font_scale: float, panel_px: float = LOCKS
     (65 steps) a column is about 4 px wide, and its numbers were cut off at the panel's edge (the colours and the
     hover still give them)."""
     return T * (text_width("−0." + "0" * digits, tick_size(font_scale)) + 2) <= panel_px
+
+
+def _digits(H: int, T: int, font_scale: float, panel_px: float) -> bool | str:
+    """The current step's numbers in a one-cell heatmap (`_stack`'s `text`): two decimals where its column holds
+    them, else one ("1"), else none (False; at 35 steps they were cut to '.82'); none past 16 units."""
+    fits = [d for d in (2, 1) if _numbers_fit(T, d, font_scale, panel_px)]
+    return H <= 16 and bool(fits) and (True if fits[0] == 2 else "1")
 
 
 def _title_px(font_scale: float) -> float:
@@ -122,7 +130,8 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
     xs = _time_labels(T, x_labels)
     if split:
         return _split_heatmaps(trace, names, xs, current, font_scale)
-    data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale, H <= 16, current=current)
+    data, vals, labels, rows = _stack([(n, getattr(trace, n)) for n in names], xs, font_scale,
+                                      _digits(H, len(xs), font_scale, STACK_PANEL_PX), current=current)
     row = max(14.0, 20 * font_scale) if rows <= 60 else max(4.0, 600 / rows)  # px per unit row, so numbers fit
     lay = _layout("", int(rows * row + 90), font_scale,
                   margin=dict(t=20, l=_label_margin(labels, font_scale), r=10, b=50),
@@ -139,8 +148,7 @@ def _split_heatmaps(trace, names: list[str], xs: list[str], current: int | None,
     H = getattr(trace, names[0]).shape[1]
     groups = [[n for n in names if GATE_INFO[n][1] == "gate"], [n for n in names if GATE_INFO[n][1] != "gate"]]
     groups = [g for g in groups if g]
-    fits = [d for d in (2, 1) if _numbers_fit(len(xs), d, font_scale, SPLIT_PANEL_PX)]  # narrow: one decimal
-    text = H <= 16 and bool(fits) and (True if fits[0] == 2 else "1")
+    text = _digits(H, len(xs), font_scale, SPLIT_PANEL_PX)
     stacks = [_stack([(n, getattr(trace, n)) for n in g], xs, font_scale, text, k, short=True, current=current)
               for k, g in enumerate(groups, 1)]
     rows = max(s[3] for s in stacks)
