@@ -151,25 +151,12 @@ def _split_heatmaps(trace, names: list[str], xs: list[str], current: int | None,
     text = _digits(H, len(xs), font_scale, SPLIT_PANEL_PX)
     stacks = [_stack([(n, getattr(trace, n)) for n in g], xs, font_scale, text, k, short=True, current=current)
               for k, g in enumerate(groups, 1)]
-    rows = max(s[3] for s in stacks)
-    top, bottom = 20, 50
-    fit = (SPLIT_MAX_HEIGHT - top - bottom) / rows
-    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
+    rows, top, bottom = max(s[3] for s in stacks), 20, 50
     margin = max(_label_margin(s[2], font_scale) for s in stacks)
     gap = (margin + 10) / (2 * SPLIT_PANEL_PX + margin + 10)  # of the plot's width: the right panel's labels
-    lay = _layout("", int(rows * row + top + bottom), font_scale, showlegend=False,
+    lay = _layout("", _fit_height(rows, top, bottom, SPLIT_MAX_HEIGHT, font_scale), font_scale, showlegend=False,
                   margin=dict(t=top, l=margin, r=10, b=bottom), **_columns(len(stacks), gap))
-    data, shapes = [], []
-    for k, (d, vals, labels, n) in enumerate(stacks, 1):
-        data += d
-        lay[_axis_name("x", k)].update(type="category")
-        lay[_axis_name("y", k)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
-                                      zeroline=False)
-        if current is not None:  # around this panel's own rows, not the blank below the shorter one
-            shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=n - 0.5,
-                               xref=_ref("x", k), yref=_ref("y", k), line=dict(color=COLORS["current"], width=3)))
-    lay["shapes"] = shapes
-    return _fig(data, text_sizes(lay, font_scale))
+    return _fig(_panels(lay, stacks, rows, current), text_sizes(lay, font_scale))
 
 
 def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[str, int], params: dict[str, int],
@@ -193,28 +180,37 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     # 90 px over the cells on a projector, between them and the stepper above
     top = round(1.3 * _title_px(font_scale) * lines + 18)
     bottom = 50  # the steps' labels
-    # rows as tall as reading needs, thinner where that fits the chart under its stepper in one screen, never thinner
-    # than the numbers written in them
-    fit = (LOCKSTEP_MAX_HEIGHT - top - bottom) / rows
-    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
-    lay = _layout("", int(rows * row + top + bottom), font_scale, showlegend=False,
+    lay = _layout("", _fit_height(rows, top, bottom, LOCKSTEP_MAX_HEIGHT, font_scale), font_scale, showlegend=False,
                   margin=dict(t=top, l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=bottom),
                   **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, "
                                                        f"{params[c]:,} parameters"
                                                        + (f"<br>{notes[c]}" if notes else "") for c in cells],
                              font_scale=font_scale))
+    return _fig(_panels(lay, list(stacks.values()), rows, current), text_sizes(lay, font_scale))
+
+
+def _fit_height(rows: int, top: int, bottom: int, most: int, font_scale: float) -> int:
+    """Side-by-side panels' height: rows as tall as reading needs, thinner where that fits the chart in `most` px
+    (under its stepper in one screen), never thinner than the numbers written in them."""
+    fit = (most - top - bottom) / rows
+    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
+    return int(rows * row + top + bottom)
+
+
+def _panels(lay: dict, stacks: list, rows: int, current: int | None) -> list[dict]:
+    """Side-by-side `_stack`s into `lay`: each panel's axes over the same `rows`, the current step outlined around
+    each panel's own rows (not the blank below a shorter one); returns their traces."""
     data, shapes = [], []
-    for j, c in enumerate(cells, 1):
-        d, vals, labels, _ = stacks[c]
+    for k, (d, vals, labels, n) in enumerate(stacks, 1):
         data += d
-        lay[_axis_name("x", j)].update(type="category")
-        lay[_axis_name("y", j)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
+        lay[_axis_name("x", k)].update(type="category")
+        lay[_axis_name("y", k)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
                                       zeroline=False)
-        if current is not None:  # around this cell's own rows, not the blank below them
-            shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=stacks[c][3] - 0.5,
-                               xref=_ref("x", j), yref=_ref("y", j), line=dict(color=COLORS["current"], width=3)))
+        if current is not None:
+            shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=n - 0.5,
+                               xref=_ref("x", k), yref=_ref("y", k), line=dict(color=COLORS["current"], width=3)))
     lay["shapes"] = shapes
-    return _fig(data, text_sizes(lay, font_scale))
+    return data
 
 
 def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
