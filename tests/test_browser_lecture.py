@@ -198,6 +198,19 @@ def test_on_a_projector_every_row_of_one_cell_is_on_the_first_screen(server, bro
     pg.close()
 
 
+def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
+    """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
+    move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    wait_idle(pg)
+    names = pg.wait_for_function(
+        "() => { const t = [...document.querySelectorAll('.st-key-gates-memory .legendtext')]; return t.length === 3 "
+        "&& t.map(e => [e.textContent, e.getBoundingClientRect().bottom]); }", timeout=60_000).json_value()
+    assert all(bottom <= 768 for _, bottom in names), names
+    pg.close()
+
+
 def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server, browser):
     """Gates, three cells side by side, on a projector: the first screen holds the presets and the chart they move, the
     stepper and its cells are below it. A lecturer pressing → there stepped cells nobody could see; now the key also

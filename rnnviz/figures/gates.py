@@ -265,11 +265,11 @@ def survival_figure(norms: dict[str, np.ndarray], sizes: dict[str, int], current
     hi = np.log10(max(float(np.max([np.max(v) for v in norms.values()])), 1e-300)) + 0.5
     size = tick_size(font_scale)
     # a decade per tick where they fit: Plotly's in-between labels (2, 5) are drawn smaller than the ticks, under
-    # 14 px on a projector; axis titles sized with the page (Streamlit's theme draws them at 12 px otherwise)
+    # 14 px on a projector; axis titles sized with the page (Streamlit's theme draws them at 12 px otherwise). The
+    # legend under the title: under the step axis it sat below a projector's first screen, the lines unnamed there.
     return _fig(data, text_sizes(_layout("How much of x<sub>1</sub> survives: " + DHDX, 400 + 60 * (
-        font_scale > 1), font_scale, shapes=shapes, margin=dict(l=80, r=20, t=60, b=70 + 30 * (font_scale > 1)),
-        legend=dict(orientation="h", x=0, xanchor="left", y=-0.18 - 0.04 * (font_scale > 1), yanchor="top",
-                    font=dict(size=13 * font_scale)),
+        font_scale > 1), font_scale, shapes=shapes, margin=dict(l=80, r=20, t=round(60 + 26 * font_scale), b=50),
+        legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", font=dict(size=13 * font_scale)),
         xaxis=dict(title=dict(text="step t"), tickfont=dict(size=size), rangemode="tozero"),
         yaxis=dict(type="log", range=[lo, hi], exponentformat="power", tickfont=dict(size=size),
                    dtick=1 if hi - lo <= 8 else None, title=dict(text="spectral norm (log scale)"))), font_scale))
