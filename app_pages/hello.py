@@ -126,7 +126,5 @@ def lesson_body() -> None:
 
 st.title('Train "hello" yourself')
 restore(P, PARAMS)
-intro("Four letters, one-hot inputs, three hidden units: the smallest language model there is. Press **Train** and "
-      "watch the loss fall; then read the table to see how the two l's of hello get different predictions. "
-      "Replace hello with your own short text and train again.")
+intro(words.intro_text())
 lesson_body()

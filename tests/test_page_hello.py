@@ -131,3 +131,13 @@ def test_on_a_projector_the_step_heatmaps_leave_out_numbers_their_cells_cannot_h
     frames = [s for s in fig["layout"]["shapes"] if s["xref"] == "x4"]
     assert [(round(s["x0"] + 0.42), round(s["y0"] + 0.42)) for s in frames] == [(1, 0), (2, 1), (2, 2), (3, 3)]
     assert all(s["x1"] - s["x0"] < 1 and s["y1"] - s["y0"] < 1 for s in frames)  # "ello" in the vocabulary h, e, l, o
+
+
+def test_the_opening_lines_give_the_example_the_page_opens_on(open_page):
+    """The intro read 'Four letters, one-hot inputs, three hidden units' above a slider at 5 (a lecturer's walk): it
+    now says it describes the example the page opens on, with that example's sizes as the page computes them."""
+    at = open_page(P)
+    intro = next(m.value for m in at.markdown if "smallest language model" in m.value)
+    letters = len(metrics(at)["Vocabulary"].strip("{}").split(", "))
+    assert intro.startswith("The page opens on the notes' example")
+    assert f"its {letters} letters" in intro and f"{at.slider(key=f'{P}.H').value} hidden units" in intro

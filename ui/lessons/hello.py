@@ -60,6 +60,18 @@ PARAMS = [
     Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
 ]
 
+
+
+def intro_text() -> str:
+    """The page's opening lines: the example it opens on, its sizes read from the defaults (they read "three hidden
+    units" beside a slider set to 5, as if they were the setting's)."""
+    word, H = PARAMS[0].default, PARAMS[1].default
+    return (f"The page opens on the notes' example, the smallest language model there is: the text “{word}”, its "
+            f"{len(vocabulary(word))} letters as one-hot inputs, {H} hidden units. Press **Train** and watch the loss "
+            "fall; then read the table to see how the two l's of hello get different predictions. Replace hello "
+            "with your own short text and train again.")
+
+
 name_controls({  # each control's label, for notices about a link (tests check them against the page)
     f"{P}.text": "Training text",
     f"{P}.H": "Hidden size H",
