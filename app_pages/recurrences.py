@@ -123,9 +123,6 @@ def grad_view(fs: float) -> None:
 @fragment
 def view_part(view: str) -> None:
     """The view's controls and charts: a move inside reruns this part alone, not the title, intro and view picker."""
-    for p in words.PARAMS:  # keep settings of widgets the other views hide (Streamlit drops unrendered widgets' state)
-        if p.key != f"{P}.view":  # drawn outside, before this part
-            st.session_state[p.key] = st.session_state[p.key]
     {"linear": linear_view, "eigen": eigen_view, "min": min_view, "selective": selective_view, "scan": scan_view,
      "grad": grad_view}[view](font_scale())
     publish(words.PARAMS)
@@ -133,6 +130,9 @@ def view_part(view: str) -> None:
 
 st.title("Recurrence returns: linear RNNs and the scan")
 restore(P, words.PARAMS)
+for p in words.PARAMS:  # keep settings of widgets the other views hide (Streamlit drops unrendered widgets' state),
+    st.session_state[p.key] = st.session_state[p.key]  # here, not in the view's own runs: a value written there came
+    # back to its widget as the server's, and undid a key press made while the run was under way
 intro(words.INTRO)
 view_part(st.segmented_control("View", list(words.VIEWS), key=f"{P}.view", required=True,
                                format_func=words.VIEWS.get, help=words.VIEW_HELP))

@@ -197,3 +197,18 @@ def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
         for name in names:
             s = at.slider(key=f"{P}.{name}")
             assert (s.min, s.max, s.step) == SLIDERS[name], name
+
+
+def test_each_views_settings_outlive_a_visit_to_another_view(open_page):
+    """A view's widgets are not drawn while another view shows, and Streamlit drops their state: the page keeps a
+    copy of each setting (ui.urlstate.publish), in the link too, and brings it back with the view."""
+    at = open_page(PAGE)
+    at.slider(key=f"{P}.a").set_value(0.5).run()
+    at.segmented_control(key=f"{P}.view").set_value("min").run()
+    at.slider(key=f"{P}.H").set_value(5).run()
+    at.slider(key=f"{P}.H").set_value(6).run()  # a second run of the view alone: the linear view's a is kept
+    assert at.query_params["a"] in ("0.5", ["0.5"]) and at.query_params["H"] in ("6", ["6"])
+    at.segmented_control(key=f"{P}.view").set_value("linear").run()
+    assert at.slider(key=f"{P}.a").value == 0.5 and not at.exception
+    at.segmented_control(key=f"{P}.view").set_value("min").run()
+    assert at.slider(key=f"{P}.H").value == 6
