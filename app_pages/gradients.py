@@ -89,10 +89,14 @@ def explorer() -> None:
 @fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
     demo = lesson.clip_demo(report, T, words.clip_control())
-    st.markdown(words.clip_note(demo, metric_log10, T, where="below" if classroom() else "above"))
-    (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
-    plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
-         alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")
+    room = classroom()  # on a projector the chart under its threshold slider, the words after it (the first screen)
+    for part in ("chart", "words") if room else ("words", "chart"):
+        if part == "chart":
+            plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
+                 alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")
+        else:
+            st.markdown(words.clip_note(demo, metric_log10, T, where="below" if room else "above"))
+            (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
     publish(PARAMS)
 
 

@@ -198,6 +198,20 @@ def test_on_a_projector_every_row_of_one_cell_is_on_the_first_screen(server, bro
     pg.close()
 
 
+def test_on_a_projector_the_clipped_gradient_is_whole_under_its_threshold(server, browser):
+    """Gradients, clipping view, 1024 x 768, exploding: the threshold slider moves the 'after' panel; the two panels
+    sat under three lines of text and a verdict box, their lower half below the screen. The chart now comes first."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gradients?view=clip&w=1.5&by=rho&xs=0&clip=10&classroom=1")
+    wait_idle(pg)
+    found = pg.wait_for_function(
+        "() => { const b = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom); "
+        "const a = b('.st-key-grad-clip_fig .nsewdrag'), s = b('.st-key-grad-clip'); "
+        "return a.length === 2 && s.length && [...a, ...s]; }", timeout=60_000).json_value()
+    assert max(found) <= 768, found
+    pg.close()
+
+
 def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
     """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
     move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""
