@@ -56,8 +56,9 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
     titles = words.move_titles()  # here, not in the frames' computation (a thread of its own: no page to ask)
+    scale = lesson.moves_scale(setup, trace)  # one scale for every step: the axes hold still as the steps go
     stepped_plot(f"{P}.moves", Steps(P, T, lambda u: figures.six_moves(lesson.moves(setup, trace, u), vocab, fs,
-                                                                       titles),
+                                                                       titles, scale),
                                      lambda u: f"Step {u}: h_t = " + ", ".join(fmt(v) for v in trace.h[u - 1])), t)
     st.markdown(words.pass_on_text(t, T, m.probs, vocab))
     with st.expander("The numbers of this step", expanded=H <= 8):

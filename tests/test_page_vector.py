@@ -228,3 +228,24 @@ def test_states_over_time_blanks_the_steps_not_reached(open_page):
     w = generate(4, 3, 4, 0, 0.9)
     setup = VectorSetup(encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3))
     np.testing.assert_allclose(np.array(heat()[1]["z"], dtype=float), run(setup).h.T)
+
+
+def test_the_moves_hold_one_scale_through_the_steps(open_page):
+    """Panels 1-3 read −1 0 1 at steps 1-2 and −2 0 2 at steps 3-5 (a lecturer's walk): each step had its own scale,
+    so a bar grew or shrank with the axis as well as its value. One scale now holds for the whole run: the largest
+    number the three panels show at any step, which a bar at some step reaches."""
+    at = open_page(P)
+    setup = VectorSetup(*(lambda w: (encode_word("hello", list("helo")), w["W_x"], w["W_h"], w["b"], w["W_y"],
+                                     w["b_y"]))(generate(4, 3, 4, 0, 0.9)), np.zeros(3), list("hello"))
+    trace = run(setup)
+    biggest = max(1.0, max(float(np.max(np.abs(a))) for a in (trace.x_part, trace.h_part, trace.pre, setup.b)))
+    ranges = set()
+    for t in range(1, 6):
+        at.slider(key=f"{P}.t").set_value(t).run()
+        (chart,) = [c for c in charts(at) if c.key == f"{P}.moves"]
+        lay = chart.figure["layout"]
+        ranges.add(tuple(tuple(lay[a]["range"]) for a in ("xaxis", "xaxis2", "xaxis3")))
+        bars = [np.abs(np.asarray(d["x"], float)).max() for d in chart.figure["data"][:3]]
+        assert max(bars) <= biggest
+    (held,) = ranges
+    assert held[0] == pytest.approx((-1.8 * biggest, 1.8 * biggest))

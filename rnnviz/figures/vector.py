@@ -33,12 +33,14 @@ def _round_below(r: float) -> float:
 
 
 def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0,
-              titles: list[str] | None = None) -> go.Figure:
+              titles: list[str] | None = None, scale: float | None = None) -> go.Figure:
     """Moves 1-5 of one step as bar panels: read input, read memory, add, squash, predict.
 
     `m` is an `rnnviz.vector.StepMoves`; bars are coloured by what they are (inputs green, states
     blue, weights amber, outputs red) and labelled with their values when there are few of them. `titles`: the
-    lines over each panel (the app's words, '<br>' between lines); the moves' numbers ①-⑤ where none are given."""
+    lines over each panel (the app's words, '<br>' between lines); the moves' numbers ①-⑤ where none are given.
+    `scale`: the largest |number| moves 1-3 are drawn to (rnnviz.lessons.vector.moves_scale: the whole run's, so
+    the axes hold still from step to step); this step's own where not given."""
     H, K = len(m.h), len(m.probs)
     units = _unit_labels(H, "h")
     outs = out_labels or [f"y{k + 1}" for k in range(K)]
@@ -71,7 +73,7 @@ def six_moves(m, out_labels: list[str] | None = None, font_scale: float = 1.0,
                      hovertemplate="%{y}: b = %{x:.4f}<extra></extra>"), 3),
             bars(4, m.h, units, COLORS["state"], "h<sub>t</sub>"),
             bars(5, m.probs, outs, COLORS["output"], "p", fmt=".3f", labelled=True)]
-    lim = max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
+    lim = scale or max(1.0, float(np.max(np.abs(np.concatenate([m.read_input, m.read_memory, m.z, m.bias])))))
     # three upright ticks a panel: five (−2 −1 0 1 2) did not fit a fifth of a projector's chart and turned sideways
     for k in (1, 2, 3):
         tick = _round_below(1.8 * lim)

@@ -123,6 +123,13 @@ def moves(setup: VectorSetup, trace: RNNTrace, t: int) -> StepMoves:
                      scores, softmax(scores))
 
 
+def moves_scale(setup: VectorSetup, trace: RNNTrace) -> float:
+    """The largest |number| that moves 1-3 show at any step of the run (W_x x_t, W_h h_{t-1}, z and b), at least 1:
+    one scale for every step, so that a bar's length compares from step to step."""
+    parts = [trace.x_part, trace.h_part, trace.pre, setup.b]
+    return max(1.0, float(max(np.max(np.abs(p)) for p in parts)))
+
+
 def torch_agreement(setup: VectorSetup, trace: RNNTrace) -> tuple[np.ndarray, float]:
     """The same run done by torch.nn.RNN (float64) on the same weights: its states and the max |difference|."""
     torch = import_torch()
