@@ -181,8 +181,8 @@ def step_table(m: StepMoves) -> dict[str, np.ndarray]:
 def untrained_note(seed: int, edited: bool) -> str:
     """What the weights are: random and untrained (so move ⑤ predicts by chance), or typed by hand."""
     if edited:
-        return "Weights typed by hand (untrained): move ⑤'s prediction is whatever these numbers give."
-    return (f"**Untrained**: the weights are random (seed {seed}), so move ⑤'s prediction is a guess by chance; "
+        return "Weights typed by hand (untrained): the prediction in move ⑤ is whatever these numbers give."
+    return (f"**Untrained**: the weights are random (seed {seed}), so the prediction in move ⑤ is a guess by chance; "
             "the *Train \"hello\"* page trains a cell like this one.")
 
 
