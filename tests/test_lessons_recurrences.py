@@ -103,3 +103,15 @@ def test_exported_scripts_run_and_check_themselves(tmp_path, cell):
     bad.write_text(code.replace("expected = torch.tensor([[", "expected = torch.tensor([[0.125 + ", 1))
     out = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "disagrees" in out.stderr
+
+
+def test_the_gradient_comparison_leaves_room_under_its_lowest_point():
+    """At T = 100 the axis spans 46 decades and its half-decade pad was 2 px: the vanilla RNN's last marker sat on the
+    bottom edge, cut in half (a lecturer's walk). The pad grows with the span."""
+    from rnnviz.figures.recurrences import gradient_compare
+    from ui.lessons.recurrences import gradient_curves
+
+    curves = gradient_curves(8, 100, 0)
+    lo, hi = gradient_compare(curves).layout.yaxis.range
+    lowest = min(float(np.nanmin(v[np.isfinite(v)])) for v in curves.values())
+    assert (lowest - lo) / (hi - lo) >= 0.03

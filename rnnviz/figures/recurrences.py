@@ -233,10 +233,12 @@ def gradient_compare(series: dict[str, np.ndarray], font_scale: float = 1.0) -> 
                          marker=dict(symbol=symbol, size=9, color=color, maxdisplayed=12),
                          hovertemplate="k=%{x} steps back<br>norm %{y:.3e}<extra>" + name + "</extra>"))
     lows = [v[np.isfinite(v)].min() for v in series.values()]
+    lo, hi = max(min(lows), -300), max(0.0, max(v.max() for v in series.values()))
+    pad = max(0.5, 0.04 * (hi - lo))  # in decades: half a decade was 2 px of 45, and the lowest marker sat cut in half
     lay = _layout("How much of the gradient survives, by steps back", 400, font_scale,
                   margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale) + int(70 * font_scale)),
                   xaxis=dict(title=dict(text="steps back k = T − t")),
                   yaxis=dict(title=dict(text=f"‖{DIFF}‖ (log)"), type="log", exponentformat="power",
-                             range=[max(min(lows), -300) - 0.5, max(0.5, max(v.max() for v in series.values()) + 0.5)]),
+                             range=[lo - pad, hi + pad]),
                   legend=dict(orientation="h", x=0, xanchor="left", y=-0.2 - 0.12 * font_scale, yanchor="top"))
     return _fig(data, text_sizes(lay, font_scale))
