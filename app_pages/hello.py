@@ -44,6 +44,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         st.markdown("**Sample** (each character fed back in as the next input):")
         st.code(start + lesson.sample(w, start, n, temp, seed=seed), language=None, wrap_lines=True)
     with s2:
+        chart_slot = st.container() if classroom() else None  # on a projector the chart first, beside Temperature
         raw_scores = st.text_input("Scores to turn into probabilities", key=f"{P}.scores", max_chars=400,
                                    help="The notes' example: scores 1.0, 2.2, −3.0, 4.1 over h, e, l, o.")
         try:
@@ -54,9 +55,10 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         word_vocab = lesson.vocabulary(SOFTMAX_WORD)
         labels = word_vocab if len(sc) == len(word_vocab) else [f"#{k + 1}" for k in range(len(sc))]
         p1, pt = softmax(sc), softmax(sc, temp)
-        plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1", f"temperature {temp:g}", fs,
-                               title=f"softmax(scores / {temp:g})"), f"{P}.softmax",
-             alt="probabilities " + ", ".join(fmt(v) for v in pt))
+        with chart_slot or st.container():
+            plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1",
+                                      f"temperature {temp:g}", fs, title=f"softmax(scores / {temp:g})"),
+                 f"{P}.softmax", alt="probabilities " + ", ".join(fmt(v) for v in pt))
         st.markdown(words.temperature_sentence(p1, pt, temp))
         if note := words.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
@@ -94,7 +96,7 @@ def lesson_body() -> None:
     steps_read = lesson.read(txt, w)
     with right:
         quoted = f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None
-        st.markdown(words.status(txt, H, seed, current, quoted, steps_read.loss))
+        st.markdown(words.status(txt, H, seed, current, quoted, steps_read.loss, brief=classroom()))
         m1, m2, m3 = st.columns(3)
         m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
                   "(natural-log units): −ln p(target), averaged.")

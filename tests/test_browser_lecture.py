@@ -212,6 +212,22 @@ def test_on_a_projector_the_clipped_gradient_is_whole_under_its_threshold(server
     pg.close()
 
 
+def test_on_a_projector_the_trained_hello_shows_temperatures_chart_whole(server, browser):
+    """Hello page, trained, 1024 x 768: the Temperature slider and the softmax chart it moves. Under the training
+    sentence's four lines and the scores box the chart's letters sat below the screen (at 850 px); the sentence
+    leaves what a nat is to the Loss metric's help there, and the scores box follows the chart."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/hello?trained=1&temp=5&classroom=1")
+    wait_idle(pg)
+    found = pg.wait_for_function(
+        "() => { const b = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom); "
+        "const a = b('.st-key-hello-softmax .xtick text'), s = b('.st-key-hello-temp'); "
+        "return a.length === 4 && s.length && document.body.innerText.includes('Trained') && [...a, ...s]; }",
+        timeout=60_000).json_value()
+    assert max(found) <= 768, found
+    pg.close()
+
+
 def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
     """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
     move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""

@@ -139,5 +139,5 @@ def test_the_opening_lines_give_the_example_the_page_opens_on(open_page):
     at = open_page(P)
     intro = next(m.value for m in at.markdown if "smallest language model" in m.value)
     letters = len(metrics(at)["Vocabulary"].strip("{}").split(", "))
-    assert intro.startswith("The page opens on the notes' example")
-    assert f"its {letters} letters" in intro and f"{at.slider(key=f'{P}.H').value} hidden units" in intro
+    assert intro.startswith("It opens on the notes' example: “hello”")
+    assert f"{letters} one-hot letters" in intro and f"{at.slider(key=f'{P}.H').value} hidden units" in intro

@@ -66,10 +66,10 @@ def intro_text() -> str:
     """The page's opening lines: the example it opens on, its sizes read from the defaults (they read "three hidden
     units" beside a slider set to 5, as if they were the setting's)."""
     word, H = PARAMS[0].default, PARAMS[1].default
-    return (f"The page opens on the notes' example, the smallest language model there is: the text “{word}”, its "
-            f"{len(vocabulary(word))} letters as one-hot inputs, {H} hidden units. Press **Train** and watch the loss "
-            "fall; then read the table to see how the two l's of hello get different predictions. Replace hello "
-            "with your own short text and train again.")
+    return (f"It opens on the notes' example: “{word}”, {len(vocabulary(word))} one-hot letters, {H} hidden units. "
+            "The smallest language model there is: press **Train** and watch the loss fall; then read the table to "
+            "see how the two l's of hello get different predictions. Replace hello with your own short text and train "
+            "again.")
 
 
 name_controls({  # each control's label, for notices about a link (tests check them against the page)
@@ -132,11 +132,12 @@ def vocab_display(vocab: list[str], fits: int = 4, listed: int = 24) -> tuple[st
 
 
 def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None,
-           final: float | None = None) -> str:
+           final: float | None = None, brief: bool = False) -> str:
     """What the model on the page is: trained on what, how long, from which start; or untrained (markdown).
     `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes.
     `final` is the trained weights' loss as the page's Loss metric shows it (4 decimals); without it, the last
-    training step's, which was computed before that step's update."""
+    training step's, which was computed before that step's update. `brief` (a projector): what a nat is left to the
+    Loss metric's help, so the sampling chart below shares the first screen with its Temperature slider."""
     n, V = len(text), len(vocabulary(text))
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
     if result is not None and not result.losses:  # Train pressed with Training steps = 0
@@ -151,8 +152,8 @@ def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, l
     end = fmt(result.losses[-1]) if final is None else fmt(final, 4)
     return (f"**Trained** on {what}: {len(result.losses):,} steps{capped} of Adam on the whole text, starting from "
             f"random weights (seed {seed}), in {result.seconds:.1f} s. Loss went from {fmt(result.losses[0])} to "
-            f"{end} nats per character (the average −ln p of each next character; nats are "
-            f"natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit).")
+            f"{end} nats per character" + ("." if brief else " (the average −ln p of each next character; nats "
+                                             f"are natural-log units, ln 2 ≈ {math.log(2):.2f} nats is one bit)."))
 
 
 def step_table(steps: CharSteps, vocab: list[str]) -> dict[str, list]:
