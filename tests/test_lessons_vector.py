@@ -42,3 +42,14 @@ def test_moves_add_up_and_generate_is_seeded():
         np.testing.assert_allclose(m.h, np.tanh(m.z))
         np.testing.assert_allclose(m.read_memory, w["W_h"] @ m.h_prev)
         assert m.probs.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("most,scale", [(0.3, 1.0), (1.0, 1.0), (1.01, 1.5), (2.9, 3.0), (7.6, 10.0), (12.0, 15.0)])
+def test_the_moves_scale_is_the_runs_largest_number_rounded_up(most, scale):
+    from types import SimpleNamespace
+
+    from rnnviz.lessons.vector import moves_scale
+
+    small = np.full((5, 3), 0.1)
+    trace = SimpleNamespace(x_part=small, h_part=small, pre=np.vstack([small[:4], [[0.1, -most, 0.1]]]))
+    assert moves_scale(SimpleNamespace(b=np.zeros(3)), trace) == scale

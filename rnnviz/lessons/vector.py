@@ -123,11 +123,18 @@ def moves(setup: VectorSetup, trace: RNNTrace, t: int) -> StepMoves:
                      scores, softmax(scores))
 
 
+SCALE_STEPS = (1.0, 1.5, 2.0, 3.0, 5.0, 7.5)  # moves_scale's values, times a power of ten
+
+
 def moves_scale(setup: VectorSetup, trace: RNNTrace) -> float:
-    """The largest |number| that moves 1-3 show at any step of the run (W_x x_t, W_h h_{t-1}, z and b), at least 1:
-    one scale for every step, so that a bar's length compares from step to step."""
+    """The largest |number| that moves 1-3 show at any step of the run (W_x x_t, W_h h_{t-1}, z and b), at least 1,
+    rounded up to 1, 1.5, 2, 3, 5 or 7.5 times a power of ten: one scale for every step, so that a bar's length
+    compares from step to step; rounded, so that a small move of W_h's radius leaves it as it was, and step 1 (which
+    W_h cannot change: h_0 = 0) as it was drawn."""
     parts = [trace.x_part, trace.h_part, trace.pre, setup.b]
-    return max(1.0, float(max(np.max(np.abs(p)) for p in parts)))
+    most = max(1.0, float(max(np.max(np.abs(p)) for p in parts)))
+    power = 10.0 ** np.floor(np.log10(most))
+    return next(float(m * power) for m in (*SCALE_STEPS, 10.0) if m * power >= most)
 
 
 def torch_agreement(setup: VectorSetup, trace: RNNTrace) -> tuple[np.ndarray, float]:
