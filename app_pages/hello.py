@@ -1,4 +1,6 @@
 """Train "hello" yourself: the notes' smallest character language model, trained live in the browser."""
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -55,7 +57,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         word_vocab = lesson.vocabulary(SOFTMAX_WORD)
         labels = word_vocab if len(sc) == len(word_vocab) else [f"#{k + 1}" for k in range(len(sc))]
         p1, pt = softmax(sc), softmax(sc, temp)
-        with chart_slot or st.container():
+        with chart_slot if chart_slot is not None else nullcontext():
             plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1",
                                       f"temperature {temp:g}", fs, title=f"softmax(scores / {temp:g})"),
                  f"{P}.softmax", alt="probabilities " + ", ".join(fmt(v) for v in pt))

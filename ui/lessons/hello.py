@@ -61,7 +61,6 @@ PARAMS = [
 ]
 
 
-
 def intro_text() -> str:
     """The page's opening lines: the example it opens on, its sizes read from the defaults (they read "three hidden
     units" beside a slider set to 5, as if they were the setting's)."""
