@@ -176,55 +176,30 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
     pg.close()
 
 
-ONE_CELL = """() => {
-  const boxes = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom);
-  const bf = document.querySelector('.st-key-gates-bf')?.getBoundingClientRect();
-  return {bf: bf && bf.bottom, areas: boxes('.st-key-gates-heat .nsewdrag'),
-          ticks: boxes('.st-key-gates-heat .xtick text')}; }"""
+# Pages whose control and the whole chart it moves share a projector's first screen: the page, what must end above
+# 768 px (Streamlit keys, dots as hyphens, with a selector inside), and a text the page shows once it is laid out.
+# Gates, one cell: the forget-gate bias moves every row of the heatmap, the cell state's most of all; stacked in one
+# column the rows ran to 1,157 px (LSTM) and 957 px (GRU); the gates' panel and the states' panel side by side hold
+# them. Gradients, clipping: the threshold moves the 'after' panel; under three lines of text and a verdict box the
+# panels ended at 803 px; the chart now comes first. Hello, trained: the Temperature slider and its softmax chart;
+# under the training sentence's four lines and the scores box its letters sat at 838 px.
+WHOLE = [("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
+         ("gates?cell=gru", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
+         ("gradients?view=clip&w=1.5&by=rho&xs=0&clip=10", ["grad-clip", "grad-clip_fig .nsewdrag"], "Clipped"),
+         ("hello?trained=1&temp=5", ["hello-temp", "hello-softmax .xtick text"], "Trained")]
+BOTTOMS = """([sels, text]) => { const found = sels.map(s => [...document.querySelectorAll(`.st-key-${s}`)]
+  .map(e => e.getBoundingClientRect().bottom)); return document.body.innerText.includes(text)
+  && found.every(b => b.length) && found.flat(); }"""
 
 
-@pytest.mark.parametrize("cell", ["lstm", "gru"])
-def test_on_a_projector_every_row_of_one_cell_is_on_the_first_screen(server, browser, cell):
-    """Gates, one cell, 1024 x 768: the forget-gate bias moves every row of the heatmap beside it, the cell state's
-    most of all. Stacked in one column, the rows ran about 350 px past the screen's bottom edge, the cell state and
-    the hidden state with them; the gates' panel and the states' panel side by side hold every row, and the steps'
-    labels under them, on the first screen."""
+@pytest.mark.parametrize("path,parts,text", WHOLE, ids=[w[0].split("&")[0] for w in WHOLE])
+def test_on_a_projector_a_control_and_the_whole_chart_it_moves_share_the_first_screen(server, browser, path, parts,
+                                                                                     text):
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gates?cell={cell}&classroom=1")
+    pg.goto(f"{server.url}/{path}&classroom=1")
     wait_idle(pg)
-    found = pg.wait_for_function(f"() => {{ const f = ({ONE_CELL})(); return f.areas.length && f.ticks.length && f; }}",
-                                 timeout=60_000).json_value()
-    assert max(found["areas"] + found["ticks"]) <= 768 and found["bf"] <= 768, found  # and the slider beside them
-    pg.close()
-
-
-def test_on_a_projector_the_clipped_gradient_is_whole_under_its_threshold(server, browser):
-    """Gradients, clipping view, 1024 x 768, exploding: the threshold slider moves the 'after' panel; the two panels
-    sat under three lines of text and a verdict box, their lower half below the screen. The chart now comes first."""
-    pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gradients?view=clip&w=1.5&by=rho&xs=0&clip=10&classroom=1")
-    wait_idle(pg)
-    found = pg.wait_for_function(
-        "() => { const b = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom); "
-        "const a = b('.st-key-grad-clip_fig .nsewdrag'), s = b('.st-key-grad-clip'); "
-        "return a.length === 2 && s.length && [...a, ...s]; }", timeout=60_000).json_value()
-    assert max(found) <= 768, found
-    pg.close()
-
-
-def test_on_a_projector_the_trained_hello_shows_temperatures_chart_whole(server, browser):
-    """Hello page, trained, 1024 x 768: the Temperature slider and the softmax chart it moves. Under the training
-    sentence's four lines and the scores box the chart's letters sat below the screen (at 850 px); the sentence
-    leaves what a nat is to the Loss metric's help there, and the scores box follows the chart."""
-    pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/hello?trained=1&temp=5&classroom=1")
-    wait_idle(pg)
-    found = pg.wait_for_function(
-        "() => { const b = s => [...document.querySelectorAll(s)].map(e => e.getBoundingClientRect().bottom); "
-        "const a = b('.st-key-hello-softmax .xtick text'), s = b('.st-key-hello-temp'); "
-        "return a.length === 4 && s.length && document.body.innerText.includes('Trained') && [...a, ...s]; }",
-        timeout=60_000).json_value()
-    assert max(found) <= 768, found
+    bottoms = pg.wait_for_function(BOTTOMS, arg=[parts, text], timeout=60_000).json_value()
+    assert max(bottoms) <= 768, bottoms
     pg.close()
 
 
