@@ -236,7 +236,11 @@ def prob_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None =
     data.append(dict(type="bar", x=labels, y=probs, name=name, marker=dict(color=COLORS["output"]),
                      text=[f"{v:.3f}" for v in probs] if len(labels) <= 12 else None, textposition="outside"))
     top = float(np.max(np.r_[probs, compare if compare is not None else 0]))
+    # two bars a letter: little gap between letters, so each bar is as wide as its number ('0.038' and '0.000' of
+    # a letter's two bars ran together at the default gap on a projector)
+    gap = dict(bargap=0.06) if compare is not None else {}
     return _fig(data, _layout(title, 320, font_scale, barmode="group", margin=dict(l=y_margin(font_scale, 3), b=70),
+                              **gap,
                               yaxis=dict(range=[0, min(1.15, top * 1.25 + 0.02)], title=dict(text="probability")),
                               xaxis=dict(type="category"),
                               legend=dict(orientation="h", x=0, xanchor="left", y=-0.15, yanchor="top")))
