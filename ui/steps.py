@@ -126,12 +126,11 @@ def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
             fig = wrap(steps.build(int(t)))
         animated.append(bool(fig.to_dict().get("frames")))
         return fig
-    f = figure_frames(build, list(range(1, steps.T + 1)), whole=True)
+    f = figure_frames(build, list(range(1, steps.T + 1)), whole=True, hold=False)
     if f is None or any(animated):  # a chart with a Play button keeps its own frames: drawn as before
         return None
     start = f.pop("start")
     start["layout"].pop("template", None)  # chart.js draws every chart in the app's own look
-    f.pop("hold", None)
     f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in range(1, steps.T + 1)])
     out = b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
     return out if len(out) <= MAX_BYTES else None

@@ -164,8 +164,6 @@ def chart_config(key: str) -> dict:
         "format": image, "scale": 2 if image == "png" else 1, "filename": key.replace(".", "_")}}
 
 
-
-
 def plot(fig, key: str, alt: str) -> None:
     """A Plotly chart with a text alternative for screen readers; its camera button saves PNG or SVG
     (the sidebar's choice)."""

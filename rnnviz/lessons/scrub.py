@@ -75,12 +75,14 @@ def plain(v):
     return v
 
 
-def figure_frames(build: Callable[[float], object], values: list[float], whole: bool = False) -> dict | None:
+def figure_frames(build: Callable[[float], object], values: list[float], whole: bool = False,
+                  hold: bool = True) -> dict | None:
     """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
     [{attr, frames}], hold}: each trace attribute and top-level layout entry that differs between values, with its
     value in every frame; hold: see held_axes. `whole`: the frames are not the chart as drawn but a form of it of their
     own (a chart whose words change with every value, say, shown without them while dragged), so they carry the
     first frame's figure whole as well, {data, layout} under "start": the browser draws it once as a drag begins.
+    `hold=False`: frames that are never dragged through (a stepped chart's, ui/steps.py) leave hold out.
     None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
     specs = [build(v).to_dict() for v in values]
     if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
@@ -97,8 +99,9 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
         seen = [s["layout"].get(attr) for s in specs]
         if not all(_same(seen[0], u) for u in seen[1:]):
             layout.append({"attr": attr, "frames": plain(seen)})
-    out = {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout,
-           "hold": held_axes(specs, data, layout)}
+    out = {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
+    if hold:
+        out["hold"] = held_axes(specs, data, layout)
     if whole:
         out["start"] = plain({"data": specs[0]["data"], "layout": specs[0]["layout"]})
     return out
