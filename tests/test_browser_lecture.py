@@ -182,8 +182,12 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
 # column the rows ran to 1,157 px (LSTM) and 957 px (GRU); the gates' panel and the states' panel side by side hold
 # them. Gradients, clipping: the threshold moves the 'after' panel; under three lines of text and a verdict box the
 # panels ended at 803 px; the chart now comes first. Hello, trained: the Temperature slider and its softmax chart;
-# under the training sentence's four lines and the scores box its letters sat at 838 px.
-WHOLE = [("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
+# under the training sentence's four lines and the scores box its letters sat at 838 px. Gates, three cells side by
+# side: the forget bias and the radius move the survival chart; under the sentences about the cells' sizes its step
+# axis sat at 923 px; the chart now comes first.
+WHOLE = [("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
+          "Untrained"),
+         ("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gates?cell=gru", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gradients?view=clip&w=1.5&by=rho&xs=0&clip=10", ["grad-clip", "grad-clip_fig .nsewdrag"], "Clipped"),
          ("hello?trained=1&temp=5", ["hello-temp", "hello-softmax .xtick text"], "Trained")]

@@ -10,6 +10,7 @@ from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
 from ui.lessons import gates as gate_words, gradients as gradient_words
+from ui.urlstate import classroom
 from ui.widgets import note, plot, split, torch_check
 
 
@@ -40,10 +41,15 @@ def three_cells(c: dict, fs: float):
     check against torch; the lockstep model, for the step heatmaps under it."""
     words, P = gate_words, gate_words.P
     model, trained = words.three_cells(c)
-    st.markdown(words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]))
-    st.markdown(words.lockstep_text(model))
+    about = (words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]), words.lockstep_text(model))
     mem = memory(model, trained)
+    room = classroom()  # on a projector the chart the presets and sliders move comes first, beside them; the
+    # sentences about the cells and their sizes after it (above it they pushed its lower half off the first screen)
+    for text in () if room else about:
+        st.markdown(text)
     plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
+    for text in about if room else ():
+        st.markdown(text)
     st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
     if st.toggle("Check with PyTorch", key=f"{P}.torch",
                  help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
