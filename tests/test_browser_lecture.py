@@ -184,8 +184,11 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
 # panels ended at 803 px; the chart now comes first. Hello, trained: the Temperature slider and its softmax chart;
 # under the training sentence's four lines and the scores box its letters sat at 838 px. Gates, three cells side by
 # side: the forget bias and the radius move the survival chart; under the sentences about the cells' sizes its step
-# axis sat at 923 px; the chart now comes first.
-WHOLE = [("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
+# axis sat at 923 px; the chart now comes first. One unit: the sliders move the tanh chart; its z axis title ended at
+# 779 px (the plot area now grows less with the type).
+WHOLE = [("scalar?t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
+         ("scalar?wh=2&t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
+         ("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
           "Untrained"),
          ("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gates?cell=gru", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
