@@ -174,8 +174,9 @@ def closed_share_figure(closed: list[dict[str, np.ndarray]], bins: int = 160, fo
         for g, share in layer.items():
             T = len(share)
             edges = np.unique(np.r_[0, np.geomspace(1, T, bins).round().astype(int)])
-            ys = [float(share[a:b].mean()) for a, b in zip(edges[:-1], edges[1:])]
-            xs = [(a + b - 1) / 2 + 1 for a, b in zip(edges[:-1], edges[1:])]  # 1-based: the first character is 1
+            a, b = edges[:-1], edges[1:]  # the stretches [a, b): their means at once (a loop of ~160 means per line
+            ys = (np.add.reduceat(np.asarray(share, float), a) / (b - a)).tolist()  # took ~1 ms per line)
+            xs = ((a + b - 1) / 2 + 1).tolist()  # 1-based: the first character is 1
             colour, symbol = GATE_STYLE[g]
             data.append(_in(dict(type="scatter", x=xs, y=ys, mode="lines", name=GATE_NAMES[g], legendgroup=g,
                                  showlegend=k == 0, line=dict(color=colour, width=2, dash="dot" if g == "i" else None),
