@@ -146,3 +146,20 @@ def test_flood_says_saturation_kills_the_gradient():
     note = words.saturation_note(lesson.backprop(tr, p.w_h, 3), p.w_h)
     assert "Saturation kills the gradient" in note and "∂h₃/∂h₁ = 0.06930" in note and "0.1000 at h₃ = 0.949" in note
     assert words.saturation_note(lesson.backprop(fade(), 0.5, 3), 0.5) is None  # w_h < 1: nothing to explain
+
+
+def test_a_negative_recurrent_weight_is_not_called_above_1_and_its_swing_is_named():
+    """A newcomer's walk: at w_h = -10 the note read "w_h = -10 is above 1 and floods the state", and the fixed-point
+    list showed one unstable point with nothing about where the silent state goes: it swings in a two-step cycle."""
+    p = SCALAR_PRESETS["fade"]
+    tr = lesson.run_scalar(p.x, p.w_x, -10.0, p.b, p.h0)
+    note = words.saturation_note(lesson.backprop(tr, -10.0, 3), -10.0)
+    assert "wₕ = -10 is above 1 in size" in note and "floods" not in note and "the other way" in note
+    for w_h, b in ((-10.0, 0.0), (-1.5, 0.0), (-3.0, 2.0)):
+        fps = lesson.fixed_points(w_h, b)
+        assert "two-step cycle" in words.fixed_point_text(fps, w_h)
+        run = lesson.iterate_silence(0.3, w_h, b, 400)[-4:]  # the claim: a swing between two values, either side
+        h_star = fps[0][0]
+        assert abs(run[0] - run[2]) < 1e-9 and abs(run[0] - run[1]) > 1e-3 and (run[0] - h_star) * (run[1] - h_star) < 0
+    for w_h in (-0.5, 0.5, 2.0):  # a stable state: it settles
+        assert "two-step cycle" not in words.fixed_point_text(lesson.fixed_points(w_h), w_h)

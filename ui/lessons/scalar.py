@@ -205,6 +205,12 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     if sum(stable for _, stable in fps) >= 2:
         text += ("\n\nTwo stable states: the unit can hold a bit of memory forever, and the sign of h₁ decides "
                  "which one it keeps.")
+    elif w_h < 0 and not any(stable for _, stable in fps):
+        # tanh(wₕh + b) falls as h rises when wₕ < 0; where such a map's one fixed point repels, every silent run
+        # ends in a two-step cycle (a falling map of an interval has no other way to go)
+        text += ("\n\nNo stable state: with wₕ negative each silent step sends the state to the other side of h*, so "
+                 "it swings between two values (a two-step cycle) instead of settling; the cobweb spirals out to that "
+                 "swing.")
     return text
 
 
@@ -267,7 +273,9 @@ def saturation_note(bp: Backprop, w_h: float) -> str | None:
         return None
     j = min(range(len(bp.h)), key=lambda i: 1 - bp.h[i] ** 2)
     h = bp.h[j]
-    return (f"**Saturation kills the gradient.** wₕ = {w_h:g} is above 1 and floods the state, yet "
+    grows = "is above 1 and floods the state" if w_h > 0 else \
+        "is above 1 in size and pushes the state toward ±1, each step the other way from the last"
+    return (f"**Saturation kills the gradient.** wₕ = {w_h:g} {grows}, yet "
             f"∂h{sub(bp.k)}/∂h₁ = {power_text(bp.value)} is below 1: near ±1 tanh is flat, so its slope "
             f"1 − hⱼ² is small (only {fmt(1 - h ** 2, 4)} at h{sub(j + 2)} = {near_one(h)}) and "
             + ("each factor wₕ(1 − hⱼ²) falls below 1" if all(abs(f) < 1 for f in bp.factors) else
