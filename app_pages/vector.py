@@ -90,14 +90,14 @@ def lesson_body() -> None:
         rho, sv = lesson.spectrum(setup.W_h)
         g1, g2 = st.columns(2)
         with g1:
-            plot(figures.singular_value_bars(sv[:32], rho, fs), f"{P}.sv",
+            plot(figures.singular_value_bars(sv[:32], rho, fs, of=len(sv)), f"{P}.sv",
                  alt=f"singular values of W_h, largest {fmt(sv[0])}")
         with g2:
             if H * H <= 256:
                 plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",
                      alt="W_h values")
             else:
-                st.caption(f"Wₕ is {H}×{H}; its heatmap is shown up to 16×16.")
+                st.caption(words.no_heatmap(H))
         st.caption(words.SPECTRUM_NOTE)
         if st.toggle("Check against torch.nn.RNN", key=f"{P}.torch",
                      help="Run the same weights through PyTorch's own RNN and compare every state.") and (

@@ -249,3 +249,17 @@ def test_the_moves_hold_one_scale_through_the_steps(open_page):
         assert max(bars) <= biggest
     (held,) = ranges
     assert 1.4 < biggest <= 1.5 and held[0] == pytest.approx((-1.8 * 1.5, 1.8 * 1.5))
+
+
+@pytest.mark.parametrize("H", [17, 64])
+def test_a_large_memory_matrix_says_why_its_heatmap_is_missing_and_how_many_singular_values_are_drawn(open_page, H):
+    """A newcomer's walk: past H = 16 the heatmap was gone while the caption said it 'is shown up to 16×16', and at
+    H = 64 the chart drew 32 of the 64 singular values without a word."""
+    at = open_page(P, H=str(H))
+    shown = {c.key: c.figure for c in charts(at)}
+    assert "vector.Wh" not in shown and f"No heatmap of Wₕ at this size: {H}×{H}" in all_text(at)
+    sv = shown["vector.sv"]
+    drawn = len(sv["data"][0]["y"]) if isinstance(sv["data"][0]["y"], list) else None
+    assert drawn == min(H, 32)
+    axis = sv["layout"].get("xaxis", {}).get("title", {}).get("text")
+    assert axis == ("the 32 largest of 64" if H > 32 else None)

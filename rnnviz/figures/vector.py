@@ -114,9 +114,10 @@ def matrix_heatmap(W: np.ndarray, title: str, row_labels=None, col_labels=None, 
     return _fig(data, text_sizes(lay, font_scale))
 
 
-def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) -> go.Figure:
+def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0, of: int | None = None) -> go.Figure:
     """Singular values of W_h with the line at 1 that separates shrinking from growing directions; the line's label
-    sits above it at the right, clear of the bars' values."""
+    sits above it at the right, clear of the bars' values. `of`: how many W_h has, where `sv` holds only the largest
+    (the x axis says so)."""
     names = [f"σ{str(k + 1).translate(_SUBSCRIPTS)}" for k in range(len(sv))]
     data = [dict(type="bar", x=names, y=sv, marker=dict(color=COLORS["weight"]),
                  text=[f"{s:.3f}" for s in sv] if len(sv) <= 16 else None, textposition="auto", cliponaxis=False,
@@ -129,8 +130,10 @@ def singular_value_bars(sv: np.ndarray, radius: float, font_scale: float = 1.0) 
                 showarrow=False, xanchor="right", yanchor="top", align="right", bgcolor="rgba(255,255,255,0.85)",
                 font=dict(size=12 * font_scale))]
     top = max(1.0, float(sv[0])) * 1.45 if len(sv) else 1.45  # room for the label above the bars
+    part = dict(title=dict(text=f"the {len(sv)} largest of {of}")) if of and of > len(sv) else {}
     return _fig(data, text_sizes(_layout(f"W<sub>h</sub>: radius {fmt(radius)}, σ<sub>max</sub> {fmt(sv[0])}", 300,
                                          font_scale, shapes=shapes, annotations=ann,
                                          margin=dict(l=y_margin(font_scale, 3)),
-                                         yaxis=dict(title=dict(text="singular value σ"), range=[0, top])),
+                                         yaxis=dict(title=dict(text="singular value σ"), range=[0, top]),
+                                         xaxis=part),
                                  font_scale))

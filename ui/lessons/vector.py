@@ -186,6 +186,12 @@ def untrained_note(seed: int, edited: bool) -> str:
             "the *Train \"hello\"* page trains a cell like this one.")
 
 
+def no_heatmap(H: int) -> str:
+    """Where Wₕ's heatmap would be, past 16×16 (its cells too small to read): why there is none."""
+    return (f"No heatmap of Wₕ at this size: {H}×{H} = {H * H:,} weights are too many cells to read, so it is drawn "
+            "for H up to 16. Its singular values (the bars) sum up how far it can stretch a state.")
+
+
 SPECTRUM_NOTE = (
     "Spectral radius: the largest |eigenvalue| of Wₕ, which decides what many multiplications by Wₕ do in the long "
     "run. σ₁ ≥ σ₂ ≥ …: the singular values, how far Wₕ can stretch a vector in one step. The largest, σₘₐₓ = σ₁, "
