@@ -50,7 +50,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         raw_scores = st.text_input("Scores to turn into probabilities", key=f"{P}.scores", max_chars=400,
                                    help="The notes' example: scores 1.0, 2.2, −3.0, 4.1 over h, e, l, o.")
         try:
-            sc = np.array(parse_sequence(raw_scores, max_len=64, max_abs=1e4))
+            sc = np.array(parse_sequence(raw_scores, max_len=64, max_abs=1e4, name="list of scores"))
         except InputError as e:
             error(f"{e} Using the notes' scores.")
             sc = np.array(SOFTMAX_SCORES)

@@ -15,13 +15,15 @@ class InputError(ValueError):
     """Text that does not describe a sequence of numbers."""
 
 
-def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS_INPUT) -> list[float]:
-    """'1, 0, 0' or '1 0 0' -> [1.0, 0.0, 0.0]; anything else raises InputError saying what is wrong."""
+def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS_INPUT, name: str = "input sequence",
+                   ) -> list[float]:
+    """'1, 0, 0' or '1 0 0' -> [1.0, 0.0, 0.0]; anything else raises InputError saying what is wrong, calling the
+    text by `name` (the scores of a softmax are not an input sequence)."""
     if text is None or not text.strip():
-        raise InputError("The input sequence is empty: type numbers separated by commas, e.g. 1, 0, 0.")
+        raise InputError(f"The {name} is empty: type numbers separated by commas, e.g. 1, 0, 0.")
     parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p]
     if len(parts) > max_len:
-        raise InputError(f"The sequence has {len(parts)} numbers; the limit is {max_len}.")
+        raise InputError(f"The {name} has {len(parts)} numbers; the limit is {max_len}.")
     out = []
     for k, p in enumerate(parts, 1):
         try:
@@ -30,9 +32,9 @@ def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS
             shown = p if len(p) <= 20 else p[:20] + "…"
             raise InputError(f"Item {k}, {shown!r}, is not a number.") from None
         if not math.isfinite(v):
-            raise InputError(f"Item {k} is {p}: inputs must be finite numbers.")
+            raise InputError(f"Item {k} is {p}: each number must be finite.")
         if abs(v) > max_abs:
-            raise InputError(f"Item {k} is {v:g}; inputs are limited to ±{max_abs:g}.")
+            raise InputError(f"Item {k} is {v:g}; each number is limited to ±{max_abs:g}.")
         out.append(v)
     return out
 

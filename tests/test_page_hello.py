@@ -69,6 +69,9 @@ def test_own_text_and_bad_text(open_page):
     assert any("control characters" in e.value for e in at.error)
     at.text_input(key=f"{P}.scores").input("1, two").run()
     assert any("not a number" in e.value for e in at.error)
+    at.text_input(key=f"{P}.scores").input("").run()  # the scores box is named as such, not as an input sequence
+    assert any(e.value.startswith("The list of scores is empty") for e in at.error), [e.value for e in at.error]
+    assert not any("input sequence" in e.value for e in at.error)
 
 
 def test_sample_is_shown_as_text_not_markup(open_page):

@@ -210,7 +210,7 @@ def q_linear(s: dict, lm=None) -> Made:
 
 
 def q_softmax(s: dict, lm=None) -> Made:
-    scores = parse_sequence(s["scores"], max_len=64)
+    scores = parse_sequence(s["scores"], max_len=64, name="list of scores")
     a = Q.softmax_first(scores)
     return Made(f"Scores {', '.join(f'{v:g}' for v in scores)} go through a softmax. What probability does the "
                 f"first one get? (between 0 and 1)", (), a, f"p = {fmt(a.truth)}")
@@ -303,7 +303,7 @@ def chart_memory(s: dict, q: Question, rounds: Rounds, fs: float):
 
 
 def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):
-    sc = parse_sequence(s["scores"], max_len=64)
+    sc = parse_sequence(s["scores"], max_len=64, name="list of scores")
     vocab = vocabulary(SOFTMAX_WORD)
     labels = vocab if len(sc) == len(vocab) else [f"#{k + 1}" for k in range(len(sc))]
     fig = hello_figures.softmax_bars(labels, softmax(np.asarray(sc, float)), font_scale=fs, title="softmax(scores)")
