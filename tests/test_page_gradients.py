@@ -150,3 +150,30 @@ def test_the_clipping_sentence_points_to_where_the_metrics_are(open_page):
     laptop = next(m.value for m in open_page(P, view="clip").markdown if "before clipping" in m.value)
     room = next(m.value for m in open_page(P, view="clip", classroom="1").markdown if "before clipping" in m.value)
     assert "The metric *vanilla h* above (" in laptop and "The metric *vanilla h* below (" in room
+
+
+def _in_order(node) -> list[tuple[str, str]]:
+    """(element type, what it says) for every element under `node`, in page order."""
+    out = []
+    for child in getattr(node, "children", {}).values():
+        kind = type(child).__name__
+        if kind == "Metric":
+            out.append((kind, child.label))
+        elif hasattr(child, "value") and isinstance(getattr(child, "value", None), str):
+            out.append((kind, child.value))
+        elif kind in ("BidiComponent", "UnknownElement") or not getattr(child, "children", None):
+            out.append((kind, ""))
+        out += _in_order(child)
+    return out
+
+
+@pytest.mark.parametrize("room", [False, True])
+def test_the_note_on_what_the_numbers_measure_points_up_to_them(open_page, room):
+    """A newcomer's walk: the note under the chart said 'the curves and the numbers below', which sit above it (on a
+    laptop the numbers are over the chart, on a projector under it: above the note either way)."""
+    at = open_page(P, **({"classroom": "1"} if room else {}))
+    order = _in_order(at.main)
+    note = next(k for k, (_, text) in enumerate(order) if text.startswith("What the numbers measure"))
+    assert "The curves and the numbers above" in order[note][1]
+    metrics = [k for k, (kind, _) in enumerate(order) if kind == "Metric"][:5]  # the chart's five (others follow)
+    assert len(metrics) == 5 and max(metrics) < note

@@ -189,7 +189,7 @@ INTRO = ("The gradient that reaches a state k steps back is a product of k step 
 
 LOSS_NOTE = ("What the numbers measure: $L$ is a loss read at the last step $T$, $L = u \\cdot h_T$ with "
              "$u = (1, \\dots, 1)/\\sqrt{H}$, so $\\partial L/\\partial h_T = u$ has length 1 and "
-             "$\\partial L/\\partial h_t = u^\\top\\, \\partial h_T/\\partial h_t$. The curves and the numbers below "
+             "$\\partial L/\\partial h_t = u^\\top\\, \\partial h_T/\\partial h_t$. The curves and the numbers above "
              "are spectral norms $\\lVert \\partial h_T/\\partial h_t \\rVert_2$ (for the LSTM's cell, "
              "$\\lVert \\partial c_T/\\partial c_t \\rVert_2$): the most any loss whose gradient at $h_T$ has length "
              "1 can receive at step $t$.")
