@@ -45,6 +45,14 @@ def test_clip_figure_draws_before_and_after_on_one_scale():
     small = gradients.clip_figure({"direction": d, "log10_before": -15, "log10_after": -15, "before": "1.00 × 10⁻¹⁵",
                                    "after": "1.00 × 10⁻¹⁵"})
     np.testing.assert_allclose(small.data[0].y, d) and np.testing.assert_allclose(small.data[1].y, d)
+    # a newcomer's walk: after Explode the clipped panel looked empty (its bars 10^34 times shorter, under a pixel);
+    # where they are under a hundredth of the other's it says so, with the computed ratio
+    shorter = [a.text for a in fig.layout.annotations if "shorter" in a.text]
+    assert shorter == ["3.16 × 10⁸ times shorter:<br>too short to see on this scale,<br>in the same direction"]
+    assert not [a for a in small.layout.annotations if "shorter" in a.text]
+    near = gradients.clip_figure({"direction": d, "log10_before": 1.9, "log10_after": 0.0, "before": "79.4",
+                                  "after": "1.00"})
+    assert not [a for a in near.layout.annotations if "shorter" in a.text]  # 79 times: still a visible bar
 
 
 def test_reference_curves_are_the_notes_formulas():

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin
-from rnnviz.text import fmt
+from rnnviz.text import fmt, format_norm
 
 DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
 CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
@@ -154,6 +154,9 @@ def _scaled(values: np.ndarray, log10_norm: float) -> tuple[np.ndarray, str]:
     return values * 10 ** (log10_norm - e), f" (× 10<sup>{e}</sup>)"
 
 
+TOO_SHORT = 2.0  # log10 of how many times shorter the clipped gradient may be before its bars are too short to see
+
+
 def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
     """The gradient's components (first 32 units) before and after clipping (`lessons.gradients.clip_demo`), both
     panels on one scale (the longer vector's power of ten), so a clipped gradient is visibly shorter."""
@@ -177,7 +180,16 @@ def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
     lay["yaxis"].update(title=dict(text="component" + unit), exponentformat="power")
     lay["yaxis2"].update(title=dict(text="component" + unit), exponentformat="power", matches="y")  # one scale
     lay["xaxis"]["tickangle"] = lay["xaxis2"]["tickangle"] = -90
-    return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=dict(t=50), **lay), font_scale)
+    notes = lay.pop("annotations", [])  # the panels' titles
+    if np.isfinite(log10_before) and np.isfinite(log10_after) and log10_before - log10_after > TOO_SHORT:
+        # under a hundredth of the panel's height the clipped bars are a pixel or two: an empty panel would read as
+        # broken, so it says what is there
+        notes.append(dict(x=0.5, y=0.5, xref="x2 domain", yref="y2 domain", showarrow=False, align="center",
+                          text=f"{format_norm(log10_before - log10_after)} times shorter:<br>too short to see on "
+                               "this scale,<br>in the same direction", font=dict(size=13 * font_scale, color="#444"),
+                          bgcolor="rgba(255,255,255,0.85)"))
+    return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=dict(t=50), annotations=notes,
+                                   **lay), font_scale)
 
 
 def training_figure(runs: dict[str, dict], threshold: float, font_scale: float = 1.0) -> go.Figure:
