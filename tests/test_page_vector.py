@@ -263,3 +263,15 @@ def test_a_large_memory_matrix_says_why_its_heatmap_is_missing_and_how_many_sing
     assert drawn == min(H, 32)
     axis = sv["layout"].get("xaxis", {}).get("title", {}).get("text")
     assert axis == ("the 32 largest of 64" if H > 32 else None)
+
+
+def test_edit_mode_says_a_new_seed_replaces_the_typed_weights_and_it_does(open_page):
+    """A newcomer's walk: in Edit by hand a new seed or radius silently replaced the typed Wₕ. It still starts the boxes
+    again (they begin from the generated weights), and the page now says so beside them."""
+    at = open_page(P, w="edit")
+    assert "a new seed, spectral radius or size starts them again, replacing your edits" in all_text(at)
+    box = boxes(at)["W_h"]
+    box.input("1 0 0\n0 1 0\n0 0 1").run()
+    assert boxes(at)["W_h"].value.splitlines()[0].split() == ["1.000", "0.000", "0.000"]
+    at.number_input(key=f"{P}.seed").set_value(1).run()
+    assert boxes(at)["W_h"].value.splitlines()[0].split() != ["1.000", "0.000", "0.000"]  # as the caption says

@@ -78,7 +78,8 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
     st.html(f"<style>[class*='st-key-{P}-edit-'] textarea {{font-family: 'Source Code Pro', monospace; "
             f"white-space: pre; overflow-x: auto; font-size: {0.875 * font_scale():.2f}rem}}</style>")  # static CSS
     st.caption(f"Numbers within −10 … 10, kept to {EDIT_DECIMALS} decimals: the boxes show exactly the "
-               "numbers used. Hand-edited weights are not carried by the page link.")
+               "numbers used. Hand-edited weights are not carried by the page link. The boxes start from the "
+               "generated weights: a new seed, spectral radius or size starts them again, replacing your edits.")
     ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else [repr(c) for c in vocab]
     w["W_x"] = edited("W_x", "Wₓ", w["W_x"], units, ins, "input weights (row: unit, column: input)")
     w["W_h"] = edited("W_h", "Wₕ", w["W_h"], units, units, "memory weights (row: unit, column: previous unit)")
