@@ -9,6 +9,7 @@ import streamlit as st
 
 from rnnviz.figures.base import use_house_template
 from ui.keys import step_keys
+from ui.lessons.sample import warm_up
 from ui.limits import pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
@@ -55,3 +56,4 @@ if nav.url_path:  # a lesson page (the welcome page has no settings to link to);
             ask_link(nav.url_path)
         step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)
+warm_up()  # once per server: the sampling page's heaviest first look, computed while nobody waits for it

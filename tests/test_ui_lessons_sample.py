@@ -283,3 +283,28 @@ def test_speaker_name_units_said_to_be_the_uppercase_units():
     note = W.shared_units_note([hit("speaker name", 7), hit("speaker name", 9), hit("uppercase", 9), hit("vowel", 7)])
     assert "layer 2 h unit 10" in note and "unit 8" not in note and "capitals" in note
     assert W.shared_units_note([hit("speaker name", 7), hit("uppercase", 8)]) is None
+
+
+def test_a_new_server_analyses_the_excerpt_before_anyone_opens_the_sampling_page(monkeypatch):
+    """A newcomer's walk: the first visit to /sample on a fresh server took 6-11 s (the excerpt's units and gates,
+    3.3 s of work here). The app's first run, on any page, now starts that work in a thread of its own, once."""
+    import time
+
+    from rnnviz import charlm
+    from ui.loaders import shipped_model
+
+    monkeypatch.setattr(W, "PASSAGES", SharedCache(0))
+    monkeypatch.setattr(W, "_WARM", {"started": False})
+    monkeypatch.setattr(W, "WARM_DELAY", 0.0)
+    lm = shipped_model(str(charlm.SHIPPED_MODEL))
+    key = ("shipped", lesson.excerpt(lm))
+    assert key not in W.PASSAGES
+    assert W.warm_up() and not W.warm_up()  # started once
+    for _ in range(600):  # readiness polling: the work takes seconds on a loaded machine
+        if key in W.PASSAGES:
+            break
+        time.sleep(0.1)
+    assert key in W.PASSAGES
+    calls = []
+    a = W.analysis_for("shipped", lm, None, "excerpt", {}, lambda f: calls.append(f))
+    assert not calls and a.chars == len(key[1])  # the page's look inside finds it done: no progress to show

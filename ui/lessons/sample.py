@@ -5,18 +5,22 @@ session (an upload's), with the next seed's sample drawn ahead."""
 from __future__ import annotations
 
 import html
+import logging
 import math
+import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Callable, MutableMapping
 
 import numpy as np
 
-from rnnviz.charlm import CharLM, Clamp
+from rnnviz.charlm import SHIPPED_MODEL, CharLM, Clamp
 from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.figures.sample import SEQUENTIAL, SIGNED
 from rnnviz.lessons import clamp as clamping, sample as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import fmt
+from ui.loaders import shipped_model
 from ui.urlstate import Param, choice, dump_flag, flag, integer, number, text
 from ui.widgets import md
 
@@ -398,6 +402,33 @@ def own_analysis(model_id: str, lm: CharLM, smp: lesson.Sample) -> PassageAnalys
             arr.setflags(write=False)  # shared by every visitor: none may change another's
         return a
     return OWN.get((model_id, smp.text), analysed)
+
+
+_WARM = {"started": False}
+_WARM_LOCK = threading.Lock()
+WARM_DELAY = 1.0  # s: the first page is drawn before the work starts (a Python thread shares the interpreter)
+
+
+def warm_up() -> bool:
+    """Once per server, after its first run (whatever page): the shipped model's excerpt analysed in a thread of its
+    own, as the sampling page's first look inside needs it (3.3 s here, 6-11 s on a loaded machine: a new server's
+    first visitor to that page waited for it with nothing cached). A visitor asking sooner computes it, and the
+    thread then finds it done (SharedCache: one computation per key). Whether this call started the thread."""
+    with _WARM_LOCK:
+        if _WARM["started"]:
+            return False
+        _WARM["started"] = True
+
+    def work():
+        try:
+            time.sleep(WARM_DELAY)
+            lm = shipped_model(str(SHIPPED_MODEL))
+            passage = lesson.excerpt(lm)
+            PASSAGES.get(("shipped", passage), lambda: lesson.analyse_passage(lm, passage), pinned=True)
+        except Exception:  # nobody waits for it: the page computes it when asked, and shows any error then
+            logging.getLogger(__name__).exception("warming up the sampling page failed")
+    threading.Thread(target=work, name="rnnviz-warm-up", daemon=True).start()
+    return True
 
 
 def analysis_for(model_id: str, lm: CharLM, smp: lesson.Sample, over: str, session: Session,
