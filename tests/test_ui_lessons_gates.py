@@ -111,3 +111,16 @@ def test_the_forget_bias_caption_never_rounds_the_gate_to_0_or_1():
 
     assert "σ(-10) = **4.54 × 10⁻⁵**" in forget_caption(-10) and "σ(10) = **0.9999546**" in forget_caption(10)
     assert "σ(1) = **0.731**" in forget_caption(1)
+
+
+def test_untrained_cells_where_the_lstm_keeps_least_say_nothing_is_learned():
+    """A newcomer's walk: the page's default (untrained, seed 0, b_f = 1) concluded 'Kept longest: the vanilla RNN;
+    the least: the LSTM' with no word, on a page about the LSTM's memory. It now says the weights decide it."""
+    from rnnviz.lessons import memory
+
+    ls = lesson.lockstep(X, 3, seed=0, radius=0.9, forget_bias=1.0)  # the view's defaults on "hello"
+    mem = memory.memory(ls)
+    text = words.memory_text(mem, ls)
+    assert "the least: the LSTM" in text and "Nothing here is learned" in text
+    trained = memory.Memory(mem.norms, True)
+    assert "Nothing here is learned" not in words.memory_text(trained, ls)
