@@ -102,8 +102,8 @@ def clip_section(report, T: int, metric_log10: float) -> None:
 
 @fragment
 def training() -> None:
-    c1, c2 = split(1, 2.6)
-    with c1:
+    c1, c2 = page_columns([1, 2.4] if classroom() else [1, 2.6])  # beside the chart on a projector too: stacked, the
+    with c1, controls_box():  # sliders sat above its 600 px and no screen held a slider and the loss curve
         s = words.training_settings()
     with c2:
         bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), words.cached(s)

@@ -210,6 +210,32 @@ def test_on_a_projector_a_control_and_the_whole_chart_it_moves_share_the_first_s
     pg.close()
 
 
+# Controls further down a page and the whole chart they move, on one screen once the lecturer scrolls to them: the
+# page, the element scrolled to the top (its row of columns), what must then lie within the screen. Gradients, trained
+# live: stacked on a projector, the three sliders sat above the 600 px loss chart (a lecturer's walk: no scroll showed
+# a slider with the loss curve, 935-1027 px apart); the controls are now beside it.
+SCROLLED = [("gradients", "grad-train", ["grad-rho", "grad-lr", "grad-tclip", "grad-train .nsewdrag",
+                                         "grad-train .xtick text"])]
+ROW_TOP = """(s) => { const el = document.querySelector(`.st-key-${s}`);
+  (el.closest('[data-testid=stHorizontalBlock]') || el).scrollIntoView({block: 'start'}); }"""
+SPANS = """(sels) => sels.map(s => [...document.querySelectorAll(`.st-key-${s}`)].map(e => {
+  const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })).flat()"""
+
+
+@pytest.mark.parametrize("path,anchor,parts", SCROLLED, ids=[s[0] for s in SCROLLED])
+def test_on_a_projector_a_control_lower_down_and_its_whole_chart_share_a_screen(server, browser, path, anchor, parts):
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/{path}?classroom=1")
+    wait_idle(pg)
+    pg.wait_for_function("(s) => document.querySelector(`.st-key-${s} .rnnviz-chart svg.main-svg`)", arg=anchor,
+                         timeout=60_000)
+    pg.evaluate(ROW_TOP, anchor)
+    spans = pg.wait_for_function(f"(sels) => {{ const s = ({SPANS})(sels); return s.length >= sels.length && s; }}",
+                                 arg=parts, timeout=10_000).json_value()
+    assert all(0 <= top and bottom <= 768 for top, bottom in spans), spans
+    pg.close()
+
+
 def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
     """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
     move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""
