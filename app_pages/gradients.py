@@ -12,7 +12,7 @@ from ui.lessons.gradients import PARAMS, P
 from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
-from ui.widgets import controls_box, intro, note, page_columns, plot, split, table
+from ui.widgets import controls_box, follow, intro, note, page_columns, plot, split, table
 
 fs = font_scale()
 
@@ -64,7 +64,7 @@ def explorer() -> None:
     curves, T = lesson.curves(cmp), c["T"]
     with left:
         note(words.scale_note(cmp, c["by"], scale))
-    with right:
+    with right, follow(P):  # on a projector the chart stays in view down the settings beside it
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
                  alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))

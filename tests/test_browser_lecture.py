@@ -236,6 +236,41 @@ def test_on_a_projector_a_control_lower_down_and_its_whole_chart_share_a_screen(
     pg.close()
 
 
+STILL = """([key, chart]) => new Promise(done => {
+  const box = s => {
+    const r = document.querySelector(`.st-key-${s}`).getBoundingClientRect();
+    return [r.top, r.bottom];
+  };
+  let last = null, same = 0;
+  const look = () => {
+    document.querySelector(`.st-key-${key}`).scrollIntoView({block: 'end'});
+    const now = JSON.stringify([box(key), box(chart)]);
+    same = now === last ? same + 1 : 0;
+    last = now;
+    if (same >= 5) done(JSON.parse(now)); else requestAnimationFrame(look);
+  };
+  look();
+})"""
+
+
+def test_on_a_projector_the_gradient_chart_stays_in_view_down_its_more_settings(server, browser):
+    """Gradients on a projector: under More settings, the hidden size, the sequence length and the GRU bias sat
+    828-1,012 px from the top of the chart they move (a lecturer's walk); the chart's column now stays on screen
+    (position: sticky) while the lecturer scrolls down the settings beside it."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/gradients?classroom=1")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.querySelector('.st-key-grad-decay .rnnviz-chart svg.main-svg')",
+                         timeout=60_000)
+    pg.locator("details summary").filter(has_text="More settings").first.click()
+    pg.locator(".st-key-grad-T").wait_for(state="visible", timeout=10_000)
+    for key in ("grad-H", "grad-T", "grad-bz"):
+        # scrolled to, and measured once the page holds still (the box opening, the sticky column settling)
+        boxes = pg.wait_for_function(STILL, arg=[key, "grad-decay"], timeout=10_000).json_value()
+        assert all(0 <= top and bottom <= 768 for top, bottom in boxes), (key, boxes)
+    pg.close()
+
+
 def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
     """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
     move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""

@@ -61,6 +61,7 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 [data-testid='stCode'] pre, [data-testid='stCode'] code {white-space: pre-wrap !important; word-break: break-word;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
 [data-testid='stMain'] h1 {font-size: 2.25rem !important; padding: 0 !important;}  /* the first screen is short */
+[data-testid='stColumn']:has([class*='st-key-follow-']) {position: sticky; top: 0; align-self: flex-start;}
 </style>"""
 
 
@@ -105,6 +106,13 @@ def split(*widths: float) -> list:
 def note(text_md: str) -> None:
     """An explanation: a caption normally, body text on a projector (a caption is too small to read there)."""
     (st.markdown if classroom() else st.caption)(text_md)
+
+
+def follow(name: str):
+    """On a projector, a chart column that stays on screen while the lecturer scrolls down the settings beside it
+    (CSS position: sticky on its column: it moves down the row as far as the row is taller than it; a column taller
+    than the screen shows its foot when the row's end is reached). Elsewhere a plain container."""
+    return st.container(key=f"follow-{name}") if classroom() else st.container()
 
 
 def controls_box():
