@@ -141,9 +141,14 @@ def saturation_figure(sat: list[dict[str, tuple[np.ndarray, np.ndarray]]], font_
                       title: str = "") -> go.Figure:
     """One panel per layer, one dot per unit and gate at (fraction of steps below 0.1, fraction above 0.9)."""
     L = len(sat)
-    lay = _layout(title, 430 * font_scale, font_scale, margin=dict(l=70, r=20, t=70, b=110),
-                  legend=dict(orientation="h", x=0.5, xanchor="center", y=-0.3, yanchor="top"),
+    # the key to the colours under the title, above the panels: under the x axes it sat below a projector's first
+    # screen (a lecturer's walk), the dots unnamed there
+    height, top = round(430 * font_scale), round(100 * font_scale)
+    lay = _layout(title, height, font_scale, margin=dict(l=70, r=20, t=top, b=round(60 * font_scale)),
+                  legend=dict(orientation="h", x=0, xanchor="left", yref="container", y=1 - 42 * font_scale / height,
+                              yanchor="top"),
                   **_columns(L, 0.08, titles=[f"layer {k + 1}" for k in range(L)], font_scale=font_scale))
+    lay["title"].update(yref="container", y=1 - 10 * font_scale / height, yanchor="top")
     data = []
     for k, layer in enumerate(sat):
         for g, (below, above) in layer.items():
