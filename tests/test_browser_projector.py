@@ -135,8 +135,9 @@ def settled(page, script: str) -> list[str]:
     return [s for s in dict.fromkeys(page.evaluate(script)) if s in first]
 
 
-PAGES = ["", "scalar", "vector?rho=3", "gradients", "gates", "gates?view=lockstep", "recurrences", "states",
-         "hello?text=abcdefg", "sample", "class_room"]
+PAGES = ["", "scalar", "vector?rho=3", "gradients", "gradients?view=factors", "gates", "gates?view=lockstep",
+         "recurrences", *(f"recurrences?view={v}" for v in ("eigen", "min", "selective", "scan", "grad")), "states",
+         "hello?text=abcdefg", "sample", "sample?view=gates", "class_room"]  # every view: a lecturer's walk
 
 
 def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):

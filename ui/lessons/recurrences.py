@@ -62,8 +62,8 @@ MIN_KEY = ("**keep** rows: the share of hₜ₋₁ each cell keeps (1 − zₜ f
            "The minGRU and minLSTM rows are known for every t before the first step: their gates read xₜ alone. "
            "The GRU's appear one step at a time, because its gate reads hₜ₋₁. The **h** rows show every cell's "
            "whole run, the GRU's too, so the three states can be compared at any step.")
-SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = e^{\Delta_t A},\quad b_t = \Delta_t B x_t,"
-                r"\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
+SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = \exp(\Delta_t A),"
+                r"\quad b_t = \Delta_t B x_t,\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
 VIEW_HELP = ("Linear: one unit stepped. Eigenvalues: a diagonal of units placed on the complex plane (the LRU). "
              "minGRU: minGRU and minLSTM beside the GRU. Selective: the input sets the step. Scan: the parallel "
              "scan. Gradients: how far back each cell's gradient reaches.")
