@@ -110,3 +110,17 @@ def test_a_held_arrow_key_moves_the_slider_by_every_press(projector, view, key):
     wait_idle(page)
     step = {"rec-a": 0.01, "rec-gT": 1}[key]
     assert float(thumb.input_value()) == pytest.approx(start - 12 * step), start
+
+
+def test_the_response_charts_title_and_key_keep_to_their_lines(projector):
+    """Eigenvalues on a projector: the response chart's title, centred in the top margin, reached down into its key's
+    line (7 px, a lecturer's walk). The title's text ends above the key's."""
+    server, page = projector
+    page.goto(f"{server.url}/recurrences?view=eigen&classroom=1")
+    wait_idle(page)
+    page.wait_for_selector(".st-key-rec-impulse .legendtext", timeout=60_000)
+    painted(page)
+    title, key = page.evaluate("() => ['.gtitle', '.legendtext'].map(s => [...document.querySelectorAll("
+                               "`.st-key-rec-impulse ${s}`)].map(e => { const r = e.getBoundingClientRect(); "
+                               "return [r.top, r.bottom]; }))")
+    assert title and len(key) == 3 and max(b for _, b in title) <= min(t for t, _ in key), (title, key)
