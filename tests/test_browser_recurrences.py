@@ -124,3 +124,18 @@ def test_the_response_charts_title_and_key_keep_to_their_lines(projector):
                                "`.st-key-rec-impulse ${s}`)].map(e => { const r = e.getBoundingClientRect(); "
                                "return [r.top, r.bottom]; }))")
     assert title and len(key) == 3 and max(b for _, b in title) <= min(t for t, _ in key), (title, key)
+
+
+@pytest.mark.parametrize("H", [3, 8])
+def test_the_min_cells_heatmap_is_whole_under_its_h_slider(projector, H):
+    """minGRU on a projector: the heatmap grows two rows a unit; at H = 8 it ran to 957 px, under the first screen
+    that holds its H slider (a lecturer's walk). Its rows get thinner there instead."""
+    server, page = projector
+    page.goto(f"{server.url}/recurrences?view=min&H={H}&classroom=1")
+    wait_idle(page)
+    page.wait_for_selector(".st-key-rec-min .main-svg", timeout=60_000)
+    painted(page)
+    chart = page.locator(".st-key-rec-min").bounding_box()
+    ticks = page.evaluate("() => [...document.querySelectorAll('.st-key-rec-min .xtick text')].map(e => "
+                          "e.getBoundingClientRect().bottom)")
+    assert ticks and max(ticks) <= 768 and chart["y"] + chart["height"] <= 768, (chart, ticks)

@@ -100,6 +100,9 @@ def impulse_response(log10_abs: np.ndarray, floor: float, font_scale: float = 1.
     return _fig(data, text_sizes(lay, font_scale))
 
 
+MIN_MAX_HEIGHT = 305  # px on a projector: the minGRU view's heatmap, whole under its controls
+
+
 def min_lockstep(keep: dict[str, np.ndarray], h: dict[str, np.ndarray], labels: list[str], current: int,
                  font_scale: float = 1.0, stepwise: tuple[str, ...] = ()) -> go.Figure:
     """Per cell, a heatmap of what it keeps of h_{t-1} (amber, 0..1) above its states (purple / grey); the GRU's keep
@@ -128,7 +131,10 @@ known for every t up front."""
         lay[f"yaxis{k if k > 1 else ''}"].update(autorange="reversed", showticklabels=k == 1, type="category")
         lay[f"xaxis{k if k > 1 else ''}"].update(type="category", tickangle=0, tickvals=xs[::every])
     H = keep[cells[0]].shape[1]
-    return _fig(data, text_sizes(_layout("", max(240, 44 * H + 150), font_scale, shapes=shapes,
+    height = max(240, 44 * H + 150)
+    if font_scale > 1:  # a projector: under its H slider at 455 px, whole on the first screen (at H = 4 it ended at
+        height = min(height, MIN_MAX_HEIGHT)  # 781 px, at H = 8 at 957; a lecturer's walk): the rows get thinner
+    return _fig(data, text_sizes(_layout("", height, font_scale, shapes=shapes,
                                          margin=dict(l=y_margin(font_scale, 5), t=40, b=grown(font_scale, 50, 53)),
                                          **lay), font_scale))
 
