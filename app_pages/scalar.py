@@ -44,14 +44,9 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     h_prev = trace.h[k - 1, 0] if k else h0
     if view.asking:
         words.guess_box(t, x[k], h_prev)
-    else:
-        verdict = st.session_state.get(f"{P}.verdict")
-        if predict and verdict and verdict[0] == t:
-            st.info(verdict[1], icon=words.VERDICT_ICONS[verdict[2]])  # not 🎯 for a miss (and no emoji font)
-        st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
-    if predict:
-        st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
-                                    st.session_state.get(f"{P}.skipped", 0)))
+    elif predict and (verdict := st.session_state.get(f"{P}.verdict")) and verdict[0] == t:
+        st.info(verdict[1], icon=words.VERDICT_ICONS[verdict[2]])  # not 🎯 for a miss (and no emoji font)
+    said = st.container()  # the step in words and the score: here, or under the chart (below)
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
@@ -65,6 +60,12 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
         long_table(words.worked_table(trace, b, t, view.asking), "worked")
         if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
             st.caption(note)
+    with st.container() if predict and classroom() else said:  # predicting on a projector: the class sees the
+        if not view.asking:  # answer land on the chart right under the verdict, and reads the words after it
+            st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
+        if predict:
+            st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
+                                        st.session_state.get(f"{P}.skipped", 0)))
     backprop_section(trace, w_h, shown)
     publish(PARAMS)
 

@@ -322,3 +322,21 @@ def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server,
     pg.wait_for_function("() => document.body.innerText.includes('Step 2 of')", timeout=30_000)
     assert pg.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == top
     pg.close()
+
+
+def test_predicting_on_a_projector_the_answer_lands_on_a_chart_the_class_sees_whole(server, browser):
+    """One unit, predict mode, 1024 x 768: after Check the verdict, the step's sentence and the score pushed the tanh
+    chart where the answer lands to 507-1,003 px (a lecturer's walk). The chart now follows the verdict, the words
+    come under it, and the whole chart is on the first screen."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/scalar?predict=1&classroom=1")
+    wait_idle(pg)
+    pg.locator(".st-key-scalar-check button").click()
+    pg.wait_for_function("() => document.querySelector('[data-testid=stAlert]')?.innerText.includes('0.762')",
+                         timeout=30_000)
+    wait_idle(pg)
+    box = pg.wait_for_function("() => { const t = document.querySelector('.st-key-scalar-tanh .xtitle'); "
+                               "return t && t.getBoundingClientRect().bottom; }", timeout=30_000).json_value()
+    assert box <= 768
+    assert "Score: 0 points from 1 guess" in pg.locator('[data-testid="stMain"]').inner_text()  # still said
+    pg.close()
