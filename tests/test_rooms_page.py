@@ -277,3 +277,11 @@ def test_the_projector_counts_the_phones_in_before_the_first_question(open_page,
         open_page("class_room", room=code)
     lec.run()  # the count's own refresh, as the projector's fragment does every REFRESH_S
     assert [m.value for m in lec.metric if m.label == "Phones in the room"] == ["2"]
+
+
+def test_the_class_page_has_no_lesson_link_to_wander_off_by(open_page):
+    """A lecturer's walk on a phone: under Vote sat '1. One unit by hand →' (the welcome page's way in), one tap from
+    leaving the room. The Class page is outside the lesson path: no lesson links; the welcome page keeps its own."""
+    labels = lambda at: [el.proto.label for el in at.get("page_link")]  # noqa: E731
+    assert not [lab for lab in labels(open_page("class_room")) if "One unit by hand" in lab]
+    assert [lab for lab in labels(open_page("home")) if "One unit by hand" in lab]

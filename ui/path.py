@@ -66,7 +66,9 @@ def prev_next(url_path: str, where: str):
     urls = [ls.url for ls in LESSONS]
     i = urls.index(url_path) if url_path in urls else -1
     prev_ls = LESSONS[i - 1] if i > 0 else None
-    next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if i == -1 else None)
+    # the welcome page leads to the first lesson; the Class page, outside the path, to none (on a student's phone a
+    # lesson link under Vote took them out of the room)
+    next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if url_path == "" else None)
     with st.container(key=f"lessons_{where}"):
         c1, middle, c2 = st.columns([2, 1.2, 2])
         with c1:
