@@ -93,7 +93,7 @@ def lesson_body() -> None:
             plot(figures.singular_value_bars(sv[:32], rho, fs, of=len(sv)), f"{P}.sv",
                  alt=f"singular values of W_h, largest {fmt(sv[0])}")
         with g2:
-            if H * H <= 256:
+            if H <= words.HEATMAP_MAX_H:
                 plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",
                      alt="W_h values")
             else:

@@ -335,8 +335,10 @@ def test_predicting_on_a_projector_the_answer_lands_on_a_chart_the_class_sees_wh
     pg.wait_for_function("() => document.querySelector('[data-testid=stAlert]')?.innerText.includes('0.762')",
                          timeout=30_000)
     wait_idle(pg)
-    box = pg.wait_for_function("() => { const t = document.querySelector('.st-key-scalar-tanh .xtitle'); "
-                               "return t && t.getBoundingClientRect().bottom; }", timeout=30_000).json_value()
-    assert box <= 768
+    top, bottom, scrolled = pg.wait_for_function(
+        "() => { const c = document.querySelector('.st-key-scalar-tanh'), t = c?.querySelector('.xtitle'); "
+        "return t && [c.getBoundingClientRect().top, t.getBoundingClientRect().bottom, "
+        "document.querySelector('[data-testid=stMain]').scrollTop]; }", timeout=30_000).json_value()
+    assert scrolled == 0 and 0 <= top and bottom <= 768  # the first screen, not scrolled to
     assert "Score: 0 points from 1 guess" in pg.locator('[data-testid="stMain"]').inner_text()  # still said
     pg.close()

@@ -139,3 +139,9 @@ def test_the_min_cells_heatmap_is_whole_under_its_h_slider(projector, H):
     ticks = page.evaluate("() => [...document.querySelectorAll('.st-key-rec-min .xtick text')].map(e => "
                           "e.getBoundingClientRect().bottom)")
     assert ticks and max(ticks) <= 768 and chart["y"] + chart["height"] <= 768, (chart, ticks)
+    # thinner rows: numbers that would run into each other are hidden by ui/chart.js (colours and hover keep them)
+    shown = page.evaluate("() => [...document.querySelectorAll('.st-key-rec-min g.heatmap-label')].filter(g => "
+                          "getComputedStyle(g).display !== 'none' && g.getBoundingClientRect().height > 0).map(g => {"
+                          "const r = g.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })")
+    assert not [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] - 1 and b[1] < a[3] - 1], len(shown)

@@ -269,9 +269,13 @@ def test_edit_mode_says_a_new_seed_replaces_the_typed_weights_and_it_does(open_p
     """A newcomer's walk: in Edit by hand a new seed or radius silently replaced the typed Wₕ. It still starts the boxes
     again (they begin from the generated weights), and the page now says so beside them."""
     at = open_page(P, w="edit")
-    assert "a new seed, spectral radius or size starts them again, replacing your edits" in all_text(at)
+    assert "a new seed or size starts them all again, a new spectral radius Wₕ's, replacing your edits" in all_text(at)
     box = boxes(at)["W_h"]
     box.input("1 0 0\n0 1 0\n0 0 1").run()
     assert boxes(at)["W_h"].value.splitlines()[0].split() == ["1.000", "0.000", "0.000"]
-    at.number_input(key=f"{P}.seed").set_value(1).run()
-    assert boxes(at)["W_h"].value.splitlines()[0].split() != ["1.000", "0.000", "0.000"]  # as the caption says
+    boxes(at)["W_x"].input("1 0 0 0\n0 1 0 0\n0 0 1 0").run()
+    at.slider(key=f"{P}.radius").set_value(2.0).run()  # a new radius: Wₕ's box starts again, Wₓ's keeps the edit
+    assert boxes(at)["W_h"].value.splitlines()[0].split() != ["1.000", "0.000", "0.000"]
+    assert boxes(at)["W_x"].value.splitlines()[0].split() == ["1.000", "0.000", "0.000", "0.000"]
+    at.number_input(key=f"{P}.seed").set_value(1).run()  # a new seed: every box starts again
+    assert boxes(at)["W_x"].value.splitlines()[0].split() != ["1.000", "0.000", "0.000", "0.000"]

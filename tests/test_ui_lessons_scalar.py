@@ -163,3 +163,10 @@ def test_a_negative_recurrent_weight_is_not_called_above_1_and_its_swing_is_name
         assert abs(run[0] - run[2]) < 1e-9 and abs(run[0] - run[1]) > 1e-3 and (run[0] - h_star) * (run[1] - h_star) < 0
     for w_h in (-0.5, 0.5, 2.0):  # a stable state: it settles
         assert "two-step cycle" not in words.fixed_point_text(lesson.fixed_points(w_h), w_h)
+    for w_h in (-1.0, 1.0):  # slope of size exactly 1 at h* = 0: no swing, no 'leave'; states creep in (a review)
+        text = words.fixed_point_text(lesson.fixed_points(w_h), w_h)
+        assert "two-step cycle" not in text and "creep in" in text and "leave" not in text
+        assert abs(lesson.iterate_silence(0.3, w_h, 0.0, 20_000)[-1]) < 0.01  # the claim: in, slowly
+    steady = lesson.run_scalar([1, 1, 1], 3.0, -1.5, 0.0, 0.0)  # the input holds the sign: no flipping to speak of
+    note = words.saturation_note(lesson.backprop(steady, -1.5, 3), -1.5)
+    assert all(h > 0 for h in steady.h[:, 0]) and "above 1 in size" in note and "the other way" not in note

@@ -61,7 +61,8 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'] {dis
 [data-testid='stCode'] pre, [data-testid='stCode'] code {white-space: pre-wrap !important; word-break: break-word;}
 .block-container {padding: 1rem 1.5rem 2rem 1.5rem !important; max-width: 100% !important;}
 [data-testid='stMain'] h1 {font-size: 2.25rem !important; padding: 0 !important;}  /* the first screen is short */
-[data-testid='stColumn']:has([class*='st-key-follow-']) {position: sticky; top: 0; align-self: flex-start;}
+[data-testid='stColumn']:has(> [data-testid='stVerticalBlock'] > [data-testid='stLayoutWrapper'] >
+  [class*='st-key-follow-']) {position: sticky; top: 0; align-self: flex-start;}  /* its own column: see follow() */
 </style>"""
 
 

@@ -89,14 +89,15 @@ def impulse_response(log10_abs: np.ndarray, floor: float, font_scale: float = 1.
                  marker=dict(symbol=UNIT_MARKERS[k % 8], size=8, maxdisplayed=12, color=UNIT_COLORS[k % 8]),
                  hovertemplate="t=%{x}<br>|h|=%{y:.3e}<extra>unit " + str(k + 1) + "</extra>") for k in range(N)]
     lo = max(floor, float(np.nanmin(shown)) - 0.5) if np.isfinite(shown).any() else floor
-    lay = _layout(f"|h<sub>t</sub>| after one input at t = 1, over {T:,} steps", 320, font_scale,
+    height = 320
+    lay = _layout(f"|h<sub>t</sub>| after one input at t = 1, over {T:,} steps", height, font_scale,
                   margin=dict(l=y_margin(font_scale, 6), b=x_margin(font_scale)),
                   xaxis=dict(title=dict(text="time step t")),
                   yaxis=dict(title=dict(text="|h<sub>t</sub>| (log)"), type="log", range=[lo, 0.3],
                              exponentformat="power"))
     # the title at the top of its margin, the legend at the foot of it: centred there, the title reached down into
     # the legend's line on a projector (7 px; a lecturer's walk)
-    lay["title"].update(yref="container", y=1 - 6 / 320, yanchor="top")
+    lay["title"].update(yref="container", y=1 - 6 / height, yanchor="top")
     return _fig(data, text_sizes(lay, font_scale))
 
 

@@ -289,9 +289,9 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
     text = (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
             f"{name[order[0]]}; the least: the {name[order[-1]]}.")
-    if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:  # the gated cell "losing" needs a word
-        text += (" Nothing here is learned: with random weights, which cell keeps x₁ longest is down to the draw. "
-                 "**Trained on the lag task** shows the three after learning to remember.")
+    if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:  # the gated cell not first needs a word
+        text += (" Nothing here is learned: untrained, the spectral radius and the forget bias decide how long each "
+                 "cell keeps x₁. **Trained on the lag task** shows the three after learning to remember.")
     return text
 
 

@@ -413,7 +413,8 @@ def warm_up() -> bool:
     """Once per server, after its first run (whatever page): the shipped model's excerpt analysed in a thread of its
     own, as the sampling page's first look inside needs it (3.3 s here, 6-11 s on a loaded machine: a new server's
     first visitor to that page waited for it with nothing cached). A visitor asking sooner computes it, and the
-    thread then finds it done (SharedCache: one computation per key). Whether this call started the thread."""
+    thread then finds it done (SharedCache: one computation per key); one asking while the thread reads waits for it
+    (an empty progress bar, which a newer click cannot stop). Whether this call started the thread."""
     with _WARM_LOCK:
         if _WARM["started"]:
             return False
@@ -446,6 +447,8 @@ def analysis_for(model_id: str, lm: CharLM, smp: lesson.Sample, over: str, sessi
     passage = lesson.excerpt(lm)
     work = lambda: lesson.analyse_passage(lm, passage, progress)  # noqa: E731
     if model_id == "shipped":
+        if progress and (model_id, passage) not in PASSAGES:  # a bar from the start: the server's warm-up may be
+            progress(0.0)  # reading it (see warm_up), and a visitor waiting for that sees no progress of their own
         return PASSAGES.get((model_id, passage), work, pinned=True)
     if session.get(f"{P}.analysis", (None,))[0] != (model_id, passage):
         session[f"{P}.analysis"] = ((model_id, passage), work())

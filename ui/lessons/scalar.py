@@ -195,6 +195,8 @@ def fixed_point_lines(fps: list[tuple[float, bool]], w_h: float) -> list[str]:
     for h_star, stable in fps:
         slope = w_h * (1 - h_star ** 2)
         why = "stable: nearby states fall in" if stable else "unstable: nearby states leave"
+        if h_star == 0 and abs(slope) == 1:  # wₕ = ±1, b = 0: the slope alone cannot tell; tanh bends states in
+            why = "slope of size 1: nearby states still creep in, ever more slowly (tanh bends below the line)"
         out.append(f"- h* = **{fmt(h_star, 4)}**, slope wₕ(1 − h*²) = {fmt(slope)}; {why}")
     return out
 
@@ -205,11 +207,12 @@ def fixed_point_text(fps: list[tuple[float, bool]], w_h: float) -> str:
     if sum(stable for _, stable in fps) >= 2:
         text += ("\n\nTwo stable states: the unit can hold a bit of memory forever, and the sign of h₁ decides "
                  "which one it keeps.")
-    elif w_h < 0 and not any(stable for _, stable in fps):
-        # tanh(wₕh + b) falls as h rises when wₕ < 0; where such a map's one fixed point repels, every silent run
-        # ends in a two-step cycle (a falling map of an interval has no other way to go)
+    elif w_h < 0 and all(w_h * (1 - h ** 2) < -1 for h, _ in fps):
+        # tanh(wₕh + b) falls as h rises when wₕ < 0; where such a map's one fixed point repels (slope under -1: at
+        # exactly -1 states still creep in), every other silent run ends in a two-step cycle (a falling map of an
+        # interval has no other way to go)
         text += ("\n\nNo stable state: with wₕ negative each silent step sends the state to the other side of h*, so "
-                 "it swings between two values (a two-step cycle) instead of settling; the cobweb spirals out to that "
+                 "it swings between two values (a two-step cycle) instead of settling; the cobweb settles onto that "
                  "swing.")
     return text
 
@@ -273,8 +276,9 @@ def saturation_note(bp: Backprop, w_h: float) -> str | None:
         return None
     j = min(range(len(bp.h)), key=lambda i: 1 - bp.h[i] ** 2)
     h = bp.h[j]
-    grows = "is above 1 and floods the state" if w_h > 0 else \
-        "is above 1 in size and pushes the state toward ±1, each step the other way from the last"
+    flips = all(a * b < 0 for a, b in zip(bp.h, bp.h[1:])) and len(bp.h) > 1  # the states' signs alternate
+    grows = "is above 1 and floods the state" if w_h > 0 else "is above 1 in size and pushes the state toward ±1" + (
+        ", each step the other way from the last" if flips else "")
     return (f"**Saturation kills the gradient.** wₕ = {w_h:g} {grows}, yet "
             f"∂h{sub(bp.k)}/∂h₁ = {power_text(bp.value)} is below 1: near ±1 tanh is flat, so its slope "
             f"1 − hⱼ² is small (only {fmt(1 - h ** 2, 4)} at h{sub(j + 2)} = {near_one(h)}) and "

@@ -79,7 +79,8 @@ def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
             f"white-space: pre; overflow-x: auto; font-size: {0.875 * font_scale():.2f}rem}}</style>")  # static CSS
     st.caption(f"Numbers within −10 … 10, kept to {EDIT_DECIMALS} decimals: the boxes show exactly the "
                "numbers used. Hand-edited weights are not carried by the page link. The boxes start from the "
-               "generated weights: a new seed, spectral radius or size starts them again, replacing your edits.")
+               "generated weights: a new seed or size starts them all again, a new spectral radius Wₕ's, replacing "
+               "your edits.")
     ins = [f"x{k + 1}" for k in range(x.shape[1])] if vocab is None else [repr(c) for c in vocab]
     w["W_x"] = edited("W_x", "Wₓ", w["W_x"], units, ins, "input weights (row: unit, column: input)")
     w["W_h"] = edited("W_h", "Wₕ", w["W_h"], units, units, "memory weights (row: unit, column: previous unit)")
@@ -187,10 +188,13 @@ def untrained_note(seed: int, edited: bool) -> str:
             "the *Train \"hello\"* page trains a cell like this one.")
 
 
+HEATMAP_MAX_H = 16  # Wₕ's heatmap is drawn up to this size: past it, its cells are too small to read
+
+
 def no_heatmap(H: int) -> str:
-    """Where Wₕ's heatmap would be, past 16×16 (its cells too small to read): why there is none."""
+    """Where Wₕ's heatmap would be, past HEATMAP_MAX_H: why there is none."""
     return (f"No heatmap of Wₕ at this size: {H}×{H} = {H * H:,} weights are too many cells to read, so it is drawn "
-            "for H up to 16. Its singular values (the bars) sum up how far it can stretch a state.")
+            f"for H up to {HEATMAP_MAX_H}. Its singular values (the bars) sum up how far it can stretch a state.")
 
 
 SPECTRUM_NOTE = (
