@@ -289,7 +289,8 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     order = sorted(mem.norms, key=lambda c: -mem.norms[c][-1])
     text = (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
             f"{name[order[0]]}; the least: the {name[order[-1]]}.")
-    if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:  # the gated cell not first needs a word
+    # the gated cell not first needs a word (an outcome named, as tests/test_layering.py's OUTCOMES allow)
+    if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:
         text += (" Nothing here is learned: untrained, the spectral radius and the forget bias decide how long each "
                  "cell keeps x₁. **Trained on the lag task** shows the three after learning to remember.")
     return text
