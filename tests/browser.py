@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("RNNVIZ_CHROMIUM", "/usr/bin/chromium")
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = ".rnnviz-chart"  # a chart drawn by ui/chart.js (Plotly's own element, .js-plotly-plot, is the same node)
-BUSY = CHART + '[aria-busy="true"]'  # a chart while ui/chart.js draws into it
+# a chart while ui/chart.js draws into it, or one out of view that it draws once the page is idle
+BUSY = f'{CHART}[aria-busy="true"], {CHART}[data-rnnviz-later]'
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
 

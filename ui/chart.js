@@ -89,10 +89,64 @@ function fitCellText(gd) {
   }
 }
 
+// A chart out of view is not redrawn in the rerun that changed it: it is redrawn when it comes into view (or near
+// it), when the page is next idle (requestIdleCallback, at most LATER_MS after), or when the pointer reaches a slider
+// (a drag follows on the chart as drawn). A rerun that moves a slider changes every chart of its page, and drawing the
+// ones below the fold took the browser's main thread before the page was idle again: the one-unit page's wₕ slider
+// redraws three charts at about 23 ms each of plotly.js, and at 1400 x 900 two of them are out of view. A chart
+// waiting so carries the attribute data-rnnviz-later (a test or a benchmark can wait for none to be left); its first
+// drawing is never put off.
+const LATER_MS = 300;
+const LATER = (window.__rnnvizLater ??= new Set());
+const SEEN = (window.__rnnvizSeen ??= new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    e.target.__rnnvizInView = e.isIntersecting;
+    if (e.isIntersecting) drawLater(e.target);
+  }
+}, { rootMargin: "100px 0px" }));
+
+function putOff(gd, job) {
+  gd.__rnnvizLater = job;
+  gd.setAttribute("data-rnnviz-later", "true");
+  LATER.add(gd);
+  idleSoon();
+}
+
+function idleSoon() {  // one chart each time the page is idle: a key press in between goes first
+  if (window.__rnnvizIdle || !LATER.size) return;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  window.__rnnvizIdle = idle(() => {
+    window.__rnnvizIdle = null;
+    const [next] = LATER;
+    if (next) drawLater(next);
+    idleSoon();
+  }, { timeout: LATER_MS });
+}
+
+function drawLater(gd) {
+  const job = gd.__rnnvizLater;
+  LATER.delete(gd);
+  if (!job) return;
+  gd.__rnnvizLater = null;
+  gd.removeAttribute("data-rnnviz-later");
+  if (!gd.isConnected) return;
+  gd.setAttribute("aria-busy", "true");
+  if (gd.__rnnvizBusy) gd.__rnnvizNext = job;
+  else drawNow(gd, job);
+}
+
+if (!window.__rnnvizLaterSliders) {  // the pointer on a slider: every chart as the page has it, before a drag
+  window.__rnnvizLaterSliders = true;
+  document.addEventListener("pointerover", (e) => {
+    if (LATER.size && e.target.closest && e.target.closest('[data-testid="stSlider"]')) [...LATER].forEach(drawLater);
+  }, true);
+}
+
 function chartElement(parentElement) {
   let gd = parentElement.querySelector(":scope > .rnnviz-chart");
   if (gd) return gd;
   gd = document.createElement("div");
+  SEEN.observe(gd);
   gd.className = "rnnviz-chart";
   gd.setAttribute("role", "img");
   const problem = document.createElement("p");  // a drawing that failed says so here, not inside the chart
@@ -263,6 +317,15 @@ function installSteps() {
 // while one is under way waits for it, and only the latest such waits: the ones it overtakes are never drawn.
 function draw(gd, parentElement, figure, config, alt, text) {
   const job = { parentElement, figure, config, alt, text };
+  if (!gd.__rnnvizBusy && gd._fullLayout && gd.__rnnvizInView === false && !document.fullscreenElement) {
+    putOff(gd, job);
+    return;
+  }
+  if (gd.__rnnvizLater) {  // drawn now: a drawing put off is overtaken
+    LATER.delete(gd);
+    gd.__rnnvizLater = null;
+    gd.removeAttribute("data-rnnviz-later");
+  }
   // aria-busy while a drawing is under way or waiting: assistive technology waits for it (and so can a test or a
   // benchmark, with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
   gd.setAttribute("aria-busy", "true");
