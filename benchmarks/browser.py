@@ -11,7 +11,8 @@ at 1024x768: frames per second repainted and each frame's numbers against the se
 is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on each floor page,
 so a row and its floors see the same load; xfloor = row median / floor median, xbare = row median / bare median.
 t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
-arrived and stApp's data-test-script-state reads "notRunning" (see INIT). No sleeps within a timing; a row with a
+arrived and stApp's data-test-script-state reads "notRunning" (see INIT); `all ms` goes on to the moment every chart
+is drawn, those out of view too (ui/chart.js draws them once the page is idle). No sleeps within a timing; a row with a
 pause waits that long before each input, untimed, as a visitor reading the page would. A missing widget prints SKIP.
 """
 from __future__ import annotations
@@ -141,7 +142,13 @@ INIT = """(() => {
       if (document.querySelector('.rnnviz-chart[aria-busy="true"]')) return check();  // a chart is mid-draw
       const t1 = performance.now(), t0 = b.t0 ?? b.armed;
       b.armed = null;
-      b.resolve(t1 - t0);
+      const all = () => {  // every chart drawn, those out of view too (ui/chart.js draws them once the page is idle)
+        if (document.querySelector('.rnnviz-chart[data-rnnviz-later], .rnnviz-chart[aria-busy="true"]')) {
+          return requestAnimationFrame(all);
+        }
+        b.resolve([t1 - t0, performance.now() - t0]);
+      };
+      all();
     }));
   };
   window.WebSocket = class extends window.WebSocket {
@@ -225,8 +232,9 @@ def open_page(page: Page, url: str, sc: Scenario) -> str | None:
     return None if present(page.locator(css_key(sc.keys[0]))) else f"no widget with key {sc.keys[0]!r}"
 
 
-def act(page: Page, sc: Scenario, n: int) -> float | str | None:
-    """The n-th input of a scenario, timed in ms; 'lost' if the page sent no rerun; None if none finished in time."""
+def act(page: Page, sc: Scenario, n: int) -> list[float] | str | None:
+    """The n-th input of a scenario, timed in ms: [page painted, every chart drawn (those out of view, which the page
+    draws once it is idle, too)]; 'lost' if the page sent no rerun; None if none finished in time."""
     time.sleep(sc.pause)  # the visitor reads what the last input showed (the server may work ahead meanwhile)
     if sc.fresh:  # the page loaded again with a setting no earlier input used: nothing cached or drawn ahead for it
         url = urllib.parse.urlsplit(page.url)
@@ -261,8 +269,8 @@ class Skip(Exception):
     """A row that cannot be timed: reported as SKIP, the run goes on."""
 
 
-def timed_input(page: Page, sc: Scenario, n: int) -> float:
-    """The n-th input, sent again if the page ignored it (as it can right after a load); ms, or Skip."""
+def timed_input(page: Page, sc: Scenario, n: int) -> list[float]:
+    """The n-th input, sent again if the page ignored it (as it can right after a load); act's two ms, or Skip."""
     for _ in range(4):
         ms = act(page, sc, n)
         if ms != "lost":
@@ -273,14 +281,18 @@ def timed_input(page: Page, sc: Scenario, n: int) -> float:
     return ms
 
 
-def interleaved(probes: list[tuple[Page, Scenario]], repeat: int) -> list[list[float]]:
-    """Input n on each page in turn, so load that comes and goes (other processes) falls on all of them alike."""
-    samples = [[] for _ in probes]
+def interleaved(probes: list[tuple[Page, Scenario]], repeat: int, every: list | None = None) -> list[list[float]]:
+    """Input n on each page in turn, so load that comes and goes (other processes) falls on all of them alike; ms to
+    the page painted for each page (and into `every`, to every chart drawn)."""
+    samples, alls = [[] for _ in probes], [[] for _ in probes]
     for n in range(WARMUP + repeat):
-        for (page, sc), out in zip(probes, samples):
-            ms = timed_input(page, sc, n)
+        for (page, sc), out, out_all in zip(probes, samples, alls):
+            ms, all_ms = timed_input(page, sc, n)
             if n >= WARMUP:
                 out.append(ms)
+                out_all.append(all_ms)
+    if every is not None:
+        every[:] = alls
     return samples
 
 
@@ -503,9 +515,12 @@ def main() -> None:
             try:
                 if why := open_page(app_page, app_url.rstrip("/") + "/" + sc.page, sc):
                     raise Skip(why)
-                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat)
+                every = []
+                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat,
+                                               every)
                 ms = statistics.median(row)
                 results.append({"page": sc.page, "interaction": sc.label, "ms": ms, "samples": row,
+                                "all_ms": statistics.median(every[0]), "all_samples": every[0],
                                 "xfloor": ms / statistics.median(floor), "xbare": ms / statistics.median(bare),
                                 "floor_samples": floor, "bare_samples": bare})
                 floor_samples += floor
@@ -537,8 +552,9 @@ def main() -> None:
                                                "floor_samples": floor_samples, "bare_samples": bare_samples,
                                                "results": results, "floor_variants": variants, "dragging": dragged},
                                               indent=1))
-    print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7}   (medians of {args.repeat}; "
-          "xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside each row)")
+    print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7} {'all ms':>7}   (medians of "
+          f"{args.repeat}; xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside "
+          "each row; all ms: until every chart is drawn, those out of view too)")
     if floor_samples:
         print(f"{'floor':<26} {FLOOR.label + ' (all rows)':<34} {statistics.median(floor_samples):>7.0f} {1:>7.2f} "
               f"{statistics.median(floor_samples) / statistics.median(bare_samples):>7.2f}")
@@ -546,7 +562,8 @@ def main() -> None:
               f"{statistics.median(bare_samples) / statistics.median(floor_samples):>7.2f} {1:>7.2f}")
     for r in results:
         print(f"{r['page']:<26} {r['interaction']:<34} " +
-              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f}" if "ms" in r else f"SKIP {r['skip']}"))
+              (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f} {r['all_ms']:>7.0f}" if "ms" in r
+               else f"SKIP {r['skip']}"))
     if dragged:
         print(f"dragging: pointer moved every {MOVE_MS} ms for {DRAG_S:g} s (as the page's clock allows: 'moves N in "
               "S s'); fps = frames the chart repainted per second of it; values = painted frames equal to the server's "
