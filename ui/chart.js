@@ -93,22 +93,26 @@ function fitCellText(gd) {
 // it), when the page is next idle (requestIdleCallback, at most LATER_MS after), or when the pointer reaches a slider
 // (a drag follows on the chart as drawn). A rerun that moves a slider changes every chart of its page, and drawing the
 // ones below the fold took the browser's main thread before the page was idle again: the one-unit page's wₕ slider
-// redraws three charts at about 23 ms each of plotly.js, and at 1400 x 900 two of them are out of view. A chart
+// redraws three charts at about 23 ms each of plotly.js, and at 1024 x 768 two of them are out of view. A chart
 // waiting so carries the attribute data-rnnviz-later (a test or a benchmark can wait for none to be left); its first
-// drawing is never put off.
+// drawing is never put off. Only a chart that waits is watched (IntersectionObserver): watching every chart all the
+// time took the gradients page's drag from 36 to 30 frames a second.
 const LATER_MS = 300;
 const LATER = (window.__rnnvizLater ??= new Set());
 const SEEN = (window.__rnnvizSeen ??= new IntersectionObserver((entries) => {
-  for (const e of entries) {
-    e.target.__rnnvizInView = e.isIntersecting;
-    if (e.isIntersecting) drawLater(e.target);
-  }
+  for (const e of entries) if (e.isIntersecting) drawLater(e.target);
 }, { rootMargin: "100px 0px" }));
+
+function outOfView(gd) {  // as SEEN sees it; a chart in a closed tab or fold (no box) too
+  const r = gd.getBoundingClientRect();
+  return r.width === 0 || r.bottom < -100 || r.top > window.innerHeight + 100;
+}
 
 function putOff(gd, job) {
   gd.__rnnvizLater = job;
   gd.setAttribute("data-rnnviz-later", "true");
   LATER.add(gd);
+  SEEN.observe(gd);
   idleSoon();
 }
 
@@ -126,6 +130,7 @@ function idleSoon() {  // one chart each time the page is idle: a key press in b
 function drawLater(gd) {
   const job = gd.__rnnvizLater;
   LATER.delete(gd);
+  SEEN.unobserve(gd);
   if (!job) return;
   gd.__rnnvizLater = null;
   gd.removeAttribute("data-rnnviz-later");
@@ -146,7 +151,6 @@ function chartElement(parentElement) {
   let gd = parentElement.querySelector(":scope > .rnnviz-chart");
   if (gd) return gd;
   gd = document.createElement("div");
-  SEEN.observe(gd);
   gd.className = "rnnviz-chart";
   gd.setAttribute("role", "img");
   const problem = document.createElement("p");  // a drawing that failed says so here, not inside the chart
@@ -317,12 +321,13 @@ function installSteps() {
 // while one is under way waits for it, and only the latest such waits: the ones it overtakes are never drawn.
 function draw(gd, parentElement, figure, config, alt, text) {
   const job = { parentElement, figure, config, alt, text };
-  if (!gd.__rnnvizBusy && gd._fullLayout && gd.__rnnvizInView === false && !document.fullscreenElement) {
+  if (!gd.__rnnvizBusy && gd._fullLayout && !document.fullscreenElement && outOfView(gd)) {
     putOff(gd, job);
     return;
   }
   if (gd.__rnnvizLater) {  // drawn now: a drawing put off is overtaken
     LATER.delete(gd);
+    SEEN.unobserve(gd);
     gd.__rnnvizLater = null;
     gd.removeAttribute("data-rnnviz-later");
   }
