@@ -1,5 +1,6 @@
-"""In a real browser: a chart out of view is not redrawn in the rerun that changed it but once the page is idle
-(ui/chart.js), and then shows what a fresh page shows for the same setting; a chart in view is redrawn in the rerun."""
+"""In a real browser: a chart out of view is not redrawn in the rerun that changed it but once the page is idle, as it
+comes into view, or as the pointer reaches a slider (ui/chart.js), and then shows what a fresh page shows for the same
+setting; a chart in view is redrawn in the rerun."""
 from contextlib import closing
 
 import numpy as np
@@ -52,3 +53,41 @@ def test_a_chart_out_of_view_is_drawn_once_the_page_is_idle_as_a_fresh_page_draw
         painted(fresh)
         assert same(after, fresh.evaluate(DRAWN, "scalar-cobweb"))
         assert not same(after, before)
+
+
+def fresh_cobweb(b, url: str) -> list[dict]:
+    fresh = b.new_page(viewport={"width": 1024, "height": 768})
+    fresh.goto(url)
+    wait_idle(fresh)
+    painted(fresh)
+    drawn = fresh.evaluate(DRAWN, "scalar-cobweb")
+    fresh.close()
+    return drawn
+
+
+WAITING = "() => document.querySelector('.st-key-scalar-cobweb .rnnviz-chart').hasAttribute('data-rnnviz-later')"
+
+
+def test_a_chart_put_off_is_drawn_as_it_comes_into_view_or_the_pointer_reaches_a_slider():
+    """The page never idle (requestIdleCallback never calls back): the cobweb put off at Flood waits, and is drawn
+    the moment the pointer reaches the wₕ slider (a drag would follow on it); put off again at Fade, it is drawn as
+    it is scrolled into view. Each time it is then the cobweb a fresh page draws for that setting."""
+    with chromium() as b, closing(Server()) as server:
+        page = b.new_page(viewport={"width": 1024, "height": 768})
+        page.add_init_script("window.requestIdleCallback = () => 0;")
+        page.goto(f"{server.url}/scalar?classroom=1")
+        wait_idle(page)
+        painted(page)
+        for preset, reach in (("Flood", lambda: page.locator(".st-key-scalar-w_h [data-testid='stSlider']").hover()),
+                              ("Fade", lambda: page.locator(".st-key-scalar-cobweb").scroll_into_view_if_needed())):
+            page.mouse.move(5, 5)  # off every slider
+            page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+            page.get_by_role("button", name=preset).click()
+            page.wait_for_function(WAITING, timeout=30_000)
+            wait_idle(page)
+            page.wait_for_timeout(500)  # the run is over and the page has had time: the chart still waits
+            assert page.evaluate(WAITING), preset
+            reach()
+            page.wait_for_function(f"() => !({WAITING})() && !document.querySelector('.st-key-scalar-cobweb "
+                                   ".rnnviz-chart[aria-busy]')", timeout=10_000)
+            assert same(page.evaluate(DRAWN, "scalar-cobweb"), fresh_cobweb(b, page.url)), preset
