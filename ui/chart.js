@@ -127,14 +127,18 @@ function idleSoon() {  // one chart each time the page is idle: a key press in b
   }, { timeout: LATER_MS });
 }
 
-function drawLater(gd) {
+function takeLater(gd) {  // the drawing a chart waits with (or null), no longer waiting
   const job = gd.__rnnvizLater;
   LATER.delete(gd);
   SEEN.unobserve(gd);
-  if (!job) return;
   gd.__rnnvizLater = null;
   gd.removeAttribute("data-rnnviz-later");
-  if (!gd.isConnected) return;
+  return job;
+}
+
+function drawLater(gd) {
+  const job = takeLater(gd);
+  if (!job || !gd.isConnected) return;
   gd.setAttribute("aria-busy", "true");
   if (gd.__rnnvizBusy) gd.__rnnvizNext = job;
   else drawNow(gd, job);
@@ -325,12 +329,7 @@ function draw(gd, parentElement, figure, config, alt, text) {
     putOff(gd, job);
     return;
   }
-  if (gd.__rnnvizLater) {  // drawn now: a drawing put off is overtaken
-    LATER.delete(gd);
-    SEEN.unobserve(gd);
-    gd.__rnnvizLater = null;
-    gd.removeAttribute("data-rnnviz-later");
-  }
+  takeLater(gd);  // drawn now: a drawing put off is overtaken
   // aria-busy while a drawing is under way or waiting: assistive technology waits for it (and so can a test or a
   // benchmark, with document.querySelector('.rnnviz-chart[aria-busy="true"]'))
   gd.setAttribute("aria-busy", "true");
