@@ -103,6 +103,58 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
     pg.close()
 
 
+def test_the_link_and_ask_the_class_carry_a_setting_changed_in_place(server, browser):
+    """A slider reruns only the part of the page it moves (a fragment), not app.py's foot where the link to the setup
+    and Ask the class are drawn: both must still give the page as it is now, not as the page was first drawn."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/scalar?classroom=1&wh=2")
+    wait_idle(pg)
+    thumb = pg.locator('.st-key-scalar-w_h input[type="range"]')
+    thumb.focus()
+    thumb.press("ArrowRight")  # 2.00 -> 2.05
+    pg.wait_for_url(re.compile(r"wh=2\.05"), timeout=30_000)
+    wait_idle(pg)
+    pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
+    code = pg.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
+    pg.wait_for_function("el => el.innerText.includes('wh=2.05')", arg=code.element_handle(timeout=30_000),
+                         timeout=30_000)
+    pg.keyboard.press("Escape")
+    thumb.focus()
+    thumb.press("ArrowRight")  # 2.05 -> 2.10, and the popover that would rerun the foot stays shut
+    pg.wait_for_url(re.compile(r"wh=2\.1"), timeout=30_000)
+    wait_idle(pg)
+    pg.get_by_role("link", name="Ask the class").click()
+    pg.wait_for_url(re.compile(r"/class_room"), timeout=30_000)
+    wait_idle(pg)
+    pg.wait_for_function("() => document.body.innerText.includes('wₕ = 2.1')", timeout=30_000)
+    assert "wₕ = 2," not in pg.locator("body").inner_text()  # the question's setup is the one on screen, not 2
+    pg.close()
+
+
+def test_a_lesson_link_clicked_with_the_link_to_this_setup_open_opens_the_next_lesson(server, browser):
+    """Opening or closing the popover reruns the page (so that its address is fresh); a click on a lesson link that
+    closes it must still land on the next lesson, drawn. (With the popover in a fragment of its own, its closing
+    rerun reached the next page and the browser's page died: "Bad delta path index".)"""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(f"{server.url}/scalar?classroom=1")
+    wait_idle(pg)
+    pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
+    pg.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first.wait_for(timeout=30_000)
+    link = pg.get_by_role("link", name=re.compile("The cell, step by step")).first
+    link.click()
+    try:
+        pg.wait_for_url(re.compile(r"/vector"), timeout=5_000)
+    except PlaywrightTimeout:  # the click closed the popover only: a second one follows the link
+        link.click()
+        pg.wait_for_url(re.compile(r"/vector"), timeout=30_000)
+    wait_idle(pg)
+    pg.get_by_role("heading", name="The cell, step by step").wait_for(timeout=30_000)
+    assert not errors
+    pg.close()
+
+
 # Each lesson page's primary control and the chart it moves (by their Streamlit keys; dots become hyphens).
 PRIMARY = [("scalar", "scalar.w_h", "scalar.tanh"), ("scalar?predict=1", "scalar.guess", "scalar.tanh"),
            ("vector", "vector.radius", "vector.moves"),

@@ -12,6 +12,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 _KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
+PATH = "app.path"  # the URL path of the page this session is on (app.py sets it before the page runs)
+PUBLISHED = "app.published"  # each lesson page's setup as last published: {url path: query, no classroom}
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,13 @@ def publish(params: list[Param]) -> None:
                 st.query_params[p.url] = s
         elif p.url in st.query_params:
             del st.query_params[p.url]
+    # what Ask the class takes (ui/rooms.py): a setting changed by a fragment's own rerun never reaches app.py's foot
+    st.session_state.setdefault(PUBLISHED, {})[st.session_state.get(PATH, "")] = page_setup()
+
+
+def page_setup() -> str:
+    """This page's settings as a query string, without classroom mode (a link's setup, for a lesson page)."""
+    return urlencode({k: v for k, v in st.query_params.to_dict().items() if k != "classroom"})
 
 
 def set_state(values: dict[str, Any]) -> None:
@@ -174,7 +183,10 @@ def setup_link() -> str:
 
 
 def link_control() -> None:
-    """A visible way to copy the link to this setup (a full-screen projector hides the address bar)."""
-    with st.popover("Link to this setup", icon=":material/link:"):
+    """A visible way to copy the link to this setup (a full-screen projector hides the address bar). Opening it
+    reruns the page, so the address it shows is the setup as it is now: most settings rerun only their own part of
+    the page (a fragment), never app.py's foot or sidebar where this is drawn. (A fragment of its own here crashed
+    the page when a lesson link was clicked with it open: its closing rerun reached the next page.)"""
+    with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)
