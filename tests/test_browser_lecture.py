@@ -6,7 +6,7 @@ import time
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser import Server, chromium, wait_idle
+from tests.browser import Server, chromium, painted, wait_idle
 
 pytestmark = pytest.mark.slow
 
@@ -220,7 +220,9 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
         wait_idle(pg)
         pg.wait_for_function("() => [...document.querySelectorAll('.rnnviz-chart')].every(c => c.querySelector("
                              "'svg.main-svg'))", timeout=60_000)
-        # scrolled there, then read once the cells are drawn (a chart below the screen may wait until it is seen)
+        # the cells' chart, below the first screen, draws a preset's figure once the page is idle or it is seen
+        # (ui/chart.js); scrolling there and reading at once measured the figure before: drawn first, then read
+        painted(pg)
         found = pg.wait_for_function(f"() => {{ const f = ({UNDER_STEPPER})(); return f.areas.length === 3 && f; }}",
                                      timeout=30_000).json_value()
         assert found["stepper"][0] >= -1, "the page could not scroll the stepper to the top"
