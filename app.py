@@ -10,15 +10,17 @@ import streamlit as st
 from rnnviz.figures.base import use_house_template
 from ui.keys import step_keys
 from ui.lessons.sample import warm_up
-from ui.limits import pace_reruns
+from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
+from ui.reruns import install as drop_stale_reruns
 from ui.upload import guard_uploads
 from ui.urlstate import PATH, classroom, link_control
 from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend
 
 FAVICON = str(Path(__file__).with_name("ui") / "favicon.png")  # ours, served by the app: a lecture hall may be offline
 pace_reruns()  # each visitor's share of the server's time (ui/limits.py)
+drop_stale_reruns()  # once per process: a fragment rerun for a page the visitor has left (ui/reruns.py)
 _t0 = time.perf_counter()
 use_house_template()
 one_blas_thread()  # once per process (and once more after torch)
@@ -49,12 +51,23 @@ st.session_state[PATH] = nav.url_path  # whose setup the page's publish() record
 nav.run()
 st.divider()
 foot_middle = prev_next(nav.url_path, "foot")
+
+
+@fragment
+def setup_links(url_path: str) -> None:
+    """The link to this setup and, on a projector, Ask the class: a fragment, so that opening the link's popover
+    reruns these alone and shows the settings as they are now (most settings rerun only their own part of a page,
+    never this foot). A lesson link clicked with the popover open closes it, and its rerun reaches the server just
+    after the page switch: ui/reruns.py drops it."""
+    link_control()
+    if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
+        from ui.rooms import ask_link
+        ask_link(url_path)
+
+
 if nav.url_path:  # a lesson page (the welcome page has no settings to link to); after the page has run, so the
     with link_slot or foot_middle:  # link carries this run's settings
-        link_control()
-        if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
-            from ui.rooms import ask_link
-            ask_link(nav.url_path)
+        setup_links(nav.url_path)
         step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)
 warm_up()  # once per server: the sampling page's heaviest first look, computed while nobody waits for it

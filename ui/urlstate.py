@@ -184,9 +184,8 @@ def setup_link() -> str:
 
 def link_control() -> None:
     """A visible way to copy the link to this setup (a full-screen projector hides the address bar). Opening it
-    reruns the page, so the address it shows is the setup as it is now: most settings rerun only their own part of
-    the page (a fragment), never app.py's foot or sidebar where this is drawn. (A fragment of its own here crashed
-    the page when a lesson link was clicked with it open: its closing rerun reached the next page.)"""
+    reruns the part of the page it is in (app.py: a fragment of its own), so the address it shows is the setup as it
+    is now: most settings rerun only their own part of the page, never app.py's foot or sidebar where this is."""
     with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)

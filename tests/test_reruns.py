@@ -1,0 +1,34 @@
+"""ui/reruns.py: which rerun requests are a page's left behind (the browser test is in test_browser_lecture.py)."""
+import types
+
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime.app_session import AppSession
+
+from ui import reruns
+
+
+def request(page: str, fragment: str = "") -> ClientState:
+    return ClientState(page_script_hash=page, fragment_id=fragment)
+
+
+def test_a_fragment_rerun_for_the_page_just_left_is_stale_and_the_new_pages_own_is_not():
+    session = types.SimpleNamespace()
+    assert not reruns.stale(session, request("scalar", "body"), now=0.0)  # nothing switched yet
+    assert not reruns.stale(session, request("vector"), now=10.0)  # the lesson link: a whole-page request
+    assert reruns.stale(session, request("scalar", "body"), now=10.01)  # the box on the page just left
+    assert not reruns.stale(session, request("vector", "body"), now=10.5)  # the new page's own
+    assert not reruns.stale(session, request("scalar", "body"), now=10.0 + reruns.WINDOW_S)  # long after: runs
+    assert not reruns.stale(session, None, now=11.0)  # a rerun with the client state as it was
+
+
+def test_a_visit_by_address_names_no_hash_and_drops_nothing():
+    session = types.SimpleNamespace()
+    assert not reruns.stale(session, request(""), now=0.0)
+    assert not reruns.stale(session, request("scalar", "body"), now=0.1)
+
+
+def test_install_wraps_the_sessions_handler_once():
+    reruns.install()
+    handler = AppSession._handle_rerun_script_request
+    reruns.install()
+    assert AppSession._handle_rerun_script_request is handler and handler._rnnviz
