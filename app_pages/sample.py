@@ -10,7 +10,7 @@ from ui.lessons import sample as words
 from ui.lessons.sample import P
 from ui.limits import fragment
 from ui.loaders import force_character, shipped_model
-from ui.sampleview import clamp_view, link_notices, restore_page
+from ui.sampleview import clamp_view, link_notices, restore_page, sample_shown
 from ui.textview import textview
 from ui.upload import model_upload
 from ui.urlstate import Param, font_scale, publish, set_state
@@ -130,21 +130,21 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.
     publish(url)
 
 
+@fragment
+def lesson_body(model_id: str, lm: charlm.CharLM, params: list[Param]) -> None:
+    """The settings and all they move: Sample again or a setting reruns this, not app.py's sidebar and foot."""
+    fs, (settings, problems) = font_scale(), controls(lm)
+    if problems:
+        return error(" ".join(problems))
+    link_notices(lm, smp := sample_shown(model_id, lm, settings), settings)
+    inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit")])
+    look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in words.LOOK_URLS])
+    publish(params)
+
+
 st.title("Sample a trained model")
 model_id, lm = model_upload(P, lambda: shipped_model(str(MODEL)))
 PARAMS = restore_page(lm)
 words.fit_to(lm, ss)
 intro(words.introduction(lm))
-fs, (settings, problems) = font_scale(), controls(lm)
-if problems:
-    error(" ".join(problems))
-    st.stop()
-bar = st.empty()  # a long sample shows a light progress bar, where a newer click can stop it (no text streamed)
-progress = lesson.is_long(lm, settings) and (lambda done: bar.progress(done, text="Sampling…"))
-smp = words.sample_for(model_id, lm, settings, ss, progress,
-                       ahead=bool(ss.get(f"{P}.again")))  # after one click on Sample again, the next is likely
-bar.empty()
-link_notices(lm, smp, settings)
-inspector(model_id, lm, smp, fs, [p for p in PARAMS if p.url in ("pos", "shade", "layer", "kind", "unit")])
-look_inside(model_id, lm, smp, settings, fs, [p for p in PARAMS if p.url in words.LOOK_URLS])
-publish(PARAMS)
+lesson_body(model_id, lm, PARAMS)

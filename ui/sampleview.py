@@ -21,6 +21,16 @@ ss = st.session_state
 KL_TOP = 1.0  # nats: the text's shading is darkest from here (a fixed scale, so units can be compared)
 
 
+def sample_shown(model_id: str, lm: charlm.CharLM, s: lesson.Settings) -> lesson.Sample:
+    """The sample for these settings (ui/lessons/sample.py sample_for): a long one shows a light progress bar, where
+    a newer click can stop it (no text streamed); after a click on Sample again the next seed's is drawn ahead."""
+    bar = st.empty()
+    progress = lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling…"))
+    smp = words.sample_for(model_id, lm, s, ss, progress, ahead=bool(ss.get(f"{P}.again")))  # the next is likely
+    bar.empty()
+    return smp
+
+
 def restore_page(lm: charlm.CharLM) -> list[Param]:
     """The page's link parameters, restored (bad values named by their controls' labels), and what a link asked for
     the position and the forced characters kept for `link_notices` (only on arriving with a link that names them)."""
