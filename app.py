@@ -15,7 +15,7 @@ from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
 from ui.reruns import install as drop_stale_reruns
 from ui.upload import guard_uploads
-from ui.urlstate import PATH, classroom, link_control
+from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend
 
 FAVICON = str(Path(__file__).with_name("ui") / "favicon.png")  # ours, served by the app: a lecture hall may be offline
@@ -47,7 +47,6 @@ else:
                 "Add `?classroom=1` to a link for projector-sized type."
             )
         link_slot = st.container()
-st.session_state[PATH] = nav.url_path  # whose setup the page's publish() records (ui/urlstate.py)
 nav.run()
 st.divider()
 foot_middle = prev_next(nav.url_path, "foot")

@@ -123,7 +123,7 @@ def test_the_link_and_ask_the_class_carry_a_setting_changed_in_place(server, bro
     thumb.press("ArrowRight")  # 2.05 -> 2.10, and the popover that would rerun the foot stays shut
     pg.wait_for_url(re.compile(r"wh=2\.1"), timeout=30_000)
     wait_idle(pg)
-    pg.get_by_role("link", name="Ask the class").click()
+    pg.get_by_role("button", name="Ask the class").click()
     pg.wait_for_url(re.compile(r"/class_room"), timeout=30_000)
     wait_idle(pg)
     pg.wait_for_function("() => document.body.innerText.includes('wₕ = 2.1')", timeout=30_000)

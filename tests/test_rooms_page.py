@@ -1,7 +1,6 @@
 """The Class page in AppTest: the lecturer opens a room and asks, students on their own sessions vote once per round,
 the count shows no answers, Reveal draws them against the exact answer, round 2, CSV, close; and refusals (a wrong
 code, a full room, a store that is down) are messages, never tracebacks."""
-import urllib.parse
 
 import pytest
 
@@ -193,11 +192,12 @@ def test_the_reveal_draws_the_answers_on_the_lessons_own_chart(open_page):
 
 def test_ask_the_class_from_a_lesson_page_in_classroom_mode(open_page):
     page = open_page("scalar", classroom="1", wh="2")
-    [link] = [el.proto for el in page.get("page_link") if el.proto.label == "Ask the class"]
     plain = open_page("scalar")
-    assert not [el for el in plain.get("page_link") if el.proto.label == "Ask the class"]  # on the projector only
-    query = dict(urllib.parse.parse_qsl(link.query_string))
-    assert link.page == "class_room" and query["ask"] == "scalar" and "wh=2" in query["setup"]
+    assert not [b for b in plain.button if b.key == "app.ask"]  # on the projector only
+    page.slider(key="scalar.w_h").set_value(2.5).run()  # a setting changed after the page was first drawn
+    page.button(key="app.ask").click().run()  # the Class page, with the setup as it is when pressed
+    assert page.session_state["class.lesson"] == "scalar" and "wh=2.5" in page.session_state["class.link"]
+    query = {"classroom": "1", "ask": "scalar", "setup": "wh=2"}  # the same, by address
     at = open_page("class_room", **query)  # the link opens a room with the page's first question and its setup
     code = at.session_state["class.code"]
     assert at.selectbox(key="class.lesson").value == "scalar" and "wₕ = 2" in all_text(at)

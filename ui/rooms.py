@@ -39,7 +39,7 @@ from ui.lessons import (
     states as states_words,
     vector as vector_words,
 )
-from ui.urlstate import PUBLISHED, Param, control_name, font_scale, name_controls, page_setup, text
+from ui.urlstate import Param, control_name, font_scale, name_controls, page_setup, text
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
@@ -525,11 +525,11 @@ def keep_link(url: str, code: str, token: str) -> None:
 
 
 def ask_link(url_path: str) -> None:
-    """On a lesson page in classroom mode: the Class page, with this page's first question and its setup as now."""
-    if url_path in MAKERS:
-        setup = page_setup()  # as of this run; take_ask prefers the session's newer one (a fragment's own rerun)
-        st.page_link(THIS_PAGE, label="Ask the class", icon=":material/groups:",
-                     query_params={"classroom": "1", "ask": url_path, "setup": setup})
+    """On a lesson page in classroom mode: the Class page, with this page's first question and its setup as it is
+    when pressed. A button, not a link: a link's address is written when app.py's foot is drawn, and most settings
+    rerun only their own part of the page, so a link asked about the setup before them."""
+    if url_path in MAKERS and st.button("Ask the class", key="app.ask", icon=":material/groups:", type="tertiary"):
+        st.switch_page(THIS_PAGE, query_params={"classroom": "1", "ask": url_path, "setup": page_setup()})
 
 
 def take_ask(ss, store: RoomStore, params) -> None:
@@ -542,9 +542,6 @@ def take_ask(ss, store: RoomStore, params) -> None:
         params.pop(name, None)
     if lesson not in MAKERS:
         return
-    # this browser's own Ask the class: the page as it last published its settings, which a setting changed in
-    # place (a fragment's rerun) leaves newer than the link app.py drew; a link from elsewhere keeps its own
-    setup = ss.get(PUBLISHED, {}).get(lesson, setup)
     ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(MAKERS[lesson])), setup[:4000]
     ss[f"{P}.asking"] = True  # the ask panel opens
     if KEY_CODE not in ss:

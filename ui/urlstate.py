@@ -12,8 +12,6 @@ from urllib.parse import urlencode
 import streamlit as st
 
 _KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
-PATH = "app.path"  # the URL path of the page this session is on (app.py sets it before the page runs)
-PUBLISHED = "app.published"  # each lesson page's setup as last published: {url path: query, no classroom}
 
 
 @dataclass(frozen=True)
@@ -140,8 +138,6 @@ def publish(params: list[Param]) -> None:
                 st.query_params[p.url] = s
         elif p.url in st.query_params:
             del st.query_params[p.url]
-    # what Ask the class takes (ui/rooms.py): a setting changed by a fragment's own rerun never reaches app.py's foot
-    st.session_state.setdefault(PUBLISHED, {})[st.session_state.get(PATH, "")] = page_setup()
 
 
 def page_setup() -> str:
