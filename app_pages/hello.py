@@ -42,7 +42,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
                                      "distribution sharpens toward the top choice, above 1 it flattens toward uniform.")
         start = st.selectbox("Start from", w.vocab, key=f"{P}.start", format_func=words.visible,
                              help="The first character fed in.")
-        n = st.slider("Characters to sample", 1, 200, 30, key=f"{P}.n")
+        n = st.slider("Characters to sample", 1, 200, key=f"{P}.n")
         st.markdown("**Sample** (each character fed back in as the next input):")
         st.code(start + lesson.sample(w, start, n, temp, seed=seed), language=None, wrap_lines=True)
     with s2:

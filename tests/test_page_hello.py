@@ -82,6 +82,17 @@ def test_sample_is_shown_as_text_not_markup(open_page):
     assert not any("<b>" in m.value for m in at.markdown)  # the user's markup never reaches markdown
 
 
+def test_a_link_carries_how_many_characters_are_sampled(open_page):
+    """The sample's length is a setting like the others: written into the link, and read back from it (a shared link
+    once gave the default 30 characters whatever the sender had)."""
+    at = open_page(P)
+    assert len(page_codes(at)[0]) == 1 + 30 and "n" not in at.query_params  # the start, then 30 sampled
+    at.slider(key=f"{P}.n").set_value(45).run()
+    assert at.query_params["n"] in ("45", ["45"])
+    shared = open_page(P, n="45")
+    assert shared.slider(key=f"{P}.n").value == 45 and page_codes(shared)[0] == page_codes(at)[0]
+
+
 def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
     at = open_page(P, trained="1", H="4", seed="2")
     assert not at.exception

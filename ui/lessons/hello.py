@@ -57,6 +57,7 @@ PARAMS = [
     Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
     Param(f"{P}.trained", "trained", False, flag, dump_flag),  # a shared link retrains on open: same weights
     Param(f"{P}.temp", "temp", 1.0, notch(TEMPERATURES)),
+    Param(f"{P}.n", "n", 30, integer(1, 200)),  # characters sampled
     Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
 ]
 
