@@ -10,13 +10,12 @@ from ui.lessons import sample as words
 from ui.lessons.sample import P
 from ui.limits import fragment
 from ui.loaders import force_character, shipped_model
-from ui.sampleview import clamp_view, link_notices, restore_page, sample_shown
+from ui.sampleview import branch_notice, clamp_view, position_notice, restore_page, sample_shown
 from ui.textview import textview
 from ui.upload import model_upload
 from ui.urlstate import Param, font_scale, publish, set_state
 from ui.widgets import error, intro, md, plot
 
-MODEL = charlm.SHIPPED_MODEL
 ss = st.session_state
 
 
@@ -47,6 +46,7 @@ def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
 @fragment
 def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
+    position_notice(smp)
     i = words.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
     shade = st.segmented_control("Shade by", words.SHADES, key=f"{P}.shade",
                                  help="What colours each character.") or "probability"
@@ -136,14 +136,14 @@ def lesson_body(model_id: str, lm: charlm.CharLM, params: list[Param]) -> None:
     fs, (settings, problems) = font_scale(), controls(lm)
     if problems:
         return error(" ".join(problems))
-    link_notices(lm, smp := sample_shown(model_id, lm, settings), settings)
+    branch_notice(lm, smp := sample_shown(model_id, lm, settings), settings)
     inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit")])
     look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in words.LOOK_URLS])
     publish(params)
 
 
 st.title("Sample a trained model")
-model_id, lm = model_upload(P, lambda: shipped_model(str(MODEL)))
+model_id, lm = model_upload(P, lambda: shipped_model(str(charlm.SHIPPED_MODEL)))
 PARAMS = restore_page(lm)
 words.fit_to(lm, ss)
 intro(words.introduction(lm))

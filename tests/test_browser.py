@@ -1,4 +1,6 @@
 """Real-browser tests: the app served by `streamlit run app.py`, opened in headless Chromium."""
+import re
+
 import pytest
 
 from tests.browser import BUSY, CHART, Server, chromium, wait_idle
@@ -189,3 +191,18 @@ def test_charts_say_so_when_plotly_js_cannot_be_fetched(server, page):
     page.get_by_role("button", name="Flood").click()  # the numbers still follow the controls
     page.wait_for_function("() => document.body.innerText.includes('0.949')", timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_notice_of_a_position_past_the_sample_goes_once_the_position_is_moved(server, page):
+    """A link asking for a position past the sample's end says so; moving the Position slider reruns only its part of
+    the page, and the notice there goes with it (it stayed up when drawn outside that part)."""
+    page.goto(f"{server.url}/sample?n=50&pos=300")
+    wait_idle(page)
+    notice = page.get_by_text("past this sample's last character")
+    notice.wait_for(timeout=30_000)
+    thumb = page.locator('.st-key-sample-char input[type="range"]')
+    thumb.focus()
+    thumb.press("ArrowLeft")
+    page.wait_for_url(re.compile(r"pos=5[0-9]"), timeout=30_000)
+    wait_idle(page)
+    notice.wait_for(state="detached", timeout=30_000)

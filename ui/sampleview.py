@@ -33,7 +33,8 @@ def sample_shown(model_id: str, lm: charlm.CharLM, s: lesson.Settings) -> lesson
 
 def restore_page(lm: charlm.CharLM) -> list[Param]:
     """The page's link parameters, restored (bad values named by their controls' labels), and what a link asked for
-    the position and the forced characters kept for `link_notices` (only on arriving with a link that names them)."""
+    the position and the forced characters kept for `position_notice` and `branch_notice` (only on arriving with a
+    link that names them)."""
     arrived, params = ss.get("app.page") != P, words.params(lm)
     restore(P, params, words.LABELS)
     if arrived:
@@ -44,14 +45,19 @@ def restore_page(lm: charlm.CharLM) -> list[Param]:
     return params
 
 
-def link_notices(lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings) -> None:
-    """Say what a link asked that this sample cannot show, while the visitor has not changed it: a position past the
-    sample's last character, characters forced past the sampled ones or outside the model's vocabulary."""
-    asked = ss.get(f"{P}._asked", {})
-    last = len(smp.text) - 1
+def position_notice(smp: lesson.Sample) -> None:
+    """Say that a link asked for a position past the sample's last character, while the visitor has not moved it
+    (the inspector's part of the page calls this: moving the position reruns that part alone)."""
+    asked, last = ss.get(f"{P}._asked", {}), len(smp.text) - 1
     if "pos" in asked and asked["pos"] > last and ss[f"{P}.pos"] in (asked["pos"], last):
         st.info(f"The link asks for **Position** {asked['pos'] + 1:,}, past this sample's last character "
                 f"({last + 1:,}), so the last character is shown.", icon="ℹ️")
+
+
+def branch_notice(lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings) -> None:
+    """Say which of a link's forced characters this sample cannot take (past the sampled ones, or outside the model's
+    vocabulary), while the visitor has not changed them."""
+    asked = ss.get(f"{P}._asked", {})
     if "branch" in asked and ss[f"{P}.forced"] == asked["branch"]:
         kept = dict(lesson.forced_within(lm, s.n, asked["branch"]))
         dropped = sorted(set(asked["branch"].items()) - set(kept.items()))
