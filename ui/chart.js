@@ -98,14 +98,15 @@ function fitCellText(gd) {
 // drawing is never put off. Only a chart that waits is watched (IntersectionObserver): watching every chart all the
 // time took the gradients page's drag from 36 to 30 frames a second.
 const LATER_MS = 300;
+const NEAR_PX = 100;  // a chart this close to the screen counts as in view
 const LATER = (window.__rnnvizLater ??= new Set());
 const SEEN = (window.__rnnvizSeen ??= new IntersectionObserver((entries) => {
   for (const e of entries) if (e.isIntersecting) drawLater(e.target);
-}, { rootMargin: "100px 0px" }));
+}, { rootMargin: `${NEAR_PX}px 0px` }));
 
 function outOfView(gd) {  // as SEEN sees it; a chart in a closed tab or fold (no box) too
   const r = gd.getBoundingClientRect();
-  return r.width === 0 || r.bottom < -100 || r.top > window.innerHeight + 100;
+  return r.width === 0 || r.bottom < -NEAR_PX || r.top > window.innerHeight + NEAR_PX;
 }
 
 function putOff(gd, job) {
