@@ -32,6 +32,20 @@ def controls() -> tuple[str, int, int, int]:
     return txt, H, steps, int(seed)
 
 
+def start_pick(vocab: list[str]) -> None:
+    """The link's "Start from" (`start`, kept apart from the widget, whose choices are the typed text's characters):
+    "" is the text's first character; one the text no longer has goes back to that, and leaves the link."""
+    want = st.session_state[f"{P}.start"]
+    if want not in vocab:
+        st.session_state[f"{P}.start"] = want = ""
+    st.session_state[f"{P}.start_pick"] = want or vocab[0]
+
+
+def picked(vocab: list[str]) -> None:
+    pick = st.session_state[f"{P}.start_pick"]
+    st.session_state[f"{P}.start"] = "" if pick == vocab[0] else pick
+
+
 @fragment
 def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
@@ -40,7 +54,9 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         temp = st.select_slider("Temperature", words.TEMPERATURES, key=f"{P}.temp",
                                 help="Scores are divided by the temperature before the softmax: below 1 the "
                                      "distribution sharpens toward the top choice, above 1 it flattens toward uniform.")
-        start = st.selectbox("Start from", w.vocab, key=f"{P}.start", format_func=words.visible,
+        start_pick(w.vocab)
+        start = st.selectbox("Start from", w.vocab, key=f"{P}.start_pick", format_func=words.visible,
+                             on_change=picked, args=(w.vocab,),
                              help="The first character fed in.")
         n = st.slider("Characters to sample", 1, 200, key=f"{P}.n")
         st.markdown("**Sample** (each character fed back in as the next input):")

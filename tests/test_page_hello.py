@@ -93,6 +93,23 @@ def test_a_link_carries_how_many_characters_are_sampled(open_page):
     assert shared.slider(key=f"{P}.n").value == 45 and page_codes(shared)[0] == page_codes(at)[0]
 
 
+def test_a_link_carries_the_character_sampling_starts_from(open_page):
+    """"Start from" is in the link too (a shared link once started from the text's first character whatever the
+    sender had chosen); the text's first character is the default and stays out of it, and a character the text
+    does not have falls back to it."""
+    at = open_page(P)
+    assert at.selectbox(key=f"{P}.start_pick").value == "h" and page_codes(at)[0][0] == "h"
+    at.selectbox(key=f"{P}.start_pick").set_value("l").run()
+    assert at.query_params["start"] in ("l", ["l"]) and page_codes(at)[0][0] == "l"
+    shared = open_page(P, start="l")
+    assert shared.selectbox(key=f"{P}.start_pick").value == "l" and page_codes(shared)[0] == page_codes(at)[0]
+    at.selectbox(key=f"{P}.start_pick").set_value("h").run()
+    assert "start" not in at.query_params and page_codes(at)[0][0] == "h"
+    other = open_page(P, start="z")  # not in "hello": its first character, and the link no longer names it
+    assert other.selectbox(key=f"{P}.start_pick").value == "h" and "start" not in other.query_params
+    assert not (at.exception or shared.exception or other.exception or other.warning)
+
+
 def test_a_link_to_a_trained_model_retrains_it_on_open(open_page):
     at = open_page(P, trained="1", H="4", seed="2")
     assert not at.exception
