@@ -29,5 +29,7 @@ def test_every_registered_label_is_a_label_the_app_draws():
         __import__(f"ui.lessons.{m}")
     sources = "".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py")
                       if p.name != "__init__.py")
-    drawn = [k for k, v in CONTROL_LABELS.items() if sources.count(f'"{v}"') < 2]  # the registry's copy + the control
+    unlabelled = {"sample.cpos"}  # a click in the clamp view's text: no control label to repeat, a description
+    drawn = [k for k, v in CONTROL_LABELS.items()
+             if k not in unlabelled and sources.count(f'"{v}"') < 2]  # the registry's copy + the control
     assert len(CONTROL_LABELS) > 60 and not drawn, drawn

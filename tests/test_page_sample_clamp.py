@@ -88,6 +88,31 @@ def test_a_clamp_link_opens_the_same_experiment(open_page):
     assert "**Clamp to** (`cval` in the link)" in " ".join(i.value for i in at.info)  # the label first
 
 
+def clicked(at) -> int:
+    """The character outlined in the clamp view's free text."""
+    comps = [e for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview"]
+    return json.loads(comps[1].proto.json)["selected"]
+
+
+def test_the_character_clicked_in_the_clamped_text_is_in_the_link(open_page):
+    """A lecturer who clicked the character to talk about shares it with the link; a new clamp goes back to the
+    character it moves most, and the link no longer names one."""
+    link = dict(view="clamp", clayer="1", ckind="h", cunit="200", cval="-0.5", n="80")
+    at = open_page(P, timeout=300, **link)
+    pick = 40 if clicked(at) != 40 else 41
+    assert "cpos" not in at.query_params
+    at.session_state[f"{P}.cpos"] = pick  # what a click on that character does (ui/textview.py)
+    at.run()
+    assert clicked(at) == pick and at.query_params["cpos"] == str(pick)
+    shared = open_page(P, timeout=300, cpos=str(pick), **link)
+    def unlinked(a) -> str:  # the page's words, without the link (its settings come in another order)
+        return re.sub(r"\?\S+", "", all_text(a))
+    assert clicked(shared) == pick and unlinked(shared) == unlinked(at)  # the character's sentence and bars too
+    at.slider(key=f"{P}.clamp_value").set_value(-0.4).run()
+    assert "cpos" not in at.query_params and not at.exception
+    assert clicked(at) == clicked(open_page(P, timeout=300, **{**link, "cval": "-0.4"}))  # as the new link opens
+
+
 def test_a_link_past_the_sample_or_with_unusable_branches_says_so(open_page):
     at = open_page(P, n="20", pos="900", branch="3.233,45.120,5.120", timeout=300)
     assert not at.exception
@@ -109,5 +134,5 @@ def test_every_link_name_has_its_controls_label():
     lm = charlm.load_bytes(*tiny_checkpoint("lstm"))
     assert set(W.LABELS) == {p.url for p in W.params(lm)} and set(W.LOOK_URLS) <= set(W.LABELS)
     page = (ROOT / "app_pages" / "sample.py").read_text() + (ROOT / "ui" / "sampleview.py").read_text()
-    missing = [label for url, label in W.LABELS.items() if url != "branch" and f'"{label}"' not in page]
+    missing = [label for url, label in W.LABELS.items() if url not in ("branch", "cpos") and f'"{label}"' not in page]
     assert not missing  # each is a control's label as the page writes it

@@ -38,6 +38,7 @@ def restore_page(lm: charlm.CharLM) -> list[Param]:
     arrived, params = ss.get("app.page") != P, words.params(lm)
     restore(P, params, words.LABELS)
     if arrived:
+        ss.pop(f"{P}._cfor", None)  # the clamped text's clicked character (`cpos`) is the link's or the last visit's
         bad = ss.get(f"{P}._url_bad", [])
         asked = {url: ss[f"{P}.{key}"] for url, key in (("pos", "pos"), ("branch", "forced"))
                  if url in st.query_params and url not in bad}
@@ -89,9 +90,11 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
                              lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling again…")))
     bar.empty()
     st.markdown(words.clamp_summary(effect, s.seed))
-    if ss.get(f"{P}._cfor") != (s, effect.clamp):  # a new clamp: inspect the character it moves most
-        ss[f"{P}._cfor"], ss[f"{P}.cpos"] = (s, effect.clamp), int(np.nanargmax(np.r_[0.0, effect.kl[1:]]))
-    ss[f"{P}.cpos"] = i = min(max(1, ss[f"{P}.cpos"]), len(effect.before) - 1)
+    if ss.get(f"{P}._cfor", (s, effect.clamp)) != (s, effect.clamp):  # a clamp or sample set here: inspect the
+        ss[f"{P}.cpos"] = -1  # character the clamp moves most (one a link or the last visit chose is kept on arrival)
+    ss[f"{P}._cfor"] = (s, effect.clamp)
+    most = int(np.nanargmax(np.r_[0.0, effect.kl[1:]]))
+    i = most if ss[f"{P}.cpos"] < 0 else min(max(1, ss[f"{P}.cpos"]), len(effect.before) - 1)
     left, right = st.columns([1.5, 1], gap="large")
     with left:
         st.markdown(words.BEFORE_TITLE)

@@ -105,7 +105,8 @@ def params(lm: CharLM) -> list[Param]:
             ("clamp_layer", "clayer", lm.num_layers, integer(1, lm.num_layers)),
             ("clamp_kind", "ckind", "h", choice(["h", "c"])),
             ("clamp_unit", "cunit", 1, *from_0(lm.hidden_size)),
-            ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1))]
+            ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1)),
+            ("cpos", "cpos", -1, integer(0, lesson.MAX_CHARS - 1))]  # -1: the character the clamp moves most
     return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
 
 
@@ -114,8 +115,9 @@ LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": 
           "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside",
           "over": "Over",
           "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
-          "cval": "Clamp to"}  # each link name's control, as a notice names it
-LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval")  # what the "Look inside" part publishes
+          "cval": "Clamp to", "cpos": "the character clicked in the free text"}  # each link name's control, as a
+# notice names it (cpos: a click in the clamp view's free text, which has no label of its own)
+LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval", "cpos")  # what "Look inside" publishes
 
 
 def fit_to(lm: CharLM, session: Session) -> None:
