@@ -135,6 +135,27 @@ def test_the_link_and_ask_the_class_carry_a_setting_changed_in_place(server, bro
     pg.close()
 
 
+def test_a_link_notice_goes_once_its_setting_is_moved_and_the_slider_keeps_the_focus(server, browser):
+    """A link's invalid value is named above the page; the slider moves only its part of the page, so the notice
+    stayed up (found by a browser walk). It goes with the first move, and the next key still moves the slider."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/scalar?classroom=1&wh=0.33")
+    wait_idle(pg)
+    notice = pg.locator('[data-testid="stAlert"]').filter(has_text="not valid here")
+    notice.first.wait_for(timeout=30_000)
+    thumb = pg.locator('.st-key-scalar-w_h input[type="range"]')
+    thumb.focus()
+    pg.keyboard.press("ArrowRight")  # the default 0.5 -> 0.55
+    pg.wait_for_url(re.compile(r"wh=0\.55"), timeout=30_000)
+    notice.first.wait_for(state="detached", timeout=30_000)
+    wait_idle(pg)
+    pg.keyboard.press("ArrowRight")  # not thumb.press: the focus must still be where the visitor left it
+    pg.wait_for_url(re.compile(r"wh=0\.6\b"), timeout=30_000)
+    wait_idle(pg)
+    assert pg.locator('[data-testid="stException"]').count() == 0 and pg.locator("h1").first.is_visible()
+    pg.close()
+
+
 @pytest.mark.parametrize("width,query", [(1024, "?classroom=1"), (1400, "")])
 def test_a_lesson_link_clicked_after_typing_in_a_box_opens_the_next_lesson_whole(server, browser, width, query):
     """Typing in a box and then clicking a lesson link sends the page switch and then the box's own rerun, for the

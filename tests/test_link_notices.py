@@ -33,3 +33,17 @@ def test_every_registered_label_is_a_label_the_app_draws():
     drawn = [k for k, v in CONTROL_LABELS.items()
              if k not in unlabelled and sources.count(f'"{v}"') < 2]  # the registry's copy + the control
     assert len(CONTROL_LABELS) > 60 and not drawn, drawn
+
+
+def test_the_notice_goes_with_the_settings_the_visitor_moves(open_page):
+    """The notice stays while the page shows the default it fell back to, and names only the settings not yet moved;
+    it once stayed up after the setting was moved (drawn above the part of the page the setting reruns)."""
+    at = open_page("hello", temp="4.9", steps="15")
+    notice = next(i.value for i in at.info if "not valid here" in i.value)
+    assert "**Temperature**" in notice and "**Training steps**" in notice
+    at.select_slider(key="hello.temp").set_value(0.5).run()
+    notice = " ".join(i.value for i in at.info)
+    assert "**Temperature**" not in notice and "**Training steps**" in notice and "not valid here" in notice
+    at.slider(key="hello.steps").set_value(200).run()
+    assert not any("not valid here" in i.value for i in at.info) and not at.exception
+    assert at.query_params["temp"] in ("0.5", ["0.5"]) and at.query_params["steps"] in ("200", ["200"])

@@ -118,6 +118,7 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
                 st.session_state[p.key] = p.default
                 bad.append(p.url)
         st.session_state[f"{page}._url_bad"] = bad
+        st.session_state[f"{page}._url_said"] = bool(bad)
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
@@ -125,10 +126,19 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
     if bad:
         named = ", ".join(control_name(p) for p in params if p.url in bad)
         st.info(f"The link's value for {named} was not valid here, so the default is used.", icon="ℹ️")
+    elif st.session_state.get(f"{page}._url_said"):  # the notice's place, kept: what follows keeps its own, so the
+        st.empty()  # browser keeps the focus on the slider the visitor moved (publish takes the notice down)
 
 
 def publish(params: list[Param]) -> None:
-    """Write the page's current state into the URL, leaving out values that equal their defaults."""
+    """Write the page's current state into the URL, leaving out values that equal their defaults. A setting that
+    `restore`'s notice names as invalid in the link, once the visitor has moved it, leaves the notice: the app runs
+    again to take it down (most settings rerun only their part of the page, and the notice is drawn above it)."""
+    bad_key = f"{st.session_state.get('app.page')}._url_bad"
+    bad = st.session_state.get(bad_key) or []
+    moved = {p.url for p in params if p.url in bad and st.session_state.get(p.key, p.default) != p.default}
+    if moved:
+        st.session_state[bad_key] = [u for u in bad if u not in moved]
     for p in params:
         v = st.session_state.get(p.key, p.default)
         st.session_state[_KEEP + p.key] = v  # outlives the widget: brought back when the visitor returns
@@ -138,6 +148,8 @@ def publish(params: list[Param]) -> None:
                 st.query_params[p.url] = s
         elif p.url in st.query_params:
             del st.query_params[p.url]
+    if moved:
+        st.rerun(scope="app")
 
 
 def page_setup() -> str:
