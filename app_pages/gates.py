@@ -8,7 +8,7 @@ from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lagview import three_cells
 from ui.lessons import gates as words
-from ui.lessons.gates import PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
+from ui.lessons.gates import NUMBERS, PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
 from ui.limits import fragment
 from ui.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
@@ -49,7 +49,7 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     """Back / Next / the time slider, and everything that changes with the step; reruns on its own."""
     T = len(c["x"])
     t = step_controls(P, T)
-    publish([STEP])
+    publish([STEP, NUMBERS])
     what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{sub(t)}"
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")

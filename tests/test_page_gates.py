@@ -203,3 +203,15 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
         at.text_input(key=f"{P}.vocab").set_value("helo")
         at.text_input(key=f"{P}.word").set_value("hello").run()  # 4 wide: the trained cells cannot read it
         assert any("8 inputs per step" in w.value for w in at.warning) and "*Untrained:*" in all_text(at)
+
+
+def test_a_link_opens_this_steps_numbers(open_page):
+    """The box with a step's numbers is in the link while open: a lecturer's link to step 3 with its products opens
+    with them shown."""
+    at = open_numbers(open_page(P, t="3"))
+    assert at.query_params["numbers"] in ("1", ["1"]) and any("$f_t$" in t.columns for t in tables(at))
+    shared = open_page(P, t="3", numbers="1")
+    assert any("$f_t$" in t.columns for t in tables(shared)) and not shared.exception
+    assert [t.to_dict() for t in tables(shared)] == [t.to_dict() for t in tables(at)]
+    at.session_state[f"{P}.numbers"] = False
+    assert "numbers" not in at.run().query_params

@@ -29,14 +29,16 @@ SETTINGS = sequence_params(P) + [
     Param(f"{P}.trained", "trained", False, flag, dump_flag),
 ]
 STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
+NUMBERS = Param(f"{P}.numbers", "numbers", False, flag, dump_flag)  # "This step's numbers" open: a link shows them
 VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
-PARAMS = [VIEW] + SETTINGS + [STEP, VALVE]
+PARAMS = [VIEW] + SETTINGS + [STEP, NUMBERS, VALVE]
 NOTE_GATES = {"rnn": (), "lstm": ("f", "i", "o"), "gru": ("r", "z")}  # the gates whose means the lockstep titles give
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
 
 name_controls({  # each control's label, for notices about a link (tests check them against the page)
     f"{P}.view": "View",
+    f"{P}.numbers": "This step's numbers, with the products",
     f"{P}.mode": "Inputs",
     f"{P}.word": "Word",
     f"{P}.vocab": "Vocabulary",
