@@ -84,9 +84,9 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
             if st.button("Clear forced characters", key=f"{P}.unforce", on_click=set_state,
                          args=({f"{P}.forced": {}},)):
                 st.rerun(scope="app")
-    with st.expander(f"The hidden state after character {i + 1}", key=f"{P}.state_open", on_change="rerun") as box:
-        if box.open:
-            plot(figures.state_grid(smp.h[i], font_scale=fs), f"{P}.state",
+    with st.expander("The hidden state after this character", key=f"{P}.state_open", on_change="rerun") as box:
+        if box.open:  # a label of its own each position would shut the box at each move (a new widget)
+            plot(figures.state_grid(smp.h[i], f"after character {i + 1:,}", font_scale=fs), f"{P}.state",
                  alt=f"every layer's hidden state after character {i + 1}")
     publish(url)
 
@@ -137,7 +137,7 @@ def lesson_body(model_id: str, lm: charlm.CharLM, params: list[Param]) -> None:
     if problems:
         return error(" ".join(problems))
     branch_notice(lm, smp := sample_shown(model_id, lm, settings), settings)
-    inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit")])
+    inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit", "state")])
     look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in words.LOOK_URLS])
     publish(params)
 

@@ -108,6 +108,20 @@ def test_a_link_restores_position_shading_and_branches(open_page):
     assert "‖∂ log p / ∂e‖" in v["titles"][299]
 
 
+def test_the_hidden_state_box_stays_open_down_the_text_and_is_in_the_link(open_page):
+    """Opened, the box with the hidden state follows Position (its label named the character, so each move made it a
+    new box, shut); a link carries it open."""
+    def state_title(at) -> str | None:
+        return next((c.figure["layout"]["title"]["text"] for c in charts(at) if c.key == f"{P}.state"), None)
+
+    at = open_page(P, state="1")
+    assert state_title(at) == "after character 7" and not at.exception  # pos=6 by default: character 7, from 1
+    at.slider(key=f"{P}.char").set_value(21).run()
+    assert state_title(at) == "after character 21" and at.query_params["state"] in ("1", ["1"])
+    at.session_state[f"{P}.state_open"] = False
+    assert state_title(at.run()) is None and "state" not in at.query_params
+
+
 @pytest.mark.parametrize("query,bad", [({"temp": "2.9"}, "Temperature"), ({"temp": "0.15"}, "Temperature"),
                                        ({"k": "100"}, "Top-k (0 = off)"), ({"branch": "3.55296"}, "Branch from here"),
                                        ({"shade": "<b>"}, "Shade by")])

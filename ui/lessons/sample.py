@@ -99,6 +99,7 @@ def params(lm: CharLM) -> list[Param]:
             ("seed", "seed", 1, integer(0, lesson.MAX_SEED)),
             ("forced", "branch", {}, parse_branches, dump_branches),
             ("pos", "pos", 6, integer(1, lesson.MAX_CHARS - 1)), ("shade", "shade", "probability", choice(SHADES)),
+            ("state_open", "state", False, flag, dump_flag),
             ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)), ("kind", "kind", "h", choice(["h", "c"])),
             ("unit", "unit", 1, *from_0(lm.hidden_size)), ("view", "view", "units", choice(VIEWS)),
             ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS))),
@@ -113,7 +114,7 @@ def params(lm: CharLM) -> list[Param]:
 LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
           "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
           "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside",
-          "over": "Over",
+          "state": "The hidden state after this character", "over": "Over",
           "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
           "cval": "Clamp to", "cpos": "the character clicked in the free text"}  # each link name's control, as a
 # notice names it (cpos: a click in the clamp view's free text, which has no label of its own)
