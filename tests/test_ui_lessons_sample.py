@@ -37,7 +37,7 @@ def test_branches_round_trip_through_a_link():
 def test_every_link_value_the_page_writes_it_reads_back():
     lm = tiny("lstm", layers=2)
     params = W.params(lm)
-    assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 20
+    assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 22
     for p in params:
         assert p.parse(p.dump(p.default)) == p.default, p.url
     by_url = {p.url: p for p in params}
@@ -46,7 +46,7 @@ def test_every_link_value_the_page_writes_it_reads_back():
     assert by_url["unit"].parse("5") == 6 and by_url["unit"].dump(6) == "5" and by_url["unit"].default == 1
     for url, bad in (("k", "8"), ("layer", "3"), ("unit", "6"), ("unit", "-1"), ("shade", "<b>"), ("first", "7"),
                      ("n", "2001"), ("clayer", "3"), ("cunit", "6"), ("cunit", "-1"), ("ckind", "x"), ("cval", "10.1"),
-                     ("cval", "0.05"), ("cval", "nan")):
+                     ("cval", "0.05"), ("cval", "nan"), ("cpos", "-2"), ("state", "maybe")):
         with pytest.raises(ValueError):
             by_url[url].parse(bad)
 

@@ -107,7 +107,7 @@ def params(lm: CharLM) -> list[Param]:
             ("clamp_kind", "ckind", "h", choice(["h", "c"])),
             ("clamp_unit", "cunit", 1, *from_0(lm.hidden_size)),
             ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1)),
-            ("cpos", "cpos", -1, integer(0, lesson.MAX_CHARS - 1))]  # -1: the character the clamp moves most
+            ("cpos", "cpos", -1, integer(-1, lesson.MAX_CHARS - 1))]  # -1: the character the clamp moves most
     return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
 
 
