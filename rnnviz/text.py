@@ -19,9 +19,9 @@ def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS
                    ) -> list[float]:
     """'1, 0, 0' or '1 0 0' -> [1.0, 0.0, 0.0]; anything else raises InputError saying what is wrong, calling the
     text by `name` (the scores of a softmax are not an input sequence)."""
-    if text is None or not text.strip():
+    parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p] if text is not None else []
+    if not parts:  # nothing, or only separators (',' once gave [] and every page that read it failed)
         raise InputError(f"The {name} is empty: type numbers separated by commas, e.g. 1, 0, 0.")
-    parts = [p for p in re.split(r"[,\s;]+", text.strip()) if p]
     if len(parts) > max_len:
         raise InputError(f"The {name} has {len(parts)} numbers; the limit is {max_len}.")
     out = []

@@ -21,8 +21,8 @@ def test_parse_sequence(text, expected):
     assert parse_sequence(text) == expected
 
 
-@pytest.mark.parametrize("text,words", [("", "empty"), ("1, two", "not a number"), ("inf", "finite"),
-                                        ("101", "limited"), ("1 " * 201, "limit is 200")])
+@pytest.mark.parametrize("text,words", [("", "empty"), (",", "empty"), ("  ,;, ", "empty"), ("1, two", "not a number"),
+                                        ("inf", "finite"), ("101", "limited"), ("1 " * 201, "limit is 200")])
 def test_parse_sequence_refuses(text, words):
     with pytest.raises(InputError, match=words):
         parse_sequence(text)

@@ -54,6 +54,17 @@ def test_hostile_links(open_page, query):
     assert list(tables(at)[0]["hₜ = tanh(·)"])  # the page still shows its numbers
 
 
+@pytest.mark.parametrize("page,query", [("scalar", {"x": ","}), ("hello", {"scores": " , ,"}),
+                                        ("recurrences", {"x": ";"}), ("recurrences", {"view": "selective", "sx": ","}),
+                                        ("vector", {"in": ","})])
+def test_a_sequence_of_commas_alone_is_empty(open_page, page, query):
+    """Separators and nothing else once parsed as an empty sequence, and each page that read it failed with a
+    traceback (a browser walk): it is the empty sequence's message, and the page goes on with its default."""
+    at = open_page(page, **query)
+    assert not at.exception
+    assert any("is empty" in e.value for e in at.error) or any("not valid here" in i.value for i in at.info)
+
+
 @pytest.mark.parametrize("page,query", [
     ("gradients", {"H": "100000", "T": "nan"}), ("vector", {"H": "0", "in": "??"}),
     ("gates", {"cell": "transformer", "bf": "inf"}), ("hello", {"text": "", "H": "-1"}),
