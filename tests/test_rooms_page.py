@@ -117,6 +117,17 @@ def test_bad_codes_full_rooms_and_bad_links_are_messages(open_page, monkeypatch)
     assert "This room is full" in all_text(late) and not late.exception
 
 
+@pytest.mark.parametrize("setup,words", [("x=" + ",".join(["1"] * 160), "too long to ask about"),
+                                         ("x=%2C", "is empty"), ("scores=%2C", "is empty")])
+def test_a_setup_too_long_or_empty_to_ask_about_is_a_message(open_page, setup, words):
+    """Ask the class from a page with 160 inputs (the page takes 200) made a question longer than a phone's 500
+    characters, and the Class page failed with a traceback; so did an input of commas alone (a browser walk)."""
+    lesson = "hello" if setup.startswith("scores") else "scalar"
+    at = open_page("class_room", classroom="1", ask=lesson, setup=setup)
+    assert words in all_text(at) and not at.exception
+    assert not [b for b in at.button if b.key == "class.ask"]
+
+
 def test_a_store_that_is_down_is_a_message(open_page, monkeypatch):
     monkeypatch.setattr(store_module, "_default", RedisStore(f"redis://127.0.0.1:{free_port()}/0"))
     at = open_page("class_room")

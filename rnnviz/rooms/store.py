@@ -29,6 +29,7 @@ MAX_QUESTIONS = 200
 MAX_ROOMS = 10_000  # per server in memory (a few kB each); Redis is bounded by its maxmemory instead
 MAX_OPTIONS = 12
 MAX_TEXT = 500
+MAX_SETUP = 2000  # a question's page setup (its link query)
 
 
 class RoomError(Exception):
@@ -81,7 +82,7 @@ class Question:
     def __post_init__(self):
         if self.kind not in ("number", "choice"):
             raise ValueError(f"kind {self.kind!r}")
-        if len(self.prompt) > MAX_TEXT or len(self.setup) > 2000 or any(len(o) > 80 for o in self.options):
+        if len(self.prompt) > MAX_TEXT or len(self.setup) > MAX_SETUP or any(len(o) > 80 for o in self.options):
             raise ValueError("question text too long")
         if self.kind == "choice" and not 2 <= len(self.options) <= MAX_OPTIONS:
             raise ValueError("a choice needs 2 to 12 options")
