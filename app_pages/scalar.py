@@ -109,11 +109,11 @@ def lesson_body() -> None:
     trace = lesson.run_scalar(x, w_x, w_h, b, h0)
 
     with right:
-        first_run = f"{P}._predicting" not in st.session_state
+        linked = f"{P}._predicting" not in st.session_state and "t" in st.query_params  # a first run's link's step
         predict = st.toggle("Predict before you see", key=f"{P}.predict",
                             help="Guess each new hₜ before the page shows it, from step 1; your guesses are scored.")
-        if predict and not st.session_state.get(f"{P}._predicting") and not (first_run and "t" in st.query_params):
-            st.session_state[f"{P}.t"] = 1  # predicting starts at step 1, unless a shared link names the step
+        if predict and words.from_step_1(st.session_state, (w_x, w_h, b, h0, tuple(x)), linked):
+            st.session_state[f"{P}.t"] = 1  # predicting starts (again) at step 1
             st.session_state.pop(f"{P}.frontier", None)
         st.session_state[f"{P}._predicting"] = predict
         steps_view(trace, x, w_x, w_h, b, h0, predict, fs)

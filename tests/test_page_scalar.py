@@ -197,6 +197,25 @@ def test_turning_predict_on_starts_over_at_step_1(open_page):
     assert h_column(at) == ["0.762"]  # off again: step 1's numbers, nothing hidden
 
 
+@pytest.mark.parametrize("change", ["slider", "preset"])
+def test_a_new_setup_while_predicting_asks_again_from_step_1(open_page, change):
+    """Two steps answered, then a weight or a preset: the new setup's h₁ and h₂ were shown unasked, at step 3, and
+    counted as two steps skipped (a browser walk). It asks again from step 1, and nothing counts as skipped."""
+    at = open_page(P, predict="1")
+    for guess in (0.75, 0.35):
+        at.number_input(key=f"{P}.guess").set_value(guess)
+        at.button(key=f"{P}.check").click().run()
+        at.button(key=f"{P}.next").click().run()
+    assert h_column(at) == ["0.762", "0.363", "?"]
+    if change == "slider":
+        at.slider(key=f"{P}.w_h").set_value(0.55).run()
+    else:
+        at.button(key=f"{P}.preset.flood").click().run()
+    assert at.slider(key=f"{P}.t").value == 1 and h_column(at) == ["?"] and not at.exception
+    score = next(c.value for c in at.caption if c.value.startswith("Score"))
+    assert "from 2 guesses" in score and "skipped" not in score
+
+
 def test_backprop_by_hand_shows_each_factor(open_page):
     at = open_page(P)
     chain = next(m.value for m in at.markdown if m.value.startswith("∂h₃/∂h₁"))

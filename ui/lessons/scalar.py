@@ -160,6 +160,14 @@ def score_guess(guess: float, actual: float, t: int) -> Verdict:
 VERDICT_ICONS = {2: ":material/check_circle:", 1: ":material/trending_flat:", 0: ":material/close:"}  # by points
 
 
+def from_step_1(state: MutableMapping, setup: tuple, linked_step: bool) -> bool:
+    """Whether predicting starts again at step 1: predict mode has just been turned on (unless a shared link names
+    its step), or the setup changed under it (a weight or a preset). The steps already revealed were another
+    setup's: kept, the new setup's first answers showed unasked and were counted as skipped."""
+    revealed = state.get(f"{P}.frontier")
+    return (not state.get(f"{P}._predicting") and not linked_step) or (revealed is not None and revealed[0] != setup)
+
+
 def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> PredictView:
     """Predict mode's bookkeeping in a session's state (a mapping): score a guess checked at step t (its h_t is
     `h_t`), advance the frontier of revealed steps for this setup, and say what step t may show."""
