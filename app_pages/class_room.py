@@ -12,13 +12,6 @@ from ui.loaders import shipped_model
 P, ss, store = R.P, st.session_state, default_store()
 
 
-def vote(code: str, number: int, rnd: int, value) -> None:
-    """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing)."""
-    value = ss.get(value) if isinstance(value, str) else value
-    store.vote(code, ss[R.KEY_VOTER], number, rnd, value)
-    ss[R.mine_key(code, number, rnd)] = value
-
-
 @fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
@@ -40,14 +33,15 @@ def student(code: str) -> None:
     if view.phase == "open" and mine is None:
         if q.kind == "choice":
             for i, label in enumerate(q.options):
-                st.button(label, key=f"{P}.pick.{i}", on_click=R.act, args=(vote, code, view.number, view.round, i),
-                          width="stretch")
+                st.button(label, key=f"{P}.pick.{i}", on_click=R.act, width="stretch",
+                          args=(R.vote, store, code, view.number, view.round, i))
         else:
             key = f"{P}.num.{view.number}.{view.round}"
             st.number_input(f"Your answer ({q.lo:g} to {q.hi:g})", min_value=q.lo, max_value=q.hi, value=None,
                             format="%.3f" if q.hi - q.lo <= 10 else "%.0f", key=key)
             st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=R.act,
-                      args=(vote, code, view.number, view.round, key))
+                      args=(R.vote, store, code, view.number, view.round, key))
+        R.show_message("vote")
     elif view.phase == "open":
         st.success(f"Your answer is in: **{R.plain(R.answer_text(q, mine))}**. Wait for the reveal.")
     else:

@@ -167,14 +167,24 @@ def test_a_phone_votes_only_with_the_token_its_room_gave_it(open_page, fresh_sto
     assert fresh_store.view(code).answered == 1 and fresh_store.view(code).students == 1
 
 
+def walk(node):
+    """A page's elements in the order a visitor reads them."""
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from walk(child)
+
+
 def test_an_answer_out_of_range_is_refused_and_nothing_stored(open_page, fresh_store):
     """(A choice not offered never reaches the store from the page; the store's own check is in test_rooms_store.)"""
     at, code = lecturer_with_question(open_page, "scalar", "state")
     s = open_page("class_room", room=code)
     s.number_input(key="class.num.1.1").set_value(7.0).run()  # past the box's range (a hand-made message can send it)
     s.button(key="class.vote").click().run()
-    assert "Please enter a number" in all_text(s) and not s.exception
+    assert "Please enter a number between -1 and 1" in all_text(s) and not s.exception
     assert fresh_store.view(code).answered == 0 and s.button(key="class.vote")  # nothing stored; the box stays
+    order = [(getattr(e, "key", None), getattr(e, "value", None)) for e in walk(s.main)]
+    said = next(k for k, (_, v) in enumerate(order) if isinstance(v, str) and "Please enter" in v)
+    assert said > next(k for k, (key, _) in enumerate(order) if key == "class.vote")  # under the Vote button
 
 
 def test_the_reveal_draws_the_answers_on_the_lessons_own_chart(open_page):
@@ -225,6 +235,8 @@ def test_a_phone_joins_by_typing_the_code_and_a_wrong_code_can_be_typed_again(op
     phone.text_input(key="class.typed.first").input("zzzzzz")
     phone.button(key="class.join_btn.first").click().run()
     assert "no room with that code" in all_text(phone) and "room" not in phone.query_params
+    phone.button(key="class.join_btn.first").click().run()  # again: said once, under the box (it was said twice)
+    assert [w.value for w in phone.warning].count(next(w.value for w in phone.warning if "no room" in w.value)) == 1
     phone.text_input(key="class.typed.first").input(f" {code.lower()} ")  # as typed on a phone: case, spaces
     phone.button(key="class.join_btn.first").click().run()
     assert not phone.exception and phone.query_params["room"] == code

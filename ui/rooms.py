@@ -371,6 +371,19 @@ def enter(ss, store: RoomStore, code: str) -> RoomView | None:
         return None
 
 
+def vote(store: RoomStore, code: str, number: int, rnd: int, value) -> None:
+    """A tap on a choice (its index), or the Vote button (value: the number box's key, read now, not at drawing). A
+    refusal is said under the Vote button, by the box it is about: said at the top, "Please enter a number" read as a
+    refusal of the number typed (the box had refused an answer out of range, and held none)."""
+    ss = st.session_state
+    value = ss.get(value) if isinstance(value, str) else value
+    try:
+        store.vote(code, ss[KEY_VOTER], number, rnd, value)
+    except RoomError as e:
+        return say(e.message, "vote")
+    ss[mine_key(code, number, rnd)] = value
+
+
 def act(fn, *args) -> None:
     """A button's store call; a refusal or an outage becomes a message on the next runs, never a traceback."""
     st.session_state.pop(f"{P}.msg", None)
@@ -380,18 +393,20 @@ def act(fn, *args) -> None:
         say(e.message)
 
 
-def say(message: str) -> None:
+def say(message: str, where: str = "") -> None:
     """A message for the page's next runs (show_message)."""
-    st.session_state[f"{P}.msg"] = (message, time.monotonic())
+    st.session_state[f"{P}.msg"] = (message, time.monotonic(), where)
 
 
-def show_message() -> None:
+def show_message(where: str = "") -> None:
     """The last refusal, for MESSAGE_S: a phone's view redraws itself every REFRESH_S, and a message shown once was
-    gone in under half a second."""
-    if (got := st.session_state.get(f"{P}.msg")) and time.monotonic() - got[1] < MESSAGE_S:
-        st.warning(got[0], icon=":material/info:")
-    else:
+    gone in under half a second. Shown in one place, where it was said (`say`'s `where`): the join form's under
+    the form, the others at the top (shown in both, a wrong code read twice on a phone)."""
+    got = st.session_state.get(f"{P}.msg")
+    if got and time.monotonic() - got[1] >= MESSAGE_S:
         st.session_state.pop(f"{P}.msg", None)
+    elif got and got[2] == where:
+        st.warning(got[0], icon=":material/info:")
 
 
 def mine_key(code: str, number: int, rnd: int) -> str:
@@ -426,14 +441,14 @@ def join_form(ss, store: RoomStore, where: str) -> None:
             code = clean_code(typed)
             store.view(code, counts=False)  # a room that exists, else the same message as its link would give
         except RoomError as e:
-            say(e.message)  # kept MESSAGE_S: on a phone this box is redrawn every REFRESH_S
-            show_message()
-            return
-        for key in [k for k in ss if k == KEY_VOTER or k.startswith(f"{P}.in.")]:
-            del ss[key]  # a voter token is one room's: the new room issues its own
-        st.query_params.clear()
-        st.query_params["room"] = code
-        st.rerun(scope="app")
+            say(e.message, "join")  # kept MESSAGE_S: on a phone this box is redrawn every REFRESH_S
+        else:
+            for key in [k for k in ss if k == KEY_VOTER or k.startswith(f"{P}.in.")]:
+                del ss[key]  # a voter token is one room's: the new room issues its own
+            st.query_params.clear()
+            st.query_params["room"] = code
+            st.rerun(scope="app")
+    show_message("join")
 
 
 def qr_png(url: str, px: int = 12) -> bytes:

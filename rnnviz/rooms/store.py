@@ -98,7 +98,7 @@ class Question:
         try:
             v = float(answer)
         except (TypeError, ValueError):
-            raise Refused("Please enter a number.") from None
+            raise Refused(f"Please enter a number between {self.lo:g} and {self.hi:g}.") from None  # an empty box
         if not math.isfinite(v) or not self.lo <= v <= self.hi:
             raise Refused(f"Please enter a number between {self.lo:g} and {self.hi:g}.")
         return v
