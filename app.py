@@ -25,9 +25,10 @@ _t0 = time.perf_counter()
 use_house_template()
 one_blas_thread()  # once per process (and once more after torch)
 
+voting = "room" in st.query_params  # a phone in a class room (the Class page): no sidebar to wander off by
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=FAVICON, layout="wide",
-                   initial_sidebar_state="collapsed" if classroom() else "auto")
-nav = st.navigation(pages(), position="hidden" if classroom() else "sidebar")
+                   initial_sidebar_state="collapsed" if classroom() or voting else "auto")
+nav = st.navigation(pages(), position="hidden" if classroom() or voting else "sidebar")
 freeze_heap()  # the first run only: the loaded modules, before any page's objects exist
 guard_uploads()  # files PUT into a session that no file box holds are removed (ui/upload.py)
 st.html(LAYOUT_CSS)  # static CSS of our own (no visitor text), as below
@@ -35,6 +36,8 @@ if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     prev_next(nav.url_path, "top")
     link_slot = None  # on a projector, at the foot: the first screen is the control and its chart
+elif voting:
+    link_slot = None
 else:
     with st.sidebar:
         legend()
@@ -64,8 +67,9 @@ def setup_links(url_path: str) -> None:
         ask_link(url_path)
 
 
-if nav.url_path:  # a lesson page (the welcome page has no settings to link to); after the page has run, so the
-    with link_slot or foot_middle:  # link carries this run's settings
+if nav.url_path and nav.url_path != "class_room":  # a lesson page (the welcome page has no settings to link to, the
+    # Class page none either: its address holds a phone's voter token); after the page has run, so the link carries
+    with link_slot or foot_middle:  # this run's settings
         setup_links(nav.url_path)
         step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)

@@ -156,6 +156,22 @@ def test_a_link_notice_goes_once_its_setting_is_moved_and_the_slider_keeps_the_f
     pg.close()
 
 
+def test_a_phone_in_a_room_has_no_sidebar_to_leave_it_by(server, browser):
+    """A phone that joined by the room's link had the sidebar's toggle, and every lesson in it (a browser walk); the
+    Class page without a room keeps it, for a lecturer on a laptop."""
+    toggle = '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]'
+    pg = browser.new_page(viewport={"width": 390, "height": 844})
+    pg.goto(f"{server.url}/class_room")
+    wait_idle(pg)
+    pg.locator(toggle).first.wait_for(timeout=30_000)  # the test can tell: the toggle is there without a room
+    pg.goto(f"{server.url}/class_room?room=ZZZZZZ")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.body.innerText.includes('no room with that code')", timeout=30_000)
+    assert pg.locator(toggle).count() == 0 and pg.locator('[data-testid="stSidebarNav"]').count() == 0
+    assert pg.locator('[data-testid="stException"]').count() == 0
+    pg.close()
+
+
 @pytest.mark.parametrize("width,query", [(1024, "?classroom=1"), (1400, "")])
 def test_a_lesson_link_clicked_after_typing_in_a_box_opens_the_next_lesson_whole(server, browser, width, query):
     """Typing in a box and then clicking a lesson link sends the page switch and then the box's own rerun, for the

@@ -181,6 +181,7 @@ def test_an_answer_out_of_range_is_refused_and_nothing_stored(open_page, fresh_s
     s.number_input(key="class.num.1.1").set_value(7.0).run()  # past the box's range (a hand-made message can send it)
     s.button(key="class.vote").click().run()
     assert "Please enter a number between -1 and 1" in all_text(s) and not s.exception
+    assert not [c for c in s.code if "me=" in c.value]  # no "Link to this setup" to share this phone's voter token by
     assert fresh_store.view(code).answered == 0 and s.button(key="class.vote")  # nothing stored; the box stays
     order = [(getattr(e, "key", None), getattr(e, "value", None)) for e in walk(s.main)]
     said = next(k for k, (_, v) in enumerate(order) if isinstance(v, str) and "Please enter" in v)
