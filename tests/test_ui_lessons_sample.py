@@ -80,8 +80,9 @@ def test_card_display_survives_hostile_values():
 def test_what_is_wrong_with_the_settings_is_said_in_words():
     lm = tiny("gru", layers=1)
     forced, problems = W.check(lm, "ab~<", 5, {1: "a", 9: "b", 2: "~"})
-    assert forced == ((1, "a"),) and problems == ["The model has never seen '<', '~'; remove it from the prime."]
+    assert forced == ((1, "a"),) and problems == ["The model has never seen '<', '~'; remove them from the prime."]
     assert W.check(lm, "", 5, {})[1] == ["The prime text is empty."]
+    assert W.check(lm, "ab~", 5, {})[1] == ["The model has never seen '~'; remove it from the prime."]
     lm.cost_per_char = lesson.SAMPLE_BUDGET // 40  # may read 40 characters in all
     assert W.check(lm, "a" * 40, 5, {})[1] == ["This model may read at most 40 characters here; shorten the prime."]
     session = {"sample.top_k": 60, "sample.layer": 2, "sample.unit": 100, "sample.n": 500, "sample.prime": "ab",

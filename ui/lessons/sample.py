@@ -137,8 +137,8 @@ def check(lm: CharLM, prime: str, n: int, forced: dict[int, str]) -> tuple[tuple
     bad = lesson.unknown_chars(lm, prime)
     problems = ["The prime text is empty."] if not prime else []
     if bad:
-        problems.append("The model has never seen " + ", ".join(repr(c) for c in bad[:10]) + "; remove it from the "
-                        "prime.")
+        problems.append("The model has never seen " + ", ".join(repr(c) for c in bad[:10])
+                        + f"; remove {'them' if len(bad) > 1 else 'it'} from the prime.")
     if len(prime) >= lesson.max_chars(lm):
         problems.append(f"This model may read at most {lesson.max_chars(lm):,} characters here; shorten the prime.")
     return lesson.forced_within(lm, n, forced), problems
