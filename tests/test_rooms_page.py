@@ -219,6 +219,7 @@ def test_ask_the_class_from_a_lesson_page_in_classroom_mode(open_page):
     page.slider(key="scalar.w_h").set_value(2.5).run()  # a setting changed after the page was first drawn
     page.button(key="app.ask").click().run()  # the Class page, with the setup as it is when pressed
     assert page.session_state["class.lesson"] == "scalar" and "wh=2.5" in page.session_state["class.link"]
+    assert page.session_state["class.link"].startswith("http://localhost:8501/scalar?")  # the page's own address
     query = {"classroom": "1", "ask": "scalar", "setup": "wh=2"}  # the same, by address
     at = open_page("class_room", **query)  # the link opens a room with the page's first question and its setup
     code = at.session_state["class.code"]

@@ -458,6 +458,12 @@ def qr_png(url: str, px: int = 12) -> bytes:
     return buf.getvalue()
 
 
+def lesson_url(page_url: str, lesson: str, setup: str) -> str:
+    """A lesson page's address on this server, with a setup's query."""
+    parts = urllib.parse.urlsplit(page_url or "http://localhost:8501")  # None where no browser asked (AppTest)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"/{lesson}", setup, ""))
+
+
 def join_url(page_url: str, code: str) -> str:
     """The students' link: this server's Class page with ?room=CODE."""
     parts = urllib.parse.urlsplit(page_url or "http://localhost:8501")  # None where no browser asked (AppTest)
@@ -562,7 +568,8 @@ def take_ask(ss, store: RoomStore, params) -> None:
         params.pop(name, None)
     if lesson not in MAKERS:
         return
-    ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(MAKERS[lesson])), setup[:4000]
+    link = lesson_url(st.context.url, lesson, setup)  # the box asks for the page's link: a whole one, not a query
+    ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(MAKERS[lesson])), link[:4000]
     ss[f"{P}.asking"] = True  # the ask panel opens
     if KEY_CODE not in ss:
         try:
