@@ -58,7 +58,7 @@ PARAMS = [
     Param(f"{P}.trained", "trained", False, flag, dump_flag),  # a shared link retrains on open: same weights
     Param(f"{P}.temp", "temp", 1.0, notch(TEMPERATURES)),
     Param(f"{P}.n", "n", 30, integer(1, 200)),  # characters sampled
-    Param(f"{P}.start", "start", "", text(1)),  # the first character fed in; "": the text's first (see start_from)
+    Param(f"{P}.start", "start", "", text(1)),  # the first character fed in; "": the text's first (hello.py start_pick)
     Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
 ]
 
