@@ -458,16 +458,15 @@ def qr_png(url: str, px: int = 12) -> bytes:
     return buf.getvalue()
 
 
-def lesson_url(page_url: str, lesson: str, setup: str) -> str:
-    """A lesson page's address on this server, with a setup's query."""
-    parts = urllib.parse.urlsplit(page_url or "http://localhost:8501")  # None where no browser asked (AppTest)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"/{lesson}", setup, ""))
+def page_url(this_url: str, page: str, query: str) -> str:
+    """The address of one of this server's pages (its url path), with a query."""
+    parts = urllib.parse.urlsplit(this_url or "http://localhost:8501")  # None where no browser asked (AppTest)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"/{page}", query, ""))
 
 
-def join_url(page_url: str, code: str) -> str:
+def join_url(this_url: str, code: str) -> str:
     """The students' link: this server's Class page with ?room=CODE."""
-    parts = urllib.parse.urlsplit(page_url or "http://localhost:8501")  # None where no browser asked (AppTest)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/class_room", f"room={code}", ""))
+    return page_url(this_url, "class_room", f"room={code}")
 
 
 def answer_text(q: Question, v: float) -> str:
@@ -568,7 +567,7 @@ def take_ask(ss, store: RoomStore, params) -> None:
         params.pop(name, None)
     if lesson not in MAKERS:
         return
-    link = lesson_url(st.context.url, lesson, setup)  # the box asks for the page's link: a whole one, not a query
+    link = page_url(st.context.url, lesson, setup)  # the box asks for the page's link: a whole one, not a query
     ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(MAKERS[lesson])), link[:4000]
     ss[f"{P}.asking"] = True  # the ask panel opens
     if KEY_CODE not in ss:
