@@ -27,7 +27,17 @@ from rnnviz.nn.cells import get as get_cell
 from rnnviz.nn.sampling import softmax
 from rnnviz.rooms import questions as Q
 from rnnviz.rooms.figure import answers_on, reveal_figure, tally_on
-from rnnviz.rooms.store import MAX_SETUP, MAX_TEXT, BadVoter, Question, RoomError, RoomStore, RoomView, clean_code
+from rnnviz.rooms.store import (
+    MAX_SETUP,
+    MAX_TEXT,
+    BadVoter,
+    Question,
+    RoomError,
+    RoomStore,
+    RoomView,
+    TooLong,
+    clean_code,
+)
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import (
     gates as gates_words,
@@ -331,12 +341,13 @@ def make(lesson: str, qid: str, link: str, lm=None) -> tuple[Question | None, Ma
                                    "settles, H is outside 2-12, or the weights were edited by hand); pick another "
                                    "question or change the setup.")
     a, setup = made.answer, link_query(lesson, s, lm)
-    if len(made.prompt) > MAX_TEXT or len(setup) > MAX_SETUP:  # a long input sequence or text: said, not a traceback
+    try:
+        q = Question(made.prompt, a.kind, a.truth, made.labels, a.lo, a.hi, a.tol, lesson, setup, qid)
+    except TooLong:  # a long input sequence or text: said, not a traceback
         return None, None, note + (f"This setup is too long to ask about: its question would run to "
                                    f"{len(made.prompt):,} characters (a phone shows at most {MAX_TEXT}) and its link "
                                    f"to {len(setup):,} (at most {MAX_SETUP:,}). Shorten the input sequence or the "
                                    "text, then ask again.")
-    q = Question(made.prompt, a.kind, a.truth, made.labels, a.lo, a.hi, a.tol, lesson, setup, qid)
     return q, made, note or None
 
 

@@ -64,6 +64,10 @@ class BadVoter(RoomError):
     pass
 
 
+class TooLong(ValueError):
+    """A question whose prompt (MAX_TEXT), setup (MAX_SETUP) or an option (80) is longer than a room keeps."""
+
+
 @dataclass(frozen=True)
 class Question:
     """What phones show and how an answer is checked: a number in [lo, hi] or the index of one of `options`."""
@@ -83,7 +87,7 @@ class Question:
         if self.kind not in ("number", "choice"):
             raise ValueError(f"kind {self.kind!r}")
         if len(self.prompt) > MAX_TEXT or len(self.setup) > MAX_SETUP or any(len(o) > 80 for o in self.options):
-            raise ValueError("question text too long")
+            raise TooLong("question text too long")
         if self.kind == "choice" and not 2 <= len(self.options) <= MAX_OPTIONS:
             raise ValueError("a choice needs 2 to 12 options")
         if self.kind == "number" and not (math.isfinite(self.lo) and math.isfinite(self.hi) and self.lo < self.hi):
@@ -98,7 +102,7 @@ class Question:
         try:
             v = float(answer)
         except (TypeError, ValueError):
-            raise Refused(f"Please enter a number between {self.lo:g} and {self.hi:g}.") from None  # an empty box
+            v = math.nan  # an empty box (it holds none when it refused a number out of range), or not a number
         if not math.isfinite(v) or not self.lo <= v <= self.hi:
             raise Refused(f"Please enter a number between {self.lo:g} and {self.hi:g}.")
         return v
