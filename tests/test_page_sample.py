@@ -15,10 +15,14 @@ MODEL = ROOT / "models" / "shakespeare.safetensors"
 pytestmark = pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
 
 
+def textviews(at) -> list[dict]:
+    """What the page sends each of its text views (ui/textview.py), in page order: html, alt, selected."""
+    return [json.loads(e.proto.json) for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview"]
+
+
 def view(at) -> dict:
     """What the text view shows: the text, each character's colour and hover text, the outlined position."""
-    comp = next(e.proto for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview")
-    sent = json.loads(comp.json)
+    sent = textviews(at)[0]
     spans = re.findall(r'<span data-i="(\d+)"( class="[^"]*")?( style="([^"]*)")?( title="([^"]*)")?>(.*?)</span>',
                        sent["html"])
     text = "".join("\n" if body == "↵" else html.unescape(body) for *_, body in spans)

@@ -1,14 +1,13 @@
 """The sampling page's "Switch a unit off" view (a unit clamped while the same sample is drawn again) and the notices
 for what a link asks that the sample cannot show (issue 29): AppTest, as a visitor sees them."""
 import html
-import json
 import re
 
 import numpy as np
 import pytest
 
 from tests.conftest import ROOT, all_text, charts
-from tests.test_page_sample import view
+from tests.test_page_sample import textviews, view
 from ui.lessons.sample import CLAMP_KL_ALT
 
 P = "sample"
@@ -25,8 +24,7 @@ def statistics(at) -> list[list[str]]:
 def texts(at) -> tuple[str, str]:
     """The free text (the clamp view's shaded one, the page's second text view) and the clamped one (its faded, then
     plain, markup)."""
-    comps = [e for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview"]
-    spans = re.findall(r'<span data-i="\d+"[^>]*>(.*?)</span>', json.loads(comps[1].proto.json)["html"])
+    spans = re.findall(r'<span data-i="\d+"[^>]*>(.*?)</span>', textviews(at)[1]["html"])
     after = next(h.proto.body for h in at.get("html") if "opacity:0.4" in h.proto.body)
     return ("".join("\n" if b == "↵" else html.unescape(b) for b in spans),
             html.unescape(re.sub("<[^>]+>", "", after.replace("↵<br>", "\n"))))
@@ -90,8 +88,7 @@ def test_a_clamp_link_opens_the_same_experiment(open_page):
 
 def clicked(at) -> int:
     """The character outlined in the clamp view's free text."""
-    comps = [e for e in at.main if getattr(e.proto, "component_name", "") == "rnnviz_textview"]
-    return json.loads(comps[1].proto.json)["selected"]
+    return textviews(at)[1]["selected"]
 
 
 def test_the_character_clicked_in_the_clamped_text_is_in_the_link(open_page):
