@@ -108,3 +108,63 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
     finally:
         server.close()
+
+
+# The chart as drawn against the same chart drawn afresh from the server's last payload for it (its numbers, axes,
+# words): the keys that differ.
+SAME_AS_SENT = """(sel) => { const gd = document.querySelector(sel + ' .rnnviz-chart');
+  const arr = (v) => v == null ? null : Array.from(v, (u) => (u == null || Number.isNaN(+u) ? null : +u));
+  const snap = (g) => ({data: g._fullData.map((t) => [arr(t.x), arr(t.y), t.name, t.mode, JSON.stringify(t.line)]),
+    x: g._fullLayout.xaxis.range, y: g._fullLayout.yaxis.range, title: g._fullLayout.title?.text,
+    notes: (g._fullLayout.annotations || []).map((a) => [a.text, a.x, a.y])});
+  const sent = JSON.parse(gd.__rnnvizText), fresh = document.createElement('div');
+  fresh.style.width = gd.clientWidth + 'px';
+  document.body.append(fresh);
+  return Plotly.newPlot(fresh, sent.figure.data, {...sent.figure.layout, template: gd.layout.template,
+                                                  autosize: true}).then(() => {
+    const a = snap(gd), b = snap(fresh);
+    Plotly.purge(fresh);
+    fresh.remove();
+    return {differ: Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])),
+            label: gd.getAttribute('aria-label') === sent.alt, text: gd.__rnnvizText};
+  }); }"""
+# Plotly.react calls: [ui/chart.js's (the server's figure: one argument after the chart), ui/scrub.js's (a frame)]
+COUNT = """() => { if (!window.__reacts) { window.__reacts = [0, 0]; const react = Plotly.react;
+  Plotly.react = function (...a) { window.__reacts[a.length === 2 ? 0 : 1]++; return react.apply(this, a); }; }
+  return window.__reacts.slice(); }"""
+
+
+@pytest.mark.parametrize("width,classroom", [(1400, False), (1024, True)])
+def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(width, classroom):
+    """The gradients page's W_hh scale, moved by the arrow keys: the decay chart shows the frame of the new value as
+    the key goes to the server, and the rerun's figure, the same, is not drawn a second time. What stays on the chart
+    is what a fresh drawing of the server's figure shows, its text alternative the server's."""
+    server = Server()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": width, "height": 768 if classroom else 900})
+            page.goto(server.url + "/gradients" + ("?classroom=1" if classroom else ""))
+            wait_idle(page)
+            page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-grad-decay "
+                                   ".rnnviz-chart')?._fullLayout", timeout=60_000)
+            thumb = page.locator(".st-key-grad-scale input[type=range]")
+            thumb.focus()  # the keyboard's focus asks for the slider's frames
+            page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
+            wait_idle(page)
+            painted(page)
+            page.evaluate(COUNT)
+            start = float(thumb.input_value())
+            text = page.evaluate(SAME_AS_SENT, ".st-key-grad-decay")["text"]
+            for n in range(1, 4):
+                thumb.press("ArrowRight")
+                page.wait_for_function("(t) => document.querySelector('.st-key-grad-decay .rnnviz-chart')"
+                                       ".__rnnvizText !== t", arg=text, timeout=30_000)  # the rerun's figure came
+                wait_idle(page)
+                painted(page)
+                now = page.evaluate(SAME_AS_SENT, ".st-key-grad-decay")
+                assert now["differ"] == [] and now["label"], n
+                text = now["text"]
+            assert float(thumb.input_value()) == pytest.approx(start + 0.15)
+            assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
+    finally:
+        server.close()

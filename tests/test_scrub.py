@@ -10,6 +10,7 @@ import pytest
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches, plain
+from ui import chart
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
 from ui.scrub import ahead
 
@@ -38,7 +39,9 @@ def laid_over(base: dict, frames: dict, k: int) -> dict:
 
 
 def check(item, page_figure) -> dict:
-    """Every frame of `item`, over the figure at its value, is `page_figure(v)` (the page's own call) at that value."""
+    """Every frame of `item`, over the figure at its value, is `page_figure(v)` (the page's own call) at that value,
+    and has the digest the page's chart payload gives that figure (a key press shows the frame, and the browser keeps
+    it when the rerun sends that figure)."""
     values = item.values()
     frames = json.loads(encoded(figure_frames(item.build, values)))
     assert frames["values"] == values and frames["data"]
@@ -46,6 +49,9 @@ def check(item, page_figure) -> dict:
     for k in (0, len(values) // 3, len(values) - 1):
         want = plain(page_figure(values[k]).to_dict())
         assert laid_over(base, frames, k) == {"data": want["data"], "layout": want["layout"]}, values[k]
+        sent = json.loads(chart.payload(page_figure(values[k]), {}, "alt"))
+        assert frames["digests"][k] == sent["digest"], values[k]
+    assert len(set(frames["digests"])) == len(values)  # each value a figure of its own: no frame stands for another
     return frames
 
 
@@ -173,6 +179,7 @@ def test_the_tanh_chart_follows_a_drag_by_its_steps_points_from_a_figure_of_its_
     assert sorted({d["trace"] for d in frames["data"]}) == [1, 2, 3]  # the steps; the curve stays
     assert {d["attr"] for d in frames["data"]} == {"x", "y"}
     assert frames["hold"] is not None  # points alone: no whole redraw after the first
+    assert "digests" not in frames  # a form of its own: never the chart the page's rerun draws
     start = frames["start"]
     assert start["data"] == plain(w_h.build(frames["values"][0]).to_dict()["data"])
     drawn = tanh_curve(tr.pre[:3, 0], tr.h[:3, 0], 2, 1.0, scalar_words.chart_steps(tr, 0.1, 3)).to_dict()["layout"]

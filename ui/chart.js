@@ -1,7 +1,8 @@
 // One Plotly chart that stays on the page across reruns: a new figure for the same chart key is drawn into the
 // same element with Plotly.react, which redraws what changed, instead of the chart being thrown away and built
 // again (what st.plotly_chart does whenever its figure changes: 35-70 ms of the browser's time per chart).
-// The payload is UTF-8 JSON: {figure, config, alt, src}; `src` is plotly.js as served by the app (ui/chart.py).
+// The payload is UTF-8 JSON: {figure, config, alt, src, digest}; `src` is plotly.js as served by the app, `digest`
+// names the figure (ui/chart.py).
 
 // The look Streamlit's chart theme gives a figure (read off st.plotly_chart's charts), as a template: every
 // figure's own settings win over it.
@@ -369,6 +370,7 @@ function drawNow(gd, { parentElement, figure, config, alt, text }) {
   }, (e) => {
     if (gd.__rnnvizNext) return;  // overtaken: the next drawing starts afresh
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
+    gd.__rnnvizDigest = null;
     gd.__rnnvizStep = null;
     if (window.Plotly) window.Plotly.purge(gd);
     gd.__rnnvizFits = false;  // purge drops the listener
@@ -402,9 +404,19 @@ export default function ({ data, parentElement }) {
   gd.__rnnvizStepped = !!payload.steps;
   gd.__rnnvizStep = null;
   if (!payload.steps) {
+    const config = JSON.stringify(payload.config);
+    // this very figure is on the chart already: a slider's frame, drawn as its key was pressed (ui/scrub.js)
+    if (payload.digest && gd.__rnnvizDigest === payload.digest && gd.__rnnvizConfig === config && gd._fullLayout
+        && !gd.__rnnvizBusy && !gd.__rnnvizNext) {
+      gd.setAttribute("aria-label", payload.alt);
+      return;
+    }
+    gd.__rnnvizDigest = payload.digest;  // what the chart shows (ui/scrub.js clears it while a drag draws frames)
+    gd.__rnnvizConfig = config;
     draw(gd, parentElement, payload.figure, payload.config, payload.alt, text);
     return;
   }
+  gd.__rnnvizDigest = null;
   installSteps();
   const c = { gd, parentElement, text, steps: payload.steps, figure: payload.figure, config: payload.config,
               asked: null };

@@ -22,6 +22,8 @@ import plotly
 import plotly.io as pio
 import streamlit as st
 
+from rnnviz.lessons.scrub import figure_digest
+
 STATIC = Path(__file__).resolve().parents[1] / "static"  # streamlit serves <app dir>/static/ at app/static/
 PLOTLY_JS = f"plotly-{plotly.__version__}.min.js"
 SOURCE = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -85,9 +87,11 @@ def src() -> str:
 
 
 def payload(fig, config: dict, alt: str) -> bytes:
-    """What chart.js receives: the figure as st.plotly_chart would send it, its config and text alternative."""
-    head = json.dumps({"config": config, "alt": alt, "src": src()})
-    return (head[:-1] + ', "figure": ' + pio.to_json(fig, validate=False) + "}").encode()
+    """What chart.js receives: the figure as st.plotly_chart would send it, its config and text alternative, and its
+    digest (rnnviz.lessons.scrub.figure_digest: a frame drawn ahead of the rerun for the same figure stays)."""
+    figure = pio.to_json(fig, validate=False)
+    head = json.dumps({"config": config, "alt": alt, "src": src(), "digest": figure_digest(figure)})
+    return (head[:-1] + ', "figure": ' + figure + "}").encode()
 
 
 def live_chart(fig, key: str, alt: str, config: dict) -> None:

@@ -78,6 +78,7 @@ function install() {
       c.gd.style.opacity = "";
       c.shown = k;
       c.gd.__rnnvizText = null;  // what is drawn is no longer the server's last figure: the rerun draws it again
+      c.gd.__rnnvizDigest = null;
       // what the chart holds (gd.data and _fullData take frame k as the call starts), and how long it took to draw
       const t0 = performance.now();
       const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null };
@@ -157,7 +158,7 @@ function install() {
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
       const moving = new Set(it.frames.data.map((d2) => d2.trace));
-      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
+      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText, digest: gd.__rnnvizDigest,
                     shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
                     animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
@@ -180,6 +181,7 @@ function install() {
       if (same && c.shown !== null) {
         window.Plotly.react(c.gd, c.drawn.data, c.drawn.layout);
         c.gd.__rnnvizText = c.text;
+        c.gd.__rnnvizDigest = c.digest;
       }
     }
   };
@@ -191,10 +193,8 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
-  // A slider the pointer enters without frames: ask the server for them, once per payload (ui/scrub.py computes
-  // frames only for the sliders a visitor reaches for, and from then on for each setting). Not the keyboard's focus:
-  // keys move a slider a notch at a time, with no drag to follow. (Following a key press from the frames moved the
-  // chart within 25-45 ms, but the page settled 15-50 ms later than without: benchmarks/browser.py, two rounds.)
+  // A slider the pointer enters, or the keyboard's focus, without frames: ask the server for them, once per payload
+  // (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each setting).
   const ask = (e) => {
     const box = sliderOf(e.target);
     if (!box) return;
@@ -207,6 +207,43 @@ function install() {
     }
   };
   document.addEventListener("pointerover", ask, true);
+  document.addEventListener("focusin", ask, true);
+  // A key on a slider's thumb moves it a notch: each chart that follows it shows the server's figure for the new
+  // value at once, from the frames, while the server's rerun is under way; that rerun's figure, the same (its
+  // digest), is then not drawn again (ui/chart.js). Only where frame k laid over the chart as drawn is that figure:
+  // the chart shows one of these frames (its digest is among theirs), and the frames are the chart's own figures
+  // (`digests`: not a form of their own). Drawn just after Streamlit has sent the value on: drawing first would hold
+  // up the rerun. (Drawn ahead without the rerun's drawing left out, the page settled 15-50 ms later than without.)
+  const ahead = (box) => {
+    const thumb = box.querySelector('input[type="range"]');
+    if (!thumb || !window.Plotly || R.drag) return;
+    const v = Number(thumb.value);
+    for (const it of R.items.values()) {
+      const f = it.frames;
+      if (!f?.digests || !box.matches(css(it.slider))) continue;
+      const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
+      if (!gd?._fullLayout || gd.__rnnvizBusy || !f.digests.includes(gd.__rnnvizDigest)) continue;
+      const step = f.values.length > 1 ? Math.abs(f.values[1] - f.values[0]) : 1;
+      const k = f.values.findIndex((u) => Math.abs(u - v) < step / 4);
+      if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
+      try {
+        redraw({ gd, frames: f, held: {}, base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } },
+               k);
+        gd.__rnnvizDigest = f.digests[k];
+      } catch (e) {  // never in the page's way: the rerun draws the chart
+        gd.__rnnvizDigest = null;
+      }
+    }
+  };
+  const KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"]);
+  document.addEventListener("keydown", (e) => {
+    const box = KEYS.has(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey && sliderOf(e.target);
+    if (!box) return;
+    let done = false;
+    const go = () => { if (!done) { done = true; ahead(box); } };
+    (window.__rnnvizAfterSend ??= []).push(go);  // ui/chart.js runs these once the page's next message has gone
+    setTimeout(go, 150);  // none went (the slider was at its end): nothing to draw either, as a rule
+  }, true);
   R.ask = ask;
   R.show = show;
   return R;

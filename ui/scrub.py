@@ -4,7 +4,9 @@ value ahead (rnnviz/lessons/scrub.py: the page's own figure function, or for a c
 value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
 scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that ui/chart.js
 drew. A drag that passes the end of those notches asks for the ones around the thumb (`ahead`), computed the
-same way. On release the page reruns and draws as it always did.
+same way. On release the page reruns and draws as it always did. A key press on the slider shows the new value's frame
+at once, where the frames are the chart's own figures: the rerun then sends that figure again, and ui/chart.js, which
+knows it by its digest, leaves it drawn.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
@@ -23,6 +25,8 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches
 from ui import chart
 from ui.limits import fragment
+from ui.urlstate import classroom
+from ui.widgets import fig_at_least
 
 FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
@@ -64,6 +68,10 @@ def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, 
         return lambda v: figure(**{**now, name: v})
     return [Scrub(f"{page}.{name}", f"{page}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
                   now[name], *ranges[name], build(name), whole=whole) for name in now]
+
+
+def _at_least(build: Callable[[float], object]) -> Callable[[float], object]:
+    return lambda v: fig_at_least(build(v))
 
 
 def _compute(item: Scrub) -> bytes:
@@ -112,12 +120,14 @@ def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dic
 @fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
-    for (scrub.js asks when the pointer enters a slider, before the press), and from then on for each new setting: a
-    visitor who never drags costs nothing, and one who does, only the sliders they use. Frames at hand are sent;
-    those missing are computed in the background, and the last frames this visit had for the same setting (still
-    exact for their values) stand in."""
+    for (scrub.js asks when the pointer or the keyboard's focus reaches a slider, before the press), and from then on
+    for each new setting: a visitor who never drags or keys costs nothing, and one who does, only the sliders they
+    use. Frames at hand are sent; those missing are computed in the background, and the last frames this visit had
+    for the same setting (still exact for their values) stand in."""
     if not chart.live():
         return
+    if classroom():  # a projector's charts are drawn with fig_at_least (ui.widgets.plot): their frames too
+        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build)) for i in items]
     wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
     sliders = {i.slider: i for i in items}
     asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)

@@ -5,12 +5,14 @@ for a chart whose words change with every value, a form of it without them, carr
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import re
 from typing import Callable
 
 import numpy as np
+import plotly.io as pio
 
 SPAN = 101  # notches a slider's frames cover at most: a bounded cost per setting
 
@@ -82,9 +84,12 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
     value in every frame; hold: see held_axes. `whole`: the frames are not the chart as drawn but a form of it of their
     own (a chart whose words change with every value, say, shown without them while dragged), so they carry the
     first frame's figure whole as well, {data, layout} under "start": the browser draws it once as a drag begins.
-    `hold=False`: frames that are never dragged through (a stepped chart's, ui/steps.py) leave hold out.
+    `hold=False`: frames that are never dragged through (a stepped chart's, ui/steps.py) leave hold out. Frames of
+    the chart's own figure (not `whole`) that are dragged through carry `digests`, each figure's figure_digest: a key
+    press on the slider shows its frame at once, and the browser knows the rerun's figure for the same (ui/scrub.js).
     None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
-    specs = [build(v).to_dict() for v in values]
+    figs = [build(v) for v in values]
+    specs = [f.to_dict() for f in figs]
     if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
         return None
     data = []
@@ -102,6 +107,8 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
     out = {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
     if hold:
         out["hold"] = held_axes(specs, data, layout)
+        if not whole:  # the chart's own figures: each one's digest, as the page's chart payload carries it
+            out["digests"] = [figure_digest(pio.to_json(f, validate=False)) for f in figs]
     if whole:
         out["start"] = plain({"data": specs[0]["data"], "layout": specs[0]["layout"]})
     return out
@@ -161,6 +168,11 @@ def held_axes(specs: list[dict], data: list[dict], layout: list[dict]) -> dict |
         need[axis] = rows
         fitted.add(axis)
     return {axis: plain(rows.tolist()) for axis, rows in need.items()}
+
+
+def figure_digest(figure_json: str) -> str:
+    """A short name for a figure's JSON text (ui/chart.py's payload carries its figure's): equal texts, equal names."""
+    return hashlib.blake2b(figure_json.encode(), digest_size=8).hexdigest()
 
 
 def encoded(frames: dict | None) -> bytes:
