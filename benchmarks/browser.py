@@ -100,7 +100,9 @@ BARE = Scenario("floor", "no chart, slider", "slider", ("floor.phase",))  # ?var
 FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 chart drawn in place (the app's way)",
                   "full": "4 charts + table, full rerun", "changing": "same, all 4 charts change",
                   "fragment": "4 charts + table, fragment", "table": "no chart, 2 tables (st.table)",
-                  "mdtable": "no chart, 2 tables (markdown)"}
+                  "mdtable": "no chart, 2 tables (markdown)",
+                  "controls": "no chart, 9 unchanged controls", "words": "no chart, 5 metrics + a paragraph",
+                  "lesson": "9 controls, 5 metrics, a paragraph, 1 chart in place"}
 WARMUP = 2
 SETTLE_S = 8.0  # after a server started here has run once: its one-time background warm-up (ui.lessons.sample.warm_up,
 # ~3 s of CPU a second after the first run) is over before any row is timed, as for a class on a server that has been
