@@ -168,3 +168,33 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
             assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
     finally:
         server.close()
+
+
+def test_a_key_leaves_a_chart_out_of_view_to_the_page():
+    """The one-unit page's hₜ over time is below the fold at 1400 x 900: a key on wₕ does not draw its frame (that would
+    hold up the page; ui/chart.js draws it once the page is idle), and every chart ends as the server's figure."""
+    server = Server()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(server.url + "/scalar")
+            wait_idle(page)
+            page.wait_for_function("() => window.Plotly", timeout=60_000)
+            thumb = page.locator(".st-key-scalar-w_h input[type=range]")
+            thumb.focus()
+            page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+            assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
+                                 ".getBoundingClientRect().top") > 900
+            page.evaluate(COUNT)
+            for n in range(2):
+                text = page.evaluate(SAME_AS_SENT, ".st-key-scalar-states")["text"]
+                thumb.press("ArrowRight")
+                page.wait_for_function("(t) => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
+                                       ".__rnnvizText !== t", arg=text, timeout=30_000)
+                wait_idle(page)
+                painted(page)
+                for chart in ("tanh", "states", "cobweb"):
+                    assert page.evaluate(SAME_AS_SENT, f".st-key-scalar-{chart}")["differ"] == [], (n, chart)
+            assert page.evaluate(COUNT)[1] == 0  # no frame drawn: the chart below waited for the page
+    finally:
+        server.close()

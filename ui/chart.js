@@ -325,8 +325,8 @@ function installSteps() {
 // One drawing at a time per chart: plotly.js finishes a drawing in a later frame (its margins), and a second
 // Plotly.react on the chart meanwhile throws inside plotly.js (two steps pressed within a few ms). A drawing asked for
 // while one is under way waits for it, and only the latest such waits: the ones it overtakes are never drawn.
-function draw(gd, parentElement, figure, config, alt, text) {
-  const job = { parentElement, figure, config, alt, text };
+function draw(gd, parentElement, figure, config, alt, text, digest = null) {
+  const job = { parentElement, figure, config, alt, text, digest };
   if (!gd.__rnnvizBusy && gd._fullLayout && !document.fullscreenElement && outOfView(gd)) {
     putOff(gd, job);
     return;
@@ -342,8 +342,11 @@ function draw(gd, parentElement, figure, config, alt, text) {
   drawNow(gd, job);
 }
 
-function drawNow(gd, { parentElement, figure, config, alt, text }) {
+function drawNow(gd, { parentElement, figure, config, alt, text, digest }) {
   gd.__rnnvizBusy = true;
+  // the figure the chart shows from now on, by name (ui/scrub.js clears it while a drag draws frames)
+  gd.__rnnvizDigest = digest;
+  gd.__rnnvizConfig = JSON.stringify(config);
   gd.setAttribute("aria-label", alt);
   const layout = { ...figure.layout, template: TEMPLATE, autosize: true };
   delete layout.width;
@@ -404,16 +407,15 @@ export default function ({ data, parentElement }) {
   gd.__rnnvizStepped = !!payload.steps;
   gd.__rnnvizStep = null;
   if (!payload.steps) {
-    const config = JSON.stringify(payload.config);
-    // this very figure is on the chart already: a slider's frame, drawn as its key was pressed (ui/scrub.js)
-    if (payload.digest && gd.__rnnvizDigest === payload.digest && gd.__rnnvizConfig === config && gd._fullLayout
-        && !gd.__rnnvizBusy && !gd.__rnnvizNext) {
+    // this very figure is on the chart already (a slider's frame, drawn as its key was pressed: ui/scrub.js), and no
+    // drawing is under way: nothing to draw, and a drawing put off (an older figure) is dropped
+    if (payload.digest && gd.__rnnvizDigest === payload.digest && gd._fullLayout && !gd.__rnnvizBusy
+        && !gd.__rnnvizNext && gd.__rnnvizConfig === JSON.stringify(payload.config)) {
+      takeLater(gd);
       gd.setAttribute("aria-label", payload.alt);
       return;
     }
-    gd.__rnnvizDigest = payload.digest;  // what the chart shows (ui/scrub.js clears it while a drag draws frames)
-    gd.__rnnvizConfig = config;
-    draw(gd, parentElement, payload.figure, payload.config, payload.alt, text);
+    draw(gd, parentElement, payload.figure, payload.config, payload.alt, text, payload.digest);
     return;
   }
   gd.__rnnvizDigest = null;

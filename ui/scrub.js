@@ -158,8 +158,8 @@ function install() {
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
       const moving = new Set(it.frames.data.map((d2) => d2.trace));
-      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText, digest: gd.__rnnvizDigest,
-                    shown: null, held: {}, fresh: !!start,
+      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
+                    digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
                     animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
                     // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/chart.js
@@ -223,6 +223,9 @@ function install() {
       if (!f?.digests || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       if (!gd?._fullLayout || gd.__rnnvizBusy || !f.digests.includes(gd.__rnnvizDigest)) continue;
+      // a chart out of view waits for the page to be idle (ui/chart.js): drawn now, it would hold up the page
+      const r = gd.getBoundingClientRect();
+      if (gd.hasAttribute("data-rnnviz-later") || !r.width || r.bottom < 0 || r.top > window.innerHeight) continue;
       const step = f.values.length > 1 ? Math.abs(f.values[1] - f.values[0]) : 1;
       const k = f.values.findIndex((u) => Math.abs(u - v) < step / 4);
       if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
