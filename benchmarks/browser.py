@@ -2,6 +2,7 @@
 
     python benchmarks/browser.py [--repeat 7] [--only scalar sample] [--url http://127.0.0.1:8501] [--json out.json]
     python benchmarks/browser.py --only floor --floor-variants --repeat 15   # the fragment experiment alone
+    python benchmarks/browser.py --no-scrub --only gradients --against http://127.0.0.1:8502  # this app vs another
 
 Starts app.py (unless --url; one it starts is opened once and its one-time warm-up let finish, SETTLE_S) and
 benchmarks/floor_app.py on loopback ports 8700-8799; rows are timed against two floors, the one-chart page (xfloor)
@@ -474,6 +475,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7, help="timed inputs per interaction (median reported)")
     ap.add_argument("--only", nargs="*", help="pages to time, e.g. --only scalar sample (--only floor: none)")
     ap.add_argument("--url", help="an already running app (default: start app.py on a free port in 8700-8799)")
+    ap.add_argument("--against", metavar="URL",
+                    help="a second running app (another checkout, say) timed on the same rows, its inputs alternating "
+                         "with this one's and the floors': its median and the difference are printed")
     ap.add_argument("--width", type=int, default=1400, help="browser window width")
     ap.add_argument("--json", help="write the results to this file")
     ap.add_argument("--floor-variants", action="store_true",
@@ -506,6 +510,7 @@ def main() -> None:
         try:
             floor_page, bare_page = new_page(floor_url + "/?variant=one"), new_page(floor_url + "/?variant=bare", BARE)
             app_page = new_page()
+            other_page = new_page() if args.against else None
             if not args.url and (rows or scrubs):  # the app's first run, then its warm-up over (SETTLE_S)
                 app_page.goto(app_url)
                 app_page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
@@ -517,14 +522,18 @@ def main() -> None:
             try:
                 if why := open_page(app_page, app_url.rstrip("/") + "/" + sc.page, sc):
                     raise Skip(why)
+                if other_page and (why := open_page(other_page, args.against.rstrip("/") + "/" + sc.page, sc)):
+                    raise Skip("--against: " + why)
                 every = []
-                row, floor, bare = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)], args.repeat,
-                                               every)
+                row, floor, bare, *other = interleaved([(app_page, sc), (floor_page, FLOOR), (bare_page, BARE)] + (
+                    [(other_page, sc)] if other_page else []), args.repeat, every)
                 ms = statistics.median(row)
                 results.append({"page": sc.page, "interaction": sc.label, "ms": ms, "samples": row,
                                 "all_ms": statistics.median(every[0]), "all_samples": every[0],
                                 "xfloor": ms / statistics.median(floor), "xbare": ms / statistics.median(bare),
-                                "floor_samples": floor, "bare_samples": bare})
+                                "floor_samples": floor, "bare_samples": bare}
+                               | ({"against_ms": statistics.median(other[0]), "against_samples": other[0]} if other
+                                  else {}))
                 floor_samples += floor
                 bare_samples += bare
             except (Skip, PlaywrightError) as e:  # a row that cannot run is reported, not fatal
@@ -562,10 +571,13 @@ def main() -> None:
               f"{statistics.median(floor_samples) / statistics.median(bare_samples):>7.2f}")
         print(f"{'floor':<26} {BARE.label + ' (all rows)':<34} {statistics.median(bare_samples):>7.0f} "
               f"{statistics.median(bare_samples) / statistics.median(floor_samples):>7.2f} {1:>7.2f}")
+    if args.against:
+        print(f"against: {args.against}, its median ms for each row and this app's ms minus it")
     for r in results:
         print(f"{r['page']:<26} {r['interaction']:<34} " +
               (f"{r['ms']:>7.0f} {r['xfloor']:>7.2f} {r['xbare']:>7.2f} {r['all_ms']:>7.0f}" if "ms" in r
-               else f"SKIP {r['skip']}"))
+               else f"SKIP {r['skip']}") +
+              (f"   against {r['against_ms']:>5.0f}  {r['ms'] - r['against_ms']:+5.0f}" if "against_ms" in r else ""))
     if dragged:
         print(f"dragging: pointer moved every {MOVE_MS} ms for {DRAG_S:g} s (as the page's clock allows: 'moves N in "
               "S s'); fps = frames the chart repainted per second of it; values = painted frames equal to the server's "
