@@ -1,6 +1,8 @@
 """In a real browser: the one-unit page's chart of h_t over time and its tanh chart follow the w_h slider during a
 drag (Streamlit sends nothing until release), with the server's numbers for the value the thumb holds, and settle on
 release."""
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,31 @@ from tests.browser import Server, chromium, painted, wait_idle
 from ui.lessons.scalar import D
 
 pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def app_page(path: str, width: int = 1400, height: int = 900):
+    """`path` on a server of its own, in Chromium at width x height, its first run over."""
+    server = Server()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(server.url + path)
+            wait_idle(page)
+            yield page
+    finally:
+        server.close()
+
+
+def key_and_rerun(page, thumb, key: str, chart: str) -> None:
+    """Press `key` on the slider `thumb` and wait for the rerun: its figure for `chart` (a key's element class) has
+    come, and the page is idle and painted."""
+    text = page.evaluate("(c) => document.querySelector(c + ' .rnnviz-chart').__rnnvizText", chart)
+    thumb.press(key)
+    page.wait_for_function("([c, t]) => document.querySelector(c + ' .rnnviz-chart').__rnnvizText !== t",
+                           arg=[chart, text], timeout=30_000)
+    wait_idle(page)
+    painted(page)
 READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input[type=range]').value),
   h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
   range: document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullLayout.yaxis.range,
@@ -35,79 +62,72 @@ def last_step(w_h: float) -> list[float]:
 
 
 def test_the_chart_follows_the_w_h_slider_while_dragged():
-    server = Server()
-    try:
-        with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(server.url + "/scalar")
-            wait_idle(page)
-            page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
-                                   "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
-                                   timeout=60_000)
-            assert not [*page.evaluate(FRAMES)]  # no frames until the pointer reaches a slider: nothing computed
-            page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
-            page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
-            painted(page)
-            before = page.evaluate(READ)
-            np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
-            box = page.locator(".st-key-scalar-w_h input[type=range]").locator("xpath=../..").bounding_box()
-            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            page.mouse.move(x, y)
-            page.mouse.down()
-            seen = []
-            for k in range(1, 10):  # a few notches at a time, to the right, mouse held down (about 36 notches in
-                page.mouse.move(x + 2 * k, y)  # all: the frames reach 44 or more either way of the value)
-                page.wait_for_timeout(50)
-                seen.append(page.evaluate(READ))
-            mid = seen[-1]
-            for _ in range(100):  # the thumb held still: the chart reaches its value (a frame behind under load)
-                if np.allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12):
-                    break
-                page.wait_for_timeout(50)
-                mid = page.evaluate(READ)
-            said = f"= {D.w_h} × {expected(D.w_h)[1]:.3f}"  # the step sentence's wₕhₜ₋₁, as the server last heard wₕ
-            assert said in before["text"] and all(said in s["text"] for s in seen)  # Streamlit hears nothing yet
-            assert mid["value"] > before["value"] and mid["h"] != before["h"]  # the chart moved with the thumb...
-            for s in seen[3:]:  # ... to the server's numbers for the value it held (a frame behind at most)
-                assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
-                    p["value"] for p in seen]))
-            np.testing.assert_allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12)
-            # the tanh chart beside the sliders too: its last step's point where that value puts it, no stale words
-            np.testing.assert_allclose([mid["z"][0], mid["tanh"][0]], last_step(mid["value"]), rtol=0, atol=1e-12)
-            assert mid["title"].endswith("on tanh, as you drag") and "=" not in mid["title"]
-            assert before["title"].startswith("Step 3: z =")
-            for s in seen:  # every point shown inside the axes, which hold still unless a frame would not fit
-                assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
-                assert s["bars"] == before["bars"] == len(D.x)  # the inputs' bars stay while the points move
-            assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
-            # on past the frames first sent (44 notches or more either way): the next window comes while dragging
-            for k in range(10, 21):
-                page.mouse.move(x + 2 * k, y)
-                page.wait_for_timeout(50)
-            page.wait_for_function("() => { const v = Number(document.querySelector('.st-key-scalar-w_h "
-                                   "input[type=range]').value); return v > 3.5 && document.querySelector("
-                                   "'.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.value === v; }",
-                                   timeout=30_000)
-            far = page.evaluate(READ)
-            np.testing.assert_allclose(far["h"], expected(far["value"]), rtol=0, atol=1e-12)
-            assert said in far["text"]  # still the drag: the server has not heard the slider
-            mid = far
-            page.mouse.up()
-            # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws
-            # (the tanh chart's sentence comes back with it; the drag frames already showed the released numbers)
-            page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout"
-                                   ".title.text.startsWith('Step 3: z =')", timeout=30_000)
-            wait_idle(page)
-            painted(page)
-            after = page.evaluate(READ)  # settled by the rerun, at the value released
-            assert after["value"] == mid["value"]
-            np.testing.assert_allclose(after["h"], expected(after["value"]), rtol=0, atol=1e-12)
-            np.testing.assert_allclose([after["z"][0], after["tanh"][0]], last_step(after["value"]), rtol=0,
-                                       atol=1e-12)
-            assert after["title"].startswith("Step 3: z =")  # the chart as drawn, with its numbers, again
-            assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
-    finally:
-        server.close()
+    with app_page("/scalar") as page:
+        page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
+                               "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        assert not [*page.evaluate(FRAMES)]  # no frames until the pointer reaches a slider: nothing computed
+        page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
+        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        painted(page)
+        before = page.evaluate(READ)
+        np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
+        box = page.locator(".st-key-scalar-w_h input[type=range]").locator("xpath=../..").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        seen = []
+        for k in range(1, 10):  # a few notches at a time, to the right, mouse held down (about 36 notches in
+            page.mouse.move(x + 2 * k, y)  # all: the frames reach 44 or more either way of the value)
+            page.wait_for_timeout(50)
+            seen.append(page.evaluate(READ))
+        mid = seen[-1]
+        for _ in range(100):  # the thumb held still: the chart reaches its value (a frame behind under load)
+            if np.allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12):
+                break
+            page.wait_for_timeout(50)
+            mid = page.evaluate(READ)
+        said = f"= {D.w_h} × {expected(D.w_h)[1]:.3f}"  # the step sentence's wₕhₜ₋₁, as the server last heard wₕ
+        assert said in before["text"] and all(said in s["text"] for s in seen)  # Streamlit hears nothing yet
+        assert mid["value"] > before["value"] and mid["h"] != before["h"]  # the chart moved with the thumb...
+        for s in seen[3:]:  # ... to the server's numbers for the value it held (a frame behind at most)
+            assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
+                p["value"] for p in seen]))
+        np.testing.assert_allclose(mid["h"], expected(mid["value"]), rtol=0, atol=1e-12)
+        # the tanh chart beside the sliders too: its last step's point where that value puts it, no stale words
+        np.testing.assert_allclose([mid["z"][0], mid["tanh"][0]], last_step(mid["value"]), rtol=0, atol=1e-12)
+        assert mid["title"].endswith("on tanh, as you drag") and "=" not in mid["title"]
+        assert before["title"].startswith("Step 3: z =")
+        for s in seen:  # every point shown inside the axes, which hold still unless a frame would not fit
+            assert s["range"][0] <= min(s["h"]) and max(s["h"]) <= s["range"][1]
+            assert s["bars"] == before["bars"] == len(D.x)  # the inputs' bars stay while the points move
+        assert sum(s["whole"] is False for s in seen) >= len(seen) // 2  # mostly by moving the points alone
+        # on past the frames first sent (44 notches or more either way): the next window comes while dragging
+        for k in range(10, 21):
+            page.mouse.move(x + 2 * k, y)
+            page.wait_for_timeout(50)
+        page.wait_for_function("() => { const v = Number(document.querySelector('.st-key-scalar-w_h "
+                               "input[type=range]').value); return v > 3.5 && document.querySelector("
+                               "'.st-key-scalar-states .rnnviz-chart').__rnnvizScrub?.value === v; }",
+                               timeout=30_000)
+        far = page.evaluate(READ)
+        np.testing.assert_allclose(far["h"], expected(far["value"]), rtol=0, atol=1e-12)
+        assert said in far["text"]  # still the drag: the server has not heard the slider
+        mid = far
+        page.mouse.up()
+        # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws
+        # (the tanh chart's sentence comes back with it; the drag frames already showed the released numbers)
+        page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout"
+                               ".title.text.startsWith('Step 3: z =')", timeout=30_000)
+        wait_idle(page)
+        painted(page)
+        after = page.evaluate(READ)  # settled by the rerun, at the value released
+        assert after["value"] == mid["value"]
+        np.testing.assert_allclose(after["h"], expected(after["value"]), rtol=0, atol=1e-12)
+        np.testing.assert_allclose([after["z"][0], after["tanh"][0]], last_step(after["value"]), rtol=0,
+                                   atol=1e-12)
+        assert after["title"].startswith("Step 3: z =")  # the chart as drawn, with its numbers, again
+        assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
 
 
 # The chart as drawn against the same chart drawn afresh from the server's last payload for it (its numbers, axes,
@@ -126,7 +146,7 @@ SAME_AS_SENT = """(sel) => { const gd = document.querySelector(sel + ' .rnnviz-c
     Plotly.purge(fresh);
     fresh.remove();
     return {differ: Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])),
-            label: gd.getAttribute('aria-label') === sent.alt, text: gd.__rnnvizText};
+            label: gd.getAttribute('aria-label') === sent.alt};
   }); }"""
 # Plotly.react calls: [ui/chart.js's (the server's figure: one argument after the chart), ui/scrub.js's (a frame)]
 COUNT = """() => { if (!window.__reacts) { window.__reacts = [0, 0]; const react = Plotly.react;
@@ -139,62 +159,37 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
     """The gradients page's W_hh scale, moved by the arrow keys: the decay chart shows the frame of the new value as
     the key goes to the server, and the rerun's figure, the same, is not drawn a second time. What stays on the chart
     is what a fresh drawing of the server's figure shows, its text alternative the server's."""
-    server = Server()
-    try:
-        with chromium() as browser:
-            page = browser.new_page(viewport={"width": width, "height": 768 if classroom else 900})
-            page.goto(server.url + "/gradients" + ("?classroom=1" if classroom else ""))
-            wait_idle(page)
-            page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-grad-decay "
-                                   ".rnnviz-chart')?._fullLayout", timeout=60_000)
-            thumb = page.locator(".st-key-grad-scale input[type=range]")
-            thumb.focus()  # the keyboard's focus asks for the slider's frames
-            page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
-            wait_idle(page)
-            painted(page)
-            page.evaluate(COUNT)
-            start = float(thumb.input_value())
-            text = page.evaluate(SAME_AS_SENT, ".st-key-grad-decay")["text"]
-            for n in range(1, 4):
-                thumb.press("ArrowRight")
-                page.wait_for_function("(t) => document.querySelector('.st-key-grad-decay .rnnviz-chart')"
-                                       ".__rnnvizText !== t", arg=text, timeout=30_000)  # the rerun's figure came
-                wait_idle(page)
-                painted(page)
-                now = page.evaluate(SAME_AS_SENT, ".st-key-grad-decay")
-                assert now["differ"] == [] and now["label"], n
-                text = now["text"]
-            assert float(thumb.input_value()) == pytest.approx(start + 0.15)
-            assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
-    finally:
-        server.close()
+    with app_page("/gradients" + ("?classroom=1" if classroom else ""), width, 768 if classroom else 900) as page:
+        page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-grad-decay "
+                               ".rnnviz-chart')?._fullLayout", timeout=60_000)
+        thumb = page.locator(".st-key-grad-scale input[type=range]")
+        thumb.focus()  # the keyboard's focus asks for the slider's frames
+        page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
+        wait_idle(page)
+        painted(page)
+        page.evaluate(COUNT)
+        start = float(thumb.input_value())
+        for n in range(1, 4):
+            key_and_rerun(page, thumb, "ArrowRight", ".st-key-grad-decay")
+            now = page.evaluate(SAME_AS_SENT, ".st-key-grad-decay")
+            assert now["differ"] == [] and now["label"], n
+        assert float(thumb.input_value()) == pytest.approx(start + 0.15)
+        assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
 
 
 def test_a_key_leaves_a_chart_out_of_view_to_the_page():
     """The one-unit page's hₜ over time is below the fold at 1400 x 900: a key on wₕ does not draw its frame (that would
     hold up the page; ui/chart.js draws it once the page is idle), and every chart ends as the server's figure."""
-    server = Server()
-    try:
-        with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(server.url + "/scalar")
-            wait_idle(page)
-            page.wait_for_function("() => window.Plotly", timeout=60_000)
-            thumb = page.locator(".st-key-scalar-w_h input[type=range]")
-            thumb.focus()
-            page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
-            assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
-                                 ".getBoundingClientRect().top") > 900
-            page.evaluate(COUNT)
-            for n in range(2):
-                text = page.evaluate(SAME_AS_SENT, ".st-key-scalar-states")["text"]
-                thumb.press("ArrowRight")
-                page.wait_for_function("(t) => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
-                                       ".__rnnvizText !== t", arg=text, timeout=30_000)
-                wait_idle(page)
-                painted(page)
-                for chart in ("tanh", "states", "cobweb"):
-                    assert page.evaluate(SAME_AS_SENT, f".st-key-scalar-{chart}")["differ"] == [], (n, chart)
-            assert page.evaluate(COUNT)[1] == 0  # no frame drawn: the chart below waited for the page
-    finally:
-        server.close()
+    with app_page("/scalar") as page:
+        page.wait_for_function("() => window.Plotly", timeout=60_000)
+        thumb = page.locator(".st-key-scalar-w_h input[type=range]")
+        thumb.focus()
+        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
+                             ".getBoundingClientRect().top") > 900
+        page.evaluate(COUNT)
+        for n in range(2):
+            key_and_rerun(page, thumb, "ArrowRight", ".st-key-scalar-states")
+            for chart in ("tanh", "states", "cobweb"):
+                assert page.evaluate(SAME_AS_SENT, f".st-key-scalar-{chart}")["differ"] == [], (n, chart)
+        assert page.evaluate(COUNT)[1] == 0  # no frame drawn: the chart below waited for the page
