@@ -163,7 +163,8 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
         page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-grad-decay "
                                ".rnnviz-chart')?._fullLayout", timeout=60_000)
         thumb = page.locator(".st-key-grad-scale input[type=range]")
-        thumb.focus()  # the keyboard's focus asks for the slider's frames
+        assert not page.evaluate(FRAMES)
+        key_and_rerun(page, thumb, "ArrowLeft", ".st-key-grad-decay")  # a key asks for the slider's frames
         page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
         wait_idle(page)
         painted(page)
@@ -183,7 +184,7 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
     with app_page("/scalar") as page:
         page.wait_for_function("() => window.Plotly", timeout=60_000)
         thumb = page.locator(".st-key-scalar-w_h input[type=range]")
-        thumb.focus()
+        key_and_rerun(page, thumb, "ArrowLeft", ".st-key-scalar-states")
         page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
         assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
                              ".getBoundingClientRect().top") > 900

@@ -193,8 +193,12 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
-  // A slider the pointer enters, or the keyboard's focus, without frames: ask the server for them, once per payload
-  // (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each setting).
+  // A slider the pointer enters, or the keyboard's focus reaches, without frames: ask the server for them, once per
+  // payload (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each
+  // setting). The keyboard's focus asks once no key has moved the slider for QUIET_MS: an ask whose rerun met a key's
+  // own (the ask as the focus came, a key pressed at once; or the ask just after the key's move had gone) lost the
+  // key's move or left an element of the run before on the page (the thumb moved, the page did not, on 4 of 6 first
+  // visits of a fresh server), while an ask well before the press never did.
   const ask = (e) => {
     const box = sliderOf(e.target);
     if (!box) return;
@@ -207,7 +211,13 @@ function install() {
     }
   };
   document.addEventListener("pointerover", ask, true);
-  document.addEventListener("focusin", ask, true);
+  const QUIET_MS = 400;
+  let quiet = null;
+  const askQuietly = (e) => {
+    clearTimeout(quiet);
+    if (sliderOf(e.target)) quiet = setTimeout(() => ask(e), QUIET_MS);
+  };
+  document.addEventListener("focusin", askQuietly, true);
   // A key on a slider's thumb moves it a notch: each chart that follows it shows the server's figure for the new
   // value at once, from the frames, while the server's rerun is under way; that rerun's figure, the same (its
   // digest), is then not drawn again (ui/chart.js). Only where frame k laid over the chart as drawn is that figure:
@@ -243,6 +253,7 @@ function install() {
     const box = KEYS.has(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey && sliderOf(e.target);
     if (!box) return;
     let done = false;
+    askQuietly(e);
     const go = () => { if (!done) { done = true; ahead(box); } };
     (window.__rnnvizAfterSend ??= []).push(go);  // ui/chart.js runs these once the page's next message has gone
     setTimeout(go, 150);  // none went (the slider was at its end): nothing to draw either, as a rule
