@@ -121,9 +121,9 @@ def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dic
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
     for (scrub.js asks when the pointer reaches a slider, before the press, or the keyboard's focus has rested on it),
-    and from then on for each new setting: a visitor who never drags or keys costs nothing, and one who does, only the sliders
-    they use. Frames at hand are sent; those missing are computed in the background, and the last frames this visit
-    had for the same setting (still exact for their values) stand in."""
+    and from then on for each new setting: a visitor who never drags or keys costs nothing, and one who does, only
+    the sliders they use. Frames at hand are sent; those missing are computed in the background, and the last frames
+    this visit had for the same setting (still exact for their values) stand in."""
     if not chart.live():
         return
     if classroom():  # a projector's charts are drawn with fig_at_least (ui.widgets.plot): their frames too
