@@ -109,6 +109,7 @@ function outOfView(gd) {  // as SEEN sees it; a chart in a closed tab or fold (n
   const r = gd.getBoundingClientRect();
   return r.width === 0 || r.bottom < -NEAR_PX || r.top > window.innerHeight + NEAR_PX;
 }
+window.__rnnvizOutOfView = outOfView;  // ui/scrub.js leaves such a chart to the page as well
 
 function putOff(gd, job) {
   gd.__rnnvizLater = job;

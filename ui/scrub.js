@@ -22,6 +22,13 @@ const decode = (v) => {
   return seen.get(v);
 };
 
+const stepOf = (values) => (values.length > 1 ? Math.abs(values[1] - values[0]) : 1);
+// The frame of a slider value: the nearest notch's, or -1 when none is within a quarter notch of it.
+const frameOf = (values, v) => {
+  let k = -1, best = Infinity;
+  values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
+  return best <= stepOf(values) / 4 ? k : -1;
+};
 const window_ = (frames) => `${frames.values[0]}:${frames.values[frames.values.length - 1]}`;  // which window
 
 function install() {
@@ -52,9 +59,7 @@ function install() {
         c.shown = null;
       }
       const { values } = c.frames;
-      let k = -1, best = Infinity;
-      values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
-      const step = values.length > 1 ? Math.abs(values[1] - values[0]) : 1;
+      const k = frameOf(values, v), step = stepOf(values);
       // past the window's end (and the slider goes on): ask for the window around the thumb; it arrives in a moment
       // (the server computes it in the background) and the chart, greyed meanwhile, goes on. Not before: each ask is
       // a rerun of the page's scrub part and a window of frames for the server while the browser draws, and asking
@@ -70,7 +75,7 @@ function install() {
         c.asked = { value: v, window: window_(c.frames), at: now };
         R.pages.get(latest?.page)?.trigger("want", `${latest.slider}@${v}`);
       }
-      if (k < 0 || best > step / 4) {  // outside the frames: greyed until frames for it come, or the release
+      if (k < 0) {  // outside the frames: greyed until frames for it come, or the release
         c.gd.style.opacity = "0.45";
         continue;
       }
@@ -234,10 +239,8 @@ function install() {
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       if (!gd?._fullLayout || gd.__rnnvizBusy || !f.digests.includes(gd.__rnnvizDigest)) continue;
       // a chart out of view waits for the page to be idle (ui/chart.js): drawn now, it would hold up the page
-      const r = gd.getBoundingClientRect();
-      if (gd.hasAttribute("data-rnnviz-later") || !r.width || r.bottom < 0 || r.top > window.innerHeight) continue;
-      const step = f.values.length > 1 ? Math.abs(f.values[1] - f.values[0]) : 1;
-      const k = f.values.findIndex((u) => Math.abs(u - v) < step / 4);
+      if (gd.hasAttribute("data-rnnviz-later") || window.__rnnvizOutOfView?.(gd) !== false) continue;
+      const k = frameOf(f.values, v);
       if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
       try {
         redraw({ gd, frames: f, held: {}, base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } },
