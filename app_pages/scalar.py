@@ -4,46 +4,39 @@ import streamlit as st
 from rnnviz.figures import scalar as figures
 from rnnviz.lessons import scalar as lesson
 from rnnviz.lessons.export import rnn_script
+from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
-from ui.lessons.scalar import PARAMS, P
+from ui.lessons.scalar import CONTROLS, PARAMS, P
 from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
 
 
-def controls() -> tuple[float, float, float, float, str]:
-    """The presets and the cell's settings: w_x, w_h, b, h_0 and the input sequence as typed."""
+def controls() -> str:
+    """The presets and the cell's settings (w_x, w_h, b, h_0: read back by words.setup); the input sequence as typed."""
     st.markdown("**Presets from the notes**")
     cols = st.columns(2)
     for k, (name, (label, sentence)) in enumerate(words.PRESET_NAMES.items()):
         cols[k % 2].button(label, key=f"{P}.preset.{name}", on_click=set_state, args=(words.preset_values(name),),
                            help=sentence, width="stretch")
-    w_x = st.slider("wₓ, input weight", -10.0, 10.0, step=0.05, key=f"{P}.w_x",
-                    help="How strongly the current input xₜ is read into the state.")
-    w_h = st.slider("wₕ, recurrent weight", -10.0, 10.0, step=0.05, key=f"{P}.w_h",
-                    help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past "
-                         "fades; above 1 it can grow until tanh saturates.")
-    b = st.slider("b, bias", -10.0, 10.0, step=0.05, key=f"{P}.b", help="A constant added before the squash.")
-    h0 = st.slider("h₀, initial state", -1.0, 1.0, step=0.01, key=f"{P}.h0",
-                   help="The state before the first input; the notes start from 0.")
-    x_text = st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
-                           help="Numbers separated by commas or spaces, up to 200 of them, each within ±100.")
-    return w_x, w_h, b, h0, x_text
+    for name in words.CELL:
+        CONTROLS.widget(name)
+    return CONTROLS.widget("x")
 
 
 @fragment
-def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: float, predict: bool, fs: float) -> None:
+def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
     """Everything that follows the current step; stepping reruns only this part of the page."""
-    t = step_controls(P, len(x), "Scrub through time; the table and charts follow.", reset=True)
+    t = step_controls(CONTROLS, len(s.x), "Scrub through time; the table and charts follow.", reset=True)
     k = t - 1
-    view = lesson.PredictView(t, False, len(x))
+    view = lesson.PredictView(t, False, len(s.x))
     if predict:  # steps 1..frontier are revealed; step frontier + 1 is the question
-        view = words.predict_step(st.session_state, (w_x, w_h, b, h0, tuple(x)), t, float(trace.h[k, 0]))
-    h_prev = trace.h[k - 1, 0] if k else h0
+        view = words.predict_step(st.session_state, s, t, float(trace.h[k, 0]))
+    h_prev = trace.h[k - 1, 0] if k else s.h0
     if view.asking:
-        words.guess_box(t, x[k], h_prev)
+        words.guess_box(t, s.x[k], h_prev)
     elif predict and (verdict := st.session_state.get(f"{P}.verdict")) and verdict[0] == t:
         st.info(verdict[1], icon=words.VERDICT_ICONS[verdict[2]])  # not 🎯 for a miss (and no emoji font)
     said = st.container()  # the step in words and the score: here, or under the chart (below)
@@ -51,22 +44,22 @@ def steps_view(trace, x: list[float], w_x: float, w_h: float, b: float, h0: floa
     c1, c2 = st.columns([1.15, 1])
     with c1:
         plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
-                                words.chart_steps(trace, b, shown)), f"{P}.tanh",
+                                words.chart_steps(trace, s.b, shown)), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
         if not predict:  # dragged, the steps move on this curve, and h_t over time (further down) follows too
-            scrubs(P, words.scrubs(x, w_x, w_h, b, h0, fs) + words.tanh_scrubs(trace, x, w_x, w_h, b, h0, shown, fs))
+            scrubs(P, words.scrubs(s, fs) + words.tanh_scrubs(trace, s, shown, fs))
     with c2:
         st.markdown("**The worked example** (rows up to the current step)")
-        long_table(words.worked_table(trace, b, t, view.asking), "worked")
-        if shown >= 2 and (note := words.rounding_note(trace, w_x, w_h, b, h0)):
+        long_table(words.worked_table(trace, s.b, t, view.asking), "worked")
+        if shown >= 2 and (note := words.rounding_note(trace, s)):
             st.caption(note)
     with st.container() if predict and classroom() else said:  # predicting on a projector: the class sees the
         if not view.asking:  # answer land on the chart right under the verdict, and reads the words after it
-            st.markdown(words.step_text(t, x[k], w_x, w_h, b, h_prev, trace))
+            st.markdown(words.step_text(t, s, h_prev, trace))
         if predict:
             st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
                                         st.session_state.get(f"{P}.skipped", 0)))
-    backprop_section(trace, w_h, shown)
+    backprop_section(trace, s.w_h, shown)
     publish(PARAMS)
 
 
@@ -91,7 +84,7 @@ def lesson_body() -> None:
     fs = font_scale()
     left, right = page_columns([0.85, 2.5])
     with left, controls_box():
-        w_x, w_h, b, h0, x_text = controls()
+        x_text = controls()
 
     try:
         x = parse_sequence(x_text)
@@ -106,17 +99,17 @@ def lesson_body() -> None:
         if x != st.session_state.get(f"{P}._last_x", list(words.D.x)) and not (fresh and "t" in st.query_params):
             st.session_state[f"{P}.t"] = 1 if st.session_state.get(f"{P}.predict") else len(x)
         st.session_state[f"{P}._last_x"] = x
-    trace = lesson.run_scalar(x, w_x, w_h, b, h0)
+    s = words.setup(x)
+    trace = lesson.run_scalar(x, s.w_x, s.w_h, s.b, s.h0)
 
     with right:
         linked = f"{P}._predicting" not in st.session_state and "t" in st.query_params  # a first run's link's step
-        predict = st.toggle("Predict before you see", key=f"{P}.predict",
-                            help="Guess each new hₜ before the page shows it, from step 1; your guesses are scored.")
-        if predict and words.from_step_1(st.session_state, (w_x, w_h, b, h0, tuple(x)), linked):
+        predict = CONTROLS.widget("predict")
+        if predict and words.from_step_1(st.session_state, s, linked):
             st.session_state[f"{P}.t"] = 1  # predicting starts (again) at step 1
             st.session_state.pop(f"{P}.frontier", None)
         st.session_state[f"{P}._predicting"] = predict
-        steps_view(trace, x, w_x, w_h, b, h0, predict, fs)
+        steps_view(trace, s, predict, fs)
         if predict:  # the whole sequence's states would give the answers away
             st.caption("Predict mode hides the chart of hₜ over time: the table above holds the states revealed so "
                        "far.")
@@ -124,20 +117,20 @@ def lesson_body() -> None:
             plot(figures.states_over_time(trace.h[:, 0], x, None, fs), f"{P}.states",
                  alt="h_t over time: " + ", ".join(fmt(v) for v in trace.h[:, 0]))
         st.markdown("**Why wₕ > 1 remembers: fixed points of the silent cell**")
-        fps = lesson.fixed_points(w_h, b)
+        fps = lesson.fixed_points(s.w_h, s.b)
         f1, f2 = st.columns([1.4, 1])
         with f1:
-            path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), w_h, b, 12)
-            plot(figures.cobweb(w_h, b, path, fps, fs), f"{P}.cobweb",
+            path = None if predict else lesson.iterate_silence(float(trace.h[0, 0]), s.w_h, s.b, 12)
+            plot(figures.cobweb(s.w_h, s.b, path, fps, fs), f"{P}.cobweb",
                  alt="cobweb of h -> tanh(w_h h + b); fixed points " + ", ".join(fmt(h) for h, _ in fps))
         with f2:
             st.markdown(words.FIXED_POINT_INTRO)
-            st.markdown(words.fixed_point_text(fps, w_h))
+            st.markdown(words.fixed_point_text(fps, s.w_h))
             if predict:
                 st.caption("Predict mode hides the cobweb from h₁: its silent steps would give answers away.")
     if not predict:  # the script asserts every h_t: it would give the answers away
-        what = f"one unit, w_x={w_x:g}, w_h={w_h:g}, b={b:g}, h_0={h0:g}"
-        export_panel(lambda: rnn_script(x, w_x, w_h, b, None, h0, name="rnnviz_one_unit.py", what=what),
+        what = f"one unit, w_x={s.w_x:g}, w_h={s.w_h:g}, b={s.b:g}, h_0={s.h0:g}"
+        export_panel(lambda: rnn_script(x, s.w_x, s.w_h, s.b, None, s.h0, name="rnnviz_one_unit.py", what=what),
                      "rnnviz_one_unit.py", f"{P}.export")
     publish(PARAMS)
 

@@ -1,6 +1,9 @@
 """A link with a bad value names the control a visitor sees, not the link's key (the issue: "value for wh")."""
+import sys
+
 import pytest
 
+from ui.controls import Controls
 from ui.urlstate import CONTROL_LABELS
 
 WIDGETS = ("slider", "select_slider", "number_input", "text_input", "radio", "selectbox", "toggle",
@@ -30,9 +33,22 @@ def test_every_registered_label_is_a_label_the_app_draws():
     sources = "".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py")
                       if p.name != "__init__.py")
     unlabelled = {"sample.cpos"}  # a click in the clamp view's text: no control label to repeat, a description
+    declared = {k for m in sys.modules.values() if isinstance(getattr(m, "CONTROLS", None), Controls)
+                for k in map(m.CONTROLS.key, (c.name for c in m.CONTROLS))}  # one declaration: label and widget
     drawn = [k for k, v in CONTROL_LABELS.items()
-             if k not in unlabelled and sources.count(f'"{v}"') < 2]  # the registry's copy + the control
+             if k not in unlabelled | declared and sources.count(f'"{v}"') < 2]  # the registry's copy + the control
     assert len(CONTROL_LABELS) > 60 and not drawn, drawn
+
+
+def test_a_declared_control_draws_the_label_a_notice_names(open_page):
+    """A control declared once (ui.controls) draws its declared label, the one a notice about a link names."""
+    from ui.lessons.scalar import CONTROLS
+
+    at = open_page("scalar")
+    for name in ("w_x", "w_h", "b", "h0"):
+        assert at.slider(key=CONTROLS.key(name)).label == CONTROL_LABELS[CONTROLS.key(name)] == CONTROLS[name].label
+    at = open_page("scalar", wh="99")
+    assert f"**{CONTROLS['w_h'].label}** (`wh` in the link)" in " ".join(i.value for i in at.info)
 
 
 def test_the_notice_goes_with_the_settings_the_visitor_moves(open_page):

@@ -271,10 +271,11 @@ def test_a_link_with_a_sequence_opens_on_its_last_step_unless_it_names_the_step(
 
 
 def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
-    """The frames' notches (ui.lessons.scalar.SLIDERS) are the page's sliders' own: range and step."""
-    from ui.lessons.scalar import SLIDERS
+    """The frames' notches (the scrubbed controls' declarations) are the page's sliders' own: range and step."""
+    from ui.lessons.scalar import CONTROLS
 
     at = open_page("scalar")
-    for name, spec in SLIDERS.items():
+    assert set(CONTROLS.spans()) == {"w_x", "w_h", "b", "h0"}
+    for name, spec in CONTROLS.spans().items():
         s = at.slider(key=f"scalar.{name}")
         assert (s.min, s.max, s.step) == spec, name

@@ -9,6 +9,7 @@ import pytest
 
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
+from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches, plain
 from ui import chart
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
@@ -58,7 +59,7 @@ def check(item, page_figure) -> dict:
 def test_scalar_frames_are_the_states_chart_at_each_value():
     x, fs = [1.0, 0.0, 0.5, -1.0], 1.0
     now = dict(w_x=1.0, w_h=0.5, b=0.1, h0=0.2)
-    items = scalar_words.scrubs(x, *now.values(), fs)
+    items = scalar_words.scrubs(ScalarPreset(**now, x=tuple(x)), fs)
     assert [i.slider for i in items] == ["scalar.w_x", "scalar.w_h", "scalar.b", "scalar.h0"]
     from rnnviz.figures.scalar import states_over_time
     w_h = items[1]
@@ -131,7 +132,7 @@ def test_frames_that_move_points_alone_say_what_range_each_frame_needs():
     """hold: the range each frame needs on each axis its points move on, so that the browser can move the points
     alone (Plotly.animate) and widen the axes only when a frame would not fit."""
     x = [1.0, 0.0, 0.5, -1.0]
-    item = scalar_words.scrubs(x, 1.0, 0.5, 0.1, 0.2, 1.0)[1]  # w_h; the y axis fits itself to the data
+    item = scalar_words.scrubs(ScalarPreset(1.0, 0.5, 0.1, 0.2, tuple(x)), 1.0)[1]  # w_h; the y axis fits the data
     frames = figure_frames(item.build, item.values())
     for v, (lo, hi) in zip(frames["values"], frames["hold"]["yaxis"]):
         h = scalar.run_scalar(x, 1.0, v, 0.1, 0.2).h[:, 0]
@@ -172,7 +173,7 @@ def test_the_tanh_chart_follows_a_drag_by_its_steps_points_from_a_figure_of_its_
     from rnnviz.figures.scalar import Z_MAX, tanh_curve, tanh_size
     x, now = [1.0, 0.0, 0.5, -1.0, 2.0], dict(w_x=1.0, w_h=0.5, b=0.1, h0=0.2)
     tr = scalar.run_scalar(x, **now)
-    items = scalar_words.tanh_scrubs(tr, x, *now.values(), 3, 1.0)  # stepped to t = 3: steps 1 to 3 on the curve
+    items = scalar_words.tanh_scrubs(tr, ScalarPreset(**now, x=tuple(x)), 3, 1.0)  # at t = 3: steps 1 to 3 on the curve
     assert [(i.slider, i.chart, i.whole) for i in items] == [(f"scalar.{k}", "scalar.tanh", True) for k in now]
     w_h = items[1]
     frames = json.loads(encoded(figure_frames(w_h.build, w_h.values(), w_h.whole)))
@@ -200,7 +201,7 @@ def test_the_tanh_chart_follows_a_drag_by_its_steps_points_from_a_figure_of_its_
 
 
 def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_release():
-    items = {i.slider: i for i in scalar_words.scrubs([1.0, 0.0], 1.0, 0.5, 0.0, 0.0, 1.0)}
+    items = {i.slider: i for i in scalar_words.scrubs(ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0)), 1.0)}
     kept = {}
     assert ahead("scalar.w_h", items, kept) == ("scalar.w_h", {})  # the pointer reached the slider: its own window
     assert ahead("scalar.w_h@4.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 4.25})

@@ -1,7 +1,7 @@
 """The one-unit page's words: the worked table, predict mode's bookkeeping in a session's state, each step and
 question in words, the notes' rounding, fixed points and backprop written out."""
 from rnnviz.lessons import scalar as lesson
-from rnnviz.lessons.presets import SCALAR_PRESETS
+from rnnviz.lessons.presets import SCALAR_PRESETS, ScalarPreset
 from ui.lessons import scalar as words
 
 
@@ -31,9 +31,10 @@ def test_a_negative_factor_in_the_step_sentence_is_in_parentheses():
     """'wₕhₜ₋₁ = 10 × -1.000' read badly: a negative second factor is written '10 × (-1.000)'; a negative first
     factor needs none ('-10 × 0')."""
     tr = lesson.run_scalar([1, 0], -10.0, 10.0, 0.0, 0.0)
-    text = words.step_text(2, 0.0, -10.0, 10.0, 0.0, tr.h[0, 0], tr)
+    text = words.step_text(2, ScalarPreset(-10.0, 10.0, 0.0, 0.0, ()), tr.h[0, 0], tr)
     assert "wₓxₜ = -10 × 0 = " in text and "wₕhₜ₋₁ = 10 × (-1.000) = **-10.000**" in text
-    assert "× -" not in words.step_text(1, -2.0, 1.0, -0.5, 0.0, 0.0, lesson.run_scalar([-2], 1.0, -0.5, 0.0, 0.0))
+    first = lesson.run_scalar([-2], 1.0, -0.5, 0.0, 0.0)
+    assert "× -" not in words.step_text(1, ScalarPreset(1.0, -0.5, 0.0, 0.0, ()), 0.0, first)
 
 
 def test_a_negative_term_is_written_as_subtracted_and_each_row_adds_up():
@@ -68,7 +69,7 @@ def test_predict_step_scores_once_and_moves_the_frontier():
 
 def test_step_question_and_score_texts():
     tr = fade()
-    text = words.step_text(2, 0.0, 1.0, 0.5, 0.0, tr.h[0, 0], tr)
+    text = words.step_text(2, ScalarPreset(1.0, 0.5, 0.0, 0.0, ()), tr.h[0, 0], tr)
     assert text.startswith("**Step 2.**") and "0.5 × 0.762 = **0.381**" in text
     assert "h₂ = tanh(0.381) = **0.363**" in text
     q = words.question_text(2, 0.0, tr.h[0, 0])
@@ -86,9 +87,9 @@ def test_score_guess_verdicts():
 
 
 def test_rounding_note_matches_the_notes_two_roundings():
-    note = words.rounding_note(fade(), 1.0, 0.5, 0.0, 0.0)
+    note = words.rounding_note(fade(), ScalarPreset(1.0, 0.5, 0.0, 0.0, (1, 0, 0)))
     assert "0.3636 ≈ 0.364" in note and "0.3634 ≈ 0.363" in note
-    assert words.rounding_note(fade(), 1.0, 2.0, 0.0, 0.0) is None  # only for the notes' example
+    assert words.rounding_note(fade(), ScalarPreset(1.0, 2.0, 0.0, 0.0, (1, 0, 0))) is None  # the notes' example only
 
 
 def test_fixed_point_words():
@@ -125,7 +126,7 @@ def test_small_numbers_keep_their_figures_so_a_product_reads_true():
     """The issue: Silence, step 11 read 'w_h h = 0.5 x 0.001 = 0.001', and the worked table showed h10 and h11 both
     as 0.001 while the backprop table showed 0.0014 and 0.0007."""
     tr = silence(0.5)
-    text = words.step_text(11, 0.0, 1.0, 0.5, 0.0, tr.h[9, 0], tr)
+    text = words.step_text(11, ScalarPreset(1.0, 0.5, 0.0, 0.0, ()), tr.h[9, 0], tr)
     assert "wₕhₜ₋₁ = 0.5 × 0.00140 = **7.00 × 10⁻⁴**" in text
     worked = words.worked_table(tr, 0.0, 11, False)["hₜ = tanh(·)"]
     assert worked[9:] == ["0.00140", "7.00 × 10⁻⁴"]

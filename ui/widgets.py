@@ -11,6 +11,7 @@ import streamlit as st
 from rnnviz.nn.torch_ref import TorchMissing
 from rnnviz.text import fmt
 from ui import chart
+from ui.controls import Controls
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
 
@@ -319,10 +320,13 @@ def steps_ahead(t: int, T: int) -> str:
     return f"Steps {t + 1} to {T} stay blank until the cell reaches them."
 
 
-def step_controls(page: str, T: int, what: str = "Which step to show.", reset: bool = False) -> int:
+def step_controls(controls: Controls, T: int, what: str = "Which step to show.", reset: bool = False,
+                  name: str = "t") -> int:
     """Back / Next buttons (← → keys, and PageUp / PageDown whatever holds the focus), optionally Reset (Home key),
-    and a time scrubber bound to `{page}.t`; returns t (1-based)."""
-    key = f"{page}.t"
+    and the page's time slider `name` (ui.controls.time_step; its key names the stepper: `{page}.t`); returns t
+    (1-based)."""
+    key = controls.key(name)
+    page = key.removesuffix(".t")
     if st.session_state.get(key, 1) > T:
         st.session_state[key] = T
     if reset:
@@ -334,7 +338,7 @@ def step_controls(page: str, T: int, what: str = "Which step to show.", reset: b
     # the slider first (it sits in the third column all the same): the buttons go from the step it holds, which is
     # not always the one kept before it is drawn (a new input of another length can set it back to 1)
     if T > 1:
-        t = c3.slider("Time step t", 1, T, key=key, help=what)
+        t = controls.widget(name, c3, hi=T, help=what)
     else:
         t = 1
         c3.markdown("Time step t = 1")

@@ -9,24 +9,37 @@ from dataclasses import dataclass
 import streamlit as st
 
 from rnnviz.figures.scalar import states_over_time, tanh_drag, tanh_size
-from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
+from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, ScalarPreset
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
+from ui.controls import Control, Controls, time_step
 from ui.scrub import Scrub, each_slider
-from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
+from ui.urlstate import set_state
 
 P = "scalar"
 D = SCALAR_PRESETS[DEFAULT_SCALAR]
-PARAMS = [
-    Param(f"{P}.w_x", "wx", D.w_x, number(-10, 10, 0.05)),
-    Param(f"{P}.w_h", "wh", D.w_h, number(-10, 10, 0.05)),
-    Param(f"{P}.b", "b", D.b, number(-10, 10, 0.05)),
-    Param(f"{P}.h0", "h0", D.h0, number(-1, 1, 0.01)),
-    Param(f"{P}.x", "x", ", ".join(f"{v:g}" for v in D.x), text(2000)),
-    Param(f"{P}.t", "t", len(D.x), integer(1, 200)),
-    Param(f"{P}.predict", "predict", False, flag, dump_flag),
-]
+CONTROLS = Controls(
+    P,
+    Control("w_x", "wₓ, input weight", D.w_x, lo=-10.0, hi=10.0, step=0.05, url="wx", scrub=True,
+            help="How strongly the current input xₜ is read into the state."),
+    Control("w_h", "wₕ, recurrent weight", D.w_h, lo=-10.0, hi=10.0, step=0.05, url="wh", scrub=True,
+            help="How much of the previous state hₜ₋₁ is carried into the next one. Below 1 the past fades; above 1 "
+                 "it can grow until tanh saturates."),
+    Control("b", "b, bias", D.b, lo=-10.0, hi=10.0, step=0.05, url="b", scrub=True,
+            help="A constant added before the squash."),
+    Control("h0", "h₀, initial state", D.h0, lo=-1.0, hi=1.0, step=0.01, url="h0", scrub=True,
+            help="The state before the first input; the notes start from 0."),
+    Control("x", "Input sequence x₁, x₂, …", ", ".join(f"{v:g}" for v in D.x), kind="text", url="x",
+            help="Numbers separated by commas or spaces, up to 200 of them, each within ±100."),
+    time_step(default=len(D.x)),
+    Control("predict", "Predict before you see", False, kind="toggle", url="predict",
+            help="Guess each new hₜ before the page shows it, from step 1; your guesses are scored."),
+    Control("guess", "Your guess for hₜ", 0.0, kind="number", lo=-1.0, hi=1.0, step=0.01,
+            help="Between −1 and 1: tanh can give nothing else."),
+)
+PARAMS = CONTROLS.params
+CELL = ("w_x", "w_h", "b", "h0")  # the sliders a setup (ScalarPreset) holds beside its inputs
 PRESET_NAMES = {  # preset: (button label, what a student should see, one sentence)
     "fade": ("Fade", "wₕ = 0.5, x = 1, 0, 0. One input, then silence: each step halves what is left and tanh "
                      "trims it further."),
@@ -36,48 +49,41 @@ PRESET_NAMES = {  # preset: (button label, what a student should see, one senten
     "silence": ("Silence", "x = 1 then ten zeros. After ten quiet steps the first input has all but vanished from h."),
 }
 
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.w_x": "wₓ, input weight",
-    f"{P}.w_h": "wₕ, recurrent weight",
-    f"{P}.b": "b, bias",
-    f"{P}.h0": "h₀, initial state",
-    f"{P}.x": "Input sequence x₁, x₂, …",
-    f"{P}.t": "Time step t",
-    f"{P}.predict": "Predict before you see",
-})
-
 
 def preset_values(name: str) -> dict:
     """The widget states a preset sets."""
     p = SCALAR_PRESETS[name]
-    return {f"{P}.w_x": p.w_x, f"{P}.w_h": p.w_h, f"{P}.b": p.b, f"{P}.h0": p.h0,
-            f"{P}.x": ", ".join(f"{v:g}" for v in p.x), f"{P}.t": len(p.x)}
-
-SLIDERS = {"w_x": (-10.0, 10.0, 0.05), "w_h": (-10.0, 10.0, 0.05), "b": (-10.0, 10.0, 0.05), "h0": (-1.0, 1.0, 0.01)}
+    return {**{CONTROLS.key(c): getattr(p, c) for c in CELL}, CONTROLS.key("x"): ", ".join(f"{v:g}" for v in p.x),
+            CONTROLS.key("t"): len(p.x)}
 
 
-def _each_slider(x: list[float], now: dict, chart: str, setting: tuple, figure, whole: bool = False) -> list[Scrub]:
-    """One Scrub per slider of SLIDERS for `chart`: `figure(run)` is the chart for the cell's run over x with that
-    slider moved and the others at `now`."""
-    return each_slider(P, chart, now, SLIDERS, setting, lambda **values: figure(run_scalar(x, **values)), whole)
+def setup(x: list[float]) -> ScalarPreset:
+    """The page's setup as its sliders hold it now, over the inputs x: what every view of the page is drawn from."""
+    return ScalarPreset(*(float(CONTROLS.value(c)) for c in CELL), tuple(x))
 
 
-def scrubs(x: list[float], w_x: float, w_h: float, b: float, h0: float, fs: float) -> list[Scrub]:
+def _each_slider(s: ScalarPreset, chart: str, setting: tuple, figure, whole: bool = False) -> list[Scrub]:
+    """One Scrub per scrubbed slider for `chart`: `figure(run)` is the chart for the cell's run over the setup's
+    inputs with that slider moved and the others where they are."""
+    now = {c: getattr(s, c) for c in CELL}
+    return each_slider(P, chart, now, CONTROLS.spans(), setting,
+                       lambda **values: figure(run_scalar(s.x, **values)), whole)
+
+
+def scrubs(s: ScalarPreset, fs: float) -> list[Scrub]:
     """The sliders whose drag the chart of h_t over time follows: each frame is that chart (the page's own call)
     with one slider moved."""
-    return _each_slider(x, {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}, "states", (tuple(x), fs),
-                        lambda run: states_over_time(run.h[:, 0], x, None, fs))
+    return _each_slider(s, "states", (s.x, fs), lambda run: states_over_time(run.h[:, 0], list(s.x), None, fs))
 
 
-def tanh_scrubs(trace: RNNTrace, x: list[float], w_x: float, w_h: float, b: float, h0: float, shown: int, fs: float
-                ) -> list[Scrub]:
+def tanh_scrubs(trace: RNNTrace, s: ScalarPreset, shown: int, fs: float) -> list[Scrub]:
     """The sliders whose drag the tanh chart follows too, steps 1 to `shown` moving on the curve: on a projector it is
     the chart beside the sliders (h_t over time is a screen further down). Its frames are the chart without its
     labels, boxes and title sentence (tanh_drag): they would change with every value and make each frame a whole
     redraw (about 14 frames a second); the numbers come back on release."""
-    size = tanh_size(chart_steps(trace, b, shown), fs)  # the chart as drawn: it keeps its place while dragged
+    size = tanh_size(chart_steps(trace, s.b, shown), fs)  # the chart as drawn: it keeps its place while dragged
     title = (f"Steps 1 to {shown}" if shown > 1 else "Step 1") + " on tanh, as you drag"
-    return _each_slider(x, {"w_x": w_x, "w_h": w_h, "b": b, "h0": h0}, "tanh", (tuple(x), fs, shown),
+    return _each_slider(s, "tanh", (s.x, fs, shown),
                         lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True)
 
 
@@ -86,8 +92,7 @@ def guess_box(t: int, x_t: float, h_prev: float) -> None:
     with st.container(border=True):
         st.markdown(question_text(t, x_t, h_prev))
         g1, g2 = st.columns([2, 1], vertical_alignment="bottom")
-        g1.number_input(f"Your guess for h{sub(t)}", -1.0, 1.0, 0.0, 0.01, key=f"{P}.guess",
-                        help="Between −1 and 1: tanh can give nothing else.")
+        CONTROLS.widget("guess", g1, label=f"Your guess for h{sub(t)}")
         g2.button("Check", key=f"{P}.check", on_click=set_state, args=({f"{P}.checked": t},), type="primary",
                   width="stretch")
 
@@ -117,9 +122,10 @@ def worked_table(trace: RNNTrace, b: float, upto: int, asking: bool) -> dict[str
             H_COLUMN: [r["h_t"] for r in rows]}
 
 
-def step_text(t: int, x_t: float, w_x: float, w_h: float, b: float, h_prev: float, trace: RNNTrace) -> str:
+def step_text(t: int, s: ScalarPreset, h_prev: float, trace: RNNTrace) -> str:
     """The four moves of step t in words, with the page's numbers (markdown)."""
     k = t - 1
+    x_t, w_x, w_h, b = trace.x[k, 0], s.w_x, s.w_h, s.b
     xp, hp, pre, h = trace.x_part[k, 0], trace.h_part[k, 0], trace.pre[k, 0], trace.h[k, 0]
     bias = f" the bias {b:g}" if b else ""
     return (f"**Step {t}.** Read the input: wₓxₜ = {w_x:g} × {times(f'{x_t:g}')} = **{fmt(xp)}**. "
@@ -160,7 +166,7 @@ def score_guess(guess: float, actual: float, t: int) -> Verdict:
 VERDICT_ICONS = {2: ":material/check_circle:", 1: ":material/trending_flat:", 0: ":material/close:"}  # by points
 
 
-def from_step_1(state: MutableMapping, setup: tuple, linked_step: bool) -> bool:
+def from_step_1(state: MutableMapping, setup: ScalarPreset, linked_step: bool) -> bool:
     """Whether predicting starts again at step 1: predict mode has just been turned on (unless a shared link names
     its step), or the setup changed under it (a weight or a preset). The steps already revealed were another
     setup's: kept, the new setup's first answers showed unasked and were counted as skipped."""
@@ -168,7 +174,7 @@ def from_step_1(state: MutableMapping, setup: tuple, linked_step: bool) -> bool:
     return (not state.get(f"{P}._predicting") and not linked_step) or (revealed is not None and revealed[0] != setup)
 
 
-def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> PredictView:
+def predict_step(state: MutableMapping, setup: ScalarPreset, t: int, h_t: float) -> PredictView:
     """Predict mode's bookkeeping in a session's state (a mapping): score a guess checked at step t (its h_t is
     `h_t`), advance the frontier of revealed steps for this setup, and say what step t may show."""
     key, frontier = state.get(f"{P}.frontier", (setup, 0))
@@ -186,10 +192,10 @@ def predict_step(state: MutableMapping, setup: tuple, t: int, h_t: float) -> Pre
     return view
 
 
-def rounding_note(trace: RNNTrace, w_x: float, w_h: float, b: float, h0: float) -> str | None:
+def rounding_note(trace: RNNTrace, s: ScalarPreset) -> str | None:
     """For the notes' example, where one of the notes rounds h_1 to three decimals before the next step and so
     prints h_2 one digit off: say so, with both computations (None when the two agree or for another setup)."""
-    r = notes_rounding(trace, w_x, w_h, b, h0)
+    r, w_h = notes_rounding(trace, s.w_x, s.w_h, s.b, s.h0), s.w_h
     if r is None or fmt(r.h2_from_rounded) == fmt(r.h2):
         return None
     return (f"Rounding: one of the notes rounds h₁ to {r.h1_rounded:.3f} first and gets h₂ = "
