@@ -32,3 +32,19 @@ def test_install_wraps_the_sessions_handler_once():
     handler = AppSession._handle_rerun_script_request
     reruns.install()
     assert AppSession._handle_rerun_script_request is handler and handler._rnnviz
+
+
+def test_the_patched_method_is_there_with_the_signature_the_wrapper_calls():
+    """ui/reruns.py wraps a private method of Streamlit's; requirements pin the minor release it was written for.
+    A release that renames it, or changes what it takes, fails here instead of silently serving stale reruns."""
+    import inspect
+    from importlib.metadata import version
+
+    from tests.conftest import ROOT
+
+    pin = next(line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.startswith("streamlit"))
+    assert pin == "streamlit~=1.67.0" and version("streamlit").startswith("1.67.")
+    original = inspect.unwrap(AppSession._handle_rerun_script_request)
+    assert list(inspect.signature(original).parameters) == ["self", "client_state"]
+    assert "fragment_id" in ClientState.DESCRIPTOR.fields_by_name  # what stale() reads of a request
