@@ -4,7 +4,8 @@ page's setup, watches the count, reveals the answers against the truth, and runs
 import streamlit as st
 
 from rnnviz.rooms import questions as Q
-from rnnviz.rooms.store import RoomError, default_store
+from rnnviz.rooms.room import RoomError
+from rnnviz.rooms.store import default_store
 from ui import rooms as R
 from ui.limits import fragment
 from ui.loaders import shipped_model

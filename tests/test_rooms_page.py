@@ -7,7 +7,8 @@ import pytest
 from rnnviz.lessons.scalar import run_scalar
 from rnnviz.rooms import store as store_module
 from rnnviz.rooms.questions import scalar_state
-from rnnviz.rooms.store import MemoryStore, RedisStore
+from rnnviz.rooms.redis_store import RedisStore
+from rnnviz.rooms.store import MemoryStore
 from tests.conftest import all_text, charts
 from tests.test_page_scalar import values
 from tests.test_rooms_store import free_port

@@ -26,18 +26,10 @@ from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
 from rnnviz.nn.cells import get as get_cell
 from rnnviz.nn.sampling import softmax
 from rnnviz.rooms import questions as Q
+from rnnviz.rooms.codes import clean_code
 from rnnviz.rooms.figure import answers_on, reveal_figure, tally_on
-from rnnviz.rooms.store import (
-    MAX_SETUP,
-    MAX_TEXT,
-    BadVoter,
-    Question,
-    RoomError,
-    RoomStore,
-    RoomView,
-    TooLong,
-    clean_code,
-)
+from rnnviz.rooms.room import MAX_SETUP, MAX_TEXT, BadVoter, Question, RoomError, RoomView, TooLong
+from rnnviz.rooms.store import RoomStore
 from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import (
     gates as gates_words,
