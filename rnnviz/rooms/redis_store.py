@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from rnnviz.rooms.base import RoomStore
 from rnnviz.rooms.room import MAX_STUDENTS, TTL_S, Question, StoreDown
-from rnnviz.rooms.store import RoomStore
 
 # KEYS: meta hash, voters set, answers hash; ARGV: voter, q, round, value, max students
 VOTE_LUA = """
