@@ -1,6 +1,7 @@
 """What a class question is made of: a maker turns a lesson page's setup (read from its link) into words and an
 exact answer (`Made`); an `Ask` names one question for the lecturer's menu with its maker and the lesson's own
-chart for the reveal. Numbers come from rnnviz.rooms.questions."""
+chart for the reveal. Also how the Class page shows text (`plain`), and what several lessons' questions share.
+Numbers come from rnnviz.rooms.questions."""
 from __future__ import annotations
 
 from dataclasses import dataclass
