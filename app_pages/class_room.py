@@ -4,10 +4,13 @@ page's setup, watches the count, reveals the answers against the truth, and runs
 import streamlit as st
 
 from rnnviz.rooms import questions as Q
-from rnnviz.rooms.store import RoomError, default_store
+from rnnviz.rooms.room import RoomError
+from rnnviz.rooms.store import default_store
 from ui import rooms as R
+from ui.lessons.registry import asking, lesson as find
 from ui.limits import fragment
-from ui.loaders import shipped_model
+from ui.questions.base import plain, truth_text
+from ui.questions.link import make
 
 P, ss, store = R.P, st.session_state, default_store()
 
@@ -29,11 +32,11 @@ def student(code: str) -> None:
         return
     q, mine = view.question, R.my_answer(ss, store, code, view.number, view.round)
     st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
-    st.markdown(R.plain(q.prompt))
+    st.markdown(plain(q.prompt))
     if view.phase == "open" and mine is None:
         if q.kind == "choice":
             for i, label in enumerate(q.options):
-                st.button(label, key=f"{P}.pick.{i}", on_click=R.act, width="stretch",
+                st.button(plain(label), key=f"{P}.pick.{i}", on_click=R.act, width="stretch",
                           args=(R.vote, store, code, view.number, view.round, i))
         else:
             key = f"{P}.num.{view.number}.{view.round}"
@@ -43,11 +46,11 @@ def student(code: str) -> None:
                       args=(R.vote, store, code, view.number, view.round, key))
         R.show_message("vote")
     elif view.phase == "open":
-        st.success(f"Your answer is in: **{R.plain(R.answer_text(q, mine))}**. Wait for the reveal.")
+        st.success(f"Your answer is in: **{plain(R.answer_text(q, mine))}**. Wait for the reveal.")
     else:
         right = mine is not None and Q.is_right(q.kind, q.truth, q.tol, mine)
-        st.markdown(f"The answer: **{R.plain(R.truth_text(q))}**" + ("" if mine is None else
-                    f". Yours: {R.plain(R.answer_text(q, mine))}, {'right' if right else 'not quite'}."))
+        st.markdown(f"The answer: **{plain(truth_text(q))}**" + ("" if mine is None else
+                    f". Yours: {plain(R.answer_text(q, mine))}, {'right' if right else 'not quite'}."))
 
 
 @fragment(run_every=R.REFRESH_S)
@@ -68,16 +71,17 @@ def live_count(code: str, phase: str = "open") -> None:
 
 
 def ask_panel(code: str, token: str) -> None:
-    lesson = st.selectbox("Lesson page", list(R.MAKERS), key=f"{P}.lesson", format_func=R.LESSON_NAMES.get)
-    qid = st.selectbox("Question", list(R.MAKERS[lesson]), key=f"{P}.question",
-                       format_func=lambda k: R.MAKERS[lesson][k][0])
+    titles = {ls.url: ls.title for ls in asking()}
+    lesson = st.selectbox("Lesson page", list(titles), key=f"{P}.lesson", format_func=titles.get)
+    ls = find(lesson)
+    qid = st.selectbox("Question", list(ls.asks), key=f"{P}.question", format_func=lambda k: ls.asks[k].label)
     link = st.text_input("Link of the lesson page as the class sees it (optional)", key=f"{P}.link", max_chars=4000,
                          help="Copy the page's address: every setting is in it. Empty: the page's defaults.")
-    q, made, note = R.make(lesson, qid, link, shipped_model(str(R.MODEL)) if lesson == "sample" else None)
+    q, made, note = make(lesson, qid, link, ls.model() if ls.model else None)
     if note:
         st.info(note, icon=":material/info:")
     if q is not None:
-        st.caption(R.plain(q.prompt))
+        st.caption(plain(q.prompt))
         st.button("Ask the class", key=f"{P}.ask", type="primary", on_click=R.act, args=(store.ask, code, token, q))
 
 
@@ -113,7 +117,7 @@ def lecturer() -> None:
         if view.phase == "waiting":
             live_count(code, "waiting")
         elif view.phase == "open":
-            st.markdown(R.plain(view.question.prompt))
+            st.markdown(plain(view.question.prompt))
             live_count(code)
             st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=R.act, args=(store.reveal, code, token))
         elif view.phase in ("revealed", "closed") and view.number:
@@ -138,7 +142,7 @@ def lecturer() -> None:
 if room := st.query_params.get("room"):
     if nick := st.text_input("Nickname (optional; only on your screen, never sent with answers)", key=f"{P}.nick",
                              max_chars=40).strip():
-        st.caption(f"Answering as **{R.plain(nick)}**, on this phone only.")
+        st.caption(f"Answering as **{plain(nick)}**, on this phone only.")
     student(room)
 else:
     lecturer()

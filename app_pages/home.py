@@ -3,7 +3,7 @@ import streamlit as st
 
 from rnnviz.lessons.presets import SCALAR_PRESETS
 from rnnviz.nn.cells import rnn_forward
-from ui.path import LESSONS
+from ui.lessons.registry import LESSONS
 from ui.urlstate import classroom
 
 st.title("Recurrent networks, one step at a time")

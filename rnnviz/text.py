@@ -1,11 +1,14 @@
 """Text helpers every page shares: how numbers are written (fmt, power_text, format_norm; in written arithmetic,
-plus and times), Unicode sub- and superscripts, and reading a typed sequence of numbers (parse_sequence, which raises
-InputError saying what is wrong)."""
+plus and times), Unicode sub- and superscripts, reading a typed sequence of numbers (parse_sequence, which raises
+InputError saying what is wrong), and a visitor's text without direction controls (strip_bidi)."""
 from __future__ import annotations
 
 import math
 import re
 
+# Unicode's direction controls (embeddings, overrides, isolates, marks): invisible, and one can reverse the text after
+# it, so a visitor's text shown to others is shown without them.
+BIDI_CONTROLS = re.compile("[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # characters that would print as nothing, as they are drawn
 MAX_STEPS = 200  # longest typed sequence
 MAX_ABS_INPUT = 100.0  # largest |x| typed
@@ -37,6 +40,11 @@ def parse_sequence(text: str, max_len: int = MAX_STEPS, max_abs: float = MAX_ABS
             raise InputError(f"Item {k} is {v:g}; each number is limited to ±{max_abs:g}.")
         out.append(v)
     return out
+
+
+def strip_bidi(text: str) -> str:
+    """`text` without Unicode's direction controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)."""
+    return BIDI_CONTROLS.sub("", text)
 
 
 def fmt(v: float, digits: int = 3, sig: int = 3) -> str:

@@ -122,7 +122,7 @@ def test_home_page_has_no_exception(server, page):
 def test_lesson_path_in_classroom_mode_by_next_links(server, page):
     """A teacher follows the lesson plan on a projector: from the welcome page to the last lesson by each page's
     'next' link at the foot; classroom mode stays on all the way and the sidebar stays hidden."""
-    from ui.path import LESSONS
+    from ui.lessons.registry import LESSONS
 
     page.set_viewport_size({"width": 1024, "height": 800})
     page.goto(f"{server.url}/?classroom=1")

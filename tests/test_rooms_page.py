@@ -7,11 +7,13 @@ import pytest
 from rnnviz.lessons.scalar import run_scalar
 from rnnviz.rooms import store as store_module
 from rnnviz.rooms.questions import scalar_state
-from rnnviz.rooms.store import MemoryStore, RedisStore
+from rnnviz.rooms.redis_store import RedisStore
+from rnnviz.rooms.store import MemoryStore
 from tests.conftest import all_text, charts
 from tests.test_page_scalar import values
 from tests.test_rooms_store import free_port
-from ui.rooms import MAKERS, plain
+from ui.lessons.registry import asking
+from ui.questions.base import plain
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +90,7 @@ def test_a_number_question_from_a_lesson_link_is_scored_by_distance(open_page):
 def test_every_lesson_offers_a_question_from_its_defaults(open_page):
     at = open_page("class_room")
     at.button(key="class.open").click().run()
-    for lesson in MAKERS:
+    for lesson in [ls.url for ls in asking()]:
         at.selectbox(key="class.lesson").set_value(lesson).run()
         assert not at.exception, lesson
         assert at.button(key="class.ask"), lesson  # at least one question per page, from the page's defaults

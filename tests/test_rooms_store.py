@@ -8,20 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from rnnviz.rooms.store import (
-    ALPHABET,
-    CODE_LENGTH,
-    BadVoter,
-    Full,
-    MemoryStore,
-    NoRoom,
-    NotAllowed,
-    Question,
-    RedisStore,
-    Refused,
-    StoreDown,
-    clean_code,
-)
+from rnnviz.rooms.codes import ALPHABET, CODE_LENGTH, clean_code
+from rnnviz.rooms.redis_store import RedisStore
+from rnnviz.rooms.room import BadVoter, Full, NoRoom, NotAllowed, Question, Refused, StoreDown
+from rnnviz.rooms.store import MemoryStore
 
 CHOICE = Question("Which cell still holds x1?", "choice", 1.0, ("vanilla", "LSTM", "GRU"))
 NUMBER = Question("h3 for these weights?", "number", 0.25, lo=-1.0, hi=1.0)

@@ -1,44 +1,11 @@
-"""The lesson path: the order a lecture takes through the pages, the welcome page's plan, and the previous /
-next links at the foot of every page (and at the top in classroom mode, where the sidebar is hidden)."""
+"""The lesson path: the sidebar's sections, and the previous / next links at the foot of every page (and at the top
+in classroom mode, where the sidebar is hidden), in the order of the lesson registry (ui/lessons/registry.py)."""
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.lessons.registry import LESSONS, Lesson
 from ui.urlstate import classroom
-
-
-@dataclass(frozen=True)
-class Lesson:
-    script: str  # page script, as st.Page and st.page_link name it
-    url: str  # url_path
-    title: str
-    icon: str
-    section: str  # sidebar heading
-    minutes: int  # about how long it takes in a lecture
-    what: str  # one line for the lesson plan
-
-
-# The problem before the cure: the plain recurrence, how its gradients fade or blow up, then the gated cells.
-LESSONS = [
-    Lesson("app_pages/scalar.py", "scalar", "One unit by hand", ":material/edit:", "1 · The recurrence", 8,
-           "one number of memory: step hₜ by hand, see it fade or flood, find where it settles"),
-    Lesson("app_pages/vector.py", "vector", "The cell, step by step", ":material/grid_on:", "1 · The recurrence", 7,
-           "the same step with vectors: the six moves of one step, states over time, a check against PyTorch"),
-    Lesson("app_pages/gradients.py", "gradients", "Gradients through time", ":material/trending_down:",
-           "2 · The problem", 10, "why plain RNNs forget: gradients that vanish or explode, and clipping"),
-    Lesson("app_pages/gates.py", "gates", "Gates: LSTM and GRU", ":material/valve:", "3 · The cure", 8,
-           "gates that decide what to keep: the LSTM's cell path, the GRU, three cells side by side"),
-    Lesson("app_pages/recurrences.py", "recurrences", "Recurrence returns", ":material/linear_scale:", "3 · The cure",
-           10, "linear recurrences that train in parallel: minGRU, the LRU, selective state spaces, the scan"),
-    Lesson("app_pages/states.py", "states", "Using the states", ":material/call_split:", "4 · Putting it to work", 6,
-           "classifier or language model, the padding trap, reading both ways, counting parameters"),
-    Lesson("app_pages/hello.py", "hello", 'Train "hello" yourself', ":material/school:", "4 · Putting it to work", 5,
-           "the smallest language model, trained in front of you on a word you choose"),
-    Lesson("app_pages/sample.py", "sample", "Sample a trained model", ":material/auto_stories:",
-           "4 · Putting it to work", 6, "a Shakespeare LSTM writes; look inside at probabilities, units and gates"),
-]
 
 
 def pages() -> dict[str, list]:

@@ -1,6 +1,6 @@
 """The numbers behind a class question: each exact answer computed from a lesson page's setup by that page's own
 `rnnviz.lessons` functions, the options offered, how an answer is scored (by distance for a number), and how a
-round's answers are summarised and binned for the reveal. Words (prompts, option labels) live in ui/rooms.py.
+round's answers are summarised and binned for the reveal. Words (prompts, option labels) live in ui/questions.
 """
 from __future__ import annotations
 

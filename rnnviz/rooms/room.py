@@ -1,0 +1,112 @@
+"""What a class room holds and what it refuses: a question (what phones show, how an answer is checked), the room
+as anyone may see it, the room's limits, and the refusals a page turns into a message (never a traceback)."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+TTL_S = 12 * 3600  # rooms and answers expire
+MAX_STUDENTS = 1000
+MAX_QUESTIONS = 200
+MAX_OPTIONS = 12
+MAX_TEXT = 500
+MAX_SETUP = 2000  # a question's page setup (its link query)
+
+
+class RoomError(Exception):
+    """A refusal with a message for the person who caused it (never a traceback)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class NoRoom(RoomError):
+    pass
+
+
+class NotAllowed(RoomError):
+    pass
+
+
+class Refused(RoomError):
+    pass
+
+
+class Full(RoomError):
+    pass
+
+
+class StoreDown(RoomError):
+    pass
+
+
+class BadVoter(RoomError):
+    pass
+
+
+class TooLong(ValueError):
+    """A question whose prompt (MAX_TEXT), setup (MAX_SETUP) or an option (80) is longer than a room keeps."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """What phones show and how an answer is checked: a number in [lo, hi] or the index of one of `options`."""
+
+    prompt: str
+    kind: str  # "number" or "choice"
+    truth: float  # the exact answer; for "choice" the index of the right option
+    options: tuple[str, ...] = ()
+    lo: float = 0.0
+    hi: float = 0.0
+    tol: float = 0.0  # a number within tol of the truth counts as right
+    lesson: str = ""  # the page it came from
+    setup: str = ""  # that page's link query (what the class saw)
+    qid: str = ""  # which of that page's questions (the app redraws the page's chart from it at the reveal)
+
+    def __post_init__(self):
+        if self.kind not in ("number", "choice"):
+            raise ValueError(f"kind {self.kind!r}")
+        if len(self.prompt) > MAX_TEXT or len(self.setup) > MAX_SETUP or any(len(o) > 80 for o in self.options):
+            raise TooLong("question text too long")
+        if self.kind == "choice" and not 2 <= len(self.options) <= MAX_OPTIONS:
+            raise ValueError("a choice needs 2 to 12 options")
+        if self.kind == "number" and not (math.isfinite(self.lo) and math.isfinite(self.hi) and self.lo < self.hi):
+            raise ValueError("a number needs finite lo < hi")
+
+    def check(self, answer) -> float:
+        """The answer as stored, or Refused with what is wrong with it."""
+        if self.kind == "choice":
+            if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(self.options):
+                raise Refused("That is not one of the choices offered.")
+            return answer
+        try:
+            v = float(answer)
+        except (TypeError, ValueError):
+            v = math.nan  # an empty box (it holds none when it refused a number out of range), or not a number
+        if not math.isfinite(v) or not self.lo <= v <= self.hi:
+            raise Refused(f"Please enter a number between {self.lo:g} and {self.hi:g}.")
+        return v
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, s: str) -> Question:
+        d = json.loads(s)
+        return cls(**{**d, "options": tuple(d["options"])})
+
+
+@dataclass(frozen=True)
+class RoomView:
+    """What anyone with the code may know: the current question (0 = none yet), its round and phase, and counts."""
+
+    code: str
+    number: int
+    round: int  # 1, or 2 after "discuss and vote again"
+    phase: str  # "waiting" (no question yet), "open", "revealed", "closed"
+    question: Question | None
+    students: int  # distinct voters so far
+    answered: int  # answers in this round
+    expires: float = field(default=0.0)  # unix time

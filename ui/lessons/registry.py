@@ -1,0 +1,88 @@
+"""Every lesson, once, in the order a lecture takes them: its page, title, icon, sidebar section, minutes and line
+in the lesson plan, and the questions it offers the class, each with its maker and its chart at the reveal. The
+lesson path (ui/path.py), the welcome page and the Class page (ui/rooms.py, ui/questions/link.py) read this list."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ui.lessons import (
+    gates as gates_words,
+    gradients as gradients_words,
+    hello as hello_words,
+    recurrences as recurrences_words,
+    scalar as scalar_words,
+    states as states_words,
+    vector as vector_words,
+)
+from ui.questions import gates, gradients, hello, recurrences, sample, scalar, states, vector
+from ui.questions.base import Ask
+from ui.urlstate import Param
+
+
+@dataclass(frozen=True)
+class Lesson:
+    url: str  # url_path; the page script is app_pages/<url>.py
+    title: str
+    icon: str
+    section: str  # sidebar heading
+    minutes: int  # about how long it takes in a lecture
+    what: str  # one line for the lesson plan
+    asks: dict[str, Ask] = field(default_factory=dict)  # question id -> the class question; the first is the default
+    link: Callable[[Any], list[Param]] = lambda lm: []  # the page's link names (given its model), as its questions
+    # read a link exactly as the page does
+    model: Callable[[], Any] | None = None  # what the questions read beside the link (the sampling page's model)
+
+    @property
+    def script(self) -> str:  # as st.Page and st.page_link name it
+        return f"app_pages/{self.url}.py"
+
+
+# The problem before the cure: the plain recurrence, how its gradients fade or blow up, then the gated cells.
+LESSONS = [
+    Lesson("scalar", "One unit by hand", ":material/edit:", "1 · The recurrence", 8,
+           "one number of memory: step hₜ by hand, see it fade or flood, find where it settles",
+           {"state": Ask("hₜ for these weights (a number)", scalar.state, scalar.chart_state),
+            "settle": Ask("Where does the state settle? (a number)", scalar.settle, scalar.chart_settle)},
+           lambda lm: scalar_words.PARAMS),
+    Lesson("vector", "The cell, step by step", ":material/grid_on:", "1 · The recurrence", 7,
+           "the same step with vectors: the six moves of one step, states over time, a check against PyTorch",
+           {"unit": Ask("Which unit of h_T is largest?", vector.largest_unit)},
+           lambda lm: vector_words.PARAMS),
+    Lesson("gradients", "Gradients through time", ":material/trending_down:", "2 · The problem", 10,
+           "why plain RNNs forget: gradients that vanish or explode, and clipping",
+           {"threshold": Ask("‖∂h_T/∂h₀‖ above or below 10⁻³?", gradients.threshold, gradients.chart_threshold)},
+           lambda lm: gradients_words.PARAMS),
+    Lesson("gates", "Gates: LSTM and GRU", ":material/valve:", "3 · The cure", 8,
+           "gates that decide what to keep: the LSTM's cell path, the GRU, three cells side by side",
+           {"memory": Ask("Which cell still holds x₁ after 50 steps?", gates.memory, gates.chart_memory),
+            "gate": Ask("A gate's value at step t (a number)", gates.gate_value)},
+           lambda lm: gates_words.PARAMS),
+    Lesson("recurrences", "Recurrence returns", ":material/linear_scale:", "3 · The cure", 10,
+           "linear recurrences that train in parallel: minGRU, the LRU, selective state spaces, the scan",
+           {"linear": Ask("hₜ of the linear recurrence (a number)", recurrences.linear)},
+           lambda lm: recurrences_words.PARAMS),
+    Lesson("states", "Using the states", ":material/call_split:", "4 · Putting it to work", 6,
+           "classifier or language model, the padding trap, reading both ways, counting parameters",
+           {"params": Ask("How many parameters? (a number)", states.parameters)},
+           lambda lm: states_words.PARAMS),
+    Lesson("hello", 'Train "hello" yourself', ":material/school:", "4 · Putting it to work", 5,
+           "the smallest language model, trained in front of you on a word you choose",
+           {"softmax": Ask("Softmax: the first probability (a number)", hello.first_probability, hello.chart_softmax)},
+           lambda lm: hello_words.PARAMS),
+    Lesson("sample", "Sample a trained model", ":material/auto_stories:", "4 · Putting it to work", 6,
+           "a Shakespeare LSTM writes; look inside at probabilities, units and gates",
+           {"next": Ask("Which character comes next?", sample.next_char),
+            "prob": Ask("With what probability? (a number)", sample.next_probability)},
+           sample.link, sample.model),
+]
+
+
+def lesson(url: str) -> Lesson | None:
+    """The lesson at this url path; None for the welcome and Class pages (and any other)."""
+    return next((ls for ls in LESSONS if ls.url == url), None)
+
+
+def asking() -> list[Lesson]:
+    """The lessons that offer the class a question, in lesson order."""
+    return [ls for ls in LESSONS if ls.asks]

@@ -1,0 +1,55 @@
+"""Sample a trained model: which character the Shakespeare LSTM finds most likely after the page's prime, and with
+what probability. Its questions read the shipped model, and the page's link names depend on that model."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rnnviz.rooms import questions as Q
+from rnnviz.text import InputError, fmt
+from ui.lessons import sample as sample_words
+from ui.loaders import shipped_model
+from ui.questions.base import Made
+from ui.urlstate import Param, name_controls, text
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
+
+
+def model():
+    return shipped_model(str(MODEL))
+
+
+def link(lm) -> list[Param]:
+    """The page's link names for its model (its k, layers and units); without one, the prime alone. Their labels are
+    registered here too: the sampling page registers them on arrival, and the Class page may come first."""
+    params = sample_words.params(lm) if lm is not None else [Param("sample.prime", "prime", "ROMEO:", text(500))]
+    name_controls({p.key: sample_words.LABELS[p.url] for p in params if p.url in sample_words.LABELS})
+    return params
+
+
+def _char(c: str) -> str:
+    return {"\n": "a line break ↵", " ": "a space ␣"}.get(c, f"“{c}”")
+
+
+def _prime(s: dict, lm) -> str:
+    """The link's prime, or InputError saying what the model cannot read: an empty prime, or a character outside its
+    vocabulary, was a traceback on the Class page."""
+    if not s["prime"]:
+        raise InputError("The prime text is empty: the model needs at least one character to read.")
+    try:
+        lm.encode(s["prime"])
+    except ValueError as e:
+        raise InputError(f"The prime text has characters {e}.") from None
+    return s["prime"]
+
+
+def next_char(s: dict, lm=None) -> Made:
+    a = Q.next_character(lm, _prime(s, lm))
+    return Made(f"The Shakespeare LSTM has read “{s['prime']}”. Which character does it find most likely next?",
+                tuple(_char(c) for c in a.options), a,
+                f"{_char(a.options[int(a.truth)])}, p = {fmt(a.facts[int(a.truth)])}")
+
+
+def next_probability(s: dict, lm=None) -> Made:
+    a = Q.next_probability(lm, _prime(s, lm))
+    return Made(f"The Shakespeare LSTM has read “{s['prime']}”. What probability does it give its most likely next "
+                f"character? (between 0 and 1)", (), a, f"p = {fmt(a.truth)} for {_char(lm.itos[int(a.facts[0])])}")
