@@ -1,6 +1,6 @@
 """The gradients page's words, widget keys, link parameters, presets and per-server caches (its numbers are
-rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag.py): the words beside the numbers are
-computed, so they always say what the page shows."""
+rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag_results.py): the words beside the
+numbers are computed, so they always say what the page shows."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
@@ -380,12 +380,12 @@ def lag_summary(results: dict, level: float = 0.9) -> str:
     row reaches, what the forget-gate bias changed, and the linear recurrences' rows if present."""
     lags, rows = results["lags"], [r for r in LAG_NAMES if r in results["cells"]]
     chance = 1 / results["task"]["symbols"]
-    acc = {r: lag.accuracy(results, r) for r in rows}
-    aim = lag.aim_lags(results, level) if all(r in acc for r in ("rnn", "lstm", "gru")) else []
+    acc = {r: lag_results.accuracy(results, r) for r in rows}
+    aim = lag_results.aim_lags(results, level) if all(r in acc for r in ("rnn", "lstm", "gru")) else []
     parts = []
     if aim:
         k = aim[-1]
-        j, over = lags.index(k), lag.vanilla_over(results, k)
+        j, over = lags.index(k), lag_results.vanilla_over(results, k)
         n = len(results["seeds"])
         parts.append(f"**Gates win at lag {', '.join(map(str, aim))}.** At lag {k} the {lag_name(results, 'lstm')} "
                      f"scored {seed_range(acc['lstm'][:, j])} and the GRU {seed_range(acc['gru'][:, j])} over the "
@@ -401,7 +401,7 @@ def lag_summary(results: dict, level: float = 0.9) -> str:
                                                              for r in ("lstm", "gru", "rnn")) + " over the seeds.")
     reach = []
     for r in rows:
-        b = lag.best_lag(results, r, level)
+        b = lag_results.best_lag(results, r, level)
         reach.append(f"{lag_name(results, r)} up to lag {b}" if b else f"{lag_name(results, r)} not even at lag "
                      f"{lags[0]}")
     parts.append(f"A mean accuracy of {level:.0%} or more at every lag from the shortest: " + "; ".join(reach) + ".")
