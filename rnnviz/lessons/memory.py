@@ -37,15 +37,15 @@ def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndar
 
 @dataclass
 class Memory:
-    """Per cell (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
+    """Per cell of the lockstep (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
 
     norms: dict[str, np.ndarray]
     trained: bool
 
 
 def memory(ls: Lockstep, trained: bool = False) -> Memory:
-    """The survival curve of each of a lockstep's three cells on its own input and weights."""
-    return Memory({c: survival(c, ls.weights[c], ls.x) for c in CELLS}, trained)
+    """The survival curve of each of a lockstep's cells on its own input and weights."""
+    return Memory({c: survival(c, w, ls.x) for c, w in ls.weights.items()}, trained)
 
 
 def trained_lockstep(x: np.ndarray, weights: dict[str, dict[str, np.ndarray]]) -> Lockstep:
