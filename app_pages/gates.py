@@ -54,10 +54,10 @@ def stepper(view: str, c: dict, model, fs: float) -> None:
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")
         stepped_plot(f"{P}.lockstep", Steps(P, T, lambda u: figures.lockstep_heatmaps(
-            model.traces, lesson.LOCKSTEP_PANELS, model.sizes, model.params, c["chars"], u - 1, fs,
+            model.traces, model.sizes, model.params, c["chars"], u - 1, fs,
             words.lockstep_notes(model, u)), lambda u: words.lockstep_alt(model, u)), t)
         return
-    cell, names = c["cell"], lesson.PANELS[c["cell"]]
+    cell, names = c["cell"], lesson.panels(c["cell"])
     vals = lesson.step_values(cell, model, t)
     st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
     split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen

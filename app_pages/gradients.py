@@ -74,9 +74,11 @@ def explorer() -> None:
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
             st.markdown("\n\n".join(words.factor_notes(cmp, T)))
         else:
-            clip_section(cmp.reports["rnn"], T, curves["rnn"][T])
-    cols = (top or right.container()).columns([1, 1, 1.1, 1.2, 1])
-    for col, (key, (label, what)) in zip(cols, words.CURVES.items()):
+            plain = lesson.CELLS[0]  # the vanilla RNN's gradient is the one clipped
+            clip_section(cmp.reports[plain], T, curves[plain][T])
+    metrics = {key: words.curve_words(key) for key in curves}
+    cols = (top or right.container()).columns([width for _, _, width in metrics.values()])
+    for col, (key, (label, what, _)) in zip(cols, metrics.items()):
         col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
                    f"{format_norm(curves[key][T])}.")
     if paths := words.paths_note(curves, T):

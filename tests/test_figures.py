@@ -22,7 +22,7 @@ def test_gradient_plot_keeps_values_beyond_float_range_at_the_edges():
 
 
 def test_gradient_plot_names_both_lstm_cell_curves_with_real_subscripts():
-    fig = gradients.gradient_decay({k: np.zeros(5) for k in gradients.CELL_STYLE})
+    fig = gradients.gradient_decay({k: np.zeros(5) for k in ("rnn", "lstm", "lstm_f", "lstm_c", "gru")})
     names = [tr.name for tr in fig.data]
     assert any("forget-gate path" in n for n in names) and any("all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖" in n
                                                                 for n in names)
@@ -138,7 +138,7 @@ def _walk(obj, path=""):
 
 def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
     """Unvalidated specs reach plotly.js as they are: no Python-only shorthands (marker_color), no string titles."""
-    from rnnviz.lessons.gates import LOCKSTEP_PANELS, generate as ggen, lockstep, run, valve_experiment
+    from rnnviz.lessons.gates import generate as ggen, lockstep, run, valve_experiment
     from rnnviz.lessons.gradients import compare
     from rnnviz.lessons.vector import VectorSetup, encode_word, generate, moves, run as vrun
 
@@ -158,7 +158,7 @@ def test_specs_sent_to_the_browser_are_plain_plotly_js(unvalidated_figures):
             scalar.cobweb(2.0, 0.0, np.array([0.7, 0.6]), [(0.0, False)]),
             vector.six_moves(moves(setup, tr, 2), list("helo")), vector.state_heatmap(tr.h, list("hello"), current=1),
             vector.matrix_heatmap(w["W_h"], "W_h"), vector.singular_value_bars(np.array([1.2, 0.5]), 0.9),
-            gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 1),
+            gates.lockstep_heatmaps(ls.traces, ls.sizes, ls.params, list("hello"), 1),
             gates.gate_heatmaps(ltr, ["f", "i"], list("hello"), 1), gates.valve_figure(valve_experiment(20)),
             gradients.gradient_decay({"rnn": R["rnn"].log10_spectral}, reference_curves(np.arange(11))),
             gradients.factor_figure(**lesson_inputs(cmp)),
@@ -298,12 +298,12 @@ def test_the_three_cells_write_numbers_only_where_a_column_holds_them(fs):
     """Five steps (the page's word): the current step's numbers are written in its column. After 'One, then zeros'
     (65 steps) a column is about 4 px wide and its numbers were cut off at the panel's edge: none are written then
     (the colours and the hover still give them)."""
-    from rnnviz.lessons.gates import LOCKSTEP_PANELS, lockstep
+    from rnnviz.lessons.gates import lockstep
 
     rng = np.random.default_rng(0)
     for T, written in ((5, True), (65, False)):
         ls = lockstep(rng.standard_normal((T, 4)), 3)
-        fig = gates.lockstep_heatmaps(ls.traces, LOCKSTEP_PANELS, ls.sizes, ls.params, None, T - 1, fs).to_dict()
+        fig = gates.lockstep_heatmaps(ls.traces, ls.sizes, ls.params, None, T - 1, fs).to_dict()
         for trace in fig["data"]:
             cells = [c for row in trace["text"] for c in row if c]
             assert (trace["texttemplate"] == "%{text}" and len(cells) > 0) == written, (T, fs)

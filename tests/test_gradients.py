@@ -6,11 +6,15 @@ import pytest
 import torch
 
 from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward
-from rnnviz.nn.gradients import clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
+from rnnviz.nn.gradients import clip_by_norm, decay_table, gradients_through_time
 
-CELLS = {"rnn": (torch.nn.RNNCell, rnn_forward, rnn_gradients),
-         "lstm": (torch.nn.LSTMCell, lstm_forward, lstm_gradients),
-         "gru": (torch.nn.GRUCell, gru_forward, gru_gradients)}
+CELLS = {"rnn": (torch.nn.RNNCell, rnn_forward), "lstm": (torch.nn.LSTMCell, lstm_forward),
+         "gru": (torch.nn.GRUCell, gru_forward)}
+
+
+def grads_of(cell):
+    """The cell's report from its trace and W_hh (what the page's comparison computes)."""
+    return lambda trace, W_hh, g=None: gradients_through_time(cell, {"W_hh": W_hh}, trace, g)
 
 
 def setup(cell, T, d, H, seed, scale=1.0):
@@ -44,7 +48,7 @@ def torch_states(cell, m, x, h0, c0):
 
 
 def run_ours(cell, x, h0, c0, w):
-    fwd, grads = CELLS[cell][1], CELLS[cell][2]
+    fwd, grads = CELLS[cell][1], grads_of(cell)
     kw = {"c0": c0.numpy()} if cell == "lstm" else {}
     tr = fwd(x.numpy(), **w, h0=h0.numpy(), **kw)
     return tr, grads(tr, w["W_hh"])
@@ -87,7 +91,7 @@ def test_long_runs_match_autograd(cell):
     m, x, h0, c0, w = setup(cell, T, d, H, seed=7, scale=2.0)
     tr, rep = run_ours(cell, x, h0, c0, w)
     g = torch.randn(H, dtype=torch.float64)
-    rep2 = CELLS[cell][2](tr, w["W_hh"], g=g.numpy())
+    rep2 = grads_of(cell)(tr, w["W_hh"], g=g.numpy())
     hs, cs = torch_states(cell, m, x, h0, c0)
     (hs[-1] @ g).backward(retain_graph=True)
     for t in range(0, T + 1, 7):
@@ -101,31 +105,31 @@ def test_long_runs_match_autograd(cell):
 
 def test_scalar_explosion_two_to_the_fifty():
     tr = rnn_forward(np.zeros(50), 1.0, 2.0)  # h stays 0: tanh' = 1, every factor is exactly 2
-    rep = rnn_gradients(tr, 2.0)
+    rep = gradients_through_time("rnn", {"W_hh": 2.0}, tr)
     assert rep.spectral[50] == pytest.approx(2.0 ** 50)
     assert f"{rep.spectral[50]:.1e}" == "1.1e+15"
 
 
 def test_products_beyond_float64_stay_exact_in_log10():
     tr = rnn_forward(np.zeros(1200), 1.0, 2.0)  # 2^1200 overflows float64
-    rep = rnn_gradients(tr, 2.0)
+    rep = gradients_through_time("rnn", {"W_hh": 2.0}, tr)
     assert rep.log10_spectral[1200] == pytest.approx(1200 * np.log10(2))
     assert np.isinf(rep.spectral[1200])
     tr = rnn_forward(np.zeros(1200), 1.0, 0.5)
-    rep = rnn_gradients(tr, 0.5)
+    rep = gradients_through_time("rnn", {"W_hh": 0.5}, tr)
     assert rep.log10_spectral[1200] == pytest.approx(-1200 * np.log10(2))
     assert rep.spectral[1200] == 0.0
 
 
 def test_zero_recurrent_weight_gives_exact_zero():
-    rep = rnn_gradients(rnn_forward([1, 2, 3], 1.0, 0.0), 0.0)
+    rep = gradients_through_time("rnn", {"W_hh": 0.0}, rnn_forward([1, 2, 3], 1.0, 0.0))
     assert rep.log10_spectral[0] == 0 and np.all(np.isneginf(rep.log10_spectral[1:]))
 
 
 def test_lstm_forget_path_is_product_of_forget_gates():
     w = init_weights("lstm", 1, 2, seed=0)
     tr = lstm_forward(np.ones((5, 1)), **w)
-    rep = lstm_gradients(tr, w["W_hh"])
+    rep = gradients_through_time("lstm", {"W_hh": w["W_hh"]}, tr)
     for k in range(6):  # k steps back: the last k forget gates
         np.testing.assert_allclose(10 ** rep.log10_forget_path[k], np.prod(tr.f[5 - k:], axis=0), rtol=1e-12)
 
@@ -133,14 +137,14 @@ def test_lstm_forget_path_is_product_of_forget_gates():
 def test_forget_path_stays_exact_where_the_product_underflows():
     w = init_weights("lstm", 1, 2, seed=0, forget_bias=-30.0)  # f ~ 1e-13 per step: 200 steps leave float64
     tr = lstm_forward(np.zeros((200, 1)), **w)
-    rep = lstm_gradients(tr, w["W_hh"])
+    rep = gradients_through_time("lstm", {"W_hh": w["W_hh"]}, tr)
     np.testing.assert_allclose(rep.log10_forget_path[200], np.log10(tr.f).sum(axis=0), rtol=1e-12)
     assert np.all(rep.log10_forget_path[200] < -2000)
 
 
 def test_loss_gradient_direction_is_kept_beyond_float_range():
     tr = rnn_forward(np.zeros(1200), 1.0, 2.0)
-    rep = rnn_gradients(tr, 2.0)
+    rep = gradients_through_time("rnn", {"W_hh": 2.0}, tr)
     assert np.isinf(rep.loss_grads[1200]).all() and rep.loss_grad_dirs[1200] == pytest.approx([1.0])
 
 

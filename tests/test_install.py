@@ -146,12 +146,13 @@ def copy_tracked(dest: Path) -> Path:
 PACKAGE_EXAMPLE = '''\
 import numpy as np
 from rnnviz.nn.cells import rnn_forward
-from rnnviz.nn.gradients import rnn_gradients
+from rnnviz.nn.gradients import gradients_through_time
 from rnnviz import charlm
 
 tr = rnn_forward([1, 0, 0], W_ih=1.0, W_hh=0.5)        # one tanh unit reads 1, 0, 0
 print(np.round(tr.h.ravel(), 5))                       # [0.76159 0.3634  0.17973]
-back = rnn_gradients(tr, 0.5).log10_spectral           # log10 |dh_3/dh_t|, 0 to 3 steps back
+back = gradients_through_time("rnn", {"W_hh": 0.5}, tr)  # dh_3/dh_t, 0 to 3 steps back
+back = back.log10_spectral                             # their log10 spectral norms
 print(np.round(10 ** back, 5))                         # [1.      0.48385 0.20998 0.04409]
 lm = charlm.load(charlm.SHIPPED_MODEL)                 # the Shakespeare LSTM that ships with rnnviz
 print(lm.generate("ROMEO:", 38, top_k=1).strip())      # I will not see the season of the sea,

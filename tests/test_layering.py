@@ -85,8 +85,6 @@ DISPATCH = re.compile(r"""[!=]=\s*["'](lstm|gru|rnn)["']|["'](lstm|gru|rnn)["']\
 
 OUTCOMES = {  # an experiment's result named in words (which cell led), not a choice of what to compute
     'ui/lessons/gradients.py: if leader == "rnn":',
-    'ui/lessons/gradients.py: gru_last = slowest(cmp) == "gru"',
-    'ui/lessons/gates.py: if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:',
 }
 
 

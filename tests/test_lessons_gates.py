@@ -66,7 +66,7 @@ def test_valve_figure_thins_points_but_keeps_exact_values():
 @pytest.mark.parametrize("fs", [1.0, 1.45])
 def test_heatmaps_one_panel_and_numbers_scale(fs):
     tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
-    fig = figures.gate_heatmaps(tr, lesson.PANELS["lstm"], list("hello"), 1, fs)
+    fig = figures.gate_heatmaps(tr, lesson.panels("lstm"), list("hello"), 1, fs)
     axes = [k for k in fig.to_plotly_json()["layout"] if k.startswith(("xaxis", "yaxis"))]
     assert sorted(axes) == ["xaxis", "yaxis"]  # one panel: a step redraws one set of axes, not six
     assert len(fig.data) == 1 and fig.data[0].textfont.size == 12 * fs and fig.layout.xaxis.tickfont.size == 12 * fs
@@ -77,7 +77,7 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     roles = {figures.COLORS[k] for k in ("input", "state", "weight", "output")}
     assert fig.layout.shapes[0].line.color not in roles  # a marker of time, not an output (red in the legend)
     ls = lesson.lockstep(X, 3)
-    lf = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params, list("hello"), 0, fs)
+    lf = figures.lockstep_heatmaps(ls.traces, ls.sizes, ls.params, list("hello"), 0, fs)
     assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell
     assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}".replace("-", "−")  # true values, true minus
     rnn_rect = lf.layout.shapes[0]
@@ -90,7 +90,7 @@ def test_split_heatmaps_put_gates_beside_states_at_half_the_height(cell):
     the stacked chart has it, the current step outlined in both, and the chart no taller than a projector's room
     under the stepper (the stack was 690 px there)."""
     tr = lesson.run(cell, X, lesson.generate(cell, 4, 3, 0, 0.9, 1.0))
-    names = lesson.PANELS[cell]
+    names = lesson.panels(cell)
     split = figures.gate_heatmaps(tr, names, list("hello"), 3, 1.45, split=True)
     stack = figures.gate_heatmaps(tr, names, list("hello"), 3, 1.45)
     assert split.layout.height <= figures.SPLIT_MAX_HEIGHT < stack.layout.height
@@ -124,8 +124,8 @@ def test_heatmaps_leave_later_steps_blank_and_say_their_colours():
     from ui.lessons import gates as words
 
     tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
-    z = np.array(figures.gate_heatmaps(tr, lesson.PANELS["lstm"], list("hello"), 1).data[0].z, dtype=float)
+    z = np.array(figures.gate_heatmaps(tr, lesson.panels("lstm"), list("hello"), 1).data[0].z, dtype=float)
     assert np.isnan(z[:, 2:]).all() and not np.isnan(z[0, :2]).any()  # steps 3.. blank, 1..2 coloured
-    key = words.colour_key(lesson.PANELS["lstm"], tr, 2, 5)
+    key = words.colour_key(lesson.panels("lstm"), tr, 2, 5)
     assert "0, white (closed), to 1, amber (open)" in key and "−1 purple" in key and "Steps 3 to 5 stay blank" in key
     assert f"c on ±{np.abs(tr.c).max():.2f}" in key or np.abs(tr.c).max() <= 1

@@ -100,9 +100,10 @@ def test_clip_demo_before_and_after_in_the_same_format():
 
 def test_clip_demo_far_beyond_float_range_keeps_the_direction():
     from rnnviz.nn.cells import rnn_forward
-    from rnnviz.nn.gradients import rnn_gradients
+    from rnnviz.nn.gradients import gradients_through_time
 
-    rep = rnn_gradients(rnn_forward(np.zeros(1200), 1.0, 2.0), 2.0)  # 2^1200 ~ 1e361: the vector overflows float64
+    tr = rnn_forward(np.zeros(1200), 1.0, 2.0)
+    rep = gradients_through_time("rnn", {"W_hh": 2.0}, tr)  # 2^1200 ~ 1e361: the vector overflows float64
     big = lesson.clip_demo(rep, 1200, 2.0)
     assert big["clipped"] and big["after"] == "2.00" and big["before"] == "1.72 × 10³⁶¹"
     assert big["direction"] == pytest.approx([1.0])

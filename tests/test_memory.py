@@ -3,7 +3,7 @@ trained (the shipped lag models), on the two presets' inputs; the trained lockst
 import numpy as np
 import pytest
 
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
 from rnnviz.lessons import memory
 from rnnviz.lessons.gates import CELLS, lockstep
 from rnnviz.lessons.vector import encode_word
@@ -42,9 +42,9 @@ def test_untrained_survival_equals_autograd(name):
         assert ref[0] > 0 and ref[-1] > 0  # nothing vanished to 0 in these runs: the test compares real numbers
 
 
-@pytest.mark.skipif(not lag.WEIGHTS.exists(), reason="no shipped lag models")
+@pytest.mark.skipif(not lag_results.WEIGHTS.exists(), reason="no shipped lag models")
 def test_trained_survival_equals_autograd_and_the_gated_cells_keep_x1_longer():
-    weights = lag.load_weights()
+    weights = lag_results.load_weights()
     x = inputs()["first letter"]
     ls = memory.trained_lockstep(x, weights)
     mem = memory.memory(ls, trained=True)

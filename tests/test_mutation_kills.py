@@ -229,7 +229,7 @@ def test_loss_gradients_through_time_match_autograd(cell):
     (hs[-1] @ g).backward()
     kw = {"c0": c0.numpy()} if cell == "lstm" else {}
     tr = getattr(cells, f"{cell}_forward")(x.numpy(), **w, h0=h0.numpy(), **kw)
-    rep = getattr(gradients, f"{cell}_gradients")(tr, w["W_hh"], g=g.numpy())
+    rep = gradients.gradients_through_time(cell, {"W_hh": w["W_hh"]}, tr, g=g.numpy())
     assert rep.steps_back.tolist() == list(range(T + 1))
     for k in range(T + 1):
         want = hs[T - k].grad.numpy()
@@ -266,14 +266,14 @@ def test_a_closed_forget_gate_cuts_the_path_silently():
     import warnings
 
     from rnnviz.nn.cells import init_weights, lstm_forward
-    from rnnviz.nn.gradients import lstm_gradients
+    from rnnviz.nn.gradients import gradients_through_time
 
     w = init_weights("lstm", 1, 2, seed=0, forget_bias=-2000.0)  # sigmoid(-2000) is exactly 0 in float64
     tr = lstm_forward(np.zeros((3, 1)), **w)
     assert (tr.f == 0).all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "divide by zero" warning reaches the page's log
-        rep = lstm_gradients(tr, w["W_hh"])
+        rep = gradients_through_time("lstm", {"W_hh": w["W_hh"]}, tr)
     assert np.isneginf(rep.log10_forget_path[1:]).all() and (rep.log10_forget_path[0] == 0).all()
 
 
@@ -592,38 +592,39 @@ def test_the_spectral_radius_of_no_matrix_is_zero():
 # ---- gradients.py: what a report's factors and edges say ------------------------------------------------------------
 def test_each_reports_factors_are_the_cells_own_parts():
     from rnnviz.nn.cells import get
-    from rnnviz.nn.gradients import gru_gradients, lstm_gradients, rnn_gradients
+    from rnnviz.nn.gradients import gradients_through_time
 
     x = np.random.default_rng(8).normal(size=(6, 3))
     p = _cell_params("rnn", seed=8)
     W32 = p["W_hh"].astype(np.float32)  # a torch model's weights
     tr = get("rnn").forward(p | {"W_hh": W32}, x)
-    rep = rnn_gradients(tr, W32)
+    rep = gradients_through_time("rnn", {"W_hh": W32}, tr)
     np.testing.assert_allclose(rep.factors["tanh_prime"], 1 - tr.h ** 2, rtol=1e-15)
     norm = torch.linalg.matrix_norm(torch.from_numpy(W32.astype(np.float64)), ord=2).item()
     assert rep.factors["w_norm"].dtype == np.float64 and rep.factors["w_norm"].shape == (6,)
     np.testing.assert_allclose(rep.factors["w_norm"], norm, rtol=1e-14)
     p = _cell_params("lstm", seed=8)
     tr = get("lstm").forward(p, x)
-    assert list(lstm_gradients(tr, p["W_hh"]).factors) == ["forget"]
-    np.testing.assert_array_equal(lstm_gradients(tr, p["W_hh"]).factors["forget"], tr.f)
+    assert list(gradients_through_time("lstm", {"W_hh": p["W_hh"]}, tr).factors) == ["forget"]
+    np.testing.assert_array_equal(gradients_through_time("lstm", {"W_hh": p["W_hh"]}, tr).factors["forget"], tr.f)
     p = _cell_params("gru", seed=8)
     tr = get("gru").forward(p, x)
-    assert list(gru_gradients(tr, p["W_hh"]).factors) == ["update"]
-    np.testing.assert_array_equal(gru_gradients(tr, p["W_hh"]).factors["update"], tr.z)
+    assert list(gradients_through_time("gru", {"W_hh": p["W_hh"]}, tr).factors) == ["update"]
+    np.testing.assert_array_equal(gradients_through_time("gru", {"W_hh": p["W_hh"]}, tr).factors["update"], tr.z)
 
 
 def test_the_default_loss_gradient_is_a_unit_vector_and_a_column_is_read_as_a_vector():
     from rnnviz.nn.cells import get
-    from rnnviz.nn.gradients import rnn_gradients
+    from rnnviz.nn.gradients import gradients_through_time
 
     p = _cell_params("rnn", seed=9)
     tr = get("rnn").forward(p, np.random.default_rng(9).normal(size=(5, 3)))
-    rep = rnn_gradients(tr, p["W_hh"])
+    rep = gradients_through_time("rnn", {"W_hh": p["W_hh"]}, tr)
     np.testing.assert_allclose(rep.loss_grads[0], np.full(4, 0.5), rtol=1e-15)  # 1/sqrt(4) each
     assert rep.log10_loss_grad[0] == pytest.approx(0.0, abs=1e-15)
     g = np.array([1.0, -2.0, 0.5, 3.0])
-    flat, column = rnn_gradients(tr, p["W_hh"], g), rnn_gradients(tr, p["W_hh"], g[:, None])
+    flat = gradients_through_time("rnn", {"W_hh": p["W_hh"]}, tr, g)
+    column = gradients_through_time("rnn", {"W_hh": p["W_hh"]}, tr, g[:, None])
     np.testing.assert_array_equal(flat.loss_grads, column.loss_grads)
 
 
@@ -631,7 +632,7 @@ def test_a_gradient_that_dies_or_explodes_is_reported_exactly_and_silently():
     import warnings
 
     from rnnviz.nn.cells import get
-    from rnnviz.nn.gradients import gradients_through_time, rnn_gradients
+    from rnnviz.nn.gradients import gradients_through_time
 
     p = _cell_params("rnn", seed=10)
     x = np.random.default_rng(10).normal(size=(4, 3))
@@ -641,8 +642,8 @@ def test_a_gradient_that_dies_or_explodes_is_reported_exactly_and_silently():
     big = lin.forward(params, np.zeros((20, 1)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        dead = rnn_gradients(tr, zero["W_hh"])  # one step back, the Jacobian is exactly zero
-        silent = rnn_gradients(tr, zero["W_hh"], np.zeros(4))  # no loss gradient at all
+        dead = gradients_through_time("rnn", {"W_hh": zero["W_hh"]}, tr)  # one step back, the Jacobian is exactly zero
+        silent = gradients_through_time("rnn", {"W_hh": zero["W_hh"]}, tr, np.zeros(4))  # no loss gradient at all
         huge = gradients_through_time(lin, params, big, np.array([1.0, 0.0]))  # 1e600: beyond float64
     assert dead.log10_spectral[0] == 0.0 and dead.log10_spectral[1:].tolist() == [-np.inf] * 4
     assert dead.log10_loss_grad[1:].tolist() == [-np.inf] * 4

@@ -177,7 +177,7 @@ def test_extremes(open_page, request, validated):
 
 
 def test_memory_side_by_side_presets_and_trained_cells(open_page):
-    from rnnviz.experiments import lag
+    from rnnviz.experiments import lag_results
     from rnnviz.lessons import memory
     from rnnviz.lessons.gates import lockstep
     from ui.lessons.gates import MEMORY_PRESETS
@@ -196,7 +196,7 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
     assert f"**{fmt(want['lstm'][-1])}**" in all_text(at) and "after 65 steps" in all_text(at)
     at.button(key=f"{P}.mem_first").click().run()
     assert at.text_input(key=f"{P}.word").value == MEMORY_PRESETS["first"]["sets"]["word"]
-    if lag.WEIGHTS.exists():
+    if lag_results.WEIGHTS.exists():
         at.toggle(key=f"{P}.trained").set_value(True).run()
         assert not at.exception and not at.warning, [w.value for w in at.warning]
         assert "*Trained:*" in all_text(at) and "Trained cells, after 65 steps" in all_text(at)

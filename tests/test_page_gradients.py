@@ -114,10 +114,10 @@ def test_lag_results_drawn_with_their_provenance(open_page):
     at = open_page(P)
     drawn = {c.alt[:30] for c in charts(at)}
     if (ROOT / "models" / "lag_results.json").exists():
-        from rnnviz.experiments import lag
+        from rnnviz.experiments import lag_results
         from ui.lessons import gradients as words
 
-        res = lag.load_results()
+        res = lag_results.load_results()
         assert any(a.startswith("accuracy by lag") for a in drawn)
         assert any(a.startswith("accuracy while training") for a in drawn)
         text = all_text(at)

@@ -7,7 +7,7 @@ from pathlib import Path
 import tomllib
 
 from rnnviz import charlm, resources
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
 from rnnviz.lessons import clipping, sample
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ def test_every_file_asked_for_ships_in_the_wheel_and_is_found_in_the_clone():
         assert resources.path(name) == ROOT / "models" / name and resources.path(name).is_file()
     assert charlm.SHIPPED_MODEL == resources.path("shakespeare.safetensors")
     assert sample.EXCERPT == clipping.EXCERPT == resources.path("shakespeare_excerpt.txt")
-    assert lag.RESULTS == resources.path("lag_results.json")
+    assert lag_results.RESULTS == resources.path("lag_results.json")
 
 
 def test_an_installed_package_finds_its_own_copy(tmp_path):

@@ -36,7 +36,7 @@ def _body(payload: bytes) -> bytes:
 def gates_steps() -> Steps:
     x = np.eye(4)[[0, 1, 2, 2, 3]]
     model = gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, 1.0, 1.0))
-    names = gate_lesson.PANELS["lstm"]
+    names = gate_lesson.panels("lstm")
     return Steps("gates", 5, lambda u: gate_figures.gate_heatmaps(model, names, list("hello"), current=u - 1),
                  lambda u: f"step {u} of 5")
 

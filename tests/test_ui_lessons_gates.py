@@ -52,7 +52,7 @@ def test_lockstep_key_names_the_colours_drawn():
     from rnnviz.figures import gates as figures
 
     ls = lesson.lockstep(X, 4, seed=1, radius=2.0)
-    fig = figures.lockstep_heatmaps(ls.traces, lesson.LOCKSTEP_PANELS, ls.sizes, ls.params).to_dict()
+    fig = figures.lockstep_heatmaps(ls.traces, ls.sizes, ls.params).to_dict()
     drawn = {"state": [], "gate": []}  # (value, colour) of every cell painted
     for trace in fig["data"]:
         for z_row, c_row in zip(trace["z"], trace["customdata"]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
 from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
@@ -17,7 +17,7 @@ from ui.widgets import note, plot, split, torch_check
 def lag_section(fs: float) -> None:
     """The shipped results of `python -m rnnviz.lag`, or what to run where they are missing."""
     words, P = gradient_words, gradient_words.P
-    results = lag.load_results()
+    results = lag_results.load_results()
     if results is None:
         st.info(words.LAG_MISSING)
         return

@@ -26,6 +26,7 @@ from rnnviz.figures.base import (
 )
 from rnnviz.figures.fonts import LEAST, SUB, text_sizes
 from rnnviz.figures.labels import text_width
+from rnnviz.nn.cells import get
 
 GATE_INFO = {  # name: (title, colour key, value range)
     "f": ("forget f<sub>t</sub>", "gate", (0, 1)), "i": ("input i<sub>t</sub>", "gate", (0, 1)),
@@ -34,7 +35,6 @@ GATE_INFO = {  # name: (title, colour key, value range)
     "r": ("reset r<sub>t</sub>", "gate", (0, 1)), "z": ("update z<sub>t</sub>", "gate", (0, 1)),
     "n": ("candidate n<sub>t</sub>", "state", (-1, 1)),
 }
-CELL_TITLES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
 LOCKSTEP_MAX_HEIGHT = 620  # px: three cells under their stepper (about 140 px) within a 768 px projector screen
@@ -159,13 +159,15 @@ def _split_heatmaps(trace, names: list[str], xs: list[str], current: int | None,
     return _fig(_panels(lay, stacks, rows, current), text_sizes(lay, font_scale))
 
 
-def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[str, int], params: dict[str, int],
+def lockstep_heatmaps(traces: dict, sizes: dict[str, int], params: dict[str, int],
                       x_labels: list[str] | None = None, current: int | None = None, font_scale: float = 1.0,
                       notes: dict[str, str] | None = None) -> go.Figure:
-    """Three cells side by side, one panel each: its gates, then its states, over time; one row per unit,
-    the same row height in every panel, the current step outlined in all of them; `notes`, a line per cell
-    under its title (this step's summary: part of the chart, so a step redraws one element)."""
-    cells = list(panels)
+    """The cells of `traces` side by side, one panel each: its gates, then its states (each cell's own
+    `lockstep_panels`), over time; one row per unit, the same row height in every panel, the current step outlined
+    in all of them; `notes`, a line per cell under its title (this step's summary: part of the chart, so a step
+    redraws one element)."""
+    cells = list(traces)
+    panels = {c: get(c).presentation.lockstep_panels for c in cells}
     T = len(traces[cells[0]].h)
     xs = _time_labels(T, x_labels)
     text = max(sizes.values()) <= 12 and (True if font_scale <= 1 or T <= 5 else "1")  # narrow cells: 1 decimal
@@ -182,7 +184,7 @@ def lockstep_heatmaps(traces: dict, panels: dict[str, list[str]], sizes: dict[st
     bottom = 50  # the steps' labels
     lay = _layout("", _fit_height(rows, top, bottom, LOCKSTEP_MAX_HEIGHT, font_scale), font_scale, showlegend=False,
                   margin=dict(t=top, l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=bottom),
-                  **_columns(len(cells), 0.1, titles=[f"<b>{CELL_TITLES[c]}</b><br>H = {sizes[c]}, "
+                  **_columns(len(cells), 0.1, titles=[f"<b>{get(c).presentation.heading}</b><br>H = {sizes[c]}, "
                                                        f"{params[c]:,} parameters"
                                                        + (f"<br>{notes[c]}" if notes else "") for c in cells],
                              font_scale=font_scale))
@@ -237,8 +239,6 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
     return _fig(data, text_sizes(lay, font_scale))
 
 
-SURVIVAL_STYLE = {"rnn": (COLORS["vanilla"], "circle", "solid"), "lstm": ("#0072B2", "square", "solid"),
-                  "gru": ("#CC79A7", "diamond", "dash")}  # Okabe-Ito hues, each also its own marker and dash
 DHDX = "‖∂h<sub>t</sub>/∂x<sub>1</sub>‖"
 SURVIVAL_FLOOR = 1e-300  # exactly 0 (underflow) is drawn here, on the log axis
 
@@ -248,10 +248,11 @@ def survival_figure(norms: dict[str, np.ndarray], sizes: dict[str, int], current
     """||dh_t/dx_1|| against step t on a log axis, one line per cell; the step shown above outlined."""
     data, lows = [], [1.0]
     for cell, v in norms.items():
-        color, symbol, dash = SURVIVAL_STYLE[cell]
+        look = get(cell).presentation  # each cell's own colour, marker and dash
+        color, symbol, dash = look.color, look.marker, look.dash
         v = np.asarray(v, float)
         t = np.arange(1, len(v) + 1)
-        name = f"{CELL_TITLES[cell]} (H = {sizes[cell]})"
+        name = f"{look.heading} (H = {sizes[cell]})"
         lows.append(float(v[v > 0].min()) if (v > 0).any() else SURVIVAL_FLOOR)
         data.append(dict(type="scatter", x=t, y=np.maximum(v, SURVIVAL_FLOOR), name=name, mode="lines+markers",
                          line=dict(color=color, width=2.5, dash=dash),

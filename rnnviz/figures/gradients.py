@@ -5,23 +5,47 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from rnnviz.experiments.lag_task import ROWS, TAUGHT_FORGET_BIAS
 from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin
+from rnnviz.nn.cells import REGISTRY, get
+from rnnviz.nn.gradients import CELL_PATHS as ALL_PATHS, FORGET_PATH
 from rnnviz.text import fmt, format_norm
 
 DIFF = "∂h<sub>T</sub>/∂h<sub>t</sub>"
-CELL_STYLE = {  # name, colour, marker, dash; Okabe-Ito hues, each series also told apart by its marker and dash
-    "rnn": (f"vanilla RNN ‖{DIFF}‖", COLORS["vanilla"], "circle", "solid"),
-    "lstm": (f"LSTM ‖{DIFF}‖", "#0072B2", "square", "solid"),
-    "lstm_f": ("LSTM c, forget-gate path ‖f<sub>T</sub>⊙…⊙f<sub>t+1</sub>‖", "#56B4E9", "hexagon-open", "dot"),
-    "lstm_c": ("LSTM c, all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖", "#56B4E9", "hexagon", "solid"),
-    "gru": (f"GRU ‖{DIFF}‖", "#CC79A7", "diamond", "solid"),
+CELL_PATHS = {  # a cell state's curves (curve key ending, as rnnviz.lessons.gradients.curves names them): the legend
+    # after the cell's label, the marker and dash, in the cell's second colour
+    FORGET_PATH: ("c, forget-gate path ‖f<sub>T</sub>⊙…⊙f<sub>t+1</sub>‖", "hexagon-open", "dot"),
+    ALL_PATHS: ("c, all paths ‖∂c<sub>T</sub>/∂c<sub>t</sub>‖", "hexagon", "solid"),
 }
 MARKERS = 12  # markers drawn per curve (marker.maxdisplayed): enough to tell the shapes apart, cheap to redraw
 RUN_STYLE = {"unclipped": (COLORS["vanilla"], "solid"), "clipped": (COLORS["state"], "solid")}
-LAG_STYLE = {  # result row: name, colour, marker, dash (Okabe-Ito; the two LSTMs told apart by fill and dash)
-    "rnn": ("vanilla RNN", COLORS["vanilla"], "circle", "solid"), "lstm_f0": ("LSTM", "#56B4E9", "square-open", "dash"),
-    "lstm": ("LSTM", "#0072B2", "square", "solid"), "gru": ("GRU", "#CC79A7", "diamond", "solid"),
-    "mingru": ("minGRU", "#009E73", "triangle-up", "dot"), "lru": ("LRU", "#E69F00", "x", "dashdot")}
+
+
+def curve_style(key: str) -> tuple[str, str, str, str]:
+    """A curve's legend name, colour, marker and dash: its cell's own (the registry's), or for a cell state's path
+    (the key's ending) the cell's second colour."""
+    for end, (what, symbol, dash) in CELL_PATHS.items():
+        if key.endswith(end) and key[:-len(end)] in REGISTRY:
+            look = get(key[:-len(end)]).presentation
+            return f"{look.label} {what}", look.second_color, symbol, dash
+    look = get(key).presentation
+    return f"{look.label} ‖{DIFF}‖", look.color, look.marker, look.dash
+
+
+def lag_style(row: str) -> tuple[str, str, str, str]:
+    """A result row's name, colour, marker and dash: its cell's own (rnnviz.experiments.lag_task.ROWS); a row
+    started from a forget-gate bias other than the taught one in the cell's second colour, open marker and dashed
+    (the two LSTMs told apart by fill and dash)."""
+    cell, bias = ROWS[row]
+    look = get(cell).presentation
+    if bias is not None and bias != TAUGHT_FORGET_BIAS:
+        return look.label, look.second_color, look.marker + "-open", "dash"
+    return look.label, look.color, look.marker, look.dash
+
+
+def lag_rows(results: dict, rows) -> list[str]:
+    """The results' rows in the experiment's order (rnnviz.experiments.lag_task.ROWS)."""
+    return [row for row in ROWS if row in rows and row in results["cells"]]
 
 
 def _legend_margin(font_scale: float) -> int:
@@ -64,7 +88,7 @@ def edge_points(log10_values: np.ndarray) -> dict[str, np.ndarray]:
 def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarray] | None = None,
                    title: str = "How much of the gradient survives, by steps back",
                    font_scale: float = 1.0) -> go.Figure:
-    """Norms against steps back k = T - t on a log axis. `series` maps a CELL_STYLE key to log10 norms.
+    """Norms against steps back k = T - t on a log axis. `series` maps a curve key (`curve_style`) to log10 norms.
 
     Values beyond float64 (exactly 0, below 1e-300, above 1e300) are drawn at the plot's edge with
     open triangles and say so on hover: nothing is dropped."""
@@ -74,7 +98,7 @@ def gradient_decay(series: dict[str, np.ndarray], references: dict[str, np.ndarr
     data, ann = [], []
     any_under = any_over = False
     for key, logv in series.items():
-        name, color, symbol, dash = CELL_STYLE[key]
+        name, color, symbol, dash = curve_style(key)
         k = np.arange(len(logv))
         e = edge_points(logv)
         inside = ~(e["under"] | e["over"])
@@ -229,7 +253,7 @@ def training_figure(runs: dict[str, dict], threshold: float, font_scale: float =
 
 def lag_name(row: str, cell: dict) -> str:
     """A row's name on the charts: the LSTMs carry the forget-gate bias they started from."""
-    name = LAG_STYLE[row][0]
+    name = get(ROWS[row][0]).presentation.label
     b = cell.get("forget_bias")
     return name + ("" if b is None else f" (b<sub>f</sub> = {b:+g})" if b else " (b<sub>f</sub> = 0)")
 
@@ -246,7 +270,7 @@ def _spread(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[list, list]:
 def _lag_traces(x, acc: np.ndarray, row: str, cell: dict, what: str, legend: bool, axis: int = 1,
                 customdata=None) -> list[dict]:
     """A row's mean over seeds (line and markers) and its seed spread, min to max (thin bars), on one subplot."""
-    name, color, symbol, dash = LAG_STYLE[row]
+    name, color, symbol, dash = lag_style(row)
     label = lag_name(row, cell)
     mean = dict(type="scatter", x=list(x), y=acc.mean(axis=0), name=label, mode="lines+markers", legendgroup=row,
                 customdata=customdata,
@@ -269,7 +293,7 @@ def lag_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     """Held-out accuracy of recalling the first symbol k steps later, by lag k: each row's mean over seeds with its
     seed spread (min to max) as bars; chance as a dashed line."""
     lags = results["lags"]
-    data, rows = [], [row for row in LAG_STYLE if row in results["cells"]]
+    data, rows = [], lag_rows(results, results["cells"])
     for j, row in enumerate(rows):
         # each row a little to the side of its lag (the axis is logarithmic: the same step at every lag), so rows
         # with the same accuracy (several at 100% at a short lag) stand side by side, not one over the other
@@ -298,10 +322,9 @@ def lag_curve_figure(results: dict, font_scale: float = 1.0) -> go.Figure:
     cur = results["curve"]
     steps, data = np.asarray(cur["step"]), []
     stacked = font_scale > 1  # on a projector the two lag charts stack, and this one needs a legend of its own
-    for row in LAG_STYLE:
-        if row in cur["accuracy"] and row in results["cells"]:
-            data += _lag_traces(steps, np.asarray(cur["accuracy"][row], float), row, results["cells"][row],
-                                "step %{x}", stacked)
+    for row in lag_rows(results, cur["accuracy"]):
+        data += _lag_traces(steps, np.asarray(cur["accuracy"][row], float), row, results["cells"][row],
+                            "step %{x}", stacked)
     chance, stage = 1 / results["task"]["symbols"], cur.get("stage_steps")
     shapes = [dict(type="line", x0=0, x1=1, xref="x domain", y0=chance, y1=chance,
                    line=dict(color=COLORS["muted"], width=1.5, dash="dash"))]

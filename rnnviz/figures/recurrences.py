@@ -24,18 +24,13 @@ from rnnviz.figures.base import (
     y_margin,
 )
 from rnnviz.figures.fonts import text_sizes
-from rnnviz.figures.gradients import CELL_STYLE, DIFF
+from rnnviz.figures.gradients import DIFF, curve_style
 from rnnviz.figures.labels import text_width
+from rnnviz.nn.cells import get
 
 UNIT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#222222", "#0072B2", "#E69F00"]  # no red
 UNIT_MARKERS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
-NEW_STYLE = {  # name, colour, marker, dash: the new cells dashed, the old ones (the gradients page's) solid
-    "linear": (f"linear ‖{DIFF}‖", COLORS["weight"], "triangle-up", "dash"),
-    "mingru": (f"minGRU ‖{DIFF}‖", "#009E73", "star", "dash"),
-    "selective": (f"selective ‖{DIFF}‖", COLORS["cell"], "x", "dash"),
-}
 JOINED = [[p / 4, c] for p, c in AMBER] + [[0.5 + p / 2, c] for p, c in DIVERGING]  # gates 0..1, states 2..4
-CELL_TITLES = {"mingru": "minGRU", "minlstm": "minLSTM", "gru": "GRU (gates page)"}
 MIN_PANEL_PX = 250  # px: the narrowest of min_lockstep's three panels, at 1024 px (about 265 in classroom mode there)
 
 
@@ -110,7 +105,8 @@ def min_lockstep(keep: dict[str, np.ndarray], h: dict[str, np.ndarray], labels: 
     row (the cells in `stepwise`) only up to `current` (1-based): it needs h_{t-1} first, where the min cells' is \
 known for every t up front."""
     cells = list(keep)
-    lay = _columns(len(cells), gap=0.06, titles=[CELL_TITLES[c] for c in cells], font_scale=font_scale)
+    titles = [get(c).presentation.heading + (" (gates page)" if c in stepwise else "") for c in cells]  # its GRU
+    lay = _columns(len(cells), gap=0.06, titles=titles, font_scale=font_scale)
     data, shapes, xs = [], [], [f"{t + 1} {lab!r}" if lab else str(t + 1) for t, lab in enumerate(labels)]
     # every step's label where they fit side by side; else every k-th (a nine-letter word's ran into each other)
     every = math.ceil(len(xs) * (max(text_width(x, 12 * font_scale) for x in xs) + 8) / MIN_PANEL_PX)
@@ -236,7 +232,8 @@ def gradient_compare(series: dict[str, np.ndarray], font_scale: float = 1.0) -> 
     """log10 ||dh_T/dh_t|| by steps back for the gradients page's cells (solid) and the new ones (dashed)."""
     data = []
     for key, logv in series.items():
-        name, color, symbol, dash = {**CELL_STYLE, **NEW_STYLE}[key]
+        name, color, symbol, dash = curve_style(key)
+        dash = dash if get(key).torch_module else "dash"  # the new cells dashed, the gradients page's own solid
         k = np.arange(len(logv))
         ok = np.isfinite(logv)
         data.append(dict(type="scatter", x=k[ok], y=10.0 ** logv[ok], name=name, mode="lines+markers",

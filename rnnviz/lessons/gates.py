@@ -24,10 +24,17 @@ from rnnviz.nn.cells import (
 from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 
-CELLS = ("rnn", "lstm", "gru")
+CELLS = ("rnn", "lstm", "gru")  # the cells the lockstep compares; the first with a forget gate sets the budget
 
-PANELS = {"lstm": ["f", "i", "g", "o", "c", "h"], "gru": ["r", "z", "n", "h"], "rnn": ["h"]}
-LOCKSTEP_PANELS = {"rnn": ["h"], "lstm": ["f", "i", "o", "c", "h"], "gru": ["r", "z", "h"]}  # gates, then states
+
+def panels(cell: str) -> list[str]:
+    """One step's heatmaps of `cell` on the gates page, top to bottom: its gates, then its states."""
+    return list(get(cell).presentation.panels)
+
+
+def budget_cell(cells: tuple[str, ...] = CELLS) -> str:
+    """The cell whose hidden size sets the lockstep's parameter budget: the first with a forget gate (the LSTM)."""
+    return next(c for c in cells if get(c).forget_gate is not None)
 
 
 def generate(cell: str, d: int, H: int, seed: int, radius: float | None,
@@ -95,7 +102,7 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
     """Size the RNN and GRU to the parameter count of an LSTM with `lstm_hidden` units; seeded weights
     (each W_hh block rescaled to `radius`, the LSTM's forget bias set); the three traced forward passes."""
     d = x.shape[1]
-    budget = cell_params("lstm", d, lstm_hidden)
+    budget = cell_params(budget_cell(), d, lstm_hidden)
     sizes = {c: matched_size(c, d, budget) for c in CELLS}  # the LSTM's own count is the budget: it keeps its H
     weights = {c: init_weights(c, d, sizes[c], seed=seed, radius=radius, forget_bias=forget_bias) for c in CELLS}
     return Lockstep(x, budget, sizes, {c: cell_params(c, d, sizes[c]) for c in CELLS}, weights,

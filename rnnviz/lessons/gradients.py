@@ -12,17 +12,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward, spectral_radius
-from rnnviz.nn.gradients import GradientReport, clip_by_norm, decay_table, gru_gradients, lstm_gradients, rnn_gradients
+from rnnviz.nn.cells import get, init_weights, spectral_radius
+from rnnviz.nn.gradients import (
+    CELL_PATHS,
+    FORGET_PATH,
+    GradientReport,
+    clip_by_norm,
+    decay_table,
+    gradients_through_time,
+)
 from rnnviz.text import format_norm
 
+CELLS = ("rnn", "lstm", "gru")  # the cells the page compares; the first is the plain one clipping and scales follow
 INPUT_SIZE = 4
 FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits of float64's range as the page treats it
 
 
 @dataclass
 class Comparison:
-    reports: dict[str, GradientReport]  # rnn, lstm, gru
+    reports: dict[str, GradientReport]  # per cell compared (CELLS)
     rho: float  # spectral radius of the vanilla W_hh
     sigma_max: float  # largest singular value of the vanilla W_hh
 
@@ -30,7 +38,7 @@ class Comparison:
 def recurrent_weights(cell: str, hidden_size: int, seed: int, scale: float, by: str = "sigma",
                       gate_bias: float = 0.0) -> dict[str, np.ndarray]:
     """PyTorch-style random weights with zero biases; each W_hh block rescaled so its sigma_max (or rho) is `scale`;
-    `gate_bias` goes into the LSTM's forget gate or the GRU's update gate (b_ih's second block)."""
+    `gate_bias` goes into the gate that keeps the old state (the LSTM's forget gate, the GRU's update gate)."""
     w = init_weights(cell, INPUT_SIZE, hidden_size, seed=seed)
     w["b_ih"][:], w["b_hh"][:] = 0.0, 0.0
     H = hidden_size
@@ -39,25 +47,27 @@ def recurrent_weights(cell: str, hidden_size: int, seed: int, scale: float, by: 
         size = np.linalg.norm(blk, 2) if by == "sigma" else spectral_radius(blk)
         if size > 0:
             blk *= scale / size
-    if cell in ("lstm", "gru"):
-        w["b_ih"][H:2 * H] = gate_bias
+    keep = get(cell).keep_gate
+    if keep is not None:
+        k = get(cell).gates.index(keep)
+        w["b_ih"][k * H:(k + 1) * H] = gate_bias
     return w
 
 
 def compare(hidden_size: int, T: int, w_scale: float, forget_bias: float, input_scale: float, seed: int,
-            by: str = "sigma", update_bias: float = 0.0, cells: tuple[str, ...] = ("rnn", "lstm", "gru")) -> Comparison:
-    """Run a vanilla RNN, an LSTM and a GRU (or some of them) over the same inputs and differentiate each back through
-    time."""
+            by: str = "sigma", update_bias: float = 0.0, cells: tuple[str, ...] | None = None) -> Comparison:
+    """Run a vanilla RNN, an LSTM and a GRU (`cells`, default CELLS) over the same inputs and differentiate each back
+    through time; the forget-gate bias goes to a cell whose keep gate is a forget gate, the update-gate bias to one
+    whose keep gate is another (the GRU's z)."""
     rng = np.random.default_rng(seed)
     x = input_scale * rng.normal(size=(T, INPUT_SIZE))
-    bias = {"rnn": 0.0, "lstm": forget_bias, "gru": update_bias}
-    run = {"rnn": (rnn_forward, rnn_gradients), "lstm": (lstm_forward, lstm_gradients),
-           "gru": (gru_forward, gru_gradients)}
     reports = {}
-    for c in cells:
-        w = recurrent_weights(c, hidden_size, seed, w_scale, by, bias[c])
-        reports[c] = run[c][1](run[c][0](x, **w), w["W_hh"])
-    W = recurrent_weights("rnn", hidden_size, seed, w_scale, by)["W_hh"]
+    for c in CELLS if cells is None else cells:
+        kind = get(c)
+        bias = 0.0 if kind.keep_gate is None else forget_bias if kind.keep_gate == kind.forget_gate else update_bias
+        w = recurrent_weights(c, hidden_size, seed, w_scale, by, bias)
+        reports[c] = gradients_through_time(kind, w, kind.forward(w, x))
+    W = recurrent_weights(CELLS[0], hidden_size, seed, w_scale, by)["W_hh"]
     return Comparison(reports, spectral_radius(W), float(np.linalg.norm(W, 2)))
 
 
@@ -68,20 +78,26 @@ def comparison_arrays(cmp: Comparison) -> list[np.ndarray]:
 
 
 def curves(cmp: Comparison) -> dict[str, np.ndarray]:
-    """log10 norms by steps back k = 0..T for each curve: rnn, lstm, lstm_f (the LSTM's cell along its forget gates),
-    lstm_c (the LSTM's cell, all paths) and gru (spectral norms of the Jacobians; for the forget-gate path, of
-    diag(f_T ... f_{t+1}), i.e. its best-kept unit)."""
-    R = cmp.reports
-    return {"rnn": R["rnn"].log10_spectral, "lstm": R["lstm"].log10_spectral,
-            "lstm_f": R["lstm"].log10_forget_path.max(axis=1), "lstm_c": R["lstm"].log10_cell_spectral,
-            "gru": R["gru"].log10_spectral}
+    """log10 norms by steps back k = 0..T for each curve, by cell: its h (key: the cell's name); for a cell that carries
+    c, then c along its forget gates alone (name + FORGET_PATH) and c by all paths (name + CELL_PATHS). Spectral norms
+    of the Jacobians; for the forget-gate path, of diag(f_T ... f_{t+1}), i.e. its best-kept unit."""
+    out = {}
+    for c, r in cmp.reports.items():
+        out[c] = r.log10_spectral
+        if r.log10_forget_path is not None:
+            out[c + FORGET_PATH] = r.log10_forget_path.max(axis=1)
+        if r.log10_cell_spectral is not None:
+            out[c + CELL_PATHS] = r.log10_cell_spectral
+    return out
 
 
 def factor_inputs(cmp: Comparison) -> dict[str, np.ndarray | float]:
-    """What each step multiplies the gradient by: tanh'(z_s) (T, H), ||W_hh||_2, forget gates f and update gates z."""
-    R = cmp.reports
-    return {"tanh_prime": R["rnn"].factors["tanh_prime"], "w_norm": float(R["rnn"].factors["w_norm"][0]),
-            "forget": R["lstm"].factors["forget"], "update": R["gru"].factors["update"]}
+    """What each step multiplies the gradient by, from each cell's own factors: tanh'(z_s) (T, H) and ||W_hh||_2 (the
+    vanilla RNN's), forget gates f (the LSTM's) and update gates z (the GRU's)."""
+    out = {k: v for r in cmp.reports.values() for k, v in r.factors.items()}
+    if "w_norm" in out:
+        out["w_norm"] = float(out["w_norm"][0])
+    return out
 
 
 def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
@@ -92,7 +108,9 @@ def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
 
 def explode(w: float = 2.0, steps: int = 50) -> float:
     """A scalar unit with weight w held at h = 0 (tanh' = 1): the gradient factor after `steps` steps."""
-    return float(rnn_gradients(rnn_forward(np.zeros(steps), 1.0, w), w).spectral[steps])
+    plain = get(CELLS[0])
+    params = {"W_ih": np.ones((1, 1)), "W_hh": np.full((1, 1), w)}
+    return float(gradients_through_time(plain, params, plain.forward(params, np.zeros(steps))).spectral[steps])
 
 
 def clip_demo(report: GradientReport, steps_back: int, threshold: float) -> dict[str, object]:
@@ -112,6 +130,6 @@ def clip_demo(report: GradientReport, steps_back: int, threshold: float) -> dict
 
 
 def slowest(cmp: Comparison) -> str:
-    """The cell (rnn, lstm, gru) whose h curve ends lowest."""
-    k, cells = curves(cmp), ("rnn", "lstm", "gru")
-    return cells[int(np.argmin([k[c][-1] for c in cells]))]  # the first of equals, as min() would
+    """The compared cell whose h curve ends lowest."""
+    cells = list(cmp.reports)
+    return cells[int(np.argmin([cmp.reports[c].log10_spectral[-1] for c in cells]))]  # the first of equals, as min()

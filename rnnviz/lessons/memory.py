@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.lessons.gates import CELLS, Lockstep, run
+from rnnviz.lessons.gates import CELLS, Lockstep, budget_cell, run
 from rnnviz.nn.cells import get
 from rnnviz.nn.params import cell_params
 
@@ -37,27 +37,27 @@ def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndar
 
 @dataclass
 class Memory:
-    """Per cell (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
+    """Per cell of the lockstep (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
 
     norms: dict[str, np.ndarray]
     trained: bool
 
 
 def memory(ls: Lockstep, trained: bool = False) -> Memory:
-    """The survival curve of each of a lockstep's three cells on its own input and weights."""
-    return Memory({c: survival(c, ls.weights[c], ls.x) for c in CELLS}, trained)
+    """The survival curve of each of a lockstep's cells on its own input and weights."""
+    return Memory({c: survival(c, w, ls.x) for c, w in ls.weights.items()}, trained)
 
 
 def trained_lockstep(x: np.ndarray, weights: dict[str, dict[str, np.ndarray]]) -> Lockstep:
     """A lockstep of the three shipped cells trained on the lag task (their output layers dropped) run on x; x must
     have the symbols' size as its width (ValueError otherwise)."""
     ws = {c: {k: v for k, v in weights[c].items() if k in ("W_ih", "W_hh", "b_ih", "b_hh")} for c in CELLS}
-    d = ws["lstm"]["W_ih"].shape[1]
+    d = ws[budget_cell()]["W_ih"].shape[1]
     if x.shape[1] != d:
         raise ValueError(f"the trained cells read {d} inputs per step, this input has {x.shape[1]}")
     sizes = {c: ws[c]["W_hh"].shape[1] for c in CELLS}
     params = {c: cell_params(c, d, sizes[c]) for c in CELLS}
-    return Lockstep(x, params["lstm"], sizes, params, ws, {c: run(c, x, ws[c]) for c in CELLS})
+    return Lockstep(x, params[budget_cell()], sizes, params, ws, {c: run(c, x, ws[c]) for c in CELLS})
 
 
 def one_then_zeros(T: int, d: int) -> np.ndarray:

@@ -84,19 +84,25 @@ class MinLockstep:
     stepwise: tuple[str, ...]  # cells whose keep row needs h_{t-1} first (not known up front)
 
 
+MIN_CELLS = ("mingru", "minlstm", "gru")  # the min cells beside the gates page's GRU, in the chart's order
+
+
 def min_lockstep(word: str, vocab: list[str], H: int, seed: int, radius: float = 0.9) -> MinLockstep:
     """The three cells over the word's one-hot vectors; the GRU is the gates page's (same seed, same radius)."""
     x = encode_word(word, vocab)
     d = x.shape[1]
-    gru = gates_lesson.run("gru", x, gates_lesson.generate("gru", d, H, seed, radius))
-    w = MINGRU.init(d, H, np.random.default_rng(seed))
-    mg = MINGRU.forward(w, x)
-    ml = MINLSTM.forward(MINLSTM.init(d, H, np.random.default_rng(seed)), x)
-    return MinLockstep(x, {"mingru": mg.h, "minlstm": ml.h, "gru": gru.h},
-                       {"mingru": mg.a, "minlstm": ml.a, "gru": gru.z}, {"mingru": mg.b, "minlstm": ml.b},
-                       {"mingru": MINGRU.param_count(d, H), "minlstm": MINLSTM.param_count(d, H),
-                        "gru": cell_params("gru", d, H)}, w,
-                       tuple(c for c in ("mingru", "minlstm", "gru") if not get_cell(c).parallel))
+    weights, traces = {}, {}
+    for c in MIN_CELLS:  # a cell torch has gets the gates page's weights, a min cell its own init, seeded alike
+        kind = get_cell(c)
+        weights[c] = (gates_lesson.generate(c, d, H, seed, radius) if kind.torch_module
+                      else kind.init(d, H, np.random.default_rng(seed)))
+        traces[c] = kind.forward(weights[c], x)
+    parallel = [c for c in MIN_CELLS if get_cell(c).parallel]
+    return MinLockstep(x, {c: traces[c].h for c in MIN_CELLS},
+                       {c: traces[c].a if c in parallel else getattr(traces[c], get_cell(c).keep_gate)
+                        for c in MIN_CELLS},  # a_t, known up front; or the gate that keeps h_{t-1} (the GRU's z)
+                       {c: traces[c].b for c in parallel}, {c: cell_params(c, d, H) for c in MIN_CELLS},
+                       weights[parallel[0]], tuple(c for c in MIN_CELLS if c not in parallel))
 
 
 # ---- (c) selective: the input sets the step -------------------------------------------------------------------
@@ -169,7 +175,7 @@ def scan_costs(powers: range = range(10, 17), units: int = 1, repeats: int = 3, 
 
 # ---- (e) gradients through time ---------------------------------------------------------------------------------
 
-OLD_CELLS, NEW_CELLS = ("rnn", "lstm", "gru"), ("linear", "mingru", "selective")
+OLD_CELLS, NEW_CELLS = grad_lesson.CELLS, ("linear", "mingru", "selective")
 
 
 def diagonal_log10_norms(step_jacobians: np.ndarray) -> np.ndarray:
@@ -189,7 +195,8 @@ def gradient_curves(H: int, T: int, seed: int, w_scale: float = 0.9, forget_bias
     rng = np.random.default_rng(seed)
     x = 1.0 * rng.normal(size=(T, grad_lesson.INPUT_SIZE))  # the inputs compare() drew from the same seed
     d = x.shape[1]
-    for name, cell in (("linear", LINEAR), ("mingru", MINGRU), ("selective", SELECTIVE)):
+    for name in NEW_CELLS:
+        cell = get_cell(name)
         p = cell.init(d, H, np.random.default_rng(seed))
         out[name] = diagonal_log10_norms(cell.step_jacobians(p, cell.forward(p, x)))
     return out

@@ -1,9 +1,9 @@
 """Backpropagation through time, analytically: the Jacobians dh_T/dh_t of a run and their norms.
 
     dh_T/dh_t = prod_{s=t+1..T} dh_s/dh_{s-1},   vanilla: dh_s/dh_{s-1} = diag(1 - h_s^2) W_hh
-For the LSTM the state is (h, c) and each factor is the 2H x 2H Jacobian of one step; its c->c block
-is diag(f_s), the additive path. Products are accumulated with a running power-of-ten scale, so
-their logarithms stay exact far beyond float64's range (Pascanu, Mikolov and Bengio, 2013).
+For the LSTM the state is (h, c) and each factor is the 2H x 2H Jacobian of one step; its c->c block is diag(f_s),
+the additive path; the LRU's h is complex, its state (Re h, Im h). Products are accumulated with a running
+power-of-ten scale, so their logarithms stay exact far beyond float64's range (Pascanu, Mikolov and Bengio, 2013).
 """
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rnnviz.nn.cells import Cell, GRUTrace, LSTMTrace, RNNTrace, get
+from rnnviz.nn.cells import Cell, get
 
 NEG_INF = -np.inf
+FORGET_PATH, CELL_PATHS = "_f", "_c"  # a curve's key after its cell's name: c along the forget gates, c by all paths
 
 
 @dataclass
@@ -48,12 +49,12 @@ def _log10(x: float) -> float:
     return float(np.log10(x)) if x > 0 else NEG_INF
 
 
-def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
+def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int, cell_state: bool = False):
     """Multiply step Jacobians backwards from the last one, keeping a running log10 scale.
 
-    factors[s-1] is d state_s / d state_{s-1} (n x n, n = H or 2H: (T, n, n) or a list). Returns the true
-    products' top-left HxH blocks (and bottom-right, for n = 2H), their exact log10 spectral norms, the row vectors
-    g^T P restricted to their first H entries, and those vectors' exact log10 norms."""
+    factors[s-1] is d state_s / d state_{s-1} (n x n: (T, n, n) or a list), whose first H entries are h. Returns the
+    true products' top-left HxH blocks (and, with `cell_state`, the bottom-right n-H block: c's), their exact log10
+    spectral norms, the row vectors g^T P restricted to their first H entries, and those vectors' exact log10 norms."""
     T, n = len(factors), factors[0].shape[0] if len(factors) else H
     P, scale = np.eye(n), 0.0  # P * 10**scale = product so far
     v = np.zeros(n)
@@ -78,7 +79,7 @@ def _accumulate(factors: list[np.ndarray], g: np.ndarray, H: int):
         dirs = np.where((vn > 0)[:, None], vs / np.where(vn > 0, vn, 1.0)[:, None], 0.0)
         lg = np.log10(vn) + vscales
         Jc = cspec = None
-        if n == 2 * H:
+        if cell_state:
             Jc = blocks[:, H:, H:] * mult[:, None, None]
             cspec = np.log10(np.linalg.svd(blocks[:, H:, H:], compute_uv=False)[:, 0]) + scales
     fix = lambda a: np.where(np.isnan(a), NEG_INF, a)  # noqa: E731  (0 * -inf where a product hit zero)
@@ -90,36 +91,22 @@ def _default_g(H: int, g) -> np.ndarray:
     return np.full(H, 1 / np.sqrt(H)) if g is None else np.asarray(g, dtype=np.float64).reshape(H)
 
 
-def gradients_through_time(cell: Cell, params: dict[str, np.ndarray], trace, g=None) -> GradientReport:
+def gradients_through_time(cell: Cell | str, params: dict[str, np.ndarray], trace, g=None) -> GradientReport:
     """dh_T/dh_t for every t and their exact norms, by multiplying the cell's own step Jacobians; for a cell that
-    carries c beside h, also dc_T/dc_t (all paths). `g` = dL/dh_T (default: a unit vector along (1, ..., 1))."""
-    H = trace.h.shape[1]
-    J, spec, lg, Jc, cspec, dirs = _accumulate(cell.step_jacobians(params, trace), _default_g(H, g), H)
-    return GradientReport(np.arange(len(J)), J, spec, lg, dirs, Jc, cspec)
-
-
-def rnn_gradients(trace: RNNTrace, W_hh, g=None) -> GradientReport:
-    """Jacobians and norms for a vanilla RNN run; factors split into tanh'(z_s) and |W_hh|."""
-    rep = gradients_through_time(get("rnn"), {"W_hh": W_hh}, trace, g)
-    W = np.atleast_2d(np.asarray(W_hh, dtype=np.float64))
-    rep.factors = {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}
-    return rep
-
-
-def lstm_gradients(trace: LSTMTrace, W_hh, g=None) -> GradientReport:
-    """Jacobians dh_T/dh_t and dc_T/dc_t (all paths), and the forget-gate-only path prod f_s."""
-    rep = gradients_through_time(get("lstm"), {"W_hh": W_hh}, trace, g)
-    H = trace.h.shape[1]
-    with np.errstate(divide="ignore"):  # a forget gate of exactly 0 cuts its unit's path: log10 = -inf
-        rep.log10_forget_path = np.vstack([np.zeros((1, H)), np.cumsum(np.log10(trace.f[::-1]), axis=0)])  # (T+1, H)
-    rep.factors = {"forget": trace.f.copy()}
-    return rep
-
-
-def gru_gradients(trace: GRUTrace, W_hh, g=None) -> GradientReport:
-    """Jacobians dh_T/dh_t for a GRU run; the update gate z is the GRU's copy path."""
-    rep = gradients_through_time(get("gru"), {"W_hh": W_hh}, trace, g)
-    rep.factors = {"update": trace.z.copy()}
+    carries c beside h, also dc_T/dc_t (all paths) and the path along its forget gates alone. h is the state the
+    Jacobians act on less c: for the LRU all of (Re h, Im h), 2N real numbers, so its norms are those of the complex
+    dh_T/dh_t. `g` = dL/dh_T (default: a unit vector along (1, ..., 1)). The report's factors are the cell's own
+    `gradient_factors`. `cell` is a registered cell or its name."""
+    cell = get(cell) if isinstance(cell, str) else cell
+    n = cell.state_size(trace.h.shape[1])
+    H = n // 2 if cell.has_cell_state else n
+    J, spec, lg, Jc, cspec, dirs = _accumulate(cell.step_jacobians(params, trace), _default_g(H, g), H,
+                                               cell.has_cell_state)
+    rep = GradientReport(np.arange(len(J)), J, spec, lg, dirs, Jc, cspec, factors=cell.gradient_factors(params, trace))
+    if cell.has_cell_state and cell.forget_gate is not None:
+        f = getattr(trace, cell.forget_gate)  # (T, H): the gate on c's additive path
+        with np.errstate(divide="ignore"):  # a forget gate of exactly 0 cuts its unit's path: log10 = -inf
+            rep.log10_forget_path = np.vstack([np.zeros((1, H)), np.cumsum(np.log10(f[::-1]), axis=0)])  # (T+1, H)
     return rep
 
 

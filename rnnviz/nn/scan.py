@@ -3,8 +3,10 @@ arXiv 1709.04057): the pairs (a, b) compose by the associative operator
 
     (a1, b1) o (a2, b2) = (a1 a2, a2 b1 + b2)        "do step 1, then step 2"
 so every prefix (a_1, b_1) o ... o (a_t, b_t) = (a_1...a_t, h_t) can be formed as a tree, O(log T) levels deep.
-Two scans, each level one vectorised NumPy operation over all nodes, every level's values kept for drawing:
-Hillis-Steele (log2 T levels, T log T work) and Blelloch's work-efficient one (2 log2 T levels, about 3T work).
+Two scans, each level one vectorised NumPy operation over all nodes: Hillis-Steele (log2 T levels, T log T work) and
+Blelloch's work-efficient one (up-sweep, down-sweep to exclusive prefixes, then one level applying each step to its
+prefix: 2 log2 n + 1 levels, 2(n - 1) + T work, n = T rounded up to a power of two); the levels kept for drawing are
+all but that last one.
 `a` and `b` may be real or complex, (T,) or (T, n): n independent units scanned at once.
 """
 from __future__ import annotations

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
 from rnnviz.lessons import memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
-from rnnviz.nn.cells import sigmoid
+from rnnviz.nn.cells import get, sigmoid
 from rnnviz.text import fmt
 from ui.lessons.scalar import near_one
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
@@ -32,7 +32,6 @@ STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
 NUMBERS = Param(f"{P}.numbers", "numbers", False, flag, dump_flag)  # "This step's numbers" open: a link shows them
 VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
 PARAMS = [VIEW] + SETTINGS + [STEP, NUMBERS, VALVE]
-NOTE_GATES = {"rnn": (), "lstm": ("f", "i", "o"), "gru": ("r", "z")}  # the gates whose means the lockstep titles give
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
 
@@ -75,7 +74,10 @@ def shared_valve(T: int) -> Valve:
                              lambda v: [v.x, *vars(v.lstm).values(), *vars(v.rnn).values()])
 
 
-CELL_NAMES = {"rnn": "Vanilla RNN", "lstm": "LSTM", "gru": "GRU"}
+def title(cell: str) -> str:
+    """A cell's name heading a sentence or a panel (the registry's)."""
+    return get(cell).presentation.heading
+
 
 # One equation per line where a line would otherwise run past a 1400 px column (the GRU's).
 EQUATIONS = {
@@ -165,9 +167,9 @@ def lockstep_notes(ls: Lockstep, t: int) -> dict[str, str]:
     """Per cell at step t: the length of its state, then the mean of each gate on a second line (chart markup); two
     short lines, as the three cells' titles share the width of a 1024 px projector."""
     notes = {}
-    for c in NOTE_GATES:
+    for c in ls.traces:  # the gates each cell's lockstep panels show: their means
         tr, k = ls.traces[c], t - 1
-        gates = NOTE_GATES[c]
+        gates = [g for g in get(c).presentation.lockstep_panels if g in get(c).sigmoid_gates]
         means = " · ".join(f"{g}<sub>t</sub> {np.mean(getattr(tr, g)[k]):.2f}" for g in gates)
         notes[c] = f"‖h<sub>t</sub>‖ {np.linalg.norm(tr.h[k]):.3f}" + (f"<br>mean {means}" if gates else "")
     return notes
@@ -183,7 +185,7 @@ LOCKSTEP_KEY = ("$H$: hidden size (units per state); ‖hₜ‖: the length of t
 def lockstep_alt(ls: Lockstep, t: int) -> str:
     """Text alternative for the three-cell heatmaps: each cell's state at step t."""
     return f"three cells at step {t}: " + "; ".join(
-        f"{CELL_NAMES[c]} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1]) for c, tr in ls.traces.items())
+        f"{title(c)} h = " + ", ".join(f"{v:.2f}" for v in tr.h[t - 1]) for c, tr in ls.traces.items())
 
 
 def lockstep_text(ls: Lockstep) -> str:
@@ -200,7 +202,7 @@ def lockstep_text(ls: Lockstep) -> str:
 def torch_caption(ls: Lockstep, res: dict[str, tuple[float, int]]) -> str:
     """What the PyTorch cross-check found, per cell."""
     return "PyTorch on the same weights: " + "; ".join(
-        f"{CELL_NAMES[c]} agrees to {d:.1e}, {n:,} parameters "
+        f"{title(c)} agrees to {d:.1e}, {n:,} parameters "
         f"({'equal to' if n == ls.params[c] else 'NOT equal to'} ours)" for c, (d, n) in res.items()) + "."
 
 
@@ -262,7 +264,7 @@ def three_cells(c: dict) -> tuple[Lockstep, bool]:
     seeded untrained ones (with a message saying why)."""
     if c.get("trained"):
         if "w" not in TRAINED:
-            TRAINED["w"] = lag.load_weights()
+            TRAINED["w"] = lag_results.load_weights()
         if TRAINED["w"] is None:
             st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
                     "Showing untrained ones.")
@@ -284,7 +286,7 @@ MEMORY_ABOUT = ("**How much of x₁ survives.** Each line is ‖∂hₜ/∂x₁�
 def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
     T = len(ls.x)
-    name = {c: CELL_NAMES[c].replace("Vanilla", "vanilla") for c in mem.norms}
+    name = {c: get(c).presentation.label for c in mem.norms}
     ends = "; ".join(f"{name[c]} **{fmt(v[-1])}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
                                                      if memory.last_alive(v) < T else "")
                      for c, v in mem.norms.items())
@@ -292,7 +294,8 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     text = (f"{'Trained' if mem.trained else 'Untrained'} cells, after {T} steps: {ends}. Kept longest: the "
             f"{name[order[0]]}; the least: the {name[order[-1]]}.")
     # the gated cell not first needs a word (an outcome named, as tests/test_layering.py's OUTCOMES allow)
-    if not mem.trained and order[0] != "lstm" and "lstm" in mem.norms:
+    kept = [c for c in mem.norms if get(c).forget_gate]  # the LSTM
+    if not mem.trained and kept and order[0] not in kept:
         text += (" Nothing here is learned: untrained, the spectral radius and the forget bias decide how long each "
                  "cell keeps x₁. **Trained on the lag task** shows the three after learning to remember.")
     return text
@@ -300,12 +303,12 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
 
 def memory_alt(mem: memory.Memory) -> str:
     return "norm of dh_t/dx_1 by step, log scale: " + ", ".join(
-        f"{CELL_NAMES[c]} from {v[0]:.2e} to {v[-1]:.2e}" for c, v in mem.norms.items())
+        f"{title(c)} from {v[0]:.2e} to {v[-1]:.2e}" for c, v in mem.norms.items())
 
 
 def trained_text() -> str:
     """What the trained cells are, read from the shipped results (the lag they were trained at)."""
-    res = lag.load_results() or {}
+    res = lag_results.load_results() or {}
     k = res.get("lags", ["?"])[-1]
     return (f"*Trained:* the three cells `python -m rnnviz.lag` trained (seed {res.get('seeds', ['?'])[0]}) to name "
             f"the first of {len(LETTERS)} symbols read up to {k} steps earlier, as shipped (models/"

@@ -1,6 +1,6 @@
 """The gradients page's words, widget keys, link parameters, presets and per-server caches (its numbers are
-rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag.py): the words beside the numbers are
-computed, so they always say what the page shows."""
+rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag_results.py): the words beside the
+numbers are computed, so they always say what the page shows."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,12 +9,14 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from rnnviz.experiments import lag
+from rnnviz.experiments import lag_results
+from rnnviz.experiments.lag_task import CELLS, ROWS
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
-from rnnviz.nn.gradients import decay_table
+from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, factor_inputs, slowest
+from rnnviz.nn.cells import REGISTRY, get
+from rnnviz.nn.gradients import CELL_PATHS, FORGET_PATH, decay_table
 from rnnviz.text import fmt, format_norm, sup
 from ui.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
@@ -75,15 +77,22 @@ CLIP_PRESETS = {  # the training comparison's (rho: starting spectral radius, lr
     "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
              "help": "Wₕₕ at spectral radius 1 and rate 0.02: neither run diverges."},
 }
-CURVES = {  # series key: (metric label, what it measures)
-    "rnn": ("vanilla h", "Vanilla RNN: the spectral norm of ∂h_T/∂h_t."),
-    "lstm": ("LSTM h", "LSTM: the spectral norm of ∂h_T/∂h_t."),
-    "lstm_f": ("LSTM c, f path", "LSTM cell state along the forget gates alone: the product f_T ⊙ … ⊙ f_(t+1) of "
-               "its best-kept unit (the spectral norm of that diagonal matrix)."),
-    "lstm_c": ("LSTM c, all paths", "LSTM cell state, all paths: the spectral norm of ∂c_T/∂c_t, the forget-gate "
-               "path plus every detour through h, W_hh and the gates."),
-    "gru": ("GRU h", "GRU: the spectral norm of ∂h_T/∂h_t."),
+PATH_WORDS = {  # a cell state's curve (its key's ending): metric label and what it measures, after the cell's name
+    FORGET_PATH: ("c, f path", "cell state along the forget gates alone: the product f_T ⊙ … ⊙ f_(t+1) of its "
+                  "best-kept unit (the spectral norm of that diagonal matrix).", 1.1),
+    CELL_PATHS: ("c, all paths", "cell state, all paths: the spectral norm of ∂c_T/∂c_t, the forget-gate path plus "
+                 "every detour through h, W_hh and the gates.", 1.2),
 }
+
+
+def curve_words(key: str) -> tuple[str, str, float]:
+    """A curve's metric label, what it measures and its metric's column width, from its cell's names."""
+    for end, (label, what, width) in PATH_WORDS.items():
+        if key.endswith(end) and key[:-len(end)] in REGISTRY:
+            name = get(key[:-len(end)]).presentation.label
+            return f"{name} {label}", f"{name} {what}", width
+    look = get(key).presentation
+    return f"{look.brief} h", f"{look.heading}: the spectral norm of ∂h_T/∂h_t.", 1.0
 REFERENCES = {"vanilla": "vanilla (0.5·0.9)<sup>k</sup>", "lstm": "LSTM 0.9<sup>k</sup>", "lstm_f1": "LSTM 1"}
 
 
@@ -154,7 +163,7 @@ def scrubs(c: dict, scale: float, cmp: Comparison, fs: float) -> list[Scrub]:
         return gradient_decay(curves(compare(*args[:2], v, *args[3:])), refs, font_scale=fs)
 
     def at_bias(v: float):  # only the LSTM has a forget gate: the other cells' curves are the page's own
-        lstm = compare(*args[:3], v, *args[4:], cells=("lstm",)).reports
+        lstm = compare(*args[:3], v, *args[4:], cells=tuple(r for r in cmp.reports if get(r).forget_gate)).reports
         return gradient_decay(curves(dataclasses.replace(cmp, reports={**cmp.reports, **lstm})), refs, font_scale=fs)
 
     return [Scrub(f"{P}.scale", f"{P}.decay", args[:2] + args[3:] + (fs,), scale, 0.0, 3.0, 0.05, at_scale, span),
@@ -237,14 +246,17 @@ def scale_note(cmp: Comparison, by: str, scale: float) -> str:
 
 def ends(series: dict[str, np.ndarray]) -> str:
     """Where each curve ends, in words (for the chart's text alternative)."""
-    return ", ".join(f"{CURVES[k][0]} ends at {format_norm(v[-1])}" for k, v in series.items())
+    return ", ".join(f"{curve_words(k)[0]} ends at {format_norm(v[-1])}" for k, v in series.items())
 
 
 def paths_note(series: dict[str, np.ndarray], T: int) -> str | None:
     """Why 'LSTM c, all paths' and 'LSTM c, f path' differ, with both numbers: only where it looks like a
     contradiction (the f path keeps at least half, all paths differ from it by more than half), so the note costs
     the projector's first screen a line only then."""
-    f, c = series["lstm_f"][T], series["lstm_c"][T]
+    cell = next((k[:-len(FORGET_PATH)] for k in series if k.endswith(FORGET_PATH)), None)  # the LSTM
+    if cell is None:
+        return None
+    f, c = series[cell + FORGET_PATH][T], series[cell + CELL_PATHS][T]
     if abs(c - f) < np.log10(1.5) or f < np.log10(0.5):
         return None
     more = c > f
@@ -259,15 +271,17 @@ def paths_note(series: dict[str, np.ndarray], T: int) -> str | None:
 def factor_notes(cmp: Comparison, T: int) -> list[str]:
     """One short paragraph per cell: what each step multiplies the gradient by, with this run's numbers."""
     R, k = cmp.reports, curves(cmp)
-    tp = R["rnn"].factors["tanh_prime"]
-    f, z = R["lstm"].factors["forget"], R["gru"].factors["update"]
-    gru_last = slowest(cmp) == "gru"
+    F = factor_inputs(cmp)  # each cell's own: the vanilla RNN's tanh', the LSTM's forget and the GRU's update gates
+    tp, f, z = F["tanh_prime"], F["forget"], F["update"]
+    lstm = next(c for c in R if "forget" in R[c].factors)
+    kept, every = k[lstm + FORGET_PATH][T], k[lstm + CELL_PATHS][T]  # its c along the forget gates; by all paths
+    gru_last = "update" in R[slowest(cmp)].factors
     return [
         f"**Vanilla:** each step multiplies by diag(tanh′(zₛ))·Wₕₕ. Here tanh′ averages **{fmt(tp.mean())}** and "
         f"**{(tp < 0.1).mean():.0%}** of unit-steps are saturated (tanh′ < 0.1): those pass almost nothing back.",
         f"**LSTM:** along the cell state alone each step multiplies by its forget gates f, here **{fmt(f.mean())}** "
-        f"on average; over {T} steps the best-kept unit keeps **{format_norm(k['lstm_f'][T])}** (the forget-gate "
-        f"path). All paths into c together give **{format_norm(k['lstm_c'][T])}**: they add detours that leave c "
+        f"on average; over {T} steps the best-kept unit keeps **{format_norm(kept)}** (the forget-gate "
+        f"path). All paths into c together give **{format_norm(every)}**: they add detours that leave c "
         "through h = o ⊙ tanh(c), pass Wₕₕ into the gates and the candidate, and come back into c. Those detours are "
         "products of Wₕₕ like the vanilla RNN's, so they can vanish or explode whatever f does; with f ≈ 1 nothing "
         "shrinks them either.",
@@ -350,7 +364,6 @@ LAG_ABOUT = (
     "streams. The LSTM runs twice: with its forget-gate bias at 0 and at the {taught:+g} the gates page teaches. "
     "Bars: the spread over seeds (lowest to highest); lines: their mean.")
 LAG_MISSING = "No results shipped yet: `python -m rnnviz.lag` makes models/lag_results.json."
-LAG_NAMES = {"rnn": "vanilla RNN", "lstm_f0": "LSTM", "lstm": "LSTM", "gru": "GRU", "mingru": "minGRU", "lru": "LRU"}
 
 
 def lag_about(results: dict) -> str:
@@ -362,7 +375,8 @@ def lag_about(results: dict) -> str:
 def lag_name(results: dict, row: str) -> str:
     """A row's name in sentences: the LSTMs carry their forget-gate bias."""
     b = results["cells"][row].get("forget_bias")
-    return LAG_NAMES[row] + (f" ($b_f$ = {b:+g})" if b else " ($b_f$ = 0)" if b is not None else "")  # markdown
+    name = get(ROWS[row][0]).presentation.label
+    return name + (f" ($b_f$ = {b:+g})" if b else " ($b_f$ = 0)" if b is not None else "")  # markdown
 
 
 def pct(v: float) -> str:
@@ -378,44 +392,48 @@ def seed_range(acc: np.ndarray) -> str:
 def lag_summary(results: dict, level: float = 0.9) -> str:
     """The results in words, every number read from the JSON: whether the aim was reached and where, how far each
     row reaches, what the forget-gate bias changed, and the linear recurrences' rows if present."""
-    lags, rows = results["lags"], [r for r in LAG_NAMES if r in results["cells"]]
+    lags, rows = results["lags"], [r for r in ROWS if r in results["cells"]]
     chance = 1 / results["task"]["symbols"]
-    acc = {r: lag.accuracy(results, r) for r in rows}
-    aim = lag.aim_lags(results, level) if all(r in acc for r in ("rnn", "lstm", "gru")) else []
+    acc = {r: lag_results.accuracy(results, r) for r in rows}
+    plain, lstm, gru = CELLS  # the vanilla RNN, then the gated cells the aim is about
+    aim = lag_results.aim_lags(results, level) if all(r in acc for r in CELLS) else []
     parts = []
     if aim:
         k = aim[-1]
-        j, over = lags.index(k), lag.vanilla_over(results, k)
+        j, over = lags.index(k), lag_results.vanilla_over(results, k)
         n = len(results["seeds"])
-        parts.append(f"**Gates win at lag {', '.join(map(str, aim))}.** At lag {k} the {lag_name(results, 'lstm')} "
-                     f"scored {seed_range(acc['lstm'][:, j])} and the GRU {seed_range(acc['gru'][:, j])} over the "
+        parts.append(f"**Gates win at lag {', '.join(map(str, aim))}.** At lag {k} the {lag_name(results, lstm)} "
+                     f"scored {seed_range(acc[lstm][:, j])} and the {lag_name(results, gru)} "
+                     f"{seed_range(acc[gru][:, j])} over the "
                      f"seeds, every seed at {level:.0%} or more, while the vanilla RNN's mean stayed under twice "
-                     f"chance ({pct(2 * chance)}): {pct(float(acc['rnn'][:, j].mean()))}, its seeds "
-                     f"{seed_range(acc['rnn'][:, j])}" + (f"; {over} of its {n} seeds reached {pct(2 * chance)} or "
+                     f"chance ({pct(2 * chance)}): {pct(float(acc[plain][:, j].mean()))}, its seeds "
+                     f"{seed_range(acc[plain][:, j])}" + (f"; {over} of its {n} seeds reached {pct(2 * chance)} or "
                                                           "more, so it learns a little" if over else "") + ".")
-    elif all(r in acc for r in ("rnn", "lstm", "gru")):
+    elif all(r in acc for r in CELLS):
         j = len(lags) - 1
         parts.append(f"**The aim was not reached at this budget** (the LSTM and the GRU at {level:.0%} or more for "
                      f"every seed at a lag where the vanilla RNN stays under twice chance, {pct(2 * chance)}). At the "
                      f"longest lag, {lags[j]}: " + ", ".join(f"{lag_name(results, r)} {seed_range(acc[r][:, j])}"
-                                                             for r in ("lstm", "gru", "rnn")) + " over the seeds.")
+                                                             for r in (lstm, gru, plain)) + " over the seeds.")
     reach = []
     for r in rows:
-        b = lag.best_lag(results, r, level)
+        b = lag_results.best_lag(results, r, level)
         reach.append(f"{lag_name(results, r)} up to lag {b}" if b else f"{lag_name(results, r)} not even at lag "
                      f"{lags[0]}")
     parts.append(f"A mean accuracy of {level:.0%} or more at every lag from the shortest: " + "; ".join(reach) + ".")
-    if "lstm_f0" in acc and "lstm" in acc:
-        gap = acc["lstm"].mean(axis=0) - acc["lstm_f0"].mean(axis=0)
+    biased = sorted((r for r in acc if ROWS[r][1] is not None), key=lambda r: ROWS[r][1])  # one cell, two biases
+    if len(biased) == 2:
+        zero, taught = biased
+        gap = acc[taught].mean(axis=0) - acc[zero].mean(axis=0)
         j = int(np.argmax(np.abs(gap)))
         if abs(gap[j]) >= 0.1:
-            parts.append(f"The forget-gate bias matters: at lag {lags[j]} the {lag_name(results, 'lstm_f0')} scored "
-                         f"{seed_range(acc['lstm_f0'][:, j])} and the {lag_name(results, 'lstm')} "
-                         f"{seed_range(acc['lstm'][:, j])}.")
+            parts.append(f"The forget-gate bias matters: at lag {lags[j]} the {lag_name(results, zero)} scored "
+                         f"{seed_range(acc[zero][:, j])} and the {lag_name(results, taught)} "
+                         f"{seed_range(acc[taught][:, j])}.")
         else:
             parts.append(f"The forget-gate bias changed little here: the two LSTMs' means are within "
                          f"{max(abs(float(gap[j])), 0.005) * 100:.0f} percentage points at every lag.")
-    lin = [r for r in ("mingru", "lru") if r in acc]
+    lin = [r for r in acc if get(ROWS[r][0]).parallel]  # minGRU, the LRU
     if lin:
         parts.append("The linear recurrences, with one linear layer reading them: " + "; ".join(
             f"{lag_name(results, r)} at most {pct(float(acc[r].max()))} at any lag and seed" for r in lin) + ". "
@@ -428,7 +446,7 @@ def curve_summary(results: dict, level: float = 0.9) -> str:
     """When each row first reached `level` at the curve's lag, by the seeds' mean (or that it never did)."""
     cur = results["curve"]
     said = []
-    for r in [r for r in LAG_NAMES if r in cur["accuracy"]]:
+    for r in [r for r in ROWS if r in cur["accuracy"]]:
         mean = np.asarray(cur["accuracy"][r], float).mean(axis=0)
         hit = np.flatnonzero(mean >= level)
         said.append(f"{lag_name(results, r)} " + (f"at step {cur['step'][hit[0]]}" if hit.size else

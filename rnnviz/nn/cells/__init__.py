@@ -1,5 +1,6 @@
 """The recurrent cells, one object per cell, registered by name (see `base.Cell`: step, exact local Jacobians,
-gate table, parameter count). Adding a cell is adding one file beside these and one line to REGISTRY.
+gate table, parameter count, and its `Presentation`: name, colours, gate panels). Adding a cell is adding one file
+beside these and one line to REGISTRY; a lesson that compares cells lists it in its one cell tuple.
 
 Weights use PyTorch's layout and gate order where torch has the cell, so `torch.nn.RNN/LSTM/GRU` parameters plug
 straight in: W_ih is (G*H, input_size), W_hh is (G*H, H); G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n).

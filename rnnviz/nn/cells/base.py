@@ -17,9 +17,34 @@ array helpers the pages share (`output_layer`, `one_hot`, `spectral_radius`, `si
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How the pages show a cell: its name, its line on every chart that compares cells, and the heatmaps of its
+    gates. The figures and lessons read it from the registered cell (sentences about a cell stay in ui/)."""
+
+    label: str  # its name in a legend or within a sentence, e.g. "vanilla RNN", "LSTM"
+    color: str  # its line's colour (Okabe-Ito hues), also told apart by its marker and dash
+    marker: str
+    dash: str = "solid"
+    title: str = ""  # its name heading a panel or starting a sentence, where that differs from the label
+    short: str = ""  # its name on a metric's few characters, where that differs from the label ("vanilla")
+    second_color: str | None = None  # the colour of its second state's curves (the LSTM's c), if it carries one
+    panels: tuple[str, ...] = ("h",)  # one step's heatmaps on the gates page, top to bottom: gates, then states
+    lockstep_panels: tuple[str, ...] = ("h",)  # the same in the three-cell lockstep (the gates it keeps, states)
+
+    @property
+    def heading(self) -> str:
+        return self.title or self.label
+
+    @property
+    def brief(self) -> str:
+        return self.short or self.label
 
 
 class Cell(ABC):
@@ -36,6 +61,7 @@ class Cell(ABC):
     keep_gate: ClassVar[str | None] = None  # the sigmoid gate that decides how much of the old state is kept
     sums_inputs: ClassVar[bool] = True  # its pre-activation is gi + gh, so a sampler may fold both into one product
     nonlinearities: ClassVar[tuple[str, ...]] = ("tanh",)  # the choices torch offers (torch.nn.RNN: tanh, relu)
+    presentation: ClassVar[Presentation]  # its name, colours and panels on the pages
 
     def state_size(self, hidden_size: int) -> int:
         """Entries of the state the Jacobians act on (2H for a cell that carries c beside h)."""
@@ -61,6 +87,19 @@ class Cell(ABC):
     @abstractmethod
     def input_jacobians(self, params: dict[str, np.ndarray], trace: Any) -> np.ndarray:
         """d state_s / d x_s for s = 1..T, exact: (T, n, d)."""
+
+    def gradient_factors(self, params: dict[str, np.ndarray], trace: Any) -> dict[str, np.ndarray]:
+        """The parts of each step's Jacobian the gradients page draws apart, each (T, ...) by name (none here)."""
+        return {}
+
+    def readout_size(self, input_size: int, hidden_size: int) -> int:
+        """What a layer on top reads per step: h (hidden_size), or a cell's own output (the LRU's y, input_size)."""
+        return hidden_size
+
+    def torch_layer(self, params: dict) -> Any:
+        """A trainable torch module running this cell over (B, T, d) inputs to (B, T, readout) features from `params`
+        (torch tensors), for a cell torch.nn lacks; torch.nn.<torch_module> is the others'."""
+        raise NotImplementedError(f"the {self.name} cell has no torch layer")
 
     # ---- optional: what a sampler and a hand-written backward pass use ------------------------------------------
     def with_nonlinearity(self, nonlinearity: str) -> "Cell":

@@ -10,6 +10,7 @@ import numpy as np
 
 from rnnviz.nn.cells.base import (
     Cell,
+    Presentation,
     blocks,
     initial_state,
     prepare,
@@ -66,6 +67,8 @@ class GRU(Cell):
     """Three gate blocks; its state is h, which the update gate copies forward."""
 
     name = "gru"
+    presentation = Presentation("GRU", "#CC79A7", "diamond", panels=("r", "z", "n", "h"),
+                                lockstep_panels=("r", "z", "h"))
     gates = ("r", "z", "n")
     torch_module = "GRU"
     sigmoid_gates = ("r", "z")
@@ -129,3 +132,7 @@ class GRU(Cell):
         """dh_s/dx_s = diag(h_{s-1} - n) dz/dx + diag(1 - z) dn/dx for s = 1..T: (T, H, d)."""
         W_ih = np.atleast_2d(np.asarray(params["W_ih"], dtype=np.float64))
         return self._jacobian(self.local(self.parts(trace)), W_ih, blocks(W_ih, 3)[2])
+
+    def gradient_factors(self, params, trace: GRUTrace) -> dict[str, np.ndarray]:
+        """The update gates z_s (T, H): the GRU's copy path."""
+        return {"update": trace.z.copy()}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell
+from rnnviz.nn.cells.base import Cell, Presentation
 
 
 def as_sequence(x, d: int) -> np.ndarray:
@@ -53,6 +53,7 @@ class LinearCell(Cell):
     """h_t = a * h_{t-1} + B x_t, a real (H,) diagonal: the recurrence without the tanh."""
 
     name = "linear"
+    presentation = Presentation("linear", "#E69F00", "triangle-up", "dash")
     parallel = True
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

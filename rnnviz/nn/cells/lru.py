@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell
+from rnnviz.nn.cells.base import Cell, Presentation
 from rnnviz.nn.cells.linear import as_sequence, run_diagonal
 
 
@@ -56,6 +56,7 @@ class LRUCell(Cell):
     """h_t = lambda h_{t-1} + gamma B x_t, lambda diagonal complex; y_t = Re(C h_t) + D x_t."""
 
     name = "lru"
+    presentation = Presentation("LRU", "#E69F00", "x", "dashdot")
     parallel = True
 
     def state_size(self, hidden_size: int) -> int:
@@ -63,7 +64,9 @@ class LRUCell(Cell):
 
     def init(self, input_size: int, hidden_size: int, rng: np.random.Generator, r_min: float = 0.9,
              r_max: float = 0.999, max_phase: float = np.pi / 10) -> dict[str, np.ndarray]:
-        """The paper's initialisation: lambda uniform on the ring r_min <= r <= r_max, phases up to max_phase;
+        """The paper's initialisation: lambda uniform on the ring r_min <= r <= r_max (its Lemma 3.2, Sec. 3.3), phases
+        up to max_phase; r in [0.9, 0.999] and phases up to pi/10 are the values of its Sec. 3.4 (the ring near the
+        unit circle and the small phases that solved PathX; its Appendix A code defaults to 0, 1 and 2 pi);
         B, C complex Gaussian scaled by 1/sqrt(2d) and 1/sqrt(N); D standard normal."""
         d, N = input_size, hidden_size
         u1, u2 = rng.uniform(size=N), rng.uniform(size=N)
@@ -78,6 +81,9 @@ class LRUCell(Cell):
     def param_count(self, input_size: int, hidden_size: int) -> int:
         d, N = input_size, hidden_size
         return 3 * N + 4 * N * d + d  # nu, theta, gamma; B and C, real and imaginary; D
+
+    def readout_size(self, input_size: int, hidden_size: int) -> int:
+        return input_size  # y_t = Re(C h_t) + D x_t has the input's size
 
     def step(self, params, h_prev: np.ndarray, x_t: np.ndarray) -> np.ndarray:
         """One complex step lambda h_{t-1} + gamma B x_t."""
@@ -111,3 +117,27 @@ class LRUCell(Cell):
         g = trace.gamma[:, None]
         J = np.vstack([g * params["B_re"], g * params["B_im"]])
         return np.broadcast_to(J, (len(trace.x), *J.shape)).copy()
+
+    def torch_layer(self, params: dict):
+        """h_t = lambda h_{t-1} + gamma B x_t, y_t = Re(C h_t) + D x_t in torch, in real (Re, Im) pairs, as a loop;
+        (B, T, d) -> (B, T, d)."""
+        import torch  # only the lag experiment's training runs this
+
+        class LRU(torch.nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.p = torch.nn.ParameterDict({k: torch.nn.Parameter(v) for k, v in p.items()})
+
+            def forward(self, x):
+                p = self.p
+                mod, ph = torch.exp(-torch.exp(p["nu_log"])), torch.exp(p["theta_log"])
+                lr, li = mod * torch.cos(ph), mod * torch.sin(ph)
+                g = torch.exp(p["gamma_log"])
+                br, bi = g * (x @ p["B_re"].T), g * (x @ p["B_im"].T)
+                hr, hi, out = torch.zeros_like(br[:, 0]), torch.zeros_like(br[:, 0]), []
+                for t in range(x.shape[1]):
+                    hr, hi = lr * hr - li * hi + br[:, t], lr * hi + li * hr + bi[:, t]
+                    out.append(hr @ p["C_re"].T - hi @ p["C_im"].T)
+                return torch.stack(out, 1) + p["D"] * x
+
+        return LRU(params)

@@ -10,6 +10,7 @@ import numpy as np
 
 from rnnviz.nn.cells.base import (
     Cell,
+    Presentation,
     blocks,
     initial_state,
     prepare,
@@ -72,6 +73,8 @@ class LSTM(Cell):
     """Four gate blocks and a cell state c beside h."""
 
     name = "lstm"
+    presentation = Presentation("LSTM", "#0072B2", "square", second_color="#56B4E9",
+                                panels=("f", "i", "g", "o", "c", "h"), lockstep_panels=("f", "i", "o", "c", "h"))
     gates = ("i", "f", "g", "o")
     torch_module = "LSTM"
     has_cell_state = True
@@ -143,3 +146,7 @@ class LSTM(Cell):
         """d (h_s, c_s) / d x_s for s = 1..T: (T, 2H, d)."""
         W_ih = np.atleast_2d(np.asarray(params["W_ih"], dtype=np.float64))
         return np.concatenate(self._jacobians(self.local(self.parts(trace)), W_ih), axis=1)
+
+    def gradient_factors(self, params, trace: LSTMTrace) -> dict[str, np.ndarray]:
+        """The forget gates f_s (T, H): c's additive path multiplies by them alone."""
+        return {"forget": trace.f.copy()}

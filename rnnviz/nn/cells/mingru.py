@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell, sigmoid
+from rnnviz.nn.cells.base import Cell, Presentation, sigmoid
 from rnnviz.nn.cells.linear import as_sequence, initial, run_diagonal
 
 
@@ -38,6 +38,7 @@ class MinGRUCell(Cell):
     """h_t = (1 - z_t) h_{t-1} + z_t h~_t with z_t and h~_t functions of x_t only."""
 
     name = "mingru"
+    presentation = Presentation("minGRU", "#009E73", "star", "dot")
     parallel = True
     gates = ("z", "h")
 
@@ -76,3 +77,23 @@ class MinGRUCell(Cell):
         h_prev = np.vstack([trace.h0[None], trace.h[:-1]])
         dz = ((trace.h_tilde - h_prev) * trace.z * (1 - trace.z))[:, :, None] * params["W_z"][None]
         return dz + trace.z[:, :, None] * params["W_h"][None]
+
+    def torch_layer(self, params: dict):
+        """h_t = (1 - z_t) h_{t-1} + z_t h~_t in torch, z and h~ from x_t alone, as a loop; (B, T, d) -> (B, T, H)."""
+        import torch  # only the lag experiment's training runs this
+
+        class MinGRU(torch.nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.p = torch.nn.ParameterDict({k: torch.nn.Parameter(v) for k, v in p.items()})
+
+            def forward(self, x):
+                z = torch.sigmoid(x @ self.p["W_z"].T + self.p["b_z"])
+                b = z * (x @ self.p["W_h"].T + self.p["b_h"])
+                h, out = torch.zeros_like(b[:, 0]), []
+                for t in range(x.shape[1]):
+                    h = (1 - z[:, t]) * h + b[:, t]
+                    out.append(h)
+                return torch.stack(out, 1)
+
+        return MinGRU(params)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell, sigmoid
+from rnnviz.nn.cells.base import Cell, Presentation, sigmoid
 from rnnviz.nn.cells.linear import as_sequence, initial, run_diagonal
 from rnnviz.nn.cells.mingru import _linear
 
@@ -38,6 +38,7 @@ class MinLSTMCell(Cell):
     """h_t = f'_t h_{t-1} + i'_t h~_t, f' and i' the normalised forget and input gates of x_t."""
 
     name = "minlstm"
+    presentation = Presentation("minLSTM", "#D55E00", "triangle-down", "dot")
     parallel = True
     gates = ("f", "i", "h")
 

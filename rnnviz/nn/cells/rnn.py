@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell, initial_state, prepare, torch_init, torch_param_count
+from rnnviz.nn.cells.base import Cell, Presentation, initial_state, prepare, torch_init, torch_param_count
 
 
 def rnn_cell(pre: np.ndarray, nonlinearity: str = "tanh") -> np.ndarray:
@@ -51,6 +51,7 @@ class RNN(Cell):
     """The vanilla cell: one block, no gates; its state is h."""
 
     name = "rnn"
+    presentation = Presentation("vanilla RNN", "#222222", "circle", title="Vanilla RNN", short="vanilla")
     gates = ("h",)
     torch_module = "RNN"
     nonlinearities = ("tanh", "relu")
@@ -99,3 +100,8 @@ class RNN(Cell):
         """dh_s/dx_s = diag(tanh'(z_s)) W_ih for s = 1..T: (T, H, d)."""
         W_ih = np.atleast_2d(np.asarray(params["W_ih"], dtype=np.float64))
         return self.local(self.parts(trace))["act"][:, :, None] * W_ih
+
+    def gradient_factors(self, params, trace: RNNTrace) -> dict[str, np.ndarray]:
+        """A step's factor diag(tanh'(z_s)) W_hh in its two parts: tanh'(z_s) = 1 - h_s^2 (T, H) and ||W_hh||_2 (T,)."""
+        W = np.atleast_2d(np.asarray(params["W_hh"], dtype=np.float64))
+        return {"tanh_prime": 1 - trace.h ** 2, "w_norm": np.full(len(trace.h), np.linalg.norm(W, 2))}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells.base import Cell, sigmoid
+from rnnviz.nn.cells.base import Cell, Presentation, sigmoid
 from rnnviz.nn.cells.linear import as_sequence, initial, run_diagonal
 
 
@@ -44,6 +44,7 @@ class SelectiveCell(Cell):
     """Mamba's selective scan with input-dependent Delta: a_t = exp(Delta_t A), b_t = Delta_t B x_t, y = C h."""
 
     name = "selective"
+    presentation = Presentation("selective", "#56B4E9", "x", "dash")
     parallel = True
 
     @staticmethod
