@@ -209,3 +209,30 @@ def test_frequencies_match_the_filtered_distribution(temperature, top_k, top_p):
     assert {VOCAB.index(ch) for ch in counts} <= set(kept), "a character outside the filtered set was drawn"
     chi2 = sum((counts[VOCAB[j]] - n * p[j]) ** 2 / (n * p[j]) for j in kept)
     assert chi2 < chi_square_bound(len(kept) - 1), f"chi-square {chi2:.1f} with {len(kept) - 1} degrees of freedom"
+
+
+# ---- the shipped model's samples, pinned ----------------------------------------------------------------------------
+SHIPPED_SAMPLES = [  # (knobs, the 60 characters drawn after "ROMEO:"), as the sampling page and rnnviz.sample draw them
+    (dict(temperature=0.8, seed=1), "\nWhy, then, as if it could dispatch.\n\nGLOUCESTER:\nSpeak to t"),
+    (dict(temperature=1.3, top_k=5, seed=2), "\nIn so, and so true living sea, to meet you,\nBut as your hea"),
+    (dict(top_p=0.9, seed=3), "\nGood man is now to attend up, and rest\nTo see him company.\n"),
+    (dict(temperature=0.5, top_k=3, top_p=0.8, seed=4), "\nNo, no more, the matter of the state of thee,\nWhere is the "),
+    (dict(top_k=1), "\nI will not see the season of the sea,\nAnd then the season o"),
+]
+
+
+@pytest.mark.parametrize("knobs,want", SHIPPED_SAMPLES)
+def test_the_shipped_model_draws_the_same_text_for_a_seed(knobs, want):
+    """A link shared last term opens the same text: a seed's sample does not change with the code around it."""
+    from rnnviz import charlm
+
+    assert charlm.load(charlm.SHIPPED_MODEL).generate("ROMEO:", 60, **knobs) == want
+
+
+def test_a_branch_of_the_shipped_model_is_pinned_too():
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as L
+
+    lm = charlm.load(charlm.SHIPPED_MODEL)
+    smp = L.draw_sample(lm, L.Settings("ROMEO:", 60, 0.8, None, None, 1, ((10, "Z"),)))
+    assert smp.text == "ROMEO:\nWhy, thenZy shall be my poor land.\n\nKING RICHARD II:\nBelow "
