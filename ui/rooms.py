@@ -44,11 +44,11 @@ from ui.lessons import (
     gradients as gradients_words,
     hello as hello_words,
     recurrences as recurrences_words,
-    sample as sample_words,
     scalar as scalar_words,
     states as states_words,
     vector as vector_words,
 )
+from ui.sample import controls as sample_words
 from ui.urlstate import Param, control_name, font_scale, name_controls, page_setup, text
 from ui.widgets import plot
 
