@@ -9,11 +9,11 @@ import streamlit as st
 
 from rnnviz.figures.base import use_house_template
 from ui.keys import step_keys
-from ui.lessons.sample import warm_up
 from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
 from ui.reruns import install as drop_stale_reruns
+from ui.sample.ahead import warm_up
 from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend

@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
 from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
-from rnnviz.nn.sampling import softmax
+from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import InputError, fmt, parse_sequence
 from ui.lessons import hello as words
 from ui.lessons.hello import PARAMS, P
@@ -72,7 +72,7 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
             sc = np.array(SOFTMAX_SCORES)
         word_vocab = lesson.vocabulary(SOFTMAX_WORD)
         labels = word_vocab if len(sc) == len(word_vocab) else [f"#{k + 1}" for k in range(len(sc))]
-        p1, pt = softmax(sc), softmax(sc, temp)
+        p1, pt = softmax(sc), sampling_distribution(sc, temp)
         with chart_slot if chart_slot is not None else nullcontext():
             plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1",
                                       f"temperature {temp:g}", fs, title=f"softmax(scores / {temp:g})"),

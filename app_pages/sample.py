@@ -6,11 +6,10 @@ from rnnviz import charlm
 from rnnviz.charlm.inspect import GATE_NAMES
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as lesson
-from ui.lessons import sample as words
-from ui.lessons.sample import P
 from ui.limits import fragment
 from ui.loaders import force_character, shipped_model
-from ui.sampleview import branch_notice, clamp_view, position_notice, restore_page, sample_shown
+from ui.sample import P, cache, controls as ctl, shading, words
+from ui.sample.view import branch_notice, clamp_view, position_notice, restore_page, sample_shown
 from ui.textview import textview
 from ui.upload import model_upload
 from ui.urlstate import Param, font_scale, publish, set_state
@@ -19,7 +18,7 @@ from ui.widgets import error, intro, md, plot
 ss = st.session_state
 
 
-def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
+def controls(lm: charlm.CharLM) -> tuple[charlm.SamplingSettings, list[str]]:
     """The sampling settings, and what is wrong with them (empty when nothing is)."""
     c1, c2, c3, c4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
     prime = c1.text_input("Prime text", key=f"{P}.prime", max_chars=500, help="What the model reads before it writes.")
@@ -38,17 +37,17 @@ def controls(lm: charlm.CharLM) -> tuple[lesson.Settings, list[str]]:
     greedy = d3.toggle("Greedy", key=f"{P}.greedy", help="Always the most likely character (the same as top-k = 1).")
     seed = d4.number_input("Seed", 0, lesson.MAX_SEED, key=f"{P}.seed", help="The same seed gives the same text.")
     st.caption(words.temperature_sentence(temp))
-    forced, problems = words.check(lm, prime, n, ss[f"{P}.forced"])
+    forced, problems = ctl.check(lm, prime, n, ss[f"{P}.forced"])
     top_k, top_p = 1 if greedy else (top_k or None), top_p if top_p < 1 else None
-    return lesson.Settings(prime, n, temp, top_k, top_p, int(seed), forced), problems
+    return charlm.SamplingSettings(prime, n, temp, top_k, top_p, int(seed), forced), problems
 
 
 @fragment
 def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     position_notice(smp)
-    i = words.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
-    shade = st.segmented_control("Shade by", words.SHADES, key=f"{P}.shade",
+    i = ctl.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
+    shade = st.segmented_control("Shade by", ctl.SHADES, key=f"{P}.shade",
                                  help="What colours each character.") or "probability"
     unit = (0, "h", 0)
     if shade == "hidden unit":
@@ -57,7 +56,7 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
                 s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
                 s4.number_input("Unit", 1, lm.hidden_size, key=f"{P}.unit", help=words.UNITS_FROM_1) - 1)
     left, right = st.columns([1.5, 1], gap="large")
-    sh = words.shade(shade, lm, smp, i, unit, model_id, ss)
+    sh = shading.shade(shade, lm, smp, i, unit, model_id, ss)
     v = sh.numbers
     with left:
         markup = figures.text_markup(smp.text, v.values, v.lo, v.hi, v.signed, sh.titles, None, v.unread_after, fs)
@@ -65,14 +64,14 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
                  f"{P}.text", f"{P}.pos", selected=i)
         st.html(words.legend_markup(sh.caption, *sh.ends, v.signed, fs, words.summary(smp)))
     with right:
-        st.slider("Position", 2, max(3, len(smp.text)), key=f"{P}.char", on_change=words.char_moved, args=(ss,),
+        st.slider("Position", 2, max(3, len(smp.text)), key=f"{P}.char", on_change=ctl.char_moved, args=(ss,),
                   help="Which character to inspect, counted from 1 (the first has no prediction to show).")
         info = lesson.position(lm, smp, i)
         st.markdown(f"Character **{i + 1}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}")
         st.html(figures.dist_markup(words.top_rows(info), "model (T = 1)", words.sampled_name(info), fs))
         st.markdown(words.entropy_sentence(info))
         if info.source != "prime":
-            words.force_box(ss, i, info.char)
+            ctl.force_box(ss, i, info.char)
             st.selectbox("Force a character here", lm.itos, key=f"{P}.force_char", format_func=words.label,
                          help="Put a different character here and let the model continue from it.")
             if st.button("Branch from here", key=f"{P}.branch", on_click=force_character, width="stretch",
@@ -92,12 +91,12 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
 
 
 @fragment
-def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings, fs: float, url: list) -> None:
+def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: charlm.SamplingSettings, fs: float,
+                url: list) -> None:
     """Hidden units, a unit clamped, gate saturation and the model card: its controls rerun only this."""
     if ss.pop(f"{P}._app", 0):
         st.rerun(scope="app")
-    view = st.segmented_control("Look inside", list(words.VIEWS), format_func=words.VIEWS.get, key=f"{P}.view") \
-        or "units"
+    view = st.segmented_control("Look inside", list(ctl.VIEWS), format_func=ctl.VIEWS.get, key=f"{P}.view") or "units"
     if view == "text":
         st.code(smp.text, language=None, wrap_lines=True)
     elif view == "card":
@@ -107,8 +106,8 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.
         st.info("A vanilla RNN has no gates to saturate.")
     else:
         over = st.radio("Over", ["excerpt", "sample"], key=f"{P}.passage", horizontal=True,
-                        format_func=words.PASSAGES_SHOWN.get)
-        a = words.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
+                        format_func=ctl.PASSAGES_SHOWN.get)
+        a = cache.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
         bar.empty()
         if view == "clamp":
             clamp_view(model_id, lm, smp, s, a.hits, fs)
@@ -116,9 +115,9 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.
             st.html(figures.units_markup(words.unit_rows(a.hits), fs, words.ranking_caption(a)))
             st.selectbox("Shade the text by one of them", range(len(a.hits)), index=None, key=f"{P}.pick",
                          placeholder="choose a unit", format_func=lambda r: words.unit_choice(a.hits[r]),
-                         on_change=lambda: set_state(words.unit_state(a.hits, [ss[f"{P}.pick"]])))
+                         on_change=lambda: set_state(ctl.unit_state(a.hits, [ss[f"{P}.pick"]])))
         else:
-            n = st.select_slider("Over the first", words.spans(a, ss), key=f"{P}.span",
+            n = st.select_slider("Over the first", ctl.spans(a, ss), key=f"{P}.span",
                                  format_func=lambda v: f"{v or a.chars:,} characters",
                                  help="Where in the text to count: the first characters after the start, or all.")
             n = n or a.chars  # 0: the whole passage
@@ -138,13 +137,13 @@ def lesson_body(model_id: str, lm: charlm.CharLM, params: list[Param]) -> None:
         return error(" ".join(problems))
     branch_notice(lm, smp := sample_shown(model_id, lm, settings), settings)
     inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit", "state")])
-    look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in words.LOOK_URLS])
+    look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in ctl.LOOK_URLS])
     publish(params)
 
 
 st.title("Sample a trained model")
 model_id, lm = model_upload(P, lambda: shipped_model(str(charlm.SHIPPED_MODEL)))
 PARAMS = restore_page(lm)
-words.fit_to(lm, ss)
+ctl.fit_to(lm, ss)
 intro(words.introduction(lm))
 lesson_body(model_id, lm, PARAMS)

@@ -105,7 +105,7 @@ FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 c
                   "controls": "no chart, 9 unchanged controls", "words": "no chart, 5 metrics + a paragraph",
                   "lesson": "9 controls, 5 metrics, a paragraph, 1 chart in place"}
 WARMUP = 2
-SETTLE_S = 8.0  # after a server started here has run once: its one-time background warm-up (ui.lessons.sample.warm_up,
+SETTLE_S = 8.0  # after a server started here has run once: its one-time background warm-up (ui.sample.ahead.warm_up,
 # ~3 s of CPU a second after the first run) is over before any row is timed, as for a class on a server that has been
 # up for more than a few seconds (it took ~40 ms from the first row's inputs and the floors beside them)
 TIMEOUT_MS = 60_000

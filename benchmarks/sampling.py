@@ -51,14 +51,14 @@ def main() -> None:
 
     lm = charlm.load(path)
     load_ms = (time.perf_counter() - t0) * 1000
-    lm.generate("ROMEO:", 50, 0.8, seed=0)  # warm-up
+    lm.generate("ROMEO:", 50, temperature=0.8, seed=0)  # warm-up
     runs = []
     for seed in range(3):
         t0 = time.perf_counter()
-        lm.generate("ROMEO:", args.chars, 0.8, seed=seed)
+        lm.generate("ROMEO:", args.chars, temperature=0.8, seed=seed)
         runs.append(args.chars / (time.perf_counter() - t0))
     t0 = time.perf_counter()
-    lm.generate_trace("ROMEO:", 500, 0.8, seed=0)
+    lm.draw(charlm.SamplingSettings("ROMEO:", 500, 0.8, seed=0))
     trace_500 = time.perf_counter() - t0
     import torch
 

@@ -53,7 +53,7 @@ def test_generate_contract(tiny):
 
 def test_top_k_one_is_greedy(tiny):
     lm = charlm.load(tiny)
-    tr = lm.generate_trace("the c", 30, top_k=1)
+    tr = lm.draw(charlm.SamplingSettings("the c", 30, top_k=1))
     # every generated char is the argmax of the distribution before it
     for k, ch in enumerate(tr.text[5:]):
         assert lm.itos[int(np.argmax(tr.probs[4 + k]))] == ch
@@ -361,7 +361,7 @@ def test_start_is_an_argument_and_an_empty_start_matches_a_plain_torch_run(capsy
 
     lm = charlm.load(charlm.SHIPPED_MODEL)
     model = load_module(charlm.SHIPPED_MODEL)
-    tr = lm.generate_trace("ROMEO:", 40, temperature=1.0, seed=3, start="")
+    tr = lm.draw(charlm.SamplingSettings("ROMEO:", 40, temperature=1.0, seed=3), start="")
     ids = torch.tensor([lm.encode(tr.text)])
     with torch.no_grad():
         logits, _, _ = model(ids)

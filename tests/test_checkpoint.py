@@ -21,6 +21,7 @@ from rnnviz.charlm.checkpoint import (
     expected_shapes,
     param_count,
 )
+from rnnviz.nn.sampling import SamplingSettings
 from tests.conftest import ROOT
 
 SHIPPED = ROOT / "models" / "shakespeare.safetensors"
@@ -309,7 +310,7 @@ def test_a_large_vocabulary_trace_allocates_no_per_step_distributions():
     arrays, card = tiny_model("rnn", V=4096, E=8, H=16, L=1)
     lm = upload(arrays, card)
     tracemalloc.start()
-    tr = lm.generate_trace("\u4e00", 2000, temperature=0.8, seed=0)
+    tr = lm.draw(SamplingSettings("\u4e00", 2000, temperature=0.8, seed=0))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     # before: two float64 vectors over the vocabulary per step, 2 x 2000 x 4096 x 8 = 131 MB; now the states
@@ -326,7 +327,7 @@ def test_a_large_vocabulary_trace_allocates_no_per_step_distributions():
 
 def test_full_probability_arrays_are_float32_and_match_p_char():
     arrays, card = tiny_model()
-    tr = upload(arrays, card).generate_trace("ab", 30, temperature=1.3, top_k=3, seed=2)
+    tr = upload(arrays, card).draw(SamplingSettings("ab", 30, temperature=1.3, top_k=3, seed=2))
     assert tr.probs.dtype == np.float32 and tr.probs.shape == (32, 8)
     ids = [card["itos"].index(c) for c in tr.text]
     np.testing.assert_allclose(tr.p_char[1:], tr.probs[np.arange(31), ids[1:]], rtol=1e-5)

@@ -9,6 +9,7 @@ from rnnviz import charlm
 from rnnviz.charlm import Clamp
 from rnnviz.charlm.inspect import FEATURES
 from rnnviz.lessons import clamp as C, sample as L
+from rnnviz.nn.sampling import SamplingSettings
 from tests.helpers import tiny_checkpoint
 
 SHIPPED = charlm.SHIPPED_MODEL
@@ -59,10 +60,10 @@ def models():
 def test_no_clamp_is_bit_for_bit_the_sampler_before_clamps(model, monkeypatch):
     prime = "ROMEO:" if "R" in model.stoi else "ab c"
     settings = [dict(temperature=0.8, seed=1), dict(temperature=1.5, top_k=5, seed=7), dict(top_p=0.5, seed=3),
-                dict(top_k=1), dict(seed=2, forced={3: model.itos[1]})]
-    now = [model.generate_trace(prime, 60, **s) for s in settings]
+                dict(top_k=1), dict(seed=2, forced=((3, model.itos[1]),))]
+    now = [model.draw(SamplingSettings(prime, 60, **s)) for s in settings]
     monkeypatch.setattr(model, "step", frozen_step.__get__(model))
-    before = [model.generate_trace(prime, 60, **s) for s in settings]
+    before = [model.draw(SamplingSettings(prime, 60, **s)) for s in settings]
     for a, b in zip(now, before):
         assert a.text == b.text and a.h.tobytes() == b.h.tobytes() and a.p_char.tobytes() == b.p_char.tobytes()
         assert (a.c is None and b.c is None) or a.c.tobytes() == b.c.tobytes()
@@ -136,12 +137,12 @@ def test_a_clamp_equals_a_torch_hook_in_cells_without_a_cell_state(cell):
         model.run("ab", clamp=Clamp(0, "c", 3, 0.5))
     for bad in (Clamp(2, "h", 0, 0.0), Clamp(0, "h", 8, 0.0), Clamp(0, "h", 0, float("nan"))):
         with pytest.raises(ValueError):
-            model.generate_trace("ab", 3, clamp=bad)
+            model.draw(SamplingSettings("ab", 3), clamp=bad)
 
 
 @needs_model
 def test_the_clamp_effect_is_what_torch_says(lm):
-    s = L.Settings("ROMEO:", 80, 0.8, None, None, 1)
+    s = SamplingSettings("ROMEO:", 80, 0.8, None, None, 1)
     before = L.draw_sample(lm, s)
     clamp = Clamp(1, "c", 414, 9.0)  # the finder's line-position unit, held where a line has just begun
     e = C.clamp_effect(lm, s, before, clamp, reference="ab\ncd\n")
@@ -153,7 +154,7 @@ def test_the_clamp_effect_is_what_torch_says(lm):
     breaks = np.flatnonzero(ids[1:] == lm.stoi["\n"])  # rows predicting a line break of the first text
     want = (p[breaks, ids[1:][breaks]].mean(), q[breaks, ids[1:][breaks]].mean())
     assert np.allclose(e.char_p["position in line"], want, atol=1e-6)
-    after = lm.generate_trace(s.prime, s.n, s.temperature, seed=s.seed, clamp=clamp).text
+    after = lm.draw(s, clamp=clamp).text
     assert e.after == after and e.before == before.text
     assert e.first_change is not None and e.before[:e.first_change] == e.after[:e.first_change]
     assert e.before[e.first_change] != e.after[e.first_change]

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from rnnviz.charlm.runner import CharLM
+from rnnviz.nn.sampling import SamplingSettings
 
 VOCAB = list("abcdefghij")
 GATES = {"lstm": 4, "gru": 3, "rnn": 1}
@@ -114,8 +115,8 @@ KNOBS = [  # (temperature, top_k, top_p)
 def test_generate_draws_what_the_reference_draws(temperature, top_k, top_p):
     lm = make_model("lstm", seed=1)
     want, dists = reference_generate(lm, "abc", 150, temperature, top_k, top_p, seed=7)
-    assert lm.generate("abc", 150, temperature, top_k, top_p, seed=7) == want
-    tr = lm.generate_trace("abc", 150, temperature, top_k, top_p, seed=7)
+    assert lm.generate("abc", 150, temperature=temperature, top_k=top_k, top_p=top_p, seed=7) == want
+    tr = lm.draw(SamplingSettings("abc", 150, temperature, top_k, top_p, seed=7))
     assert tr.text == "abc" + want
     # the distribution the page shows for a generated character is the one it was drawn from
     for k in (0, 1, 50, 149):
@@ -127,24 +128,24 @@ def test_generate_draws_what_the_reference_draws(temperature, top_k, top_p):
 def test_generate_draws_what_the_reference_draws_for_every_cell(cell):
     lm = make_model(cell, seed=2, layers=1)
     want, _ = reference_generate(lm, "ja", 120, 0.8, 5, 0.9, seed=3)
-    assert lm.generate("ja", 120, 0.8, 5, 0.9, seed=3) == want
+    assert lm.generate("ja", 120, temperature=0.8, top_k=5, top_p=0.9, seed=3) == want
 
 
 def test_forced_characters_replace_the_draw_and_keep_the_later_random_numbers():
     lm = make_model("lstm", seed=3)
     forced = {0: "j", 7: "a", 8: "a", 30: "e"}
     want, _ = reference_generate(lm, "bc", 60, 1.2, None, 0.95, seed=9, forced=forced)
-    tr = lm.generate_trace("bc", 60, 1.2, None, 0.95, seed=9, forced=forced)
+    tr = lm.draw(SamplingSettings("bc", 60, 1.2, None, 0.95, seed=9, forced=tuple(forced.items())))
     assert tr.text == "bc" + want and all(want[pos] == ch for pos, ch in forced.items())
 
 
 def test_progress_is_reported_every_so_many_characters():
     lm = make_model("gru", seed=3, layers=1)
     seen = []
-    tr = lm.generate_trace("ab", 23, seed=1, on_progress=seen.append, progress_every=5)
+    tr = lm.draw(SamplingSettings("ab", 23, seed=1), on_progress=seen.append, progress_every=5)
     assert seen == [tr.text[:2 + n] for n in (5, 10, 15, 20)]
     seen.clear()
-    lm.generate_trace("ab", 100, seed=1, on_progress=seen.append)  # every 50 by default
+    lm.draw(SamplingSettings("ab", 100, seed=1), on_progress=seen.append)  # every 50 by default
     assert [len(s) for s in seen] == [52, 102]
 
 
@@ -163,7 +164,7 @@ def ranks(logits) -> list[int]:
 @pytest.mark.parametrize("top_k", [1, 2, 4])
 def test_characters_outside_the_top_k_never_appear(top_k):
     lm = make_model("lstm", seed=5)
-    tr = lm.generate_trace("de", 300, temperature=3.0, top_k=top_k, seed=11)  # hot: without the cut, any character
+    tr = lm.draw(SamplingSettings("de", 300, 3.0, top_k, seed=11))  # hot: without the cut, any character
     for k, ch in enumerate(tr.text[2:]):
         assert VOCAB.index(ch) in ranks(tr.logits_at(1 + k))[:top_k], f"character {k} is {ch!r}"
     if top_k > 1:
@@ -173,7 +174,7 @@ def test_characters_outside_the_top_k_never_appear(top_k):
 @pytest.mark.parametrize("temperature,top_p", [(1.0, 0.5), (2.0, 0.7), (0.6, 0.9)])
 def test_characters_outside_the_nucleus_never_appear(temperature, top_p):
     lm = make_model("lstm", seed=6)
-    tr = lm.generate_trace("fg", 300, temperature=temperature, top_p=top_p, seed=12)
+    tr = lm.draw(SamplingSettings("fg", 300, temperature=temperature, top_p=top_p, seed=12))
     sizes = []
     for k, ch in enumerate(tr.text[2:]):
         p = reference_probs(tr.logits_at(1 + k), temperature, None, top_p)  # the nucleus is taken after temperature
@@ -203,9 +204,37 @@ STATISTICAL_KNOBS = [  # (temperature, top_k, top_p)
 def test_frequencies_match_the_filtered_distribution(temperature, top_k, top_p):
     lm = make_model("lstm", seed=0, layers=1, stationary_logits=STATIONARY_LOGITS)
     n = 3000
-    counts = Counter(lm.generate("a", n, temperature, top_k, top_p, seed=2024))
+    counts = Counter(lm.generate("a", n, temperature=temperature, top_k=top_k, top_p=top_p, seed=2024))
     p = reference_probs(np.float32(STATIONARY_LOGITS), temperature, top_k, top_p)
     kept = [j for j in range(len(p)) if p[j] > 0]
     assert {VOCAB.index(ch) for ch in counts} <= set(kept), "a character outside the filtered set was drawn"
     chi2 = sum((counts[VOCAB[j]] - n * p[j]) ** 2 / (n * p[j]) for j in kept)
     assert chi2 < chi_square_bound(len(kept) - 1), f"chi-square {chi2:.1f} with {len(kept) - 1} degrees of freedom"
+
+
+# ---- the shipped model's samples, pinned ----------------------------------------------------------------------------
+SHIPPED_SAMPLES = [  # (knobs, the 60 characters drawn after "ROMEO:"), as the sampling page and rnnviz.sample draw them
+    (dict(temperature=0.8, seed=1), "\nWhy, then, as if it could dispatch.\n\nGLOUCESTER:\nSpeak to t"),
+    (dict(temperature=1.3, top_k=5, seed=2), "\nIn so, and so true living sea, to meet you,\nBut as your hea"),
+    (dict(top_p=0.9, seed=3), "\nGood man is now to attend up, and rest\nTo see him company.\n"),
+    (dict(temperature=0.5, top_k=3, top_p=0.8, seed=4),
+     "\nNo, no more, the matter of the state of thee,\nWhere is the "),
+    (dict(top_k=1), "\nI will not see the season of the sea,\nAnd then the season o"),
+]
+
+
+@pytest.mark.parametrize("knobs,want", SHIPPED_SAMPLES)
+def test_the_shipped_model_draws_the_same_text_for_a_seed(knobs, want):
+    """A link shared last term opens the same text: a seed's sample does not change with the code around it."""
+    from rnnviz import charlm
+
+    assert charlm.load(charlm.SHIPPED_MODEL).generate("ROMEO:", 60, **knobs) == want
+
+
+def test_a_branch_of_the_shipped_model_is_pinned_too():
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as L
+
+    lm = charlm.load(charlm.SHIPPED_MODEL)
+    smp = L.draw_sample(lm, SamplingSettings("ROMEO:", 60, 0.8, None, None, 1, ((10, "Z"),)))
+    assert smp.text == "ROMEO:\nWhy, thenZy shall be my poor land.\n\nKING RICHARD II:\nBelow "

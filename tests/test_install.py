@@ -98,7 +98,7 @@ def test_the_app_and_the_library_work_without_torch():
             importlib.import_module(m)
         from rnnviz import charlm
         lm = charlm.load(charlm.SHIPPED_MODEL)
-        tr = lm.generate_trace("ROMEO:", 40, temperature=0.8, seed=1)
+        tr = lm.draw(charlm.SamplingSettings("ROMEO:", 40, temperature=0.8, seed=1))
         up = charlm.check_upload(charlm.SHIPPED_MODEL.read_bytes(), charlm.card_path(charlm.SHIPPED_MODEL).read_bytes())
         assert up.generate("ROMEO:", 40, temperature=0.8, seed=1) == tr.text[6:]
         from rnnviz.nn.torch_ref import TorchMissing, import_torch

@@ -14,6 +14,7 @@ from rnnviz.charlm.inspect import connectivity, rank_units
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as L
 from rnnviz.lessons.cache import SharedCache
+from rnnviz.nn.sampling import SamplingSettings
 from tests.conftest import ROOT
 from tests.helpers import tiny
 
@@ -42,10 +43,10 @@ def test_limits_scale_with_the_cost_per_character(lm):
 
 @needs_model
 def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
-    s = L.Settings("ROMEO:", 60, 0.8, None, 0.9, 5)
+    s = SamplingSettings("ROMEO:", 60, 0.8, None, 0.9, 5)
     smp = L.draw_sample(lm, s)
-    tr = lm.generate_trace("ROMEO:", 60, 0.8, None, 0.9, 5)
-    assert smp.text == tr.text == "ROMEO:" + lm.generate("ROMEO:", 60, 0.8, None, 0.9, 5)
+    tr = lm.draw(s)
+    assert smp.text == tr.text == "ROMEO:" + lm.generate("ROMEO:", 60, temperature=0.8, top_p=0.9, seed=5)
     ids = [lm.stoi[c] for c in tr.text]
     np.testing.assert_allclose(smp.p_char[1:], [tr.probs[i - 1][ids[i]] for i in range(1, len(ids))], rtol=1e-6)
     assert np.isnan(smp.p_char[0])
@@ -58,7 +59,7 @@ def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
         math.exp(entropy), rel=1e-5)
     assert info.surprisal_bits == pytest.approx(-math.log2(tr.probs[i - 1][ids[i]]), rel=1e-6)
     assert L.mean_sampled_p(smp) == pytest.approx(np.mean([tr.probs[j - 1][ids[j]] for j in range(6, 66)]), rel=1e-6)
-    assert L.mean_sampled_p(L.draw_sample(lm, L.Settings("ROMEO:", 0, 0.8, None, None, 5))) is None
+    assert L.mean_sampled_p(L.draw_sample(lm, SamplingSettings("ROMEO:", 0, 0.8, None, None, 5))) is None
     sampled = tr.sampled_probs[i - 6]
     assert info.sampled_top[0][1] == pytest.approx(sampled.max(), rel=1e-6) and info.source == "sampled"
     assert sum(p for _, p in info.sampled_top) <= 1 + 1e-6
@@ -68,7 +69,7 @@ def test_a_compact_sample_keeps_what_the_full_trace_shows(lm):
 
 @needs_model
 def test_greedy_entropy_is_zero_and_forced_characters_are_marked_forced(lm):
-    smp = L.draw_sample(lm, L.Settings("ROMEO:", 20, 0.8, 1, None, 1, ((3, "x"),)))
+    smp = L.draw_sample(lm, SamplingSettings("ROMEO:", 20, 0.8, 1, None, 1, ((3, "x"),)))
     assert smp.text[9] == "x" and smp.forced == frozenset({9})
     info = L.position(lm, smp, 9)
     assert info.source == "forced" and info.sampled_top is not None and info.char == "x"
@@ -81,7 +82,7 @@ def test_greedy_entropy_is_zero_and_forced_characters_are_marked_forced(lm):
 
 @needs_model
 def test_shading_values(lm):
-    smp = L.draw_sample(lm, L.Settings("ROMEO:", 40, 1.0, None, None, 2))
+    smp = L.draw_sample(lm, SamplingSettings("ROMEO:", 40, 1.0, None, None, 2))
     p = L.probability_shading(smp)
     np.testing.assert_allclose(p.values[1:], 1 - smp.p_char[1:], rtol=1e-6)
     assert len(p.values) == 46 and (p.lo, p.hi, p.signed) == (0.0, 1.0, False)
@@ -135,7 +136,7 @@ def test_the_passage_and_the_sample_are_analysed_from_their_own_states(lm):
     heavy = tiny("lstm")
     heavy.cost_per_char = 5 * lm.cost_per_char  # reads 800 characters at most, of those it knows
     assert len(L.excerpt(heavy)) == 800 and set(L.excerpt(heavy)) <= set("abcde \n")
-    smp = L.draw_sample(lm, L.Settings("ROMEO:", 80, 0.8, None, None, 3))
+    smp = L.draw_sample(lm, SamplingSettings("ROMEO:", 80, 0.8, None, None, 3))
     own, again = L.analyse_sample(lm, smp), L.analyse_passage(lm, smp.text)  # states kept vs read again
     assert own.chars == 86 and [(x.feature, x.layer, x.unit) for x in own.hits] == \
         [(x.feature, x.layer, x.unit) for x in again.hits]

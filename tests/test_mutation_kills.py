@@ -9,6 +9,7 @@ import torch
 
 from rnnviz.nn.cells import singular_values
 from rnnviz.nn.params import classifier_params, lm_params, millions
+from rnnviz.nn.sampling import SamplingSettings
 
 
 def test_millions_at_its_boundaries():
@@ -58,7 +59,9 @@ def test_generation_refuses_what_it_cannot_do(kwargs, message):
     lm = small_model()
     args = {"prime": "ab", "length": 5} | kwargs
     with pytest.raises(ValueError, match=f"^{message}"):
-        lm.generate_trace(**args)
+        lm.draw(SamplingSettings(**args))
+    with pytest.raises(ValueError, match=f"^{message}"):
+        lm.generate(**args)
 
 
 def test_unknown_characters_are_named_twenty_at_most():
@@ -85,7 +88,7 @@ def test_a_loaded_models_arrays_cannot_be_written():
 
 def test_every_steps_distribution_of_a_long_run_is_kept():
     lm = small_model()
-    tr = lm.generate_trace("abc", 600, temperature=1.4, seed=0)  # more steps than one block of 256
+    tr = lm.draw(SamplingSettings("abc", 600, temperature=1.4, seed=0))  # more steps than one block of 256
     for t in (0, 255, 256, 257, 511, 512, 602):
         np.testing.assert_allclose(tr.probs[t], tr.probs_at(t), rtol=1e-6)
     assert len(tr.sampled_probs) == 600 and tr.probs.shape == (603, 10)
@@ -763,10 +766,11 @@ def test_generation_defaults_to_temperature_one_and_keeps_what_it_is_asked_to():
 
     lm = small_model()
     assert lm.generate("ab", 30, seed=4) == lm.generate("ab", 30, temperature=1.0, seed=4)
-    tr = lm.generate_trace("ab", 30, seed=4)
-    assert tr.text == lm.generate_trace("ab", 30, temperature=1.0, seed=4).text and tr.temperature == 1.0
+    tr = lm.draw(SamplingSettings("ab", 30, seed=4))
+    assert tr.text == lm.draw(SamplingSettings("ab", 30, temperature=1.0, seed=4)).text
+    assert tr.settings.temperature == 1.0
     assert tr.c.dtype == np.float32 and tr.c.shape == (32, 2, 12)
-    bare = lm.generate_trace("ab", 30, seed=4, keep_states=False)
+    bare = lm.draw(SamplingSettings("ab", 30, seed=4), keep_states=False)
     assert bare.text == tr.text and bare.h.shape == (0, 2, 12) and bare.c.shape == (0, 2, 12)
     assert make_model("gru").run("abc").c is None  # no cell state, nothing kept for one
 

@@ -4,7 +4,7 @@ import pytest
 
 from rnnviz.lessons.presets import SCALAR_PRESETS, SOFTMAX_SCORES
 from rnnviz.nn.cells import rnn_forward
-from rnnviz.nn.sampling import softmax
+from rnnviz.nn.sampling import sampling_distribution, softmax
 
 
 def run(name):
@@ -31,4 +31,5 @@ def test_long_silence_forgets():
 def test_softmax_example():
     p = softmax(np.array(SOFTMAX_SCORES))
     np.testing.assert_allclose(p, [0.038, 0.125, 0.001, 0.837], atol=5e-4)
-    assert softmax(np.array(SOFTMAX_SCORES), 0.5)[3] > p[3] > softmax(np.array(SOFTMAX_SCORES), 2.0)[3]
+    at = lambda t: sampling_distribution(np.array(SOFTMAX_SCORES), t)  # noqa: E731
+    assert at(0.5)[3] > p[3] > at(2.0)[3]

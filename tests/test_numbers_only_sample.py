@@ -1,6 +1,6 @@
 """rnnviz holds numbers, the app holds words, for the sampling page: its lesson and figure modules and the character
 model hold no session state, no widget key and no streamlit call; the lesson module holds no widget label, tooltip,
-caption or markdown prose either (its words are in ui/lessons/sample.py), and stays under 250 lines."""
+caption or markdown prose either (its words are in ui/sample/words.py), and stays under 250 lines."""
 import re
 
 import pytest

@@ -262,21 +262,21 @@ def test_a_small_uploaded_model_describes_itself_and_bounds_k(open_page, monkeyp
 def test_a_sample_is_drawn_once_per_server_not_per_visitor(open_page, monkeypatch):
     from rnnviz.lessons import sample as L
     from rnnviz.lessons.cache import SharedCache
-    from ui.lessons import sample as W
+    from ui.sample import cache
 
-    monkeypatch.setattr(W, "SAMPLES", SharedCache(64 * 2 ** 20))
+    monkeypatch.setattr(cache, "SAMPLES", SharedCache(64 * 2 ** 20))
     calls = []
     real = L.draw_sample
     monkeypatch.setattr(L, "draw_sample", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
     first, second = open_page(P, seed="11"), open_page(P, seed="11")  # two visitors, one link
-    with W.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
+    with cache.SAMPLES._ahead:  # seed 12, drawn ahead (Sample again is likely) once for both
         assert view(first)["text"] == view(second)["text"] and [c.seed for c in calls] == [11, 12]
     second.slider(key=f"{P}.char").set_value(40).run()  # moving the position draws nothing new
     second.segmented_control(key=f"{P}.shade").set_value("surprisal").run()
     second.button(key=f"{P}.again").click().run()  # drawn already
     assert second.number_input(key=f"{P}.seed").value == 12 and [c.seed for c in calls[:2]] == [11, 12]
     second.number_input(key=f"{P}.seed").set_value(11).run()
-    with W.SAMPLES._ahead:
+    with cache.SAMPLES._ahead:
         calls.clear()  # (the click drew seed 13 ahead)
     second.select_slider(key=f"{P}.temp").set_value(1.0).run()
     second.select_slider(key=f"{P}.temp").set_value(0.8).run()  # a revisited setting costs nothing

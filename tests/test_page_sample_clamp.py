@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import ROOT, all_text, charts
 from tests.test_page_sample import textviews, view
-from ui.lessons.sample import CLAMP_KL_ALT
+from ui.sample.words import CLAMP_KL_ALT
 
 P = "sample"
 MODEL = ROOT / "models" / "shakespeare.safetensors"
@@ -33,9 +33,9 @@ def texts(at) -> tuple[str, str]:
 def test_switch_a_unit_off_from_the_finder_and_back(open_page, monkeypatch):
     from rnnviz.lessons import clamp as C
     from rnnviz.lessons.cache import SharedCache
-    from ui.lessons import sample as W
+    from ui.sample import cache
 
-    monkeypatch.setattr(W, "CLAMPS", SharedCache(16 * 2 ** 20))  # drawn here, whatever earlier tests drew
+    monkeypatch.setattr(cache, "CLAMPS", SharedCache(16 * 2 ** 20))  # drawn here, whatever earlier tests drew
     calls = []
     real = C.clamp_effect
     monkeypatch.setattr(C, "clamp_effect", lambda *a, **k: calls.append(a[3]) or real(*a, **k))
@@ -126,10 +126,11 @@ def test_a_link_past_the_sample_or_with_unusable_branches_says_so(open_page):
 def test_every_link_name_has_its_controls_label():
     from rnnviz import charlm
     from tests.helpers import tiny_checkpoint
-    from ui.lessons import sample as W
+    from ui.sample import controls
 
     lm = charlm.load_bytes(*tiny_checkpoint("lstm"))
-    assert set(W.LABELS) == {p.url for p in W.params(lm)} and set(W.LOOK_URLS) <= set(W.LABELS)
-    page = (ROOT / "app_pages" / "sample.py").read_text() + (ROOT / "ui" / "sampleview.py").read_text()
-    missing = [label for url, label in W.LABELS.items() if url not in ("branch", "cpos") and f'"{label}"' not in page]
+    labels = controls.LABELS
+    assert set(labels) == {p.url for p in controls.params(lm)} and set(controls.LOOK_URLS) <= set(labels)
+    page = (ROOT / "app_pages" / "sample.py").read_text() + (ROOT / "ui" / "sample" / "view.py").read_text()
+    missing = [label for url, label in labels.items() if url not in ("branch", "cpos") and f'"{label}"' not in page]
     assert not missing  # each is a control's label as the page writes it

@@ -155,14 +155,15 @@ def test_connectivity_of_an_unstable_uploaded_model_is_a_message_not_an_error():
 
     from rnnviz import charlm
     from rnnviz.lessons import sample as L
-    from ui.lessons.sample import shade
+    from rnnviz.nn.sampling import SamplingSettings
+    from ui.sample.shading import shade
 
     card = {"itos": list("abcdefgh :\n"), "cell": "rnn", "nonlinearity": "relu", "embed_size": 4, "hidden_size": 64,
             "num_layers": 2}
     rng = np.random.default_rng(0)
     lm = charlm.load_bytes(save({k: (50 * rng.normal(0, 1, s)).astype(np.float32)  # weights of scale 50
                                  for k, s in charlm.expected_shapes(card).items()}), json.dumps(card).encode())
-    smp = L.draw_sample(lm, L.Settings("ab", 300, 1.0, None, None, 1, {}))
+    smp = L.draw_sample(lm, SamplingSettings("ab", 300, 1.0, None, None, 1))
     sh = shade("connectivity", lm, smp, 201)  # raised "All-NaN slice encountered"
     assert "not finite" in sh.caption and np.isnan(sh.numbers.values).all()
 

@@ -67,10 +67,10 @@ def test_throttled_progress_passes_nothing_on_for_a_short_run():
 
 def test_temperature_sentence_prints_the_same_probabilities_once():
     from rnnviz.lessons.presets import SOFTMAX_SCORES
-    from rnnviz.nn.sampling import softmax
+    from rnnviz.nn.sampling import sampling_distribution, softmax
     from ui.lessons.hello import temperature_sentence
 
-    p1, p2 = softmax(np.array(SOFTMAX_SCORES)), softmax(np.array(SOFTMAX_SCORES), 0.5)
+    p1, p2 = softmax(np.array(SOFTMAX_SCORES)), sampling_distribution(np.array(SOFTMAX_SCORES), 0.5)
     at_one = temperature_sentence(p1, p1, 1.0)
     assert at_one.count("(0.0377, 0.125, 6.90 × 10⁻⁴, 0.837)") == 1 and "At 1:" not in at_one
     # 3 significant figures and a power of ten: three decimals wrote the smallest as 0.001 and, at 0.5, as 0.000

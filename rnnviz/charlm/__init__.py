@@ -21,8 +21,9 @@ from rnnviz.charlm.checkpoint import (
                                       validate_card,
 )
 from rnnviz.charlm.runner import CharLM, Clamp, Trace, check_upload, load, load_bytes
+from rnnviz.nn.sampling import SamplingSettings
 
 __all__ = ["LOCAL_LIMITS", "MAX_FILE_BYTES", "SHIPPED_COST_PER_CHAR", "SHIPPED_MODEL", "UPLOAD_LIMITS",
            "CharRNNConfig", "CheckpointError", "Limits", "card_path", "check_tensors", "expected_shapes", "parse_card",
            "read_header", "read_tensors", "validate_card", "CharLM", "Clamp", "Trace", "check_upload", "load",
-           "load_bytes"]
+           "load_bytes", "SamplingSettings"]

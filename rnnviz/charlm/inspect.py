@@ -4,7 +4,7 @@ Recurrent Networks', 2015), and
 connectivity: how much each character read moved one prediction, ‖∂ log p(x_{t+1} | x_{0..t}) / ∂ e_s‖₂ for the
 embedding e_s read at step s, by a backward pass in NumPy through each cell's own local derivatives
 (`Cell.local` / `Cell.backward`; checked against torch.autograd in tests/test_inspect.py). Everything starts from
-the same state as `CharLM.run` / `generate_trace`.
+the same state as `CharLM.run` / `draw`.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ GATE_NAMES = {name: cell.sigmoid_gates for name, cell in REGISTRY.items()}  # th
 
 
 def start_state(lm: "CharLM") -> tuple[np.ndarray, np.ndarray]:
-    """(h, c), each (L, H): the state `CharLM.run` and `generate_trace` read their first character from (zeros,
+    """(h, c), each (L, H): the state `CharLM.run` and `draw` read their first character from (zeros,
     then the model's warm-up text); the runner's own `start_state` where it has one. tests/test_inspect.py holds
     this to `run`'s first step."""
     if hasattr(lm, "start_state"):
@@ -129,7 +129,7 @@ def connectivity(lm: "CharLM", text: str, t: int, states: tuple[np.ndarray, np.n
 
 # ---- hidden units that track features of the text (Karpathy, Johnson and Fei-Fei 2015, section 4) ----------------
 FEATURES = ("newline", "position in line", "speaker name", "start of line", "inside quotes", "space", "vowel",
-            "uppercase")  # what each one means is said by the page that shows them (ui/lessons/sample.py)
+            "uppercase")  # what each one means is said by the page that shows them (ui/sample/words.py)
 
 
 def text_features(text: str) -> dict[str, np.ndarray]:

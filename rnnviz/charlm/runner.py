@@ -28,7 +28,7 @@ from rnnviz.charlm.checkpoint import (
     validate_card,
 )
 from rnnviz.nn import cells
-from rnnviz.nn.sampling import filter_probs, softmax
+from rnnviz.nn.sampling import SamplingSettings, softmax
 
 TABLE_MAX_FLOATS = 2**22  # the first layer's input table (V, G*H) is precomputed only up to this size (16 MB)...
 TABLE_MAX_MADDS = 2**28  # ...and this much work; otherwise that projection is done per step
@@ -68,9 +68,7 @@ class Trace:
     c: np.ndarray | None  # (T, L, H) float32 cell state (LSTM only)
     generated_from: int = 0  # index in text where generation began (len(prime))
     p_char: np.ndarray | None = None  # (T,) float32: p(text[i] | what precedes it) at temperature 1; NaN at i = 0
-    temperature: float = 1.0  # how the generated characters were drawn (for sampled_at)
-    top_k: int | None = None
-    top_p: float | None = None
+    settings: SamplingSettings | None = None  # how the generated characters were drawn (for sampled_at)
     head: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # the model's (W_y, b_y), shared
 
     def logits_at(self, t: int) -> np.ndarray:
@@ -84,10 +82,7 @@ class Trace:
 
     def sampled_at(self, k: int) -> np.ndarray:
         """The distribution the k-th generated character was drawn from (temperature, top-k, top-p applied)."""
-        p = softmax(self.logits_at(self.generated_from - 1 + k) / self.temperature)
-        if self.top_k or (self.top_p is not None and self.top_p < 1):
-            p = filter_probs(p, self.top_k, self.top_p)
-        return p.astype(np.float32)
+        return self.settings.distribution(self.logits_at(self.generated_from - 1 + k)).astype(np.float32)
 
     @cached_property
     def probs(self) -> np.ndarray:
@@ -109,7 +104,7 @@ class Trace:
 class CharLM:
     """A loaded character model that runs in NumPy; read-only after construction.
 
-    **Start state.** Every run (`generate`, `generate_trace`, `run`, `loss`) starts from zeros, reads a start
+    **Start state.** Every run (`draw`, `generate`, `run`, `loss`) starts from zeros, reads a start
     text, then reads its own text. The start text is `start` when given, else the model's `warmup` (a line
     break: as if the text opened a new line; a model trained with its state carried across chunks has rarely
     seen a cold zero state, and from one it can babble). `start=""` starts from the zero state itself, as the
@@ -213,35 +208,33 @@ class CharLM:
                 _, h, c = self.step(idx, h, c, clamp)
         return h, c
 
-    def generate(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
+    def generate(self, prime: str, length: int, *, temperature: float = 1.0, top_k: int | None = None,
                  top_p: float | None = None, seed: int | None = None, start: str | None = None) -> str:
-        """Exactly `length` new characters after `prime`; the same seed gives the same text.
+        """Exactly `length` new characters after `prime` (`draw` with these settings; a notebook's one line); the same
+        seed gives the same text.
 
         `start` is what the model reads from its zero state before `prime` (see the class docstring): None reads
         the model's `warmup` (a line break, where the vocabulary has one); `start=""` starts from zeros, so the
         probabilities match a plain torch run of `prime` + the text from a zero state (to about 1e-6)."""
-        trace = self.generate_trace(prime, length, temperature, top_k, top_p, seed, keep_states=False, start=start)
+        trace = self.draw(SamplingSettings(prime, length, temperature, top_k, top_p, seed), keep_states=False,
+                          start=start)
         return trace.text[trace.generated_from:]
 
-    def generate_trace(self, prime: str, length: int, temperature: float = 1.0, top_k: int | None = None,
-                       top_p: float | None = None, seed: int | None = None, keep_states: bool = True,
-                       forced: dict[int, str] | None = None, on_progress=None, progress_every: int = 50,
-                       start: str | None = None, clamp: Clamp | None = None) -> Trace:
-        """Sample like `generate`, recording each step; `forced` maps a generated position to a
-        character that replaces the sample there (the run continues from the forced character).
-        `on_progress(text_so_far)` is called every `progress_every` generated characters. `clamp` holds one unit
-        at a value in every step, the start text's included (None: the model as it is)."""
-        if length < 0:
-            raise ValueError("length must be 0 or more")
-        if not prime:
-            raise ValueError("the prime text must hold at least one character")
-        if not temperature > 0 or not math.isfinite(temperature):
-            raise ValueError("temperature must be a positive number")
+    def draw(self, settings: SamplingSettings, *, keep_states: bool = True, on_progress=None,
+             progress_every: int = 50, start: str | None = None, clamp: Clamp | None = None) -> Trace:
+        """Read `settings.prime`, then write `settings.length` characters, each drawn from
+        `settings.distribution` of the scores (by inverse CDF from one uniform number per character; the most likely
+        when greedy), recording each step; a character `settings.forced` puts at a generated position replaces the
+        draw there (the run continues from it). `on_progress(text_so_far)` is called every `progress_every`
+        generated characters. `clamp` holds one unit at a value in every step, the start text's included (None: the
+        model as it is)."""
+        settings.check()
+        prime, length = settings.prime, settings.length
         ids = self.encode(prime)
         if clamp is not None:
             clamp.check(self)
-        forced_ids = {pos: self.encode(ch)[0] for pos, ch in (forced or {}).items()}
-        rng = np.random.default_rng(seed)
+        forced_ids = {pos: self.encode(ch)[0] for pos, ch in settings.forced}
+        rng = np.random.default_rng(settings.seed)
         h, c = self.start_state(start, clamp)
         T, L, H = len(ids) + length, self.num_layers, self.hidden_size
         n = T if keep_states else 0
@@ -270,13 +263,11 @@ class CharLM:
                 if keep_states:
                     prev, prev_lse = logits, _logsumexp(logits)
             for pos in range(length):
-                p = softmax(logits / temperature)
-                if top_k or (top_p is not None and top_p < 1):
-                    p = filter_probs(p, top_k, top_p)
+                p = settings.distribution(logits)
                 u = rng.random()  # drawn at forced positions too, so a branch leaves the later draws as they were
                 if pos in forced_ids:
                     idx = forced_ids[pos]
-                elif top_k == 1:
+                elif settings.greedy:
                     idx = int(np.argmax(p))
                 else:  # inverse-CDF draw: one uniform number per character
                     idx = min(int(np.searchsorted(np.cumsum(p), u * p.sum(), side="right")), len(p) - 1)
@@ -286,12 +277,12 @@ class CharLM:
                 logits = read(idx)
                 if keep_states:
                     prev, prev_lse = logits, _logsumexp(logits)
-        return Trace("".join(text), hs, cs, len(prime), p_char, temperature, top_k, top_p, (self.W_y, self.b_y))
+        return Trace("".join(text), hs, cs, len(prime), p_char, settings, (self.W_y, self.b_y))
 
     def run(self, text: str, start: str | None = None, clamp: Clamp | None = None) -> Trace:
         """Read `text` (teacher forcing), recording the states after each character (from `start`'s state), with
         `clamp`'s unit held if one is given."""
-        return self.generate_trace(text, 0, start=start, clamp=clamp)
+        return self.draw(SamplingSettings(text, 0), start=start, clamp=clamp)
 
     def loss(self, text: str, start: str | None = None) -> float:
         """Mean negative log-likelihood in nats/char of `text[1:]`, each character given what precedes it, read

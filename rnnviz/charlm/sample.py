@@ -9,6 +9,7 @@ import sys
 from rnnviz import cli
 from rnnviz.charlm.checkpoint import SHIPPED_MODEL, CheckpointError
 from rnnviz.charlm.runner import load
+from rnnviz.nn.sampling import SamplingSettings
 
 
 def main(argv=None) -> int:
@@ -28,12 +29,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         lm = load(args.model)
-        text = lm.generate(args.prime, args.length, args.temperature, args.top_k, args.top_p, args.seed,
-                           start=args.start)
+        settings = SamplingSettings(args.prime, args.length, args.temperature, args.top_k, args.top_p, args.seed)
+        trace = lm.draw(settings, keep_states=False, start=args.start)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    sys.stdout.write(args.prime + text + "\n")
+    sys.stdout.write(trace.text + "\n")
     return 0
 
 

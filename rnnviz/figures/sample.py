@@ -96,7 +96,7 @@ def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sa
 
 def units_markup(rows: list[dict], font_scale: float = 1.0, note: str = "") -> str:
     """The unit ranking as a table: feature, unit, a bar for the size |r| of the correlation, r itself, and the
-    direction in words (rows from `ui.lessons.sample.unit_rows`; all text escaped)."""
+    direction in words (rows from `ui.sample.words.unit_rows`; all text escaped)."""
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     fs, pad = 14 * font_scale, "padding:2px 8px"
     head = "".join(f'<th style="text-align:left;{pad}">{h}</th>'

@@ -13,7 +13,8 @@ import numpy as np
 
 from rnnviz.charlm import CharLM, Clamp
 from rnnviz.charlm.inspect import text_features
-from rnnviz.lessons.sample import Sample, Settings
+from rnnviz.lessons.sample import Sample
+from rnnviz.nn.sampling import SamplingSettings
 
 MAX_VALUE = 10.0  # a clamp's value lies in [-MAX_VALUE, MAX_VALUE]
 
@@ -82,14 +83,13 @@ def kl_divergence(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
     return np.einsum("tv,tv->t", np.exp(log_p), log_p - log_q)
 
 
-def clamp_effect(lm: CharLM, s: Settings, before: Sample, clamp: Clamp, reference: str,
+def clamp_effect(lm: CharLM, s: SamplingSettings, before: Sample, clamp: Clamp, reference: str,
                  on_progress: Callable[[float], None] | None = None) -> ClampEffect:
     """`before` (the sample of `s`) against the same settings drawn with `clamp`'s unit held, and the clamped model
     reading `before`'s own text; `reference`, another free draw, is measured beside them. The work of two samples;
     `on_progress(fraction done)` between them."""
     clamp.check(lm)
-    tr = lm.generate_trace(s.prime, s.n, s.temperature, s.top_k, s.top_p, s.seed, keep_states=False,
-                           forced=dict(s.forced), clamp=clamp)
+    tr = lm.draw(s, keep_states=False, clamp=clamp)
     if on_progress:
         on_progress(0.5)
     forced = lm.run(before.text, clamp=clamp)  # the same characters read, the unit held

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from rnnviz.nn.cells import get, one_hot, output_layer, rnn_cell, rnn_forward
-from rnnviz.nn.sampling import softmax
+from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import VISIBLE  # noqa: F401  (how a space or a line break is drawn; re-exported)
 
 MAX_TEXT = 2000
@@ -202,7 +202,7 @@ def sample(w: CharRNNWeights, start: str, length: int, temperature: float = 1.0,
     idx, out = w.vocab.index(start), []
     for _ in range(length):
         h = rnn_cell(w.W_ih[:, idx] + w.b_ih + w.W_hh @ h + w.b_hh)
-        p = softmax(w.W_y @ h + w.b_y, temperature)
+        p = sampling_distribution(w.W_y @ h + w.b_y, temperature)
         idx = int(rng.choice(V, p=p))
         out.append(w.vocab[idx])
     return "".join(out)

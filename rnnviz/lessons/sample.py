@@ -1,6 +1,6 @@
 """What the sampling page computes: a compact sample, one position's distributions before and after temperature /
 top-k / top-p, the shading values, a passage analysed for units and gates, and work limits scaled by the model's cost
-per character. Plain values in, dataclasses out; the words, keys and caches are in ui/lessons/sample.py."""
+per character. Plain values in, dataclasses out; the words, keys and caches are in ui/sample/."""
 from __future__ import annotations
 
 import math
@@ -13,7 +13,7 @@ from rnnviz import resources
 from rnnviz.charlm import CharLM
 from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
 from rnnviz.charlm.inspect import PassageAnalysis, analyse, connectivity
-from rnnviz.nn.sampling import entropies
+from rnnviz.nn.sampling import SamplingSettings, entropies
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
 TOP = 10  # how many of each distribution are kept and shown
@@ -54,23 +54,10 @@ def forced_within(lm: CharLM, n: int, forced: dict[int, str]) -> tuple[tuple[int
     return tuple(sorted((k, v) for k, v in forced.items() if k < n and v in lm.stoi))
 
 
-# ---- a sample, kept compactly ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Settings:
-    """Everything that decides a sample; equal settings give the same text."""
-
-    prime: str
-    n: int
-    temperature: float
-    top_k: int | None  # 1 = greedy
-    top_p: float | None
-    seed: int
-    forced: tuple[tuple[int, str], ...] = ()  # (generated position, character), teacher-forced
-
-
-def is_long(lm: CharLM, s: Settings) -> bool:
+# ---- a sample, kept compactly (its settings: rnnviz.nn.sampling.SamplingSettings) -----------------------------
+def is_long(lm: CharLM, s: SamplingSettings) -> bool:
     """Over a quarter of the work budget: worth a progress bar (and a point where a newer click can stop it)."""
-    return (len(s.prime) + s.n) * lm.cost_per_char > SAMPLE_BUDGET / 4
+    return (len(s.prime) + s.length) * lm.cost_per_char > SAMPLE_BUDGET / 4
 
 
 @dataclass
@@ -107,11 +94,10 @@ def _row0(a: np.ndarray, fill) -> np.ndarray:
     return np.concatenate([np.full((1,) + a.shape[1:], fill, a.dtype), a])
 
 
-def draw_sample(lm: CharLM, s: Settings, on_progress: Callable[[str], None] | None = None) -> Sample:
-    """Sample with `CharLM.generate_trace` (same seed, same text) and keep only what is shown: the top TOP of each
+def draw_sample(lm: CharLM, s: SamplingSettings, on_progress: Callable[[str], None] | None = None) -> Sample:
+    """Sample with `CharLM.draw` (same settings, same text) and keep only what is shown: the top TOP of each
     distribution as float32, entropies, and the states. `on_progress` every 50 generated characters."""
-    tr = lm.generate_trace(s.prime, s.n, s.temperature, s.top_k, s.top_p, s.seed, forced=dict(s.forced),
-                           on_progress=on_progress)
+    tr = lm.draw(s, on_progress=on_progress)
     T, k = len(tr.text), min(TOP, lm.vocab_size)
     mt, mp, me = _tops(tr.probs[:-1], k)
     ids = np.array([lm.stoi[ch] for ch in tr.text])

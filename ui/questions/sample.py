@@ -6,9 +6,9 @@ from pathlib import Path
 
 from rnnviz.rooms import questions as Q
 from rnnviz.text import InputError, fmt
-from ui.lessons import sample as sample_words
 from ui.loaders import shipped_model
 from ui.questions.base import Made
+from ui.sample import controls as sample_words
 from ui.urlstate import Param, name_controls, text
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "shakespeare.safetensors"  # as the sampling page loads it

@@ -1,6 +1,7 @@
-"""Parts of the sampling page that are Streamlit code but not the page's outline: "Switch a unit off" (the same sample
-with one unit clamped, beside the finder's correlations) and the notices for what a link asked that the sample cannot
-show (a position past its end, characters forced where they cannot go). Words and keys: ui/lessons/sample.py."""
+"""Parts of the sampling page that are Streamlit code but not the page's outline: the sample shown (with a progress
+bar), the link restored and the notices for what it asked that the sample cannot show (a position past its end,
+characters forced where they cannot go), and "Switch a unit off" (the same sample with one unit clamped, beside the
+finder's correlations). Words: ui/sample/words.py; keys: ui/sample/controls.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,9 +11,9 @@ from rnnviz import charlm
 from rnnviz.charlm.inspect import UnitHit
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import clamp as clamping, sample as lesson
+from rnnviz.nn.sampling import SamplingSettings
 from rnnviz.text import fmt
-from ui.lessons import sample as words
-from ui.lessons.sample import P
+from ui.sample import P, ahead, cache, controls, words
 from ui.textview import textview
 from ui.urlstate import Param, restore, set_state
 from ui.widgets import plot
@@ -21,12 +22,12 @@ ss = st.session_state
 KL_TOP = 1.0  # nats: the text's shading is darkest from here (a fixed scale, so units can be compared)
 
 
-def sample_shown(model_id: str, lm: charlm.CharLM, s: lesson.Settings) -> lesson.Sample:
-    """The sample for these settings (ui/lessons/sample.py sample_for): a long one shows a light progress bar, where
+def sample_shown(model_id: str, lm: charlm.CharLM, s: SamplingSettings) -> lesson.Sample:
+    """The sample for these settings (ui/sample/ahead.py sample_for): a long one shows a light progress bar, where
     a newer click can stop it (no text streamed); after a click on Sample again the next seed's is drawn ahead."""
     bar = st.empty()
     progress = lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling…"))
-    smp = words.sample_for(model_id, lm, s, ss, progress, ahead=bool(ss.get(f"{P}.again")))  # the next is likely
+    smp = ahead.sample_for(model_id, lm, s, ss, progress, ahead=bool(ss.get(f"{P}.again")))  # the next is likely
     bar.empty()
     return smp
 
@@ -35,8 +36,8 @@ def restore_page(lm: charlm.CharLM) -> list[Param]:
     """The page's link parameters, restored (bad values named by their controls' labels), and what a link asked for
     the position and the forced characters kept for `position_notice` and `branch_notice` (only on arriving with a
     link that names them)."""
-    arrived, params = ss.get("app.page") != P, words.params(lm)
-    restore(P, params, words.LABELS)
+    arrived, params = ss.get("app.page") != P, controls.params(lm)
+    restore(P, params, controls.LABELS)
     if arrived:
         ss.pop(f"{P}._cfor", None)  # the clamped text's clicked character (`cpos`) is the link's or the last visit's
         bad = ss.get(f"{P}._url_bad", [])
@@ -55,30 +56,30 @@ def position_notice(smp: lesson.Sample) -> None:
                 f"({last + 1:,}), so the last character is shown.", icon="ℹ️")
 
 
-def branch_notice(lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings) -> None:
+def branch_notice(lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings) -> None:
     """Say which of a link's forced characters this sample cannot take (past the sampled ones, or outside the model's
     vocabulary), while the visitor has not changed them."""
     asked = ss.get(f"{P}._asked", {})
     if "branch" in asked and ss[f"{P}.forced"] == asked["branch"]:
-        kept = dict(lesson.forced_within(lm, s.n, asked["branch"]))
+        kept = dict(lesson.forced_within(lm, s.length, asked["branch"]))
         dropped = sorted(set(asked["branch"].items()) - set(kept.items()))
         why = [f"{words.label(ch)!r} at {smp.generated_from + k + 1:,} " + ("(not in the model's vocabulary)"
                                                                         if ch not in lm.stoi else
-                                                                        f"(only {s.n:,} characters are sampled)")
+                                                                        f"(only {s.length:,} characters are sampled)")
                for k, ch in dropped]
         if why:
             st.info("The link's **Branch from here** characters " + "; ".join(why) + " cannot be forced in this "
                     "sample, so they are left out.", icon="ℹ️")
 
 
-def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.Settings, hits: list[UnitHit],
+def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, hits: list[UnitHit],
                fs: float) -> None:
     """One unit held at a value while the same sample is drawn again: the text, KL per character, the statistics."""
     st.markdown(words.CLAMP_CONTRAST)
     c0, c1, c2, c3, c4 = st.columns([2.1, 0.9, 0.9, 0.9, 1.6], vertical_alignment="bottom")
     c0.selectbox("A unit the finder ranked", range(len(hits)), index=None, key=f"{P}.cpick",
                  placeholder="or set one by hand →", format_func=lambda r: words.unit_choice(hits[r]),
-                 on_change=lambda: set_state(words.clamp_state(hits, ss[f"{P}.cpick"])))
+                 on_change=lambda: set_state(controls.clamp_state(hits, ss[f"{P}.cpick"])))
     c1.number_input("Clamp layer", 1, lm.num_layers, key=f"{P}.clamp_layer")
     c2.radio("Clamp state", ["h", "c"] if lm.cell_type.has_cell_state else ["h"], key=f"{P}.clamp_kind",
              horizontal=True, help=words.CLAMP_KIND_HELP)
@@ -86,7 +87,7 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: lesson.S
     c4.slider("Clamp to", -clamping.MAX_VALUE, clamping.MAX_VALUE, step=0.1, key=f"{P}.clamp_value",
               help=words.CLAMP_VALUE_HELP)
     bar = st.empty()
-    effect = words.clamp_for(model_id, lm, s, smp, words.clamp_of(ss), ss,
+    effect = cache.clamp_for(model_id, lm, s, smp, controls.clamp_of(ss), ss,
                              lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling again…")))
     bar.empty()
     st.markdown(words.clamp_summary(effect, s.seed))
