@@ -39,7 +39,7 @@ EDIT_MAX_ABS = 10.0
 EDIT_MAX_CHARS = 4_000  # a 16 × 16 matrix of -10.000 takes about 2,100 characters
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq=False: x is an array, which == would compare element by element
 class Settings:
     """The page's settings as its controls hold them: the inputs, and the cell's sizes, seed and radius."""
 
