@@ -11,25 +11,20 @@ from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMA
 from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import InputError, fmt, parse_sequence
 from ui.lessons import hello as words
-from ui.lessons.hello import PARAMS, P
+from ui.lessons.hello import CONTROLS, PARAMS, P
 from ui.limits import fragment
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
 
 
-def controls() -> tuple[str, int, int, int]:
-    raw = st.text_area("Training text", key=f"{P}.text", max_chars=lesson.MAX_TEXT, height=90,
-                       help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the "
-                            "next one.")
+def controls() -> words.TrainSetup:
+    """What Train fits, as the controls hold it; a text that does not pass gets a message, and 'hello' is used."""
     try:
-        txt = lesson.check_text(raw)
+        txt = lesson.check_text(CONTROLS.widget("text"))
     except ValueError as e:
         error(f"{e} Using 'hello'.")
         txt = "hello"
-    H = st.slider("Hidden size H", 1, 32, key=f"{P}.H", help="How many numbers the model may remember.")
-    steps = st.slider("Training steps", 0, 1000, step=10, key=f"{P}.steps", help="Adam updates on the whole text.")
-    seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds the initial weights and the sampling.")
-    return txt, H, steps, int(seed)
+    return words.TrainSetup(txt, CONTROLS.widget("H"), CONTROLS.widget("steps"), int(CONTROLS.widget("seed")))
 
 
 def start_pick(vocab: list[str]) -> None:
@@ -51,20 +46,15 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
     s1, s2 = page_columns([1, 2.3])
     with s1:
-        temp = st.select_slider("Temperature", words.TEMPERATURES, key=f"{P}.temp",
-                                help="Scores are divided by the temperature before the softmax: below 1 the "
-                                     "distribution sharpens toward the top choice, above 1 it flattens toward uniform.")
+        temp = CONTROLS.widget("temp")
         start_pick(w.vocab)
-        start = st.selectbox("Start from", w.vocab, key=f"{P}.start_pick", format_func=words.visible,
-                             on_change=picked, args=(w.vocab,),
-                             help="The first character fed in.")
-        n = st.slider("Characters to sample", 1, 200, key=f"{P}.n")
+        start = CONTROLS.widget("start", key=f"{P}.start_pick", options=w.vocab, on_change=picked, args=(w.vocab,))
+        n = CONTROLS.widget("n")
         st.markdown("**Sample** (each character fed back in as the next input):")
         st.code(start + lesson.sample(w, start, n, temp, seed=seed), language=None, wrap_lines=True)
     with s2:
         chart_slot = st.container() if classroom() else None  # on a projector the chart first, beside Temperature
-        raw_scores = st.text_input("Scores to turn into probabilities", key=f"{P}.scores", max_chars=400,
-                                   help="The notes' example: scores 1.0, 2.2, −3.0, 4.1 over h, e, l, o.")
+        raw_scores = CONTROLS.widget("scores")
         try:
             sc = np.array(parse_sequence(raw_scores, max_len=64, max_abs=1e4, name="list of scores"))
         except InputError as e:
@@ -90,31 +80,30 @@ def lesson_body() -> None:
     left, right = page_columns([1, 2.3])
     with left:
         with controls_box():
-            txt, H, steps, seed = controls()
-        cfg = (txt, H, steps, seed)
+            s = controls()
         st.button("Train", key=f"{P}.train", type="primary", width="stretch", on_click=set_state,
                   args=({f"{P}.train_requested": True},),
                   help="Backpropagation through time on the text, on this server's CPU, in a second or two.")
-        if cap := words.budget_message(txt, H, steps):
+        if cap := words.budget_message(s.text, s.H, s.steps):
             st.warning(cap, icon="⏱️")
         result = st.session_state.get(f"{P}.result")
         if st.session_state.pop(f"{P}.train_requested", False) or (st.session_state[f"{P}.trained"] and result is None):
             slot = st.empty()  # progress only for a run long enough to need it (at most four redraws a second)
-            result = (cfg, words.train_shared(txt, H, steps, seed, callback=words.throttled(
-                lambda k, loss: slot.progress(k / max(steps, 1), text=f"step {k}/{steps}, loss {fmt(loss)}"))))
+            result = (s, words.train_shared(s, callback=words.throttled(
+                lambda k, loss: slot.progress(k / max(s.steps, 1), text=f"step {k}/{s.steps}, loss {fmt(loss)}"))))
             slot.empty()
             st.session_state[f"{P}.result"] = result
-        current = result[1] if result is not None and result[0] == cfg else None
+        current = result[1] if result is not None and result[0] == s else None
         st.session_state[f"{P}.trained"] = current is not None
         if current is not None:
             st.caption("This page's link carries these settings and retrains on open, to the same weights.")
 
-    model = current or lesson.train(txt, H, 0, seed=seed)
+    model = current or lesson.train(s.text, s.H, 0, seed=s.seed)
     w, vocab = model.weights, model.weights.vocab
-    steps_read = lesson.read(txt, w)
+    steps_read = lesson.read(s.text, w)
     with right:
-        quoted = f"“{md(txt)}”" if len(txt) <= 40 and "\n" not in txt else None
-        st.markdown(words.status(txt, H, seed, current, quoted, steps_read.loss, brief=classroom()))
+        quoted = f"“{md(s.text)}”" if len(s.text) <= 40 and "\n" not in s.text else None
+        st.markdown(words.status(s, current, quoted, steps_read.loss, brief=classroom()))
         m1, m2, m3 = st.columns(3)
         m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
                   "(natural-log units): −ln p(target), averaged.")
@@ -126,7 +115,7 @@ def lesson_body() -> None:
             st.caption(vocab_note)
         if classroom():  # on a projector the temperature and its chart come first, beside the training controls
             st.subheader("Sampling, and what temperature does")
-            sampling(w, seed, fs)
+            sampling(w, s.seed, fs)
         if current is not None and current.losses:
             losses = current.losses
             plot(figures.loss_curve(losses, fs), f"{P}.loss",
@@ -140,7 +129,7 @@ def lesson_body() -> None:
 
     if not classroom():
         st.subheader("Sampling, and what temperature does")
-        sampling(w, seed, fs)
+        sampling(w, s.seed, fs)
     publish(PARAMS)
 
 

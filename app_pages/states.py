@@ -7,7 +7,7 @@ from rnnviz.lessons import states as lesson
 from rnnviz.nn.params import count_text
 from rnnviz.text import InputError, fmt
 from ui.lessons import states as words
-from ui.lessons.states import BIDIR, CALC, PADDING, PARAMS, VIEWS, P
+from ui.lessons.states import BIDIR, CALC, CONTROLS, PADDING, PARAMS, P
 from ui.limits import fragment
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import error, intro, page_columns, plot, table, torch_check
@@ -17,27 +17,12 @@ def controls() -> dict:
     """The calculator's settings, read from its widgets, as plain values (each head keeps its own output size)."""
     for name, (label, what) in words.PRESET_LABELS.items():  # one a row: two to a row cut "GRU classifier (…" at 1400
         st.button(label, key=f"{P}.preset.{name}", width="stretch", on_click=set_state, help=what,
-                  args=({f"{P}.{k}": v for k, v in words.CALC_PRESETS[name].items()},))
-    c = dict(task=st.radio("Task", ["classifier", "lm"], key=f"{P}.task", horizontal=True,
-                           format_func={"classifier": "Classifier", "lm": "Language model"}.get,
-                           help="A classifier has a small output layer; a language model's is vocabulary-sized."),
-             cell=st.radio("Cell", list(words.CELL_LABELS), key=f"{P}.cell", horizontal=True,
-                           format_func=words.CELL_LABELS.get, help="Gate blocks per cell: RNN 1, GRU 3, LSTM 4; "
-                           "the linear recurrences of the recurrences page read the state through a alone."),
-             d=st.number_input("Input / embedding size d", 1, 100_000, key=f"{P}.d", help="Size of each input vector."),
-             H=st.number_input("Hidden size H", 1, 100_000, key=f"{P}.H", help="Units per state."))
-    if c["task"] == "lm":
-        c["V"] = st.number_input("Vocabulary size |V|", 1, 10_000_000, key=f"{P}.V",
-                                 help="Both the embedding table and the softmax layer have one row per token.")
-    else:
-        c["K"] = st.number_input("Classes C", 1, 10_000_000, key=f"{P}.K", help="Outputs of the final linear layer.")
-        c["emb"] = st.number_input("Embedding vocabulary (0: vectors come precomputed)", 0, 10_000_000,
-                                   key=f"{P}.emb",
-                                   help="0 when the inputs are fixed word vectors, as in the notes' GRU example.")
-    c["layers"] = st.number_input("Layers", 1, 8, key=f"{P}.layers", help="Stacked cells; each reads the states below.")
+                  args=({CONTROLS.key(k): v for k, v in words.CALC_PRESETS[name].items()},))
+    c = {k: CONTROLS.widget(k) for k in ("task", "cell", "d", "H")}
+    heads = ("V",) if c["task"] == "lm" else ("K", "emb")  # the head's sizes; the other head's keep theirs
+    c |= {k: CONTROLS.widget(k) for k in heads + ("layers",)}
     if c["task"] != "lm":
-        c["bi"] = st.toggle("Bidirectional", key=f"{P}.bi",
-                            help="Two directions double the cell and the output's input.")
+        c["bi"] = CONTROLS.widget("bi")
     return c
 
 
@@ -62,15 +47,13 @@ def heads_view(fs: float) -> None:
 def padding_view(fs: float) -> None:
     c1, c2 = page_columns([1, 2])
     with c1:
-        lengths_text = st.text_input("Sequence lengths in the batch", key=f"{P}.lengths", max_chars=200,
-                                     help="Each sequence is padded with zero vectors up to the longest one.")
+        lengths_text = CONTROLS.widget("lengths")
         try:
             lengths = lesson.parse_lengths(lengths_text)
         except InputError as e:
             error(f"{e} Using 5, 3, 2.")
             lengths = words.DEFAULT_LENGTHS
-        check = st.toggle("Check with PyTorch", key=f"{P}.torch_pad",
-                          help="Also run torch's pack_padded_sequence on the same weights and compare.")
+        check = CONTROLS.widget("torch_pad")
         publish(PADDING)
         demo = (check and torch_check(lambda: lesson.padding_demo(lengths, with_torch=True))
                 or lesson.padding_demo(lengths))
@@ -96,7 +79,7 @@ def bidirectional_view(fs: float) -> None:
     with c2:
         plot(figures.state_heatmap(bi.backward, "← Right to left", font_scale=fs), f"{P}.bwd", alt="backward states")
     st.caption(f"Concatenated per position: [T, 2H] = {list(bi.concat.shape)} (T steps, H units per direction).")
-    if st.toggle("Check with torch.nn.RNN(bidirectional=True)", key=f"{P}.torch_bi"):
+    if CONTROLS.widget("torch_bi"):
         diff = torch_check(lambda: np.abs(lesson.torch_bidirectional(xb) - bi.concat).max())
         if diff is not None:
             st.caption(f"PyTorch on the same weights agrees to {diff:.1e}.")
@@ -127,7 +110,6 @@ for p in PARAMS:  # keep the settings of views not shown (Streamlit drops the st
 intro("A recurrent layer hands back one state per step. A classifier keeps only the last one; a language model "
       "reads every one. Open **The padding trap** to see what goes wrong when 'the last one' is a padding "
       "token, and **Parameter counts** to see where a language model's weights really live.")
-view = st.segmented_control("Show", list(VIEWS), key=f"{P}.view", required=True, format_func=VIEWS.get,
-                            help="Each view has its own link: the address bar keeps the one you are on.")
+view = CONTROLS.widget("view")
 {"heads": heads_view, "padding": padding_view, "bi": bidirectional_view, "params": params_view}[view](font_scale())
 publish(PARAMS)

@@ -8,7 +8,7 @@ from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.export import rnn_script
 from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
-from ui.lessons.vector import PARAMS, P
+from ui.lessons.vector import CONTROLS, PARAMS, P
 from ui.limits import fragment
 from ui.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
@@ -27,23 +27,21 @@ from ui.widgets import (
 )
 
 
-def controls():
+def controls() -> words.Settings:
     """The settings; on a projector the spectral radius first (the chart follows it) and the rest folded."""
     room = classroom()
-    radius = words.radius_slider() if room else None
+    radius = CONTROLS.widget("radius") if room else None
     with st.expander("More settings: input, size, weights") if room else st.container():
-        x, chars, vocab = sequence_inputs(P)
-        H = st.slider("H, hidden size", 1, 64, key=f"{P}.H", help="How many numbers the state holds.")
+        x, chars, vocab = sequence_inputs(CONTROLS)
+        H = CONTROLS.widget("H")
         if vocab is None:
-            K = st.slider("K, output size", 1, 64, key=f"{P}.K", help="How many scores the output layer produces.")
+            K = CONTROLS.widget("K")
         else:
             K = len(vocab)
             st.caption(f"Output size K = {K}: one score per character, a guess at the next one.")
-        wmode = st.radio("Weights", ["generate", "edit"], key=f"{P}.wmode", horizontal=True,
-                         format_func={"generate": "Generate", "edit": "Edit by hand"}.get,
-                         help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.")
-        seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    return x, chars, vocab, H, K, wmode, int(seed), radius if room else words.radius_slider()
+        by_hand = CONTROLS.widget("wmode") == "edit"
+        seed = int(CONTROLS.widget("seed"))
+    return words.Settings(x, chars, vocab, H, K, seed, radius if room else CONTROLS.widget("radius"), by_hand)
 
 
 @fragment
@@ -51,7 +49,7 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     """What follows the current step; stepping reruns only this part of the page."""
     T, H = setup.x.shape[0], setup.W_h.shape[0]
     chars = setup.labels
-    t = step_controls(P, T)
+    t = step_controls(CONTROLS, T)
     m = lesson.moves(setup, trace, t)
     what = f"the character {md(repr(chars[t - 1]))}" if chars else f"x{sub(t)}"
     st.markdown(f"**Step {t} of {T}**, reading {what}.")
@@ -77,16 +75,16 @@ def lesson_body() -> None:
     fs = font_scale()
     left, right = page_columns([1, 2.3])
     with left, controls_box():
-        x, chars, vocab, H, K, wmode, seed, radius = controls()
-        w = lesson.generate(x.shape[1], H, K, seed, radius)
-        hand = wmode == "edit" and words.edit_weights(w, x, vocab, H, K)
+        s = controls()
+        w = lesson.generate(s.x.shape[1], s.H, s.K, s.seed, s.radius)
+        hand = s.by_hand and words.edit_weights(w, s)
 
-    setup = lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
+    setup = lesson.VectorSetup(s.x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(s.H), s.chars)
     trace = lesson.run(setup)
-    T = x.shape[0]
+    T, H = s.x.shape[0], s.H
     with right:
-        st.markdown(words.untrained_note(seed, hand))
-        step_view(setup, trace, vocab, fs)
+        st.markdown(words.untrained_note(s.seed, hand))
+        step_view(setup, trace, s.vocab, fs)
         rho, sv = lesson.spectrum(setup.W_h)
         g1, g2 = st.columns(2)
         with g1:
@@ -99,16 +97,14 @@ def lesson_body() -> None:
             else:
                 st.caption(words.no_heatmap(H))
         st.caption(words.SPECTRUM_NOTE)
-        if st.toggle("Check against torch.nn.RNN", key=f"{P}.torch",
-                     help="Run the same weights through PyTorch's own RNN and compare every state.") and (
-                res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
+        if CONTROLS.widget("torch") and (res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
             h_torch, diff = res
             st.success(f"torch.nn.RNN on the same weights: largest difference over all {T}×{H} states = {diff:.1e}.")
             st.dataframe(pd.DataFrame(h_torch, columns=[f"h{k + 1}" for k in range(H)],
                                       index=[f"t={k + 1}" for k in range(T)]).round(6),
                          width="stretch", height=min(400, 36 * T + 40))
     export_panel(lambda: rnn_script(setup.x, setup.W_x, setup.W_h, setup.b, None, setup.h0, name="rnnviz_cell.py",
-                                    what=f"a vector RNN, d={x.shape[1]}, H={H}"), "rnnviz_cell.py", f"{P}.export")
+                                    what=f"a vector RNN, d={s.x.shape[1]}, H={H}"), "rnnviz_cell.py", f"{P}.export")
     publish(PARAMS)
 
 

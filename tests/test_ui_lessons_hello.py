@@ -20,14 +20,14 @@ def test_visible_characters_and_the_vocabulary_display():
 
 
 def test_url_parsers_refuse_values_off_the_sliders_notches():
-    from ui.lessons.hello import TEMPERATURES, multiple_of, notch
+    from ui.lessons.hello import CONTROLS
 
-    parse = notch(TEMPERATURES)
+    parse = CONTROLS["temp"].parser()
     assert parse("0.5") == 0.5 and parse("5") == 5.0
     for bad in ("4.9", "0.15", "nan", "abc", "10"):
         with pytest.raises(ValueError):
             parse(bad)
-    steps = multiple_of(10, 0, 1000)
+    steps = CONTROLS["steps"].parser()
     assert steps("300") == 300
     for bad in ("15", "1010", "-10", "3.0"):
         with pytest.raises(ValueError):
@@ -35,11 +35,11 @@ def test_url_parsers_refuse_values_off_the_sliders_notches():
 
 
 def test_status_says_what_the_model_was_trained_on():
-    from ui.lessons.hello import status
+    from ui.lessons.hello import TrainSetup, status
 
-    assert status("hello", 3, 0, None).startswith("**Untrained**: random weights (seed 0")
+    assert status(TrainSetup("hello", 3, 300, 0), None).startswith("**Untrained**: random weights (seed 0")
     r = train("hello", 3, 300, seed=0)
-    s = status("hello", 3, 0, r, label="“hello”")
+    s = status(TrainSetup("hello", 3, 300, 0), r, label="“hello”")
     assert s.startswith("**Trained** on “hello” (5 characters, 4 distinct): 300 steps") and "from random weights" in s
     assert "nats per character (the average −ln p" in s and "ln 2 ≈ 0.69 nats is one bit" in s  # the unit explained
 
@@ -84,11 +84,11 @@ def test_train_shared_trains_once_per_setting_and_shares_read_only_weights(monke
     runs = []
     real = hello.train
     monkeypatch.setattr(hello, "train", lambda *a, **k: runs.append(a) or real(*a, **k))
-    first = hello.train_shared("hello", 3, 50, 2)
-    again = hello.train_shared("hello", 3, 50, 2)  # Train pressed again, or a second visitor's link
+    first = hello.train_shared(hello.TrainSetup("hello", 3, 50, 2))
+    again = hello.train_shared(hello.TrainSetup("hello", 3, 50, 2))  # Train pressed again, or a second visitor's link
     assert again is first and len(runs) == 1
     assert np.array_equal(first.weights.W_hh, real("hello", 3, 50, seed=2).weights.W_hh)  # what train() gives
     with pytest.raises(ValueError):
         first.weights.W_hh[0, 0] = 1.0  # nobody's page can change another visitor's model
-    hello.train_shared("hello", 3, 50, 3)
+    hello.train_shared(hello.TrainSetup("hello", 3, 50, 3))
     assert len(runs) == 2  # another seed is another model

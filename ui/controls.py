@@ -95,12 +95,13 @@ def _notch(options: tuple) -> Callable[[str], Any]:
 class Controls:
     """A page's controls, in the order it declares them."""
 
-    def __init__(self, page: str, *controls: Control):
+    def __init__(self, page: str, *controls: Control, labels: bool = True):
         self.page = page
         self._by_name = {c.name: c for c in controls}
         if len(self._by_name) != len(controls):
             raise ValueError(f"{page}: two controls share a name")
-        name_controls({self.key(c.name): c.label for c in controls})  # notices about a link name the label
+        if labels:  # notices about a link name the label (False: a page not declaring its controls names its own)
+            name_controls({self.key(c.name): c.label for c in controls})
 
     def __getitem__(self, name: str) -> Control:
         return self._by_name[name]
@@ -117,6 +118,10 @@ class Controls:
         """What links carry of this page: each control with a link key, its parser and default."""
         return [Param(self.key(c.name), c.url, c.default, c.parser(), c.dump or
                       (dump_flag if c.kind == "toggle" else str)) for c in self if c.url]
+
+    def params_of(self, *names: str) -> list[Param]:
+        """What links carry of the controls named (a part of the page that publishes its own), in declared order."""
+        return [p for p in self.params if p.key.removeprefix(self.page + ".") in names]
 
     def defaults(self) -> dict[str, Any]:
         return {c.name: c.default for c in self}

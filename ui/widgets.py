@@ -11,9 +11,9 @@ import streamlit as st
 from rnnviz.nn.torch_ref import TorchMissing
 from rnnviz.text import fmt
 from ui import chart
-from ui.controls import Controls
+from ui.controls import Control, Controls
 from ui.loaders import freeze_heap
-from ui.urlstate import Param, choice, classroom, set_state, text
+from ui.urlstate import Param, classroom, set_state
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # everything str.splitlines splits on
@@ -272,41 +272,48 @@ def export_panel(script: Callable[[], str], file_name: str, key: str) -> None:
         st.code(text, language="python", wrap_lines=True)  # long lines wrap: nothing cut off on the right
 
 
+SEQUENCE = (  # the input controls the vector and gate pages share: each declares them among its own (Controls)
+    Control("mode", "Inputs", "chars", kind="radio", options=("chars", "vectors"), url="in",
+            help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.",
+            widget_kw={"horizontal": True,
+                       "format_func": {"chars": "One-hot characters", "vectors": "Typed vectors"}.get}),
+    Control("word", "Word", "hello", kind="text", url="word", max_chars=200, help="Read one character per step."),
+    Control("vocab", "Vocabulary", "helo", kind="text", url="vocab", max_chars=64,
+            help="The characters the one-hot vectors are over, in order."),
+    Control("vectors", "Input vectors, one per line", "1 0 0\n0 1 0\n0 0 1\n1 1 0", kind="area", url="vec",
+            max_chars=8000, widget_kw={"height": 120},
+            help="Numbers separated by spaces or commas; each line is one time step x_t."),
+)
+
+
 def sequence_params(page: str) -> list[Param]:
-    """URL state for the shared input controls (one-hot characters of a word, or typed vectors)."""
-    return [
-        Param(f"{page}.mode", "in", "chars", choice(["chars", "vectors"])),
-        Param(f"{page}.word", "word", "hello", text(200)),
-        Param(f"{page}.vocab", "vocab", "helo", text(64)),
-        Param(f"{page}.vectors", "vec", "1 0 0\n0 1 0\n0 0 1\n1 1 0", text(8000)),
-    ]
+    """What links carry of the shared input controls, for a page that does not declare its controls (ui.controls)
+    yet: it registers their labels itself."""
+    return Controls(page, *SEQUENCE, labels=False).params
 
 
-def sequence_inputs(page: str):
-    """Input controls shared by the vector and gate pages. Returns x (T, d), the characters or None,
-    and the vocabulary or None; text that does not parse gets a message and the last valid input."""
+def sequence_inputs(controls: Controls | str):
+    """The shared input controls (SEQUENCE, among the page's `controls`; or a page's name, for a page that does not
+    declare them). Returns x (T, d), the characters or None, and the vocabulary or None; text that does not parse
+    gets a message and the last valid input."""
     from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
     from rnnviz.text import InputError
 
-    mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
-                    format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,
-                    help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.")
+    if isinstance(controls, str):
+        controls = Controls(controls, *SEQUENCE, labels=False)
+    last = f"{controls.page}._last"
     try:
-        if mode == "chars":
+        if controls.widget("mode") == "chars":
             c1, c2 = st.columns([1.4, 1])
-            word = c1.text_input("Word", key=f"{page}.word", max_chars=200, help="Read one character per step.")
-            vocab_text = c2.text_input("Vocabulary", key=f"{page}.vocab", max_chars=64,
-                                       help="The characters the one-hot vectors are over, in order.")
-            vocab = parse_vocab(vocab_text)
+            word = controls.widget("word", c1)
+            vocab = parse_vocab(controls.widget("vocab", c2))
             out = (encode_word(word, vocab), list(word), vocab)
         else:
-            vec = st.text_area("Input vectors, one per line", key=f"{page}.vectors", height=120, max_chars=8000,
-                               help="Numbers separated by spaces or commas; each line is one time step x_t.")
-            out = (parse_vectors(vec), None, None)
+            out = (parse_vectors(controls.widget("vectors")), None, None)
     except InputError as e:
         error(f"{e} Showing the last valid input.")
-        return st.session_state.get(f"{page}._last", (encode_word("hello", list("helo")), list("hello"), list("helo")))
-    st.session_state[f"{page}._last"] = out
+        return st.session_state.get(last, (encode_word("hello", list("helo")), list("hello"), list("helo")))
+    st.session_state[last] = out
     return out
 
 

@@ -1,8 +1,9 @@
-"""The hello page's words, link parameters and parsers, and the per-server cache of trained models (its numbers are
+"""The hello page's words, controls and the per-server cache of trained models (its numbers are
 rnnviz/lessons/hello.py): the budget and status sentences, the step table, the temperature and softmax notes."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -22,66 +23,63 @@ from rnnviz.lessons.hello import (
 )
 from rnnviz.lessons.presets import SOFTMAX_SCORES
 from rnnviz.text import fmt
-from ui.urlstate import Param, dump_flag, flag, integer, name_controls, text
+from ui.controls import Control, Controls
+from ui.urlstate import text
 from ui.widgets import md
 
 P = "hello"
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
 
 
-def notch(options) -> Callable[[str], float]:
-    """URL parser for a slider with fixed notches: a value that is not one of them is refused (the page then uses
-    its default, with a notice) rather than silently moved to another notch."""
-    def parse(s: str) -> float:
-        v = float(s)
-        if v not in options:
-            raise ValueError(s)
-        return v
-    return parse
+def visible(c: str) -> str:
+    """A character as it can be seen: a space as ␣, a line break as ↵, a tab as ⇥."""
+    return VISIBLE.get(c, c)
 
 
-def multiple_of(step: int, lo: int, hi: int) -> Callable[[str], int]:
-    """URL parser for an integer slider with a step: refused unless on one of its notches."""
-    def parse(s: str) -> int:
-        v = int(s)
-        if not lo <= v <= hi or (v - lo) % step:
-            raise ValueError(s)
-        return v
-    return parse
+CONTROLS = Controls(
+    P,
+    Control("text", "Training text", "hello", kind="area", url="text", max_chars=MAX_TEXT, widget_kw={"height": 90},
+            help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the next one."),
+    Control("H", "Hidden size H", 3, lo=1, hi=32, url="H", help="How many numbers the model may remember."),
+    Control("steps", "Training steps", 300, lo=0, hi=1000, step=10, url="steps",
+            help="Adam updates on the whole text."),
+    Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
+            help="Seeds the initial weights and the sampling."),
+    # no widget: whether Train's model is on the page, which a shared link retrains on open (to the same weights); a
+    # notice about a bad value names the Train button
+    Control("trained", "Train", False, kind="toggle", url="trained"),
+    Control("temp", "Temperature", 1.0, kind="select", options=TEMPERATURES, url="temp",
+            help="Scores are divided by the temperature before the softmax: below 1 the distribution sharpens toward "
+                 "the top choice, above 1 it flattens toward uniform."),
+    Control("n", "Characters to sample", 30, lo=1, hi=200, url="n"),
+    # the first character fed in; "": the text's first. The link's, kept apart from the widget's state (`start_pick`,
+    # whose options are the typed text's characters: app_pages/hello.py start_pick)
+    Control("start", "Start from", "", kind="selectbox", url="start", parse=text(1), help="The first character fed in.",
+            widget_kw={"format_func": visible}),
+    Control("scores", "Scores to turn into probabilities", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), kind="text",
+            url="scores", max_chars=400, help="The notes' example: scores 1.0, 2.2, −3.0, 4.1 over h, e, l, o."),
+)
+PARAMS = CONTROLS.params
 
 
-PARAMS = [
-    Param(f"{P}.text", "text", "hello", text(MAX_TEXT)),
-    Param(f"{P}.H", "H", 3, integer(1, 32)),
-    Param(f"{P}.steps", "steps", 300, multiple_of(10, 0, 1000)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.trained", "trained", False, flag, dump_flag),  # a shared link retrains on open: same weights
-    Param(f"{P}.temp", "temp", 1.0, notch(TEMPERATURES)),
-    Param(f"{P}.n", "n", 30, integer(1, 200)),  # characters sampled
-    Param(f"{P}.start", "start", "", text(1)),  # the first character fed in; "": the text's first (hello.py start_pick)
-    Param(f"{P}.scores", "scores", ", ".join(f"{v:g}" for v in SOFTMAX_SCORES), text(400)),
-]
+@dataclass(frozen=True)
+class TrainSetup:
+    """What Train fits, as the controls hold it: the text, the hidden size, the steps and the seed of the weights."""
+
+    text: str
+    H: int
+    steps: int
+    seed: int
 
 
 def intro_text() -> str:
     """The page's opening lines: the example it opens on, its sizes read from the defaults (they read "three hidden
     units" beside a slider set to 5, as if they were the setting's)."""
-    word, H = PARAMS[0].default, PARAMS[1].default
+    word, H = CONTROLS["text"].default, CONTROLS["H"].default
     return (f"It opens on the notes' example: “{word}”, {len(vocabulary(word))} one-hot letters, {H} hidden units. "
             "The smallest language model there is: press **Train** and watch the loss fall; then read the table to "
             "see how the two l's of hello get different predictions. Replace hello with your own short text and train "
             "again.")
-
-
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.text": "Training text",
-    f"{P}.H": "Hidden size H",
-    f"{P}.steps": "Training steps",
-    f"{P}.seed": "Seed",
-    f"{P}.temp": "Temperature",
-    f"{P}.start": "Start from",
-    f"{P}.scores": "Scores to turn into probabilities",
-})
 
 
 def budget_message(text: str, hidden_size: int, steps: int, budget: int = WORK_BUDGET) -> str | None:
@@ -101,20 +99,14 @@ def budget_message(text: str, hidden_size: int, steps: int, budget: int = WORK_B
 TRAINED = SharedCache(32 * 2 ** 20)  # Train's results, shared by every visitor of a server
 
 
-def train_shared(text: str, hidden_size: int, steps: int, seed: int,
-                 callback: Callable[[int, float], None] | None = None) -> TrainResult:
+def train_shared(s: TrainSetup, callback: Callable[[int, float], None] | None = None) -> TrainResult:
     """`train`, run once per server for the same settings (they give the same weights): pressing Train again, or a
     class opening one shared link, costs nothing. The result is shared: its arrays are read-only."""
-    return TRAINED.get_arrays((text, hidden_size, steps, seed),
-                              lambda: train(text, hidden_size, steps, seed=seed, callback=callback),
+    return TRAINED.get_arrays(s, lambda: train(s.text, s.H, s.steps, seed=s.seed, callback=callback),
                               lambda r: [a for a in vars(r.weights).values() if isinstance(a, np.ndarray)],
                               lambda r: 8 * len(r.losses))
 
 
-
-def visible(c: str) -> str:
-    """A character as it can be seen: a space as ␣, a line break as ↵, a tab as ⇥."""
-    return VISIBLE.get(c, c)
 
 
 def vocab_display(vocab: list[str], fits: int = 4, listed: int = 24) -> tuple[str, str | None]:
@@ -133,13 +125,14 @@ def vocab_display(vocab: list[str], fits: int = 4, listed: int = 24) -> tuple[st
     return braces if len(vocab) <= fits else f"{len(vocab):,}", " ".join(notes) or None
 
 
-def status(text: str, hidden_size: int, seed: int, result: TrainResult | None, label: str | None = None,
-           final: float | None = None, brief: bool = False) -> str:
+def status(s: TrainSetup, result: TrainResult | None, label: str | None = None, final: float | None = None,
+           brief: bool = False) -> str:
     """What the model on the page is: trained on what, how long, from which start; or untrained (markdown).
     `label` names the text (already escaped for markdown by the caller), e.g. its first characters in quotes.
     `final` is the trained weights' loss as the page's Loss metric shows it (4 decimals); without it, the last
     training step's, which was computed before that step's update. `brief` (a projector): what a nat is left to the
     Loss metric's help, so the sampling chart below shares the first screen with its Temperature slider."""
+    text, hidden_size, seed = s.text, s.H, s.seed
     n, V = len(text), len(vocabulary(text))
     what = f"{label or 'the training text'} ({n:,} characters, {V} distinct)"
     if result is not None and not result.losses:  # Train pressed with Training steps = 0

@@ -9,7 +9,7 @@ from rnnviz.lessons.presets import GRU_CLASSIFIER, RNN_LM
 from rnnviz.lessons.states import EXACT, Heads, PaddingDemo
 from rnnviz.nn.cells import GATES
 from rnnviz.text import fmt
-from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, text
+from ui.controls import Control, Controls
 
 P = "states"
 DEFAULT_LENGTHS = [5, 3, 2]  # the padding demo's batch when the typed lengths do not parse
@@ -37,42 +37,49 @@ NEW_FORMULAS = {  # how one layer of each linear recurrence is counted (its para
     "lru": "4·H·d + 3H + d: B and C in complex numbers (2·H·d each), ν, θ and γ per unit (3H) and the skip D (d)",
 }
 
-VIEW = Param(f"{P}.view", "view", "heads", choice(list(VIEWS)))
-PADDING = [Param(f"{P}.lengths", "len", "5, 3, 2", text(200)), Param(f"{P}.torch_pad", "torch", False, flag, dump_flag)]
-BIDIR = [Param(f"{P}.torch_bi", "torchbi", False, flag, dump_flag)]
 D = CALC_DEFAULTS
-CALC = [
-    Param(f"{P}.task", "task", D["task"], choice(["classifier", "lm"])),
-    Param(f"{P}.cell", "cell", D["cell"], choice(list(CELL_LABELS))),
-    Param(f"{P}.d", "d", D["d"], integer(1, 100_000)),
-    Param(f"{P}.H", "H", D["H"], integer(1, 100_000)),
-    Param(f"{P}.V", "V", D["V"], integer(1, 10_000_000)),  # the language model's vocabulary
-    Param(f"{P}.K", "K", D["K"], integer(1, 10_000_000)),  # the classifier's classes
-    Param(f"{P}.emb", "emb", D["emb"], integer(0, 10_000_000)),  # the classifier's embedding vocabulary
-    Param(f"{P}.layers", "L", D["layers"], integer(1, 8)),
-    Param(f"{P}.bi", "bi", D["bi"], flag, dump_flag),
-]
-PARAMS = [VIEW] + PADDING + BIDIR + CALC
+CONTROLS = Controls(
+    P,
+    Control("view", "Show", "heads", kind="segmented", options=tuple(VIEWS), url="view",
+            help="Each view has its own link: the address bar keeps the one you are on.",
+            widget_kw={"required": True, "format_func": VIEWS.get}),
+    Control("lengths", "Sequence lengths in the batch", "5, 3, 2", kind="text", url="len", max_chars=200,
+            help="Each sequence is padded with zero vectors up to the longest one."),
+    Control("torch_pad", "Check with PyTorch", False, kind="toggle", url="torch",
+            help="Also run torch's pack_padded_sequence on the same weights and compare."),
+    Control("torch_bi", "Check with torch.nn.RNN(bidirectional=True)", False, kind="toggle", url="torchbi"),
+    # the calculator (CALC_DEFAULTS' settings, in its order)
+    Control("task", "Task", D["task"], kind="radio", options=("classifier", "lm"), url="task",
+            help="A classifier has a small output layer; a language model's is vocabulary-sized.",
+            widget_kw={"horizontal": True, "format_func": {"classifier": "Classifier", "lm": "Language model"}.get}),
+    Control("cell", "Cell", D["cell"], kind="radio", options=tuple(CELL_LABELS), url="cell",
+            help="Gate blocks per cell: RNN 1, GRU 3, LSTM 4; the linear recurrences of the recurrences page read the "
+                 "state through a alone.",
+            widget_kw={"horizontal": True, "format_func": CELL_LABELS.get}),
+    Control("d", "Input / embedding size d", D["d"], kind="number", lo=1, hi=100_000, url="d",
+            help="Size of each input vector."),
+    Control("H", "Hidden size H", D["H"], kind="number", lo=1, hi=100_000, url="H", help="Units per state."),
+    Control("V", "Vocabulary size |V|", D["V"], kind="number", lo=1, hi=10_000_000, url="V",
+            help="Both the embedding table and the softmax layer have one row per token."),  # the language model's
+    Control("K", "Classes C", D["K"], kind="number", lo=1, hi=10_000_000, url="K",
+            help="Outputs of the final linear layer."),  # the classifier's
+    Control("emb", "Embedding vocabulary (0: vectors come precomputed)", D["emb"], kind="number", lo=0, hi=10_000_000,
+            url="emb", help="0 when the inputs are fixed word vectors, as in the notes' GRU example."),
+    Control("layers", "Layers", D["layers"], kind="number", lo=1, hi=8, url="L",
+            help="Stacked cells; each reads the states below."),
+    Control("bi", "Bidirectional", D["bi"], kind="toggle", url="bi",
+            help="Two directions double the cell and the output's input."),
+)
+PADDING = CONTROLS.params_of("lengths", "torch_pad")  # what each view publishes (it reruns on its own)
+BIDIR = CONTROLS.params_of("torch_bi")
+CALC = CONTROLS.params_of(*CALC_DEFAULTS)
+PARAMS = CONTROLS.params
 PRESET_LABELS = {  # button label, what it sets
     "gru": ("GRU classifier (notes)", f"A one-layer GRU, H = {GRU_CLASSIFIER['hidden_size']}, reading "
             f"{GRU_CLASSIFIER['input_size']}-d word vectors, {GRU_CLASSIFIER['num_classes']} classes."),
     "lm": ("RNN language model (notes)", f"A BPE vocabulary of {RNN_LM['vocab_size']:,}, embeddings of "
            f"{RNN_LM['embed_size']}, H = {RNN_LM['hidden_size']}."),
 }
-
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.view": "Show",
-    f"{P}.lengths": "Sequence lengths in the batch",
-    f"{P}.torch_pad": "Check with PyTorch",
-    f"{P}.torch_bi": "Check with torch.nn.RNN(bidirectional=True)",
-    f"{P}.task": "Task",
-    f"{P}.cell": "Cell",
-    f"{P}.d": "Input / embedding size d",
-    f"{P}.H": "Hidden size H",
-    f"{P}.V": "Vocabulary size |V|",
-    f"{P}.layers": "Layers",
-})
-
 
 
 def formula_text(cell: str, task: str) -> str:

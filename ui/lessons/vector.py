@@ -3,41 +3,54 @@ numbers are rnnviz/lessons/vector.py."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 from rnnviz.lessons.vector import StepMoves
 from rnnviz.text import InputError, fmt, sub
-from ui.urlstate import Param, choice, classroom, dump_flag, flag, font_scale, integer, name_controls, number
-from ui.widgets import error, md, sequence_params
+from ui.controls import Control, Controls, time_step
+from ui.urlstate import classroom, font_scale
+from ui.widgets import SEQUENCE, error, md
 
 P = "vector"
-PARAMS = sequence_params(P) + [
-    Param(f"{P}.H", "H", 3, integer(1, 64)),
-    Param(f"{P}.K", "K", 2, integer(1, 64)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
-    Param(f"{P}.wmode", "w", "generate", choice(["generate", "edit"])),
-    Param(f"{P}.t", "t", 1, integer(1, 200)),
-    Param(f"{P}.torch", "torch", False, flag, dump_flag),
-]
+CONTROLS = Controls(
+    P,
+    *SEQUENCE,
+    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", help="How many numbers the state holds."),
+    Control("K", "K, output size", 2, lo=1, hi=64, url="K", help="How many scores the output layer produces."),
+    Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
+            help="The same seed gives the same weights."),
+    Control("radius", "Spectral radius of Wₕ", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho",
+            help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest |eigenvalue| (its "
+                 "spectral radius) is this. Below 1 the past fades; above 1 the state can keep or amplify it."),
+    Control("wmode", "Weights", "generate", kind="radio", options=("generate", "edit"), url="w",
+            help="Generate seeded weights (PyTorch's uniform init), or type every number yourself.",
+            widget_kw={"horizontal": True, "format_func": {"generate": "Generate", "edit": "Edit by hand"}.get}),
+    time_step(),
+    Control("torch", "Check against torch.nn.RNN", False, kind="toggle", url="torch",
+            help="Run the same weights through PyTorch's own RNN and compare every state."),
+)
+PARAMS = CONTROLS.params
 EDIT_LIMIT = 16  # largest H, d or K offered for editing by hand
 EDIT_DECIMALS = 3  # hand-edited weights are kept to the digits their box shows, so what is shown is what is used
 EDIT_MAX_ABS = 10.0
 EDIT_MAX_CHARS = 4_000  # a 16 × 16 matrix of -10.000 takes about 2,100 characters
 
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.mode": "Inputs",
-    f"{P}.word": "Word",
-    f"{P}.vocab": "Vocabulary",
-    f"{P}.H": "H, hidden size",
-    f"{P}.seed": "Seed",
-    f"{P}.radius": "Spectral radius of Wₕ",
-    f"{P}.wmode": "Weights",
-    f"{P}.t": "Time step t",
-    f"{P}.torch": "Check against torch.nn.RNN",
-})
+
+@dataclass(frozen=True, eq=False)  # eq=False: x is an array, which == would compare element by element
+class Settings:
+    """The page's settings as its controls hold them: the inputs, and the cell's sizes, seed and radius."""
+
+    x: np.ndarray  # (T, d)
+    chars: list[str] | None  # the characters read, when x is one-hot text
+    vocab: list[str] | None  # the characters the one-hot vectors are over
+    H: int
+    K: int
+    seed: int
+    radius: float
+    by_hand: bool  # "Edit by hand": the weights are typed, starting from the generated ones
 
 
 def edited(key: str, name: str, default: np.ndarray, rows: list[str], cols: list[str], what: str) -> np.ndarray:
@@ -68,8 +81,9 @@ def tidy(key: str, name: str, rows: list[str], cols: list[str]) -> None:
             st.session_state[key] = format_matrix(st.session_state[f"{key}._used"])
 
 
-def edit_weights(w: dict, x: np.ndarray, vocab, H: int, K: int) -> bool:
+def edit_weights(w: dict, s: Settings) -> bool:
     """Replace the generated weights by hand-edited ones (in place); False where the sizes are too large."""
+    x, vocab, H, K = s.x, s.vocab, s.H, s.K
     if max(H, x.shape[1], K) > EDIT_LIMIT:
         st.warning(f"Editing by hand is offered up to size {EDIT_LIMIT}; using generated weights.")
         return False
@@ -203,10 +217,3 @@ SPECTRUM_NOTE = (
     "is never below the spectral radius; when σₘₐₓ < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
     "the state, so gradients through many steps are guaranteed to vanish.")
 
-
-def radius_slider() -> float:
-    """The spectral radius of W_h: the vector page's primary control (the six moves and the states follow it)."""
-    return st.slider("Spectral radius of Wₕ", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                     help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest |eigenvalue| "
-                          "(its spectral radius) is this. Below 1 the past fades; above 1 the state can keep or "
-                          "amplify it.")
