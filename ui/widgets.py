@@ -11,7 +11,7 @@ import streamlit as st
 from rnnviz.nn.torch_ref import TorchMissing
 from rnnviz.text import fmt
 from ui import chart
-from ui.controls import Controls
+from ui.controls import Control, Controls
 from ui.loaders import freeze_heap
 from ui.urlstate import Param, choice, classroom, set_state, text
 
@@ -282,26 +282,53 @@ def sequence_params(page: str) -> list[Param]:
     ]
 
 
-def sequence_inputs(page: str):
-    """Input controls shared by the vector and gate pages. Returns x (T, d), the characters or None,
+def sequence_controls() -> tuple[Control, ...]:
+    """The shared input controls (one-hot characters of a word, or typed vectors), declared once: a page's Controls
+    holds them beside its own, and `sequence_inputs(controls)` draws them."""
+    return (
+        Control("mode", "Inputs", "chars", kind="radio", options=("chars", "vectors"), url="in",
+                help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.",
+                widget_kw={"horizontal": True,
+                           "format_func": {"chars": "One-hot characters", "vectors": "Typed vectors"}.get}),
+        Control("word", "Word", "hello", kind="text", url="word", max_chars=200, help="Read one character per step."),
+        Control("vocab", "Vocabulary", "helo", kind="text", url="vocab", max_chars=64,
+                help="The characters the one-hot vectors are over, in order."),
+        Control("vectors", "Input vectors, one per line", "1 0 0\n0 1 0\n0 0 1\n1 1 0", kind="area", url="vec",
+                max_chars=8000, help="Numbers separated by spaces or commas; each line is one time step x_t.",
+                widget_kw={"height": 120}),
+    )
+
+
+def sequence_inputs(page: str | Controls):
+    """Input controls shared by the vector and gate pages (`page`: the page's Controls, holding sequence_controls();
+    or the name of a page that declares them by hand, until it does not). Returns x (T, d), the characters or None,
     and the vocabulary or None; text that does not parse gets a message and the last valid input."""
     from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
     from rnnviz.text import InputError
 
-    mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
-                    format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,
-                    help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.")
+    declared = page if isinstance(page, Controls) else None
+    page = declared.page if declared else page
+    if declared:
+        mode = declared.widget("mode")
+    else:
+        mode = st.radio("Inputs", ["chars", "vectors"], key=f"{page}.mode", horizontal=True,
+                        format_func={"chars": "One-hot characters", "vectors": "Typed vectors"}.get,
+                        help="Characters become one-hot vectors over the vocabulary; or type any vectors yourself.")
     try:
         if mode == "chars":
             c1, c2 = st.columns([1.4, 1])
-            word = c1.text_input("Word", key=f"{page}.word", max_chars=200, help="Read one character per step.")
-            vocab_text = c2.text_input("Vocabulary", key=f"{page}.vocab", max_chars=64,
-                                       help="The characters the one-hot vectors are over, in order.")
+            if declared:
+                word, vocab_text = declared.widget("word", c1), declared.widget("vocab", c2)
+            else:
+                word = c1.text_input("Word", key=f"{page}.word", max_chars=200, help="Read one character per step.")
+                vocab_text = c2.text_input("Vocabulary", key=f"{page}.vocab", max_chars=64,
+                                           help="The characters the one-hot vectors are over, in order.")
             vocab = parse_vocab(vocab_text)
             out = (encode_word(word, vocab), list(word), vocab)
         else:
-            vec = st.text_area("Input vectors, one per line", key=f"{page}.vectors", height=120, max_chars=8000,
-                               help="Numbers separated by spaces or commas; each line is one time step x_t.")
+            vec = declared.widget("vectors") if declared else st.text_area(
+                "Input vectors, one per line", key=f"{page}.vectors", height=120, max_chars=8000,
+                help="Numbers separated by spaces or commas; each line is one time step x_t.")
             out = (parse_vectors(vec), None, None)
     except InputError as e:
         error(f"{e} Showing the last valid input.")
