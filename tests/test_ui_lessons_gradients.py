@@ -128,7 +128,7 @@ def test_clip_note_says_when_the_threshold_can_do_nothing():
 
 def test_the_two_clip_thresholds_are_named_apart_and_vanish_undoes_explode():
     """The issue: two 'clip threshold' sliders defaulting to 1.0 and 2.0; Vanish left Explode's input scale 0."""
-    a, b = words.CLIP_LABELS["view"], words.CLIP_LABELS["train"]
+    a, b = words.CONTROLS["clip"].label, words.CONTROLS["tclip"].label
     assert a != b and "∂L/∂h₀" in a and "training" in b
     assert words.PRESETS["vanish"]["sets"]["xs"] == words.DEFAULTS["xs"] != words.PRESETS["explode"]["sets"]["xs"]
 
