@@ -101,7 +101,7 @@ def test_recurrence_frames_are_the_plane_at_each_radius():
 def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():
     from rnnviz.figures.recurrences import linear_steps
     x, t = [1.0, 0.0, 0.5, 0.0, -1.0], 3
-    a_item, b_item = rec_words.linear_scrubs(0.9, 1.5, x, t, 1.0)
+    a_item, b_item = rec_words.linear_scrubs(rec_words.Linear(0.9, 1.5, tuple(x)), t, 1.0)
     assert (a_item.slider, b_item.slider, a_item.chart) == ("rec.a", "rec.b", "rec.linear")
 
     def page_figure(a, b):
@@ -122,7 +122,7 @@ def test_selective_frames_are_the_selective_chart_at_each_w_and_c():
     def page_figure(w, c):
         tr = recurrences.selective_run(x, w, c)
         return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.0)
-    w_item, c_item = rec_words.selective_scrubs(2.0, 0.5, x, 1.0)
+    w_item, c_item = rec_words.selective_scrubs(rec_words.Selective(2.0, 0.5, tuple(x)), 1.0)
     assert (w_item.slider, c_item.slider, w_item.chart) == ("rec.w", "rec.c", "rec.selective")
     frames = check(w_item, lambda v: page_figure(v, 0.5))
     assert {d["trace"] for d in frames["data"]} == {1, 2, 3}  # the input's bars stand still
