@@ -8,7 +8,7 @@ from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import fmt, format_norm
 from ui.lagview import lag_section
-from ui.lessons import gradients as words
+from ui.lessons import clipping as clip_words, gradients as words
 from ui.lessons.gradients import CONTROLS, PARAMS, Explorer, P
 from ui.limits import fragment
 from ui.scrub import scrubs
@@ -95,12 +95,12 @@ def clip_section(report, T: int, metric_log10: float) -> None:
 def training() -> None:
     c1, c2 = page_columns([1, 2.4] if classroom() else [1, 2.6])  # beside the chart on a projector too: stacked, the
     with c1, controls_box():  # sliders sat above its 600 px and no screen held a slider and the loss curve
-        s = words.training_settings()
+        s = clip_words.training_settings()
     with c2:
-        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), words.cached(s)
-        runs = words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
-        bar.progress(1.0, text=words.done_text(seen, time.perf_counter() - t0))
-        verdict = words.verdict(clipping.summary(runs, s.clip), s.clip)
+        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), clip_words.cached(s)
+        runs = clip_words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
+        bar.progress(1.0, text=clip_words.done_text(seen, time.perf_counter() - t0))
+        verdict = clip_words.verdict(clipping.summary(runs, s.clip), s.clip)
         plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
              alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
         st.markdown(verdict)
@@ -122,7 +122,7 @@ t2.metric("Scalar w = 2, fifty steps", fmt(lesson.explode(2.0, 50)), "= 2⁵⁰"
           delta_color="off", delta_arrow="off", help=words.EXPLODE_HELP)
 
 st.subheader("Explosion vs clipping, trained live")
-st.markdown(words.CLIP_ABOUT)
+st.markdown(clip_words.CLIP_ABOUT)
 training()
 
 st.subheader("Learning the lag")
