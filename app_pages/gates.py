@@ -8,64 +8,52 @@ from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lagview import three_cells
 from ui.lessons import gates as words
-from ui.lessons.gates import NUMBERS, PARAMS, SETTINGS, STEP, VALVE, VIEWS, P
+from ui.lessons.gates import CONTROLS, PARAMS, SETTINGS, STEPPER, VALVE, GateSetup, P
 from ui.limits import fragment
 from ui.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, step_controls, table
 
 
-def controls(view: str) -> dict:
-    """The view's settings, read from its widgets, as plain values: the gates' dials first, then (folded on a
-    projector, so the chart they move shares the first screen) the input, the size and the seed."""
-    cell = "lstm"
-    if view == "cell":
-        cell = st.segmented_control("Cell", ["lstm", "gru"], key=f"{P}.cell", required=True,
-                                    format_func={"lstm": "LSTM", "gru": "GRU"}.get,
-                                    help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no "
-                                         "cell state.")
+def controls(view: str) -> GateSetup:
+    """The view's settings, read from its widgets: the gates' dials first, then (folded on a projector, so the chart
+    they move shares the first screen) the input, the size and the seed."""
+    cell = CONTROLS.widget("cell") if view == "cell" else "lstm"
     forget = cell_type(cell).forget_gate is not None
-    bf = st.slider("Forget-gate bias $b_f$ (LSTM)", -5.0, 5.0, step=0.1, key=f"{P}.bf", disabled=not forget,
-                   help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out "
-                        "keeping more than it erases.")
+    bf = CONTROLS.widget("bf", disabled=not forget)
     if forget:
         st.caption(words.forget_caption(bf))
-    radius = st.slider("Spectral radius of each Wₕₕ block", 0.0, 3.0, step=0.05, key=f"{P}.radius",
-                       help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this.")
+    radius = CONTROLS.widget("radius")
     with st.expander("More settings: input, size, seed") if classroom() else st.container():
-        x, chars, _ = sequence_inputs(P)
-        H = st.slider("H, hidden size" if view == "cell" else "H of the LSTM (sets the parameter budget)", 1, 64,
-                      key=f"{P}.H", help="Units per state vector." if view == "cell" else
-                      "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the "
-                      "LSTM's.")
-        seed = st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed gives the same weights.")
-    trained = words.trained_control() if view == "lockstep" else False
-    return dict(cell=cell, x=x, chars=chars, H=H, seed=int(seed), radius=radius, bf=bf if forget else 0.0,
-                trained=trained)
+        x, chars, _ = sequence_inputs(CONTROLS)
+        H = CONTROLS.widget("H", **({} if view == "cell" else words.LOCKSTEP_H))
+        seed = CONTROLS.widget("seed")
+    trained = CONTROLS.widget("trained") if view == "lockstep" else False
+    return GateSetup(cell, x, chars, H, int(seed), radius, bf if forget else 0.0, trained)
 
 
 @fragment
-def stepper(view: str, c: dict, model, fs: float) -> None:
+def stepper(view: str, c: GateSetup, model, fs: float) -> None:
     """Back / Next / the time slider, and everything that changes with the step; reruns on its own."""
-    T = len(c["x"])
-    t = step_controls(P, T)
-    publish([STEP, NUMBERS])
-    what = f"the character {md(repr(c['chars'][t - 1]))}" if c["chars"] else f"the vector x{sub(t)}"
+    T = len(c.x)
+    t = step_controls(CONTROLS, T)
+    publish(STEPPER)
+    what = f"the character {md(repr(c.chars[t - 1]))}" if c.chars else f"the vector x{sub(t)}"
     if view == "lockstep":
         st.markdown(f"**Step {t} of {T}**, reading {what}.")
         stepped_plot(f"{P}.lockstep", Steps(P, T, lambda u: figures.lockstep_heatmaps(
-            model.traces, model.sizes, model.params, c["chars"], u - 1, fs,
+            model.traces, model.sizes, model.params, c.chars, u - 1, fs,
             words.lockstep_notes(model, u)), lambda u: words.lockstep_alt(model, u)), t)
         return
-    cell, names = c["cell"], lesson.panels(c["cell"])
+    cell, names = c.cell, lesson.panels(c.cell)
     vals = lesson.step_values(cell, model, t)
     st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
     split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen
-    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.gate_heatmaps(model, names, c["chars"], current=u - 1,
+    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.gate_heatmaps(model, names, c.chars, current=u - 1,
                                                                         font_scale=fs, split=split),
                                     lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
     st.caption(words.colour_key(names, model, t, T))
-    with st.expander("This step's numbers, with the products", key=f"{P}.numbers", on_change="rerun") as box:
+    with CONTROLS.widget("numbers") as box:
         if box.open:  # drawn only while open: a closed box costs a step nothing
             for part in words.step_tables(vals):
                 table(part)
@@ -81,7 +69,7 @@ def view_body(view: str) -> None:
             words.memory_presets()
         c = controls(view)
         if view == "cell":
-            st.markdown(words.shape_text(c["cell"], c["x"].shape[1], c["H"]))
+            st.markdown(words.shape_text(c.cell, c.x.shape[1], c.H))
     with right:
         room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it;
         # on a laptop the equations, then the chart (on the first screen with b_f), then what their symbols mean
@@ -89,23 +77,23 @@ def view_body(view: str) -> None:
             model = three_cells(c, fs)
         else:
             if not room:
-                st.markdown(words.UNTRAINED.format(seed=c["seed"]))
-            w = lesson.generate(c["cell"], c["x"].shape[1], c["H"], c["seed"], c["radius"], c["bf"])
+                st.markdown(words.UNTRAINED.format(seed=c.seed))
+            w = lesson.generate(c.cell, c.x.shape[1], c.H, c.seed, c.radius, c.bf)
             for part in ("chart", "equations") if room else ("equations", "chart"):
                 if part == "chart":
-                    stepper(view, c, lesson.run(c["cell"], c["x"], w), fs)
+                    stepper(view, c, lesson.run(c.cell, c.x, w), fs)
                 else:
-                    st.latex(words.EQUATIONS[c["cell"]])
-            st.markdown(words.SYMBOLS[c["cell"]])
+                    st.latex(words.EQUATIONS[c.cell])
+            st.markdown(words.SYMBOLS[c.cell])
             if room:
-                st.markdown(words.UNTRAINED.format(seed=c["seed"]))
+                st.markdown(words.UNTRAINED.format(seed=c.seed))
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)
     else:
-        cell, d, name = c["cell"], c["x"].shape[1], f"rnnviz_{c['cell']}.py"
-        export_panel(lambda: gated_script(cell, c["x"], w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
-                                          what=f"an {cell.upper()} cell, d={d}, H={c['H']}"), name, f"{P}.export")
+        cell, d, name = c.cell, c.x.shape[1], f"rnnviz_{c.cell}.py"
+        export_panel(lambda: gated_script(cell, c.x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
+                                          what=f"an {cell.upper()} cell, d={d}, H={c.H}"), name, f"{P}.export")
     publish(SETTINGS)
 
 
@@ -116,9 +104,8 @@ def valve() -> None:
     st.subheader("The valve: a one-unit LSTM that remembers")
     v1, v2 = page_columns([1, 2.3])
     with v1:
-        T_valve = st.slider("Steps", 10, 2000, key=f"{P}.T", step=10,
-                            help="How long the silence after the first input lasts.")
-        publish([VALVE])
+        T_valve = CONTROLS.widget("T")
+        publish(VALVE)
         res = words.shared_valve(T_valve)
         st.markdown(words.valve_text(res))
         table(words.valve_table(res))
@@ -136,9 +123,7 @@ intro("Gated cells decide, unit by unit, what to keep, what to write and what to
       "watch the forget gate: slide its bias up and the cell state starts to hold on to the past. **Three cells side "
       "by side** runs a vanilla RNN, an LSTM and a GRU with the same number of parameters on the same input. At the "
       "bottom, a one-unit LSTM keeps its first input for hundreds of steps.")
-view = st.segmented_control("View", list(VIEWS), key=f"{P}.view", required=True, format_func=VIEWS.get,
-                            help="One gated cell in detail, or three cells of equal size stepped together.")
-view_body(view)
+view_body(CONTROLS.widget("view"))
 st.divider()
 valve()
 publish(PARAMS)

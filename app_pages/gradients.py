@@ -1,5 +1,6 @@
 """Gradients through time: the cells' Jacobians, clipping, explosion vs clipping trained live, learning the lag."""
 import time
+from dataclasses import astuple
 
 import streamlit as st
 
@@ -7,8 +8,8 @@ from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import fmt, format_norm
 from ui.lagview import lag_section
-from ui.lessons import gradients as words
-from ui.lessons.gradients import PARAMS, P
+from ui.lessons import clipping as clip_words, gradients as words
+from ui.lessons.gradients import CONTROLS, PARAMS, Explorer, P
 from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
@@ -17,24 +18,14 @@ from ui.widgets import controls_box, follow, intro, note, page_columns, plot, sp
 fs = font_scale()
 
 
-def controls(room: bool) -> dict:
-    """The explorer's settings other than the W_hh scale, read from their widgets (three columns; one, folded, on a
-    projector)."""
+def controls(room: bool, scale: float) -> Explorer:
+    """The explorer's settings, read from their widgets: the W_hh scale (drawn first, beside the chart) and the others
+    (three columns; one, folded, on a projector)."""
     a, b, c = [st.container()] * 3 if room else st.columns(3)
-    return dict(
-        by=a.radio("Scale Wₕₕ so that", list(words.SCALE_BY), key=f"{P}.by", horizontal=True,
-                   format_func=words.SCALE_BY.get, help="σₘₐₓ: the largest singular value (the most one step "
-                   "can stretch). ρ: the spectral radius (largest |eigenvalue|). Every recurrent block is rescaled."),
-        xs=a.slider("Input scale", 0.0, 5.0, step=0.1, key=f"{P}.xs",
-                    help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
-        bf=b.slider("LSTM forget-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bf",
-                    help="Its bias $b_f$: σ($b_f$) is about the fraction of the cell state each step keeps."),
-        bz=b.slider("GRU update-gate bias", -5.0, 10.0, step=0.5, key=f"{P}.bz",
-                    help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the "
-                         "next."),
-        H=c.slider("Hidden size H", 1, 64, key=f"{P}.H", help="Units per state."),
-        T=c.slider("Sequence length T", 2, 200, key=f"{P}.T", help="How many steps the gradient travels back."),
-        seed=int(a.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="Seeds both the weights and the inputs.")))
+    by, xs = CONTROLS.widget("by", a), CONTROLS.widget("xs", a)
+    bf, bz = CONTROLS.widget("bf", b), CONTROLS.widget("bz", b)
+    H, T = CONTROLS.widget("H", c), CONTROLS.widget("T", c)
+    return Explorer(H, T, scale, bf, xs, int(CONTROLS.widget("seed", a)), by, bz)
 
 
 @fragment
@@ -47,9 +38,9 @@ def explorer() -> None:
         left, right = page_columns([1, 2.4])
         with left, controls_box():
             words.presets(words.PRESETS, "", [st, st])  # one a row: two to a row broke "Vanish: σₘₐₓ" / "= 0.9"
-            view, scale = words.view_control(st), words.scale_control(st)
+            view, scale = words.view_control(st), CONTROLS.widget("scale")
             with st.expander("More settings"):
-                c = controls(room)
+                c = controls(room, scale)
         top = None  # the numbers go under the chart
     else:
         b1, b2, b3 = st.columns([1, 1.15, 2.2], vertical_alignment="bottom")
@@ -57,18 +48,18 @@ def explorer() -> None:
         view = words.view_control(b3)
         top = st.container()
         left, right = split(1, 2.8)
-        scale = words.scale_control(left)
+        scale = CONTROLS.widget("scale", left)
         with controls_box():  # drawn under the chart (the containers above were laid out first)
-            c = controls(room)
-    cmp = words.compared(c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
-    curves, T = lesson.curves(cmp), c["T"]
+            c = controls(room, scale)
+    cmp = words.compared(*astuple(c))
+    curves, T = lesson.curves(cmp), c.T
     with left:
-        note(words.scale_note(cmp, c["by"], scale))
+        note(words.scale_note(cmp, c.by, c.scale))
     with right, follow(P):  # on a projector the chart stays in view down the settings beside it
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
                  alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))
-            scrubs(P, words.scrubs(c, scale, cmp, fs))  # the chart follows the W_hh scale or b_f while dragged
+            scrubs(P, words.scrubs(c, cmp, fs))  # the chart follows the W_hh scale or b_f while dragged
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
@@ -90,7 +81,7 @@ def explorer() -> None:
 
 @fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
-    demo = lesson.clip_demo(report, T, words.clip_control())
+    demo = lesson.clip_demo(report, T, CONTROLS.widget("clip"))
     room = classroom()  # on a projector the chart under its threshold slider, the words after it (the first screen)
     for part in ("chart", "words") if room else ("words", "chart"):
         if part == "chart":
@@ -106,12 +97,12 @@ def clip_section(report, T: int, metric_log10: float) -> None:
 def training() -> None:
     c1, c2 = page_columns([1, 2.4] if classroom() else [1, 2.6])  # beside the chart on a projector too: stacked, the
     with c1, controls_box():  # sliders sat above its 600 px and no screen held a slider and the loss curve
-        s = words.training_settings()
+        s = clip_words.training_settings()
     with c2:
-        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), words.cached(s)
-        runs = words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
-        bar.progress(1.0, text=words.done_text(seen, time.perf_counter() - t0))
-        verdict = words.verdict(clipping.summary(runs, s.clip), s.clip)
+        bar, t0, seen = st.progress(0.0, text="Training both runs…"), time.perf_counter(), clip_words.cached(s)
+        runs = clip_words.train_pair(s, lambda f: bar.progress(f, text=f"Training both runs… {f:.0%}"))
+        bar.progress(1.0, text=clip_words.done_text(seen, time.perf_counter() - t0))
+        verdict = clip_words.verdict(clipping.summary(runs, s.clip), s.clip)
         plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
              alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
         st.markdown(verdict)
@@ -133,7 +124,7 @@ t2.metric("Scalar w = 2, fifty steps", fmt(lesson.explode(2.0, 50)), "= 2⁵⁰"
           delta_color="off", delta_arrow="off", help=words.EXPLODE_HELP)
 
 st.subheader("Explosion vs clipping, trained live")
-st.markdown(words.CLIP_ABOUT)
+st.markdown(clip_words.CLIP_ABOUT)
 training()
 
 st.subheader("Learning the lag")

@@ -6,7 +6,7 @@ from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.export import recurrence_script
 from rnnviz.text import fmt
 from ui.lessons import recurrences as words
-from ui.lessons.recurrences import P
+from ui.lessons.recurrences import CONTROLS, P
 from ui.limits import fragment
 from ui.scrub import scrubs
 from ui.steps import Steps, stepped_plot
@@ -17,20 +17,18 @@ from ui.widgets import controls_box, error, export_panel, intro, number_table, p
 def linear_view(fs: float) -> None:
     with controls_box():
         c1, c2 = st.columns(2)
-        a = c1.slider("a, what each step keeps of hₜ₋₁", -1.5, 1.5, step=0.01, key=f"{P}.a",
-                      help="Below 1 in size the state fades, above 1 it grows: no tanh stops it.")
-        b = c2.slider("b, input weight", -2.0, 2.0, step=0.1, key=f"{P}.b")
-        x, problem = words.parsed(f"{P}.x", words.X_DEFAULT)
-        t = step_controls(f"{P}.lin", len(x))
+        a, b = CONTROLS.widget("a", c1), CONTROLS.widget("b", c2)
+        x, problem = words.parsed(CONTROLS.key("x"), words.X_DEFAULT)
+        t = step_controls(CONTROLS, len(x), name="lin.t")
+    lin = words.Linear(a, b, tuple(x))
     tr = lesson.linear_run(a, b, x)
     stepped_plot(f"{P}.linear", Steps(f"{P}.lin", len(x), lambda u: figures.linear_steps(tr.x[:, 0], tr.h[:, 0], u, fs),
                                       lambda u: "h_t: " + ", ".join(fmt(v) for v in tr.h[:u, 0])), t)
-    st.markdown(words.linear_text(lesson.linear_step(tr, t), a, b, t, len(x)))
-    st.text_input("Input sequence x₁, x₂, …", key=f"{P}.x", max_chars=2000,
-                  help="Numbers separated by commas or spaces, up to 200, each within ±100.")
+    st.markdown(words.linear_text(lesson.linear_step(tr, t), lin, t))
+    CONTROLS.widget("x")
     if problem:
         error(problem)
-    scrubs(P, words.linear_scrubs(a, b, x, t, fs))  # the chart follows a or b while it is dragged
+    scrubs(P, words.linear_scrubs(lin, t, fs))  # the chart follows a or b while it is dragged
     export_panel(lambda: recurrence_script("linear", x, {"a": [a], "B": [[b]]}, what=f"h_t = {a:g} h_(t-1) + {b:g} x_t",
                                            name="rnnviz_linear.py"), "rnnviz_linear.py", f"{P}.export.linear")
 
@@ -40,14 +38,11 @@ def eigen_view(fs: float) -> None:
     for col, (name, (_, _, tip)) in zip(cols, words.PRESETS.items()):
         col.button(name, key=f"{P}.preset.{name}", on_click=set_state, args=(words.preset_state(name),), help=tip,
                    width="stretch")
-    N = st.session_state[f"{P}.N"]
+    N = CONTROLS.value("N")
     with controls_box():  # one row above the charts: a radius and the plane it moves share a projector's screen
         cols = st.columns(2 * N)
-        for k in range(1, N + 1):
-            cols[2 * k - 2].slider(f"r{k}, radius", 0.0, 0.999, step=0.001, key=f"{P}.r{k}", format="%.3f")
-            cols[2 * k - 1].slider(f"θ{k}, angle", 0.0, 3.14, step=0.01, key=f"{P}.th{k}")
-    r = [st.session_state[f"{P}.r{k}"] for k in range(1, N + 1)]
-    th = [st.session_state[f"{P}.th{k}"] for k in range(1, N + 1)]
+        r = [CONTROLS.widget(f"r{k}", cols[2 * k - 2]) for k in range(1, N + 1)]
+        th = [CONTROLS.widget(f"th{k}", cols[2 * k - 1]) for k in range(1, N + 1)]
     resp = lesson.eigen_response(r, th, 1000)
     c1, c2 = st.columns([1, 1.6])
     with c1:
@@ -57,26 +52,26 @@ def eigen_view(fs: float) -> None:
         plot(figures.impulse_response(resp.log10_abs, lesson.LOG_FLOOR, fs), f"{P}.impulse",
              alt="|h_t| at t = 1000: " + ", ".join(f"{10 ** v:.2e}" for v in resp.log10_abs[-1]))
     st.markdown(words.eigen_text(resp))
-    st.slider("Units N", 1, words.UNITS, key=f"{P}.N")
+    CONTROLS.widget("N")
     scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius while it is dragged
 
 
 def min_view(fs: float) -> None:
     with controls_box():
         c1, c2 = st.columns([1.3, 1])
-        word, vocab, problem = words.word_input(c1.text_input("Word", key=f"{P}.word", max_chars=30))
-        H = c2.slider("H, units", 1, 8, key=f"{P}.H")
-        t = step_controls(f"{P}.min", len(word))
+        word, vocab, problem = words.word_input(CONTROLS.widget("word", c1))
+        H = CONTROLS.widget("H", c2)
+        t = step_controls(CONTROLS, len(word), name="min.t")
     if problem:
         error(problem)
-    seed = st.session_state[f"{P}.seed"]
+    seed = CONTROLS.value("seed")
     ls = lesson.min_lockstep(word, vocab, H, seed)
     stepped_plot(f"{P}.min", Steps(f"{P}.min", len(word), lambda u: figures.min_lockstep(
         ls.keep, ls.h, list(word), u, fs, ls.stepwise), lambda u: f"step {u}: kept shares " + ", ".join(
             f"{c} {v[u - 1].mean():.2f}" for c, v in ls.keep.items())), t)
     st.markdown(words.min_text(ls, t, list(word)))
     st.caption(words.MIN_KEY)
-    st.number_input("Seed", 0, 10_000, key=f"{P}.seed", help="The same seed as the gates page gives its GRU.")
+    CONTROLS.widget("seed")
     export_panel(lambda: recurrence_script("mingru", ls.x, ls.mingru_weights, what=f"minGRU, H={H}, {len(word)} steps",
                                            name="rnnviz_mingru.py"), "rnnviz_mingru.py", f"{P}.export.min")
 
@@ -84,22 +79,22 @@ def min_view(fs: float) -> None:
 def selective_view(fs: float) -> None:
     with controls_box():
         c1, c2 = st.columns(2)
-        w = c1.slider("w, how strongly xₜ sets the step", 0.0, 8.0, step=0.1, key=f"{P}.w")
-        c = c2.slider("c, the step's bias", -4.0, 4.0, step=0.1, key=f"{P}.c")
-    x, problem = words.parsed(f"{P}.sx", words.SX_DEFAULT)
+        w, c = CONTROLS.widget("w", c1), CONTROLS.widget("c", c2)
+    x, problem = words.parsed(CONTROLS.key("sx"), words.SX_DEFAULT)
+    sel = words.Selective(w, c, tuple(x))
     tr = lesson.selective_run(x, w, c)
     plot(figures.selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs), f"{P}.selective",
          alt="a_t: " + ", ".join(fmt(v) for v in tr.a[:, 0]))
     st.markdown(words.selective_text(tr))
     st.latex(words.SELECTIVE_EQ)
-    st.text_input("Input sequence x₁, x₂, …", key=f"{P}.sx", max_chars=2000, help=words.SELECTIVE_HELP)
+    CONTROLS.widget("sx")
     if problem:
         error(problem)
-    scrubs(P, words.selective_scrubs(w, c, x, fs))  # the chart follows w or c while it is dragged
+    scrubs(P, words.selective_scrubs(sel, fs))  # the chart follows w or c while it is dragged
 
 
 def scan_view(fs: float) -> None:
-    T = st.segmented_control("T, steps to scan", [8, 16], key=f"{P}.T", required=True)
+    T = CONTROLS.widget("T")
     tree = lesson.scan_tree(T, 0)
     plot(figures.scan_tree(tree.levels_a, tree.levels_b, fs), f"{P}.tree",
          alt="scan tree, last level: " + ", ".join(f"{v:.2f}" for v in tree.levels_b[-1]))
@@ -113,7 +108,7 @@ def scan_view(fs: float) -> None:
 
 def grad_view(fs: float) -> None:
     with controls_box():
-        T = st.slider("T, steps back", 10, 300, key=f"{P}.gT")
+        T = CONTROLS.widget("gT")
     curves = words.gradient_curves(8, T, 0)
     plot(figures.gradient_compare(curves, fs), f"{P}.grad",
          alt="log10 norms at T steps back: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in curves.items()))
@@ -134,5 +129,4 @@ for p in words.PARAMS:  # keep settings of widgets the other views hide (Streaml
     st.session_state[p.key] = st.session_state[p.key]  # here, not in the view's own runs: a value written there came
     # back to its widget as the server's, and undid a key press made while the run was under way
 intro(words.INTRO)
-view_part(st.segmented_control("View", list(words.VIEWS), key=f"{P}.view", required=True,
-                               format_func=words.VIEWS.get, help=words.VIEW_HELP))
+view_part(CONTROLS.widget("view"))

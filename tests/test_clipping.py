@@ -7,7 +7,7 @@ import torch
 
 from rnnviz.lessons import clipping
 from rnnviz.nn.cells import spectral_radius
-from ui.lessons import gradients as words
+from ui.lessons import clipping as words
 
 
 def settings(name, **kw):

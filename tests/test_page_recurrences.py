@@ -174,7 +174,7 @@ def test_a_negative_factor_in_the_step_sentence_is_in_parentheses():
     from ui.lessons import recurrences as words
 
     tr = lesson.linear_run(0.9, 1.0, [-1, -2])
-    text = words.linear_text(lesson.linear_step(tr, 2), 0.9, 1.0, 2, 2)
+    text = words.linear_text(lesson.linear_step(tr, 2), words.Linear(0.9, 1.0, (-1, -2)), 2)
     assert "a·h₁ = 0.9 × (-1.000) = **-0.900**" in text and "b·x₂ = 1 × (-2) = **-2.000**" in text
     assert "× -" not in text
 
@@ -184,19 +184,22 @@ def test_the_linear_sentence_says_what_k_silent_steps_do():
     from ui.lessons import recurrences as words
 
     tr = lesson.linear_run(0.9, 1.0, [1, 0])
-    text = words.linear_text(lesson.linear_step(tr, 1), 0.9, 1.0, 1, 2)
+    text = words.linear_text(lesson.linear_step(tr, 1), words.Linear(0.9, 1.0, (1, 0)), 1)
     assert "after k silent steps h is exactly aᵏ times what it was, so it fades." in text
 
 
 def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
-    """The frames' notches (ui.lessons.recurrences.SLIDERS) are the page's sliders' own: range and step."""
-    from ui.lessons.recurrences import SLIDERS
+    """The frames' notches (the scrubbed controls' declarations) are the page's sliders' own: range and step."""
+    from ui.lessons.recurrences import CONTROLS
 
-    for view, names in (("linear", "ab"), ("selective", "wc")):
+    SLIDERS = CONTROLS.spans()
+
+    for view, names in (("linear", "ab"), ("selective", "wc"), ("eigen", ("r1", "r2", "r3"))):
         at = open_page(PAGE, view=view)
         for name in names:
             s = at.slider(key=f"{P}.{name}")
             assert (s.min, s.max, s.step) == SLIDERS[name], name
+    assert set(SLIDERS) == {"a", "b", "w", "c", "r1", "r2", "r3", "r4"}  # every slider a drag scrubs
 
 
 def test_each_views_settings_outlive_a_visit_to_another_view(open_page):

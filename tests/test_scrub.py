@@ -76,9 +76,9 @@ def test_scalar_frames_are_the_states_chart_at_each_value():
 
 @pytest.mark.parametrize("which", ["scale", "bf"])
 def test_gradient_frames_are_the_decay_chart_at_each_value(which):
-    c = dict(H=4, T=12, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
+    c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
-    item = {i.slider: i for i in grad_words.scrubs(c, 0.9, cmp, 1.0)}[f"grad.{which}"]
+    item = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0)}[f"grad.{which}"]
     assert item.span == 25
 
     def page_figure(v):  # the page's own call: compare with all three cells, the slider at v
@@ -86,7 +86,8 @@ def test_gradient_frames_are_the_decay_chart_at_each_value(which):
         full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
         return gradient_decay(gradients.curves(full), grad_words.reference_curves(range(13)), font_scale=1.0)
     check(item, page_figure)
-    assert grad_words.scrubs(dict(c, H=64, T=200), 0.9, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
+    costlier = dataclasses.replace(c, H=64, T=200)
+    assert grad_words.scrubs(costlier, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
 
 
 def test_recurrence_frames_are_the_plane_at_each_radius():
@@ -100,7 +101,7 @@ def test_recurrence_frames_are_the_plane_at_each_radius():
 def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():
     from rnnviz.figures.recurrences import linear_steps
     x, t = [1.0, 0.0, 0.5, 0.0, -1.0], 3
-    a_item, b_item = rec_words.linear_scrubs(0.9, 1.5, x, t, 1.0)
+    a_item, b_item = rec_words.linear_scrubs(rec_words.Linear(0.9, 1.5, tuple(x)), t, 1.0)
     assert (a_item.slider, b_item.slider, a_item.chart) == ("rec.a", "rec.b", "rec.linear")
 
     def page_figure(a, b):
@@ -121,7 +122,7 @@ def test_selective_frames_are_the_selective_chart_at_each_w_and_c():
     def page_figure(w, c):
         tr = recurrences.selective_run(x, w, c)
         return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], 1.0)
-    w_item, c_item = rec_words.selective_scrubs(2.0, 0.5, x, 1.0)
+    w_item, c_item = rec_words.selective_scrubs(rec_words.Selective(2.0, 0.5, tuple(x)), 1.0)
     assert (w_item.slider, c_item.slider, w_item.chart) == ("rec.w", "rec.c", "rec.selective")
     frames = check(w_item, lambda v: page_figure(v, 0.5))
     assert {d["trace"] for d in frames["data"]} == {1, 2, 3}  # the input's bars stand still
@@ -140,8 +141,8 @@ def test_frames_that_move_points_alone_say_what_range_each_frame_needs():
         assert (lo, hi) == pytest.approx((h.min() - pad, h.max() + pad), abs=1e-15)
     assert set(frames["hold"]) == {"yaxis"}
 
-    c = dict(H=4, T=12, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)  # the decay chart sets its own (log) range
-    item = grad_words.scrubs(c, 0.9, gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0), 1.0)[0]
+    c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)  # the decay chart
+    item = grad_words.scrubs(c, gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0), 1.0)[0]  # sets its own range
     frames = figure_frames(item.build, item.values())
     ranges = [f for d in frames["layout"] if d["attr"] == "yaxis" for f in d["frames"]]
     assert frames["hold"]["yaxis"] == [f["range"] for f in ranges] and len(set(map(tuple, frames["hold"]["yaxis"]))) > 1

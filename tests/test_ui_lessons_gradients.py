@@ -7,7 +7,7 @@ import pytest
 
 from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import format_norm
-from ui.lessons import gradients as words
+from ui.lessons import clipping as clip_words, gradients as words
 
 
 def vanilla(seed, preset, H=32, T=50):
@@ -53,10 +53,10 @@ def test_rates_in_links():
 
 
 def test_clip_about_names_the_numbers_it_trains_with():
-    assert f"({clipping.HIDDEN} units" in words.CLIP_ABOUT
-    assert f"first {clipping.TEXT_CHARS} characters" in words.CLIP_ABOUT
-    assert words.done_text(True, 1.0).endswith("results kept.")
-    assert words.done_text(False, 1.24) == "Both runs trained in 1.2 s."
+    assert f"({clipping.HIDDEN} units" in clip_words.CLIP_ABOUT
+    assert f"first {clipping.TEXT_CHARS} characters" in clip_words.CLIP_ABOUT
+    assert clip_words.done_text(True, 1.0).endswith("results kept.")
+    assert clip_words.done_text(False, 1.24) == "Both runs trained in 1.2 s."
 
 
 def test_gru_note_says_why_it_vanishes_fastest_only_when_it_does():
@@ -91,15 +91,15 @@ def test_scale_note_reports_both_sizes():
 
 def test_each_run_is_under_three_seconds_reports_progress_and_is_kept():
     seen = []
-    pr = words.CLIP_PRESETS["explode"]["sets"]
+    pr = clip_words.CLIP_PRESETS["explode"]["sets"]
     s = clipping.Settings(pr["rho"], pr["lr"], 2.0, seed=7)
     t0 = time.process_time()
-    words.train_pair(s, seen.append)
+    clip_words.train_pair(s, seen.append)
     assert (time.process_time() - t0) / 2 < 3.0  # CPU seconds per run (the machine is shared)
     assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) >= 10
-    assert words.cached(s)
+    assert clip_words.cached(s)
     t0 = time.perf_counter()
-    words.train_pair(s)
+    clip_words.train_pair(s)
     assert time.perf_counter() - t0 < 0.05  # a setting seen before is not retrained
 
 
@@ -128,20 +128,20 @@ def test_clip_note_says_when_the_threshold_can_do_nothing():
 
 def test_the_two_clip_thresholds_are_named_apart_and_vanish_undoes_explode():
     """The issue: two 'clip threshold' sliders defaulting to 1.0 and 2.0; Vanish left Explode's input scale 0."""
-    a, b = words.CLIP_LABELS["view"], words.CLIP_LABELS["train"]
+    a, b = words.CONTROLS["clip"].label, words.CONTROLS["tclip"].label
     assert a != b and "∂L/∂h₀" in a and "training" in b
     assert words.PRESETS["vanish"]["sets"]["xs"] == words.DEFAULTS["xs"] != words.PRESETS["explode"]["sets"]["xs"]
 
 
 def test_calm_verdict_says_clipping_every_step_slows_it():
     """The issue: the Calm preset showed the clipped run learning slower (a threshold of 2 clips every step)."""
-    calm, clip = words.CLIP_PRESETS["calm"]["sets"], words.DEFAULTS["tclip"]
+    calm, clip = clip_words.CLIP_PRESETS["calm"]["sets"], words.DEFAULTS["tclip"]
     s = clipping.Settings(calm["rho"], calm["lr"], clip, steps=40)  # the page trains 200; 40 show it, 5x faster
-    summ = clipping.summary(words.train_pair(s), clip)
-    text = words.verdict(summ, clip)
+    summ = clipping.summary(clip_words.train_pair(s), clip)
+    text = clip_words.verdict(summ, clip)
     n = summ["clipped"]["over_clip"]
     assert n == summ["clipped"]["steps"] and f"at {n} of {n} steps (100%)" in text and "learns slower" in text
-    assert "Why they differ" not in words.verdict(summ)  # without the threshold it cannot say
+    assert "Why they differ" not in clip_words.verdict(summ)  # without the threshold it cannot say
 
 
 def test_lag_gap_in_percentage_points():

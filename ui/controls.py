@@ -16,7 +16,7 @@ import streamlit as st
 
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, text
 
-KINDS = ("slider", "select", "number", "text", "area", "toggle", "radio", "segmented", "selectbox")
+KINDS = ("slider", "select", "number", "text", "area", "toggle", "radio", "segmented", "selectbox", "expander")
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Control:
             if self.options and not all(isinstance(o, str) for o in self.options):
                 return _notch(self.options)
             return choice(list(self.options))
-        if self.kind == "toggle":
+        if self.kind in ("toggle", "expander"):
             return flag
         return text(self.max_chars)
 
@@ -95,13 +95,12 @@ def _notch(options: tuple) -> Callable[[str], Any]:
 class Controls:
     """A page's controls, in the order it declares them."""
 
-    def __init__(self, page: str, *controls: Control, labels: bool = True):
+    def __init__(self, page: str, *controls: Control):
         self.page = page
         self._by_name = {c.name: c for c in controls}
         if len(self._by_name) != len(controls):
             raise ValueError(f"{page}: two controls share a name")
-        if labels:  # notices about a link name the label (False: a page not declaring its controls names its own)
-            name_controls({self.key(c.name): c.label for c in controls})
+        name_controls({self.key(c.name): c.label for c in controls})  # notices about a link name the label
 
     def __getitem__(self, name: str) -> Control:
         return self._by_name[name]
@@ -117,7 +116,7 @@ class Controls:
     def params(self) -> list[Param]:
         """What links carry of this page: each control with a link key, its parser and default."""
         return [Param(self.key(c.name), c.url, c.default, c.parser(), c.dump or
-                      (dump_flag if c.kind == "toggle" else str)) for c in self if c.url]
+                      (dump_flag if c.kind in ("toggle", "expander") else str)) for c in self if c.url]
 
     def params_of(self, *names: str) -> list[Param]:
         """What links carry of the controls named (a part of the page that publishes its own), in declared order."""
@@ -149,6 +148,8 @@ class Controls:
                 kw.setdefault("index", options.index(c.default) if c.default in options else 0)
             elif c.kind == "segmented":
                 kw.setdefault("default", c.default)
+            elif c.kind == "expander":
+                kw.setdefault("expanded", c.default)
             else:
                 kw.setdefault("value", c.default)
         if c.kind in ("slider", "number"):
@@ -163,6 +164,9 @@ class Controls:
             return (at.text_input if c.kind == "text" else at.text_area)(label, **kw)
         if c.kind == "toggle":
             return at.toggle(label, **kw)
+        if c.kind == "expander":  # a fold a link may open: the page draws into it (`with ... as box`, box.open)
+            kw.pop("help")
+            return at.expander(label, **kw)
         draw = {"radio": at.radio, "segmented": at.segmented_control, "selectbox": at.selectbox}[c.kind]
         return draw(label, options, **kw)
 

@@ -36,12 +36,12 @@ def lag_section(fs: float) -> None:
         st.caption(words.provenance(results))
 
 
-def three_cells(c: dict, fs: float):
+def three_cells(c: gate_words.GateSetup, fs: float):
     """A vanilla RNN, an LSTM and a GRU of equal size on one input: what they are, how much of x₁ each keeps, and the
     check against torch; the lockstep model, for the step heatmaps under it."""
     words, P = gate_words, gate_words.P
     model, trained = words.three_cells(c)
-    about = (words.trained_text() if trained else words.UNTRAINED.format(seed=c["seed"]), words.lockstep_text(model))
+    about = (words.trained_text() if trained else words.UNTRAINED.format(seed=c.seed), words.lockstep_text(model))
     mem = memory(model, trained)
     room = classroom()  # on a projector the chart the presets and sliders move comes first, beside them; the
     # sentences about the cells and their sizes after it (above it they pushed its lower half off the first screen)
@@ -51,8 +51,7 @@ def three_cells(c: dict, fs: float):
     for text in about if room else ():
         st.markdown(text)
     st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
-    if st.toggle("Check with PyTorch", key=f"{P}.torch",
-                 help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."):
+    if words.CONTROLS.widget("torch"):
         res = torch_check(lambda: gate_lesson.lockstep_torch(model))
         if res:
             st.caption(words.torch_caption(model, res))

@@ -13,7 +13,7 @@ from rnnviz.text import fmt
 from ui import chart
 from ui.controls import Control, Controls
 from ui.loaders import freeze_heap
-from ui.urlstate import Param, classroom, set_state
+from ui.urlstate import classroom, set_state
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # everything str.splitlines splits on
@@ -286,21 +286,13 @@ SEQUENCE = (  # the input controls the vector and gate pages share: each declare
 )
 
 
-def sequence_params(page: str) -> list[Param]:
-    """What links carry of the shared input controls, for a page that does not declare its controls (ui.controls)
-    yet: it registers their labels itself."""
-    return Controls(page, *SEQUENCE, labels=False).params
-
-
-def sequence_inputs(controls: Controls | str):
+def sequence_inputs(controls: Controls):
     """The shared input controls (SEQUENCE, among the page's `controls`; or a page's name, for a page that does not
     declare them). Returns x (T, d), the characters or None, and the vocabulary or None; text that does not parse
     gets a message and the last valid input."""
     from rnnviz.lessons.vector import encode_word, parse_vectors, parse_vocab
     from rnnviz.text import InputError
 
-    if isinstance(controls, str):
-        controls = Controls(controls, *SEQUENCE, labels=False)
     last = f"{controls.page}._last"
     try:
         if controls.widget("mode") == "chars":

@@ -4,7 +4,7 @@ gradient clipped by norm (as torch.nn.utils.clip_grad_norm_ does).
 
 The loss is summed over each 25-character window and averaged over the batch, as in Karpathy's min-char-rnn (which the
 notes point to); the chart shows it per character. Backpropagation is `rnnviz.lessons.hello.loss_and_grads`. The
-presets, the words and the per-server cache of both runs are the app's (ui/lessons/gradients.py).
+presets, the words and the per-server cache of both runs are the app's (ui/lessons/clipping.py).
 """
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 rnnviz/lessons/gates.py): equations, symbols, table headers, captions, the lockstep and valve sentences."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -12,43 +14,67 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
 from rnnviz.nn.cells import get, sigmoid
 from rnnviz.text import fmt
+from ui.controls import Control, Controls, time_step
 from ui.lessons.scalar import near_one
-from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, set_state
-from ui.widgets import sequence_params, steps_ahead
+from ui.urlstate import set_state
+from ui.widgets import SEQUENCE, steps_ahead
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
-VIEW = Param(f"{P}.view", "view", "cell", choice(list(VIEWS)))
-SETTINGS = sequence_params(P) + [
-    Param(f"{P}.cell", "cell", "lstm", choice(["lstm", "gru"])),
-    Param(f"{P}.H", "H", 3, integer(1, 64)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.radius", "rho", 0.9, number(0.0, 3.0, 0.05)),
-    Param(f"{P}.bf", "bf", 1.0, number(-5.0, 5.0, 0.1)),
-    Param(f"{P}.torch", "torch", False, flag, dump_flag),
-    Param(f"{P}.trained", "trained", False, flag, dump_flag),
-]
-STEP = Param(f"{P}.t", "t", 1, integer(1, 200))
-NUMBERS = Param(f"{P}.numbers", "numbers", False, flag, dump_flag)  # "This step's numbers" open: a link shows them
-VALVE = Param(f"{P}.T", "valveT", 400, integer(10, 2000))
-PARAMS = [VIEW] + SETTINGS + [STEP, NUMBERS, VALVE]
+LETTERS = "abcdefgh"  # the lag task's 8 symbols, as letters
+CONTROLS = Controls(
+    P,
+    Control("view", "View", "cell", kind="segmented", options=tuple(VIEWS), url="view",
+            help="One gated cell in detail, or three cells of equal size stepped together.",
+            widget_kw={"required": True, "format_func": VIEWS.get}),
+    *SEQUENCE,
+    Control("cell", "Cell", "lstm", kind="segmented", options=("lstm", "gru"), url="cell",
+            help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.",
+            widget_kw={"required": True, "format_func": {"lstm": "LSTM", "gru": "GRU"}.get}),
+    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", help="Units per state vector."),  # LOCKSTEP_H: in the
+    # lockstep view
+    Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
+            help="The same seed gives the same weights."),
+    Control("radius", "Spectral radius of each Wₕₕ block", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho",
+            help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this."),
+    Control("bf", "Forget-gate bias $b_f$ (LSTM)", 1.0, lo=-5.0, hi=5.0, step=0.1, url="bf",
+            help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out keeping more "
+                 "than it erases."),
+    Control("torch", "Check with PyTorch", False, kind="toggle", url="torch",
+            help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."),
+    Control("trained", "Trained on the lag task", False, kind="toggle", url="trained",
+            help="The three cells trained by `python -m rnnviz.lag` to name the first of "
+                 f"{len(LETTERS)} symbols after the longest lag, instead of random weights. They read "
+                 f"{len(LETTERS)}-wide inputs: one-hot letters of {LETTERS}, or typed vectors of 8 numbers."),
+    time_step(),
+    Control("numbers", "This step's numbers, with the products", False, kind="expander", url="numbers",
+            widget_kw={"on_change": "rerun"}),  # open, a link shows them
+    Control("T", "Steps", 400, lo=10, hi=2000, step=10, url="valveT",
+            help="How long the silence after the first input lasts."),
+)
+LOCKSTEP_H = {"label": "H of the LSTM (sets the parameter budget)",  # H in the lockstep view (a link's notice
+              "help": "The GRU and the vanilla RNN get the hidden sizes whose parameter counts come closest to the "
+                      "LSTM's."}  # names the declared label, the one view's one)
+PARAMS = CONTROLS.params
+STEPPER = [p for p in PARAMS if p.key in {CONTROLS.key("t"), CONTROLS.key("numbers")}]  # what a step's rerun writes
+VALVE = [p for p in PARAMS if p.key == CONTROLS.key("T")]  # what the valve's slider writes
+SETTINGS = [p for p in PARAMS if p not in STEPPER + VALVE and p.key != CONTROLS.key("view")]  # a view's own
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
 
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.view": "View",
-    f"{P}.numbers": "This step's numbers, with the products",
-    f"{P}.mode": "Inputs",
-    f"{P}.word": "Word",
-    f"{P}.vocab": "Vocabulary",
-    f"{P}.cell": "Cell",
-    f"{P}.H": "H, hidden size",
-    f"{P}.seed": "Seed",
-    f"{P}.radius": "Spectral radius of each Wₕₕ block",
-    f"{P}.bf": "Forget-gate bias $b_f$ (LSTM)",
-    f"{P}.t": "Time step t",
-    f"{P}.T": "Steps",
-})
+
+@dataclass(frozen=True)
+class GateSetup:
+    """A view's settings as its widgets hold them: what its charts, the lockstep and the export are drawn from."""
+
+    cell: str  # "lstm" or "gru" (the lockstep view runs all three cells)
+    x: np.ndarray  # the inputs, (T, d)
+    chars: list[str] | None  # the characters read, or None for typed vectors
+    H: int
+    seed: int
+    radius: float
+    bf: float  # 0 where the cell has no forget gate
+    trained: bool
 
 
 def colour_key(names: list[str], trace, t: int, T: int) -> str:
@@ -228,7 +254,6 @@ def valve_table(valve: Valve) -> pd.DataFrame:
 
 # ---- memory side by side: how much of x_1 survives -------------------------------------------------------------------
 
-LETTERS = "abcdefgh"  # the lag task's 8 symbols, as letters
 MEMORY_T = 65  # the first input, then 64 more: the lag experiment's lag 64
 _ZEROS = "\n".join(" ".join(f"{v:g}" for v in row) for row in memory.one_then_zeros(MEMORY_T, len(LETTERS)))
 MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
@@ -249,20 +274,13 @@ def memory_presets() -> None:
                    args=({f"{P}.{k}": v for k, v in pr["sets"].items()},))
 
 
-def trained_control() -> bool:
-    return st.toggle("Trained on the lag task", key=f"{P}.trained",
-                     help="The three cells trained by `python -m rnnviz.lag` to name the first of "
-                          f"{len(LETTERS)} symbols after the longest lag, instead of random weights. They read "
-                          f"{len(LETTERS)}-wide inputs: one-hot letters of {LETTERS}, or typed vectors of 8 numbers.")
-
-
 TRAINED = {}  # per server: the shipped weights, read once
 
 
-def three_cells(c: dict) -> tuple[Lockstep, bool]:
+def three_cells(c: GateSetup) -> tuple[Lockstep, bool]:
     """The lockstep the view shows: the shipped trained cells when asked for and the input fits them, else the
     seeded untrained ones (with a message saying why)."""
-    if c.get("trained"):
+    if c.trained:
         if "w" not in TRAINED:
             TRAINED["w"] = lag_results.load_weights()
         if TRAINED["w"] is None:
@@ -270,11 +288,11 @@ def three_cells(c: dict) -> tuple[Lockstep, bool]:
                     "Showing untrained ones.")
         else:
             try:
-                return memory.trained_lockstep(c["x"], TRAINED["w"]), True
+                return memory.trained_lockstep(c.x, TRAINED["w"]), True
             except ValueError as e:
                 st.warning(f"{str(e).capitalize()}: showing untrained cells. Use a preset, or {len(LETTERS)}-letter "
                            "vocabulary.")
-    return lockstep(c["x"], c["H"], c["seed"], c["radius"], c["bf"]), False
+    return lockstep(c.x, c.H, c.seed, c.radius, c.bf), False
 
 
 MEMORY_ABOUT = ("**How much of x₁ survives.** Each line is ‖∂hₜ/∂x₁‖, the most a change in the first input "

@@ -1,10 +1,9 @@
-"""The gradients page's words, widget keys, link parameters, presets and per-server caches (its numbers are
-rnnviz/lessons/gradients.py, rnnviz/lessons/clipping.py and rnnviz/experiments/lag_results.py): the words beside the
+"""The gradients page's words, controls, presets and per-server caches (its numbers are rnnviz/lessons/gradients.py and
+rnnviz/experiments/lag_results.py; the training comparison's words are ui/lessons/clipping.py): the words beside the
 numbers are computed, so they always say what the page shows."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
 
 import numpy as np
 import streamlit as st
@@ -12,14 +11,14 @@ import streamlit as st
 from rnnviz.experiments import lag_results
 from rnnviz.experiments.lag_task import CELLS, ROWS
 from rnnviz.figures.gradients import gradient_decay
-from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, factor_inputs, slowest
 from rnnviz.nn.cells import REGISTRY, get
 from rnnviz.nn.gradients import CELL_PATHS, FORGET_PATH, decay_table
 from rnnviz.text import fmt, format_norm, sup
+from ui.controls import Control, Controls
 from ui.scrub import Scrub
-from ui.urlstate import Param, choice, integer, name_controls, number, set_state
+from ui.urlstate import set_state
 
 P = "grad"
 SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
@@ -35,33 +34,56 @@ def parse_rate(s: str) -> float:
     return v
 
 
-PARAMS = [Param(f"{P}.{k}", url, default, parse) for k, url, default, parse in [
-    ("H", "H", 32, integer(1, 64)), ("T", "T", 50, integer(2, 200)), ("scale", "w", 0.9, number(0.0, 3.0, 0.05)),
-    ("by", "by", "sigma", choice(list(SCALE_BY))), ("bf", "bf", 1.0, number(-5.0, 10.0, 0.5)),
-    ("bz", "bz", 0.0, number(-5.0, 10.0, 0.5)), ("xs", "xs", 0.5, number(0.0, 5.0, 0.1)),
-    ("seed", "seed", 0, integer(0, 10_000)), ("clip", "clip", 1.0, number(0.1, 10.0, 0.1)),
-    ("rho", "trho", 2.0, number(0.5, 3.0, 0.1)), ("lr", "lr", 0.3, parse_rate),
-    ("tseed", "tseed", 0, integer(0, 1000)), ("tclip", "tclip", 2.0, number(0.1, 20.0, 0.1)),
-    ("view", "view", "decay", choice(VIEWS))]]
+CLIP_MIN = 0.1  # the clipping view's lowest threshold
+CONTROLS = Controls(  # two clip thresholds, each named for what it clips
+    P,
+    Control("H", "Hidden size H", 32, lo=1, hi=64, url="H", help="Units per state."),
+    Control("T", "Sequence length T", 50, lo=2, hi=200, url="T", help="How many steps the gradient travels back."),
+    Control("scale", "Wₕₕ scale", 0.9, lo=0.0, hi=3.0, step=0.05, url="w", scrub=True,
+            help="Each block's σₘₐₓ or ρ (above)."),
+    Control("by", "Scale Wₕₕ so that", "sigma", kind="radio", options=tuple(SCALE_BY), url="by",
+            help="σₘₐₓ: the largest singular value (the most one step can stretch). ρ: the spectral radius (largest "
+                 "|eigenvalue|). Every recurrent block is rescaled.",
+            widget_kw={"horizontal": True, "format_func": SCALE_BY.get}),
+    Control("bf", "LSTM forget-gate bias", 1.0, lo=-5.0, hi=10.0, step=0.5, url="bf", scrub=True,
+            help="Its bias $b_f$: σ($b_f$) is about the fraction of the cell state each step keeps."),
+    Control("bz", "GRU update-gate bias", 0.0, lo=-5.0, hi=10.0, step=0.5, url="bz",
+            help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the next."),
+    Control("xs", "Input scale", 0.5, lo=0.0, hi=5.0, step=0.1, url="xs",
+            help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
+    Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
+            help="Seeds both the weights and the inputs."),
+    Control("clip", "Clip threshold on ∂L/∂h₀ (clipping view)", 1.0, lo=CLIP_MIN, hi=10.0, step=0.1, url="clip",
+            help="A gradient ∂L/∂h₀ longer than this is rescaled to this length. The training below has its own "
+                 "threshold, on the whole gradient g of its weights."),
+    Control("rho", "Spectral radius ρ of Wₕₕ at the start", 2.0, lo=0.5, hi=3.0, step=0.1, url="trho"),
+    Control("lr", "Learning rate", 0.3, kind="select", options=RATES, url="lr", parse=parse_rate,
+            help="Plain SGD: w ← w − rate · g."),
+    Control("tseed", "Seed", 0, kind="number", lo=0, hi=1000, url="tseed", help="Initial weights and batches."),
+    Control("tclip", "Clip threshold on g (clipped training run)", 2.0, lo=0.1, hi=20.0, step=0.1, url="tclip",
+            help="The clipped run rescales g to this length whenever ‖g‖ is longer (a separate setting from the "
+                 "clipping view's threshold on ∂L/∂h₀)."),
+    Control("view", "Show", "decay", kind="segmented", options=tuple(VIEWS), url="view",
+            help="One chart at a time, so a move redraws only what you look at.",
+            widget_kw={"format_func": VIEWS.get}),
+)
+PARAMS = CONTROLS.params
+DEFAULTS = CONTROLS.defaults()
 
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.H": "Hidden size H",
-    f"{P}.T": "Sequence length T",
-    f"{P}.scale": "Wₕₕ scale",
-    f"{P}.by": "Scale Wₕₕ so that",
-    f"{P}.bf": "LSTM forget-gate bias",
-    f"{P}.bz": "GRU update-gate bias",
-    f"{P}.xs": "Input scale",
-    f"{P}.seed": "Seed",
-    f"{P}.clip": "Clip threshold on ∂L/∂h₀ (clipping view)",
-    f"{P}.rho": "Spectral radius ρ of Wₕₕ at the start",
-    f"{P}.lr": "Learning rate",
-    f"{P}.tseed": "Seed",
-    f"{P}.tclip": "Clip threshold on g (clipped training run)",
-    f"{P}.view": "Show",
-})
 
-DEFAULTS = {p.key.split(".", 1)[1]: p.default for p in PARAMS}
+@dataclasses.dataclass(frozen=True)
+class Explorer:
+    """The explorer's settings as its widgets hold them, in `compare`'s order: what its charts are drawn from."""
+
+    H: int
+    T: int
+    scale: float  # the W_hh scale: sigma_max or rho, as `by` says
+    bf: float
+    xs: float
+    seed: int
+    by: str
+    bz: float
+
 
 PRESETS = {  # button label, tooltip, and the settings it makes; tests check each does what it says for every seed
     "vanish": {"label": "Vanish: σₘₐₓ = 0.9", "sets": {"by": "sigma", "scale": 0.9, "xs": DEFAULTS["xs"]},
@@ -70,12 +92,6 @@ PRESETS = {  # button label, tooltip, and the settings it makes; tests check eac
     "explode": {"label": "Explode: ρ = 1.5, x = 0", "sets": {"by": "rho", "scale": 1.5, "xs": 0.0},
                 "help": "Spectral radius 1.5 and the input switched off (x = 0): every state stays at 0 (tanh′ = 1), "
                         "so the product is Wₕₕᵏ, at least 1.5ᵏ long, for any seed."},
-}
-CLIP_PRESETS = {  # the training comparison's (rho: starting spectral radius, lr: rate); tests check each holds
-    "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},
-                "help": "Wₕₕ at spectral radius 2 and rate 0.3: the unclipped run diverges, the clipped one learns."},
-    "calm": {"label": "Calm", "sets": {"rho": 1.0, "lr": 0.02},
-             "help": "Wₕₕ at spectral radius 1 and rate 0.02: neither run diverges."},
 }
 PATH_WORDS = {  # a cell state's curve (its key's ending): metric label and what it measures, after the cell's name
     FORGET_PATH: ("c, f path", "cell state along the forget gates alone: the product f_T ⊙ … ⊙ f_(t+1) of its "
@@ -107,35 +123,7 @@ def presets(table: dict, prefix: str, cols: list | None = None) -> None:
 
 def view_control(col) -> str:
     """Which chart the explorer shows beside its controls."""
-    return col.segmented_control("Show", list(VIEWS), key=f"{P}.view", format_func=VIEWS.get,
-                                 help="One chart at a time, so a move redraws only what you look at.") or "decay"
-
-
-def scale_control(col) -> float:
-    return col.slider("Wₕₕ scale", 0.0, 3.0, step=0.05, key=f"{P}.scale", help="Each block's σₘₐₓ or ρ (above).")
-
-
-CLIP_MIN = 0.1  # the clipping view's lowest threshold
-CLIP_LABELS = {"view": "Clip threshold on ∂L/∂h₀ (clipping view)",
-               "train": "Clip threshold on g (clipped training run)"}  # two thresholds, each named for what it clips
-
-
-def clip_control() -> float:
-    return st.slider(CLIP_LABELS["view"], CLIP_MIN, 10.0, step=0.1, key=f"{P}.clip",
-                     help="A gradient ∂L/∂h₀ longer than this is rescaled to this length. The training below has "
-                          "its own threshold, on the whole gradient g of its weights.")
-
-
-def training_settings() -> clipping.Settings:
-    """The training comparison's presets and settings."""
-    presets(CLIP_PRESETS, "t")
-    return clipping.Settings(
-        st.slider("Spectral radius ρ of Wₕₕ at the start", 0.5, 3.0, step=0.1, key=f"{P}.rho"),
-        st.select_slider("Learning rate", RATES, key=f"{P}.lr", help="Plain SGD: w ← w − rate · g."),
-        st.slider(CLIP_LABELS["train"], 0.1, 20.0, step=0.1, key=f"{P}.tclip",
-                  help="The clipped run rescales g to this length whenever ‖g‖ is longer (a separate setting from "
-                       "the clipping view's threshold on ∂L/∂h₀)."),
-        seed=int(st.number_input("Seed", 0, 1000, key=f"{P}.tseed", help="Initial weights and batches.")))
+    return CONTROLS.widget("view", col) or "decay"
 
 
 # ---- per-server caches ----------------------------------------------------------------------------------------------
@@ -151,13 +139,13 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
 
 
-def scrubs(c: dict, scale: float, cmp: Comparison, fs: float) -> list[Scrub]:
+def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
     """The W_hh scale and forget-bias sliders, whose drag the decay chart follows: each frame is that chart (the
     page's own call) with one of them moved, from `compare` uncached (frames are kept, not comparisons). Each
     frame costs a comparison (~0.1 s at the defaults, more with H x T): fewer notches where they cost more."""
-    args = (c["H"], c["T"], scale, c["bf"], c["xs"], c["seed"], c["by"], c["bz"])
-    span = max(5, min(25, 25 * 1600 // (c["H"] * c["T"])))
-    refs = reference_curves(range(c["T"] + 1))
+    args = dataclasses.astuple(c)
+    span = max(5, min(25, 25 * 1600 // (c.H * c.T)))
+    refs = reference_curves(range(c.T + 1))
 
     def at_scale(v: float):
         return gradient_decay(curves(compare(*args[:2], v, *args[3:])), refs, font_scale=fs)
@@ -166,23 +154,10 @@ def scrubs(c: dict, scale: float, cmp: Comparison, fs: float) -> list[Scrub]:
         lstm = compare(*args[:3], v, *args[4:], cells=tuple(r for r in cmp.reports if get(r).forget_gate)).reports
         return gradient_decay(curves(dataclasses.replace(cmp, reports={**cmp.reports, **lstm})), refs, font_scale=fs)
 
-    return [Scrub(f"{P}.scale", f"{P}.decay", args[:2] + args[3:] + (fs,), scale, 0.0, 3.0, 0.05, at_scale, span),
-            Scrub(f"{P}.bf", f"{P}.decay", args[:3] + args[4:] + (fs,), c["bf"], -5.0, 10.0, 0.5, at_bias, span)]
-
-
-RUNS = SharedCache(2 ** 18)  # Settings -> both runs: 6.4 kB a setting at 200 steps, so about 40 settings
-
-
-def cached(s: clipping.Settings) -> bool:
-    """Whether both runs for these settings are already at hand."""
-    return s in RUNS
-
-
-def train_pair(s: clipping.Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
-    """`clipping.train_pair`, kept per server: a revisited or shared setting costs nothing; its arrays are shared,
-    so read-only."""
-    return RUNS.get_arrays(s, lambda: clipping.train_pair(s, progress),
-                           lambda runs: [r[k] for r in runs.values() for k in ("loss", "log10_norm")])
+    return [Scrub(CONTROLS.key("scale"), f"{P}.decay", args[:2] + args[3:] + (fs,), c.scale,
+                  *CONTROLS["scale"].span, at_scale, span),
+            Scrub(CONTROLS.key("bf"), f"{P}.decay", args[:3] + args[4:] + (fs,), c.bf, *CONTROLS["bf"].span, at_bias,
+                  span)]
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------
@@ -313,46 +288,6 @@ def clip_note(demo: dict, metric_log10: float, T: int, lowest: float = CLIP_MIN,
                  f"{format_norm(gap)} times shorter than even the lowest threshold, {lowest:g}, and clipping only "
                  "shortens. Press **Explode** to see a gradient that clipping cuts.")
     return text
-
-
-CLIP_ABOUT = (
-    f"A vanilla RNN ({clipping.HIDDEN} units, untrained) learns the first {clipping.TEXT_CHARS} characters of the "
-    f"Shakespeare excerpt by plain SGD, twice: from the same initial weights, on the same batches ({clipping.BATCH} "
-    f"windows of {clipping.WINDOW} characters per step), once unclipped and once with the whole gradient $g$ clipped "
-    "by norm. The loss is summed over each window, as in Karpathy's min-char-rnn, and drawn per character. With "
-    "$W_{hh}$ started at spectral radius 2 and a large rate the unclipped run blows up; the clipped one learns from "
-    "the same start.")
-
-
-def done_text(seen: bool, seconds: float) -> str:
-    """The progress bar's last words."""
-    if seen:
-        return "Both runs: this setting was trained before, results kept."
-    return f"Both runs trained in {seconds:.1f} s."
-
-
-def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
-    """What the training chart shows, in one paragraph of numbers; given the threshold `clip`, how often it cut the
-    clipped run's step and, when that run ends higher, that this is why it learns slower."""
-    parts = []
-    for name, label in (("unclipped", "Unclipped"), ("clipped", "Clipped")):
-        r = summ[name]
-        where = f"its weights overflowed at step {r['overflow']}; " if r["overflow"] else ""
-        diverged = r["above_twice"] >= r["steps"] // 4 or r["overflow"]
-        state = ("diverged" if diverged else "learned" if r["end"] < 0.6 * r["start"] else
-                 "learning slowly" if r["end"] < 0.95 * r["start"] else "did not learn")
-        parts.append(f"**{label}: {state}.** Loss {r['start']:.2f} at the start, {r['end']:.2f} over the last 20 "
-                     f"steps; {where}{r['above_twice']} of {r['steps']} steps above twice the start; largest ‖g‖ "
-                     f"{format_norm(r['max_log10_norm'])}.")
-    c, u = summ["clipped"], summ["unclipped"]
-    if clip is not None and c["over_clip"]:
-        parts.append(f"**Why they differ:** the clipped run's ‖g‖ was above the threshold {clip:g} at "
-                     f"{c['over_clip']} of {c['steps']} steps ({c['over_clip'] / c['steps']:.0%}); each of those "
-                     f"steps was shortened to length {clip:g}, so with the same rate it moved the weights less.")
-        if not u["overflow"] and u["above_twice"] < u["steps"] // 4 and c["end"] > u["end"]:
-            parts.append("That is why the clipped run learns slower here: when nothing explodes, clipping every "
-                         "step only slows learning. A higher threshold cuts only the steps longer than it.")
-    return " ".join(parts)
 
 
 LAG_ABOUT = (

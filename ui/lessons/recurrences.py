@@ -2,6 +2,8 @@
 recurrences.py)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,8 +12,8 @@ from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_step
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
+from ui.controls import Control, Controls, time_step
 from ui.scrub import Scrub, each_slider
-from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
 
 P = "rec"
@@ -26,34 +28,58 @@ PRESETS = {  # label: (r per unit, theta per unit), help
                  "Where the LRU paper starts: radii in [0.9, 0.999], small angles."),
 }
 X_DEFAULT, SX_DEFAULT = "1, 0, 0, 0, 0, 0, 0, 0", "1, -1, -1, -1, 0.5, -1, -1, -1"
-SLIDERS = {"a": (-1.5, 1.5, 0.01), "b": (-2.0, 2.0, 0.1), "w": (0.0, 8.0, 0.1), "c": (-4.0, 4.0, 0.1)}  # lo, hi, step
-PARAMS = [
-    Param(f"{P}.view", "view", "linear", choice(list(VIEWS))),
-    Param(f"{P}.a", "a", 0.9, number(*SLIDERS["a"])),
-    Param(f"{P}.b", "b", 1.0, number(*SLIDERS["b"])),
-    Param(f"{P}.x", "x", X_DEFAULT, text(2000)),
-    Param(f"{P}.lin.t", "t", 1, integer(1, 200)),
-    Param(f"{P}.N", "N", 3, integer(1, UNITS)),
-    *[Param(f"{P}.r{k}", f"r{k}", r, number(0.0, 0.999, 0.001)) for k, r in enumerate((0.999, 0.9, 0.5, 0.99), 1)],
-    *[Param(f"{P}.th{k}", f"th{k}", th, number(0.0, 3.14, 0.01)) for k, th in enumerate((0.0, 0.3, 1.0, 2.0), 1)],
-    Param(f"{P}.word", "word", "hello", text(30)),
-    Param(f"{P}.H", "H", 3, integer(1, 8)),
-    Param(f"{P}.seed", "seed", 0, integer(0, 10_000)),
-    Param(f"{P}.min.t", "mt", 1, integer(1, 30)),
-    Param(f"{P}.sx", "sx", SX_DEFAULT, text(2000)),
-    Param(f"{P}.w", "w", 4.0, number(*SLIDERS["w"])),
-    Param(f"{P}.c", "c", 0.0, number(*SLIDERS["c"])),
-    Param(f"{P}.T", "T", 8, lambda s: int(choice(["8", "16"])(s))),
-    Param(f"{P}.gT", "gT", 100, integer(10, 300)),
-]
+VIEW_HELP = ("Linear: one unit stepped. Eigenvalues: a diagonal of units placed on the complex plane (the LRU). "
+             "minGRU: minGRU and minLSTM beside the GRU. Selective: the input sets the step. Scan: the parallel "
+             "scan. Gradients: how far back each cell's gradient reaches.")
+SELECTIVE_HELP = ("Numbers separated by commas or spaces. With w > 0 a large xₜ makes a large step (aₜ near 0: "
+                  "reset, write xₜ) and a negative one a tiny step (aₜ near 1: keep, ignore xₜ).")
+R_DEFAULTS, TH_DEFAULTS = (0.999, 0.9, 0.5, 0.99), (0.0, 0.3, 1.0, 2.0)  # each unit's radius and angle, 1..UNITS
+CONTROLS = Controls(
+    P,
+    Control("view", "View", "linear", kind="segmented", options=tuple(VIEWS), url="view", help=VIEW_HELP,
+            widget_kw={"required": True, "format_func": VIEWS.get}),
+    Control("a", "a, what each step keeps of hₜ₋₁", 0.9, lo=-1.5, hi=1.5, step=0.01, url="a", scrub=True,
+            help="Below 1 in size the state fades, above 1 it grows: no tanh stops it."),
+    Control("b", "b, input weight", 1.0, lo=-2.0, hi=2.0, step=0.1, url="b", scrub=True),
+    Control("x", "Input sequence x₁, x₂, …", X_DEFAULT, kind="text", url="x",
+            help="Numbers separated by commas or spaces, up to 200, each within ±100."),
+    time_step("lin.t"),
+    Control("N", "Units N", 3, lo=1, hi=UNITS, url="N"),
+    *[Control(f"r{k}", f"r{k}, radius", r, lo=0.0, hi=0.999, step=0.001, url=f"r{k}", scrub=True,
+              widget_kw={"format": "%.3f"}) for k, r in enumerate(R_DEFAULTS, 1)],  # the plane follows a radius
+    *[Control(f"th{k}", f"θ{k}, angle", th, lo=0.0, hi=3.14, step=0.01, url=f"th{k}")
+      for k, th in enumerate(TH_DEFAULTS, 1)],
+    Control("word", "Word", "hello", kind="text", url="word", max_chars=30),
+    Control("H", "H, units", 3, lo=1, hi=8, url="H"),
+    Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
+            help="The same seed as the gates page gives its GRU."),
+    time_step("min.t", url="mt", most=30),
+    Control("sx", "Input sequence x₁, x₂, …", SX_DEFAULT, kind="text", url="sx", help=SELECTIVE_HELP),
+    Control("w", "w, how strongly xₜ sets the step", 4.0, lo=0.0, hi=8.0, step=0.1, url="w", scrub=True),
+    Control("c", "c, the step's bias", 0.0, lo=-4.0, hi=4.0, step=0.1, url="c", scrub=True),
+    Control("T", "T, steps to scan", 8, kind="segmented", options=(8, 16), url="T", widget_kw={"required": True}),
+    Control("gT", "T, steps back", 100, lo=10, hi=300, url="gT"),
+)
+PARAMS = CONTROLS.params
 
-name_controls({  # each control's label, for notices about a link (tests check them against the page)
-    f"{P}.view": "View",
-    f"{P}.a": "a, what each step keeps of hₜ₋₁",
-    f"{P}.b": "b, input weight",
-    f"{P}.x": "Input sequence x₁, x₂, …",
-    f"{P}.lin.t": "Time step t",
-})
+
+@dataclass(frozen=True)
+class Linear:
+    """The linear view's recurrence hₜ = a·hₜ₋₁ + b·xₜ over its inputs, as the sliders and the box hold it."""
+
+    a: float
+    b: float
+    x: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Selective:
+    """The selective view's step Δₜ = softplus(w·xₜ + c) over its inputs."""
+
+    w: float
+    c: float
+    x: tuple[float, ...]
+
 
 INTRO = ("Drop the tanh from the recurrence and it becomes linear: hₜ = a·hₜ₋₁ + b·xₜ. That is the recurrence "
          "inside today's fast recurrent models (the LRU, minGRU, Mamba). Step it, place its eigenvalues, watch a "
@@ -64,11 +90,6 @@ MIN_KEY = ("**keep** rows: the share of hₜ₋₁ each cell keeps (1 − zₜ f
            "whole run, the GRU's too, so the three states can be compared at any step.")
 SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = \exp(\Delta_t A),"
                 r"\quad b_t = \Delta_t B x_t,\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
-VIEW_HELP = ("Linear: one unit stepped. Eigenvalues: a diagonal of units placed on the complex plane (the LRU). "
-             "minGRU: minGRU and minLSTM beside the GRU. Selective: the input sets the step. Scan: the parallel "
-             "scan. Gradients: how far back each cell's gradient reaches.")
-SELECTIVE_HELP = ("Numbers separated by commas or spaces. With w > 0 a large xₜ makes a large step (aₜ near 0: "
-                  "reset, write xₜ) and a negative one a tiny step (aₜ near 1: keep, ignore xₜ).")
 COSTS_NOTE = ("Work counts every application of the operator; depth, the ones that must wait for each other. Times: "
               "NumPy on this server, best of 3, measured once when the first visitor opened this view. The loop is a "
               "Python loop of T NumPy steps; each scan level is one vectorised operation over all T nodes.")
@@ -112,8 +133,8 @@ def preset_state(name: str) -> dict:
     return out
 
 
-def linear_text(s: dict, a: float, b: float, t: int, T: int) -> str:
-    x = f"{s['x']:g}"
+def linear_text(s: dict, lin: Linear, t: int) -> str:
+    a, b, T, x = lin.a, lin.b, len(lin.x), f"{s['x']:g}"
     return (f"**Step {t} of {T}.** Keep: a·h{sub(t - 1)} = {a:g} × {times(fmt(s['h_prev']))} = **{fmt(s['kept'])}**. "
             f"Write: b·x{sub(t)} = {b:g} × {times(x)} = **{fmt(s['written'])}**. "
             f"Add: h{sub(t)} = **{fmt(s['h'])}**. No squash: after k silent steps h is exactly aᵏ times what it was, "
@@ -188,22 +209,22 @@ def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
     def plane_at(k: int):
         return lambda v: eigen_plane(lesson.eigen_response(r[:k] + [v] + r[k + 1:], th, 2).lam, fs)
 
-    return [Scrub(f"{P}.r{k + 1}", f"{P}.plane", (tuple(r[:k] + r[k + 1:]), tuple(th), fs), r[k], 0.0, 0.999,
-                  0.001, plane_at(k)) for k in range(len(r))]
+    return [Scrub(CONTROLS.key(f"r{k + 1}"), f"{P}.plane", (tuple(r[:k] + r[k + 1:]), tuple(th), fs), r[k],
+                  *CONTROLS[f"r{k + 1}"].span, plane_at(k)) for k in range(len(r))]
 
 
-def linear_scrubs(a: float, b: float, x: list[float], t: int, fs: float) -> list[Scrub]:
+def linear_scrubs(lin: Linear, t: int, fs: float) -> list[Scrub]:
     """a and b, whose drag the linear chart follows: each frame is that chart (the page's own calls) with a or b
     moved, the other, the inputs and the step as set."""
     def figure(a: float, b: float):
-        tr = lesson.linear_run(a, b, x)
+        tr = lesson.linear_run(a, b, list(lin.x))
         return linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs)
-    return each_slider(P, "linear", {"a": a, "b": b}, SLIDERS, (tuple(x), t, fs), figure)
+    return each_slider(P, "linear", {"a": lin.a, "b": lin.b}, CONTROLS.spans("a", "b"), (lin.x, t, fs), figure)
 
 
-def selective_scrubs(w: float, c: float, x: list[float], fs: float) -> list[Scrub]:
+def selective_scrubs(sel: Selective, fs: float) -> list[Scrub]:
     """w and c, whose drag the selective chart follows (its step, kept share and state move; the input stands)."""
     def figure(w: float, c: float):
-        tr = lesson.selective_run(x, w, c)
+        tr = lesson.selective_run(list(sel.x), w, c)
         return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs)
-    return each_slider(P, "selective", {"w": w, "c": c}, SLIDERS, (tuple(x), fs), figure)
+    return each_slider(P, "selective", {"w": sel.w, "c": sel.c}, CONTROLS.spans("w", "c"), (sel.x, fs), figure)
