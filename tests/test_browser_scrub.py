@@ -9,6 +9,7 @@ import pytest
 from rnnviz.lessons.scalar import run_scalar
 from tests.browser import Server, chromium, painted, wait_idle
 from ui.lessons.scalar import D
+from ui.live.assets import MODULES
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +48,9 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   text: document.querySelector('[data-testid="stMain"]').innerText})"""
 
 
-FRAMES = """() => [...(window.__rnnvizScrubs?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
+# the sliders with frames at hand, as the page's scrub module (the same instance: the same address) holds them
+FRAMES = f"""async () => [...((await import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)).scrubs()
+  ?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
 
 
 def expected(w_h: float) -> np.ndarray:
@@ -68,7 +71,7 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                                timeout=60_000)
         assert not [*page.evaluate(FRAMES)]  # no frames until the pointer reaches a slider: nothing computed
         page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
-        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        page.wait_for_function(f"async () => (await ({FRAMES})()).includes('scalar.w_h')", timeout=60_000)
         painted(page)
         before = page.evaluate(READ)
         np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
@@ -165,7 +168,7 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
         thumb = page.locator(".st-key-grad-scale input[type=range]")
         assert not page.evaluate(FRAMES)
         key_and_rerun(page, thumb, "ArrowLeft", ".st-key-grad-decay")  # a key asks for the slider's frames
-        page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
+        page.wait_for_function(f"async () => (await ({FRAMES})()).includes('grad.scale')", timeout=60_000)
         wait_idle(page)
         painted(page)
         page.evaluate(COUNT)
@@ -185,7 +188,7 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
         page.wait_for_function("() => window.Plotly", timeout=60_000)
         thumb = page.locator(".st-key-scalar-w_h input[type=range]")
         key_and_rerun(page, thumb, "ArrowLeft", ".st-key-scalar-states")
-        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        page.wait_for_function(f"async () => (await ({FRAMES})()).includes('scalar.w_h')", timeout=60_000)
         assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
                              ".getBoundingClientRect().top") > 900
         page.evaluate(COUNT)

@@ -16,7 +16,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, slowest
 from rnnviz.nn.gradients import decay_table
 from rnnviz.text import fmt, format_norm, sup
-from ui.scrub import Scrub
+from ui.live.scrub import Scrub
 from ui.urlstate import Param, choice, integer, name_controls, number, set_state
 
 P = "grad"

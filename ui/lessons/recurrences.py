@@ -10,7 +10,7 @@ from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_step
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
-from ui.scrub import Scrub, each_slider
+from ui.live.scrub import Scrub, each_slider
 from ui.urlstate import Param, choice, integer, name_controls, number, text
 from ui.widgets import md
 

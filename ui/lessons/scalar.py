@@ -13,7 +13,7 @@ from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
-from ui.scrub import Scrub, each_slider
+from ui.live.scrub import Scrub, each_slider
 from ui.urlstate import Param, dump_flag, flag, integer, name_controls, number, set_state, text
 
 P = "scalar"
