@@ -321,10 +321,10 @@ MOVE_MS, DRAG_S = 16, 2.0
 # The chart and its slider: the track's box, the slider's range and the values the server sent frames for. Then a
 # recorder: on every animation frame in which ui/live/scrub.js drew a new frame, the value it drew, the thumb's value
 # and the chart's x and y as plotly.js holds them (_fullData) for the traces the frames change.
-GEOMETRY = """async ([slider, chart, scrub]) => {
+GEOMETRY = """([slider, chart, scrub]) => {
   const input = document.querySelector(slider + ' input[type=range]');
   const gd = document.querySelector(chart + ' .rnnviz-chart');
-  const R = (await import(new URL(scrub, document.baseURI).href)).scrubs();
+  const R = scrub.scrubs();
   if (!input || !gd || !gd._fullLayout || !R || document.documentElement.dataset.rnnvizScrub !== 'ready') return null;
   const item = [...R.items.values()].find(
     it => it.frames && slider === '.st-key-' + it.slider.replace(/[^a-zA-Z0-9_-]/g, '-')
@@ -424,10 +424,9 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
         sys.path.insert(0, str(ROOT))
         from ui.live.assets import MODULES  # the page's scrub module: the same instance, imported at its address
 
-        scrub = f"app/static/{MODULES}/scrub.js"
-        page.wait_for_function(f"async () => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
-                               f"(await import(new URL('{scrub}', document.baseURI).href)).scrubs()?.items.size",
-                               timeout=TIMEOUT_MS)
+        scrub = page.evaluate_handle(f"() => import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)")
+        page.wait_for_function(f"(m) => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
+                               "m.scrubs()?.items.size", arg=scrub, timeout=TIMEOUT_MS)
         if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away:
             fold = page.locator(f"details:has({slider}) > summary")  # open them, as the lecturer does
             if not fold.count():
