@@ -10,7 +10,7 @@ from ui.lagview import three_cells
 from ui.lessons import gates as words
 from ui.lessons.gates import CONTROLS, PARAMS, SETTINGS, STEPPER, VALVE, GateSetup, P
 from ui.limits import fragment
-from ui.steps import Steps, stepped_plot
+from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, step_controls, table
 

@@ -11,7 +11,7 @@ from ui.lagview import lag_section
 from ui.lessons import clipping as clip_words, gradients as words
 from ui.lessons.gradients import CONTROLS, PARAMS, Explorer, P
 from ui.limits import fragment
-from ui.scrub import scrubs
+from ui.live.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, follow, intro, note, page_columns, plot, split, table
 

@@ -8,8 +8,8 @@ from rnnviz.text import fmt
 from ui.lessons import recurrences as words
 from ui.lessons.recurrences import CONTROLS, P
 from ui.limits import fragment
-from ui.scrub import scrubs
-from ui.steps import Steps, stepped_plot
+from ui.live.scrub import scrubs
+from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, number_table, plot, step_controls
 

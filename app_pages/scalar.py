@@ -9,7 +9,7 @@ from rnnviz.text import InputError, fmt, parse_sequence, sub
 from ui.lessons import scalar as words
 from ui.lessons.scalar import CONTROLS, PARAMS, P
 from ui.limits import fragment
-from ui.scrub import scrubs
+from ui.live.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
 

@@ -10,7 +10,7 @@ from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
 from ui.lessons.vector import CONTROLS, PARAMS, P
 from ui.limits import fragment
-from ui.steps import Steps, stepped_plot
+from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,

@@ -7,13 +7,13 @@
 Starts app.py (unless --url; one it starts is opened once and its one-time warm-up let finish, SETTLE_S) and
 benchmarks/floor_app.py on loopback ports 8700-8799; rows are timed against two floors, the one-chart page (xfloor)
 and a bare page with a slider and one line of text (xbare, Streamlit's round trip).
-Then (unless --no-scrub) the charts that follow a slider while dragged (ui/scrub.py), at --width and in classroom mode
+Then (unless --no-scrub) the charts that follow a slider while dragged (ui/live), at --width and in classroom mode
 at 1024x768: frames per second repainted and each frame's numbers against the server's. Every interaction in SCENARIOS
 is warmed up, then timed `--repeat` times, alternating direction. Each input is followed by one on each floor page,
 so a row and its floors see the same load; xfloor = row median / floor median, xbare = row median / bare median.
 t0: the trusted keydown/pointerdown's timeStamp; t1: two animation frames after the server's script_finished has
 arrived and stApp's data-test-script-state reads "notRunning" (see INIT); `all ms` goes on to the moment every chart
-is drawn, those out of view too (ui/chart.js draws them once the page is idle). No sleeps within a timing; a row with a
+is drawn, those out of view too (ui/live draws them once the page is idle). No sleeps within a timing; a row with a
 pause waits that long before each input, untimed, as a visitor reading the page would. A missing widget prints SKIP.
 """
 from __future__ import annotations
@@ -113,7 +113,7 @@ LOST_MS = 10_000
 
 # Done = the server's script_finished message has arrived (a hook on the WebSocket: fast runs can finish before
 # React ever renders "running", so the attribute alone can miss a run) and stApp's data-test-script-state is
-# "notRunning", still so two animation frames later (painted), with no chart of ui/chart.js still drawing. Fragment
+# "notRunning", still so two animation frames later (painted), with no chart of ui/live/draw.js still drawing. Fragment
 # reruns flip the attribute too.
 # An input the page ignored (no rerun_script message sent within LOST_MS) is reported as 'lost' and sent again.
 INIT = """(() => {
@@ -145,7 +145,7 @@ INIT = """(() => {
       if (document.querySelector('.rnnviz-chart[aria-busy="true"]')) return check();  // a chart is mid-draw
       const t1 = performance.now(), t0 = b.t0 ?? b.armed;
       b.armed = null;
-      const all = () => {  // every chart drawn, those out of view too (ui/chart.js draws them once the page is idle)
+      const all = () => {  // every chart drawn, those out of view too (ui/live/draw.js: once the page is idle)
         if (document.querySelector('.rnnviz-chart[data-rnnviz-later], .rnnviz-chart[aria-busy="true"]')) {
           return requestAnimationFrame(all);
         }
@@ -304,7 +304,7 @@ def reason(e: Exception) -> str:
     return str(e) if isinstance(e, Skip) else f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
 
 
-# ---- frames per second while dragging (ui/scrub.py) -----------------------------------------------------------------
+# ---- frames per second while dragging (ui/live/scrub.py) ------------------------------------------------------------
 
 class Drag(NamedTuple):
     page: str  # URL path (the page's defaults: what `server_figure` computes)
@@ -319,12 +319,12 @@ SCRUBS = [Drag("scalar", "scalar.w_h", "scalar.states"), Drag("scalar", "scalar.
 MOVE_MS, DRAG_S = 16, 2.0
 
 # The chart and its slider: the track's box, the slider's range and the values the server sent frames for. Then a
-# recorder: on every animation frame in which ui/scrub.js drew a new frame, the value it drew, the thumb's value and
-# the chart's x and y as plotly.js holds them (_fullData) for the traces the frames change.
-GEOMETRY = """([slider, chart]) => {
+# recorder: on every animation frame in which ui/live/scrub.js drew a new frame, the value it drew, the thumb's value
+# and the chart's x and y as plotly.js holds them (_fullData) for the traces the frames change.
+GEOMETRY = """([slider, chart, scrub]) => {
   const input = document.querySelector(slider + ' input[type=range]');
   const gd = document.querySelector(chart + ' .rnnviz-chart');
-  const R = window.__rnnvizScrubs;
+  const R = scrub.scrubs();
   if (!input || !gd || !gd._fullLayout || !R || document.documentElement.dataset.rnnvizScrub !== 'ready') return null;
   const item = [...R.items.values()].find(
     it => it.frames && slider === '.st-key-' + it.slider.replace(/[^a-zA-Z0-9_-]/g, '-')
@@ -380,7 +380,7 @@ MOVES = """([xs, y, ms]) => new Promise(done => {
 
 def server_figure(drag: Drag):
     """The figure the server draws for `drag`'s chart at a slider value, at the page's defaults (the page's own
-    calls, through the same functions ui/scrub.py computes its frames with)."""
+    calls, through the same functions ui/live/scrub.py computes its frames with)."""
     sys.path.insert(0, str(ROOT))
     if drag.page == "scalar":
         from rnnviz.lessons.scalar import run_scalar
@@ -419,10 +419,14 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
         slider, chart = css_key(drag.slider), css_key(drag.chart)
         if not present(page.locator(slider)):
             raise Skip(f"no slider {drag.slider!r}")
-        # the page's charts drawn and its scrubbed sliders known (ui/scrub.js installed), the slider in view; then the
-        # pointer reaches the slider, as a visitor's does before a press, and the page computes its frames
-        page.wait_for_function(f"() => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
-                               "window.__rnnvizScrubs?.items.size", timeout=TIMEOUT_MS)
+        # the page's charts drawn and its scrubbed sliders known (ui/live/scrub.js installed), the slider in view;
+        # then the pointer reaches the slider, as a visitor's does before a press, and the page computes its frames
+        sys.path.insert(0, str(ROOT))
+        from ui.live.assets import MODULES  # the page's scrub module: the same instance, imported at its address
+
+        scrub = page.evaluate_handle(f"() => import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)")
+        page.wait_for_function(f"(m) => document.querySelector('{chart} .rnnviz-chart')?._fullLayout && "
+                               "m.scrubs()?.items.size", arg=scrub, timeout=TIMEOUT_MS)
         if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away:
             fold = page.locator(f"details:has({slider}) > summary")  # open them, as the lecturer does
             if not fold.count():
@@ -431,9 +435,9 @@ def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classro
             page.locator(slider).wait_for(state="visible", timeout=10_000)
         page.locator(slider).scroll_into_view_if_needed()
         page.locator(slider).hover(timeout=10_000)
-        page.wait_for_function(GEOMETRY, arg=[slider, chart], timeout=TIMEOUT_MS)  # frames sent, chart drawn
+        page.wait_for_function(GEOMETRY, arg=[slider, chart, scrub], timeout=TIMEOUT_MS)  # frames sent, chart drawn
         page.locator(slider).scroll_into_view_if_needed()  # now: the charts drawn above it may have moved it
-        g = page.evaluate(GEOMETRY, [slider, chart])
+        g = page.evaluate(GEOMETRY, [slider, chart, scrub])
         if not 0 <= g["y"] <= height:
             raise Skip(f"the slider {drag.slider!r} is not on screen")
         if not g["shown"] or g["width"] <= 0:  # on a projector the page folds its secondary settings away

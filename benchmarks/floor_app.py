@@ -5,7 +5,7 @@
 
 one: a keyed slider redraws ONE Plotly chart of three 50-point traces (the floor).
 bare: a keyed slider and one line of text, no chart (Streamlit's own round trip: the second floor).
-live: `one`, its chart drawn the app's way (ui.chart.live_chart: updated in place with Plotly.react): the least a
+live: `one`, its chart drawn the app's way (ui.live.chart.live_chart: updated in place with Plotly.react): the least a
     rerun that moves one of the app's charts costs.
 full: the same plus three more charts and a table, the whole page rerun on every move (those three unchanged).
 changing: as `full`, but the three other charts also move with the slider.
@@ -26,13 +26,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, for `live`
-from ui import chart as app_chart  # noqa: E402
+from ui.live import assets, chart as app_chart  # noqa: E402
 from ui.widgets import table  # noqa: E402
 
 x = np.arange(50)
 variant = st.query_params.get("variant", "one")
-# Streamlit serves the static/ folder beside the script it runs: plotly.js for `live` goes there (ignored by git)
-LIVE = app_chart.provide_plotly_js(Path(__file__).with_name("static"))
+# Streamlit serves the static/ folder beside the script it runs: plotly.js and the scripts for `live` go there
+# (ignored by git)
+LIVE = assets.provide(Path(__file__).with_name("static"))
 
 
 def chart(phase: float, key: str) -> None:

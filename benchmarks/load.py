@@ -150,9 +150,9 @@ class Session:
         raise KeyError(f"no widget {key} on {self.page}; saw {list(self.widgets)[:8]}")
 
     def want(self, key: str) -> tuple[list[WidgetState], str]:
-        """What ui/scrub.js sends when the pointer enters a scrubbed slider (before a drag): the page's scrub component
+        """What scrub.js sends as the pointer enters a scrubbed slider (before a drag): the page's scrub component
         (key scrub.<page prefix>) asks for that slider's frames, which the server then computes in the background for
-        this setting and every later one (ui/scrub.py). The component's events travel as one JSON trigger widget,
+        this setting and every later one (ui/live/scrub.py). The component's events travel as one JSON trigger widget,
         Streamlit's id for it built as streamlit/components/v2/bidi_component/main.py _make_trigger_id does, in a
         rerun of the component's fragment, as the browser sends it: with the component's own state widget beside it
         (without it, the trigger is not seen)."""
@@ -311,7 +311,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=24, help="sessions of one move each before measuring")
     ap.add_argument("--scrub", action="store_true",
                     help="each slider visitor's pointer reaches its slider first, so the server computes drag frames "
-                         "for every setting it makes (ui/scrub.py), as a class dragging would; CPU read after they end")
+                         "for every setting it makes (ui/live), as a class dragging would; CPU read after they end")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
     ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
                     help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
@@ -354,7 +354,7 @@ def main() -> None:
             cpu0 = cpu_s(pids)
             lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n,
                                                    scrub=args.scrub))
-            if args.scrub:  # the last settings' frames are computed after a pause (ui/scrub.py DELAY): count them
+            if args.scrub:  # the last settings' frames are computed after a pause (ui/live/scrub.py DELAY): count them
                 time.sleep(5)
             lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0))
         print("\n".join(lines))

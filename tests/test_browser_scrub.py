@@ -9,6 +9,7 @@ import pytest
 from rnnviz.lessons.scalar import run_scalar
 from tests.browser import Server, chromium, painted, wait_idle
 from ui.lessons.scalar import D
+from ui.live.assets import MODULES
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +48,18 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   text: document.querySelector('[data-testid="stMain"]').innerText})"""
 
 
-FRAMES = """() => [...(window.__rnnvizScrubs?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
+# the sliders with frames at hand, as the page's scrub module holds them (scrubs(m): m is that module, imported by
+# the test at the address the page imports it from, so the same instance)
+FRAMES = """(m) => [...(m.scrubs()?.items.values() || [])].filter(it => it.frames).map(it => it.slider)"""
+
+
+def scrubs(page):
+    """The page's scrub module (ui/live/scrub.js), as a handle to pass to FRAMES."""
+    return page.evaluate_handle(f"() => import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)")
+
+
+def frames(page) -> list[str]:
+    return page.evaluate(FRAMES, scrubs(page))
 
 
 def expected(w_h: float) -> np.ndarray:
@@ -66,9 +78,9 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
         page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
                                "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
                                timeout=60_000)
-        assert not [*page.evaluate(FRAMES)]  # no frames until the pointer reaches a slider: nothing computed
+        assert not frames(page)  # no frames until the pointer reaches a slider: nothing computed
         page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
-        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(page), timeout=60_000)
         painted(page)
         before = page.evaluate(READ)
         np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
@@ -127,7 +139,7 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
         np.testing.assert_allclose([after["z"][0], after["tanh"][0]], last_step(after["value"]), rtol=0,
                                    atol=1e-12)
         assert after["title"].startswith("Step 3: z =")  # the chart as drawn, with its numbers, again
-        assert page.evaluate(FRAMES) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
+        assert frames(page) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
 
 
 # The chart as drawn against the same chart drawn afresh from the server's last payload for it (its numbers, axes,
@@ -163,9 +175,9 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
         page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-grad-decay "
                                ".rnnviz-chart')?._fullLayout", timeout=60_000)
         thumb = page.locator(".st-key-grad-scale input[type=range]")
-        assert not page.evaluate(FRAMES)
+        assert not frames(page)
         key_and_rerun(page, thumb, "ArrowLeft", ".st-key-grad-decay")  # a key asks for the slider's frames
-        page.wait_for_function(f"() => ({FRAMES})().includes('grad.scale')", timeout=60_000)
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('grad.scale')", arg=scrubs(page), timeout=60_000)
         wait_idle(page)
         painted(page)
         page.evaluate(COUNT)
@@ -185,7 +197,7 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
         page.wait_for_function("() => window.Plotly", timeout=60_000)
         thumb = page.locator(".st-key-scalar-w_h input[type=range]")
         key_and_rerun(page, thumb, "ArrowLeft", ".st-key-scalar-states")
-        page.wait_for_function(f"() => ({FRAMES})().includes('scalar.w_h')", timeout=60_000)
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(page), timeout=60_000)
         assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
                              ".getBoundingClientRect().top") > 900
         page.evaluate(COUNT)

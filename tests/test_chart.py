@@ -1,6 +1,8 @@
-"""ui/chart.py: charts that keep their identity across reruns (so the browser updates them in place), plotly.js
-served from the installed plotly, and st.plotly_chart where that cannot be arranged."""
+"""ui/live/chart.py: charts that keep their identity across reruns (so the browser updates them in place), plotly.js
+and the charts' scripts served from the static folder (ui/live/assets.py), and st.plotly_chart where that cannot be
+arranged."""
 import json
+import re
 
 import numpy as np
 import plotly
@@ -8,7 +10,7 @@ import pytest
 
 from rnnviz.figures import scalar
 from tests.conftest import charts
-from ui import chart
+from ui.live import assets, chart
 
 
 def test_the_payload_is_the_figure_as_sent_with_its_config_and_alt():
@@ -21,13 +23,39 @@ def test_the_payload_is_the_figure_as_sent_with_its_config_and_alt():
 
 
 def test_plotly_js_is_copied_once_from_the_installed_package(tmp_path):
-    assert chart.provide_plotly_js(tmp_path)
-    copied = tmp_path / chart.PLOTLY_JS
-    assert copied.read_bytes()[:300] == chart.SOURCE.read_bytes()[:300] and copied.stat().st_size > 1_000_000
+    assert assets.provide_plotly_js(tmp_path)
+    copied = tmp_path / assets.PLOTLY_JS
+    assert copied.read_bytes()[:300] == assets.SOURCE.read_bytes()[:300] and copied.stat().st_size > 1_000_000
     copied.write_bytes(b"kept")  # already there: not copied again
-    assert chart.provide_plotly_js(tmp_path) and copied.read_bytes() == b"kept"
-    assert [p.name for p in tmp_path.iterdir()] == [chart.PLOTLY_JS]  # no temporary file left behind
-    assert not chart.provide_plotly_js(tmp_path / "missing")  # nowhere to put it: the pages fall back
+    assert assets.provide_plotly_js(tmp_path) and copied.read_bytes() == b"kept"
+    assert [p.name for p in tmp_path.iterdir()] == [assets.PLOTLY_JS]  # no temporary file left behind
+    assert not assets.provide_plotly_js(tmp_path / "missing")  # nowhere to put it: the pages fall back
+
+
+def test_the_scripts_are_copied_into_a_folder_named_by_their_text(tmp_path):
+    (tmp_path / "live-0123456789ab").mkdir()  # an earlier version's: taken away
+    assert assets.provide_modules(tmp_path)
+    folder = tmp_path / assets.MODULES
+    assert [p.name for p in tmp_path.iterdir()] == [assets.MODULES]  # nothing half-made left behind either
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == {p.name: p.read_bytes() for p in assets.SCRIPTS}
+    (folder / "chart.js").write_bytes(b"kept")  # already there: not copied again
+    assert assets.provide_modules(tmp_path) and (folder / "chart.js").read_bytes() == b"kept"
+    assert not assets.provide_modules(tmp_path / "missing")  # nowhere to put them: the pages fall back
+
+
+def test_every_import_between_the_scripts_names_a_script_and_what_it_exports():
+    scripts = {p.name: p.read_text() for p in assets.SCRIPTS}
+    exported = {name: set(re.findall(r"^export (?:const|let|function|async function) (\w+)", text, re.M))
+                for name, text in scripts.items()}
+    imports = [(name, what, where) for name, text in scripts.items()
+               for what, where in re.findall(r'^import \{([^}]*)\} from "\./([\w.]+)";', text, re.M)]
+    assert len(imports) >= 6  # chart.js, steps.js and scrub.js import draw.js and send.js
+    for name, what, where in imports:
+        assert where in scripts and {w.strip() for w in what.split(",")} <= exported[where], (name, where)
+    assert "window.__rnnviz" not in "".join(scripts.values())  # they share state by importing it
+    for script, export in [("chart.js", "default"), ("steps.js", "mark"), ("scrub.js", "default")]:  # the components
+        assert "export default function" in scripts[script] if export == "default" else export in exported[script]
+        assert f"/{assets.MODULES}/{script}'" in assets.component_js(script, export)
 
 
 def test_a_moved_slider_sends_new_figures_under_the_same_chart_identities(open_page):

@@ -1,4 +1,4 @@
-"""Scrub frames (rnnviz/lessons/scrub.py, ui/scrub.py): each frame, laid over the page's figure, is the page's figure
+"""Scrub frames (rnnviz/live/frames.py, ui/live/scrub.py): each frame, laid over the page's figure, is the page's figure
 at that slider value, computed the page's own way."""
 import base64
 import dataclasses
@@ -10,10 +10,10 @@ import pytest
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
-from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches, plain
-from ui import chart
+from rnnviz.live.frames import SPAN, encoded, figure_frames, notches, plain
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
-from ui.scrub import ahead
+from ui.live import chart
+from ui.live.scrub import ahead
 
 
 def test_notches_are_the_sliders_values_around_the_value():

@@ -22,7 +22,7 @@ import tomllib
 from benchmarks.load import Session
 from rnnviz.serve import ROOT, free_ports, host_rule, keep_log, nginx_config, render, rotate_nginx_logs
 from tests.browser import free_port
-from ui import chart
+from ui.live import assets
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
 UPLOAD_MIB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
@@ -201,11 +201,11 @@ def test_two_replicas_behind_nginx_serve_separate_visitors_and_stop_without_orph
         assert a.exceptions == b.exceptions == 0
         assert up_a == up_b == 204  # an upload reaches the replica that holds the visitor's session
         js = urllib.request.urlopen(urllib.request.Request(  # plotly.js for the charts, compressed, kept for good
-            f"{url}/app/static/{chart.PLOTLY_JS}", headers={"Accept-Encoding": "gzip"}), timeout=30)
+            f"{url}/app/static/{assets.PLOTLY_JS}", headers={"Accept-Encoding": "gzip"}), timeout=30)
         assert js.headers["Content-Encoding"] == "gzip" and "immutable" in js.headers["Cache-Control"]
-        assert gzip.decompress(js.read()) == chart.SOURCE.read_bytes()
+        assert gzip.decompress(js.read()) == assets.SOURCE.read_bytes()
         time.sleep(0.3)  # nginx logs the request once it is done
-        sent = re.findall(rf'"GET /app/static/{re.escape(chart.PLOTLY_JS)} [^"]*" 200 (\d+) .*upstream_bytes=(\d+)',
+        sent = re.findall(rf'"GET /app/static/{re.escape(assets.PLOTLY_JS)} [^"]*" 200 (\d+) .*upstream_bytes=(\d+)',
                           log.read_text())
         assert sent and int(sent[-1][0]) < 2_000_000 < int(sent[-1][1])  # compressed by nginx, not by the replica
         seen: set[str] = set()

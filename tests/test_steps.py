@@ -1,4 +1,4 @@
-"""ui/steps.py: every step of a stepped chart, sent once per setting, rebuilds each step's own figure exactly; what
+"""ui/live/steps.py: every step of a stepped chart, sent once per setting, rebuilds each step's own figure exactly; what
 is kept per server is keyed by the figure's inputs' values; the bounds hold."""
 import json
 import threading
@@ -10,10 +10,10 @@ import pytest
 from rnnviz.figures import gates as gate_figures, recurrences as rec_figures, vector as vector_figures
 from rnnviz.figures.base import _fig
 from rnnviz.lessons import gates as gate_lesson, recurrences as rec_lesson
-from rnnviz.lessons.scrub import plain
+from rnnviz.live.frames import plain
 from tests.conftest import _as_list, lay_out
-from ui import steps as S
-from ui.steps import Steps, fingerprint
+from ui.live import steps as S
+from ui.live.steps import Steps, fingerprint
 
 
 def as_sent(fig) -> dict:
@@ -23,7 +23,7 @@ def as_sent(fig) -> dict:
 
 
 def laid_out(body: bytes, t: int) -> tuple[dict, str]:
-    """Step t of a stepped chart's frames, laid out as ui/chart.js lays them."""
+    """Step t of a stepped chart's frames, laid out as ui/live/steps.js lays them."""
     return lay_out(json.loads(body), t)
 
 

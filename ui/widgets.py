@@ -10,8 +10,8 @@ import streamlit as st
 
 from rnnviz.nn.torch_ref import TorchMissing
 from rnnviz.text import fmt
-from ui import chart
 from ui.controls import Control, Controls
+from ui.live import chart
 from ui.loaders import freeze_heap
 from ui.urlstate import classroom, set_state
 
@@ -180,7 +180,7 @@ def plot(fig, key: str, alt: str) -> None:
     config = chart_config(key)
     if classroom():  # the projector's floor: no chart text under 14 px, sub- and superscripts included
         fig = fig_at_least(fig)
-    if chart.live():  # updated in place on the next move (see ui/chart.py)
+    if chart.live():  # updated in place on the next move (see ui/live/chart.py)
         chart.live_chart(fig, key=key, alt=alt, config=config)
     else:
         st.plotly_chart(fig, key=key, alt=alt, config=config)
@@ -345,7 +345,7 @@ def step_controls(controls: Controls, T: int, what: str = "Which step to show.",
               disabled=t <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")
     c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t + 1)},), type="primary",
               disabled=t >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
-    if chart.live():  # the step this run draws, for the charts that follow the stepper in the browser (ui/steps.py)
+    if chart.live():  # the step this run draws, for the stepped charts in the browser (ui/live/steps.py)
         chart.step_mark(page, t)
     return t
 

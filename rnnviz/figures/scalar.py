@@ -115,11 +115,11 @@ def _tanh_frame(lim: float, band_to: float, title: str, height: int, top: int, b
 
 def tanh_drag(pre: np.ndarray, h: np.ndarray, size: tuple[int, int, int], font_scale: float = 1.0, title: str = ""
               ) -> go.Figure:
-    """The tanh chart as it follows a dragged slider (ui/scrub.py): the curve, each step's (z, h), the last step
+    """The tanh chart as it follows a dragged slider (ui/live/scrub.py): the curve, each step's (z, h), the last step
     ringed with its guides, on the z axis tanh_curve fits to these steps, at `size` (tanh_size of the chart drawn,
     so the chart keeps its place). Left out: the labels, boxes and notes, whose numbers and places change with every
     value. Only points move from one value to the next (the curve, the grey bands and the title are the same for
-    every value), so the browser moves them without redrawing the chart (ui/scrub.js)."""
+    every value), so the browser moves them without redrawing the chart (ui/live/scrub.js)."""
     pre, h = np.asarray(pre, float).ravel(), np.asarray(h, float).ravel()
     lim = _z_lim(pre)
     z = np.linspace(-Z_MAX, Z_MAX, 801)  # every axis the chart may take: 0.06 apart, smooth at the narrowest (±4)

@@ -17,7 +17,7 @@ from rnnviz.nn.cells import REGISTRY, get
 from rnnviz.nn.gradients import CELL_PATHS, FORGET_PATH, decay_table
 from rnnviz.text import fmt, format_norm, sup
 from ui.controls import Control, Controls
-from ui.scrub import Scrub
+from ui.live.scrub import Scrub
 from ui.urlstate import set_state
 
 P = "grad"

@@ -13,7 +13,7 @@ from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
 from ui.controls import Control, Controls, time_step
-from ui.scrub import Scrub, each_slider
+from ui.live.scrub import Scrub, each_slider
 from ui.widgets import md
 
 P = "rec"

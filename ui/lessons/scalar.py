@@ -14,7 +14,7 @@ from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rou
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
 from ui.controls import Control, Controls, time_step
-from ui.scrub import Scrub, each_slider
+from ui.live.scrub import Scrub, each_slider
 from ui.urlstate import set_state
 
 P = "scalar"

@@ -1,11 +1,11 @@
 """Charts that follow a slider while it is dragged. Streamlit sends a slider's value only on release, so a chart
 would stay frozen through a drag and jump at the end. The server computes the chart at the slider's notches near its
-value ahead (rnnviz/lessons/scrub.py: the page's own figure function, or for a chart whose words change with every
+value ahead (rnnviz/live/frames.py: the page's own figure function, or for a chart whose words change with every
 value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
-scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that ui/chart.js
+scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that chart.js
 drew. A drag that passes the end of those notches asks for the ones around the thumb (`ahead`), computed the
 same way. On release the page reruns and draws as it always did. A key press on the slider shows the new value's frame
-at once, where the frames are the chart's own figures: the rerun then sends that figure again, and ui/chart.js, which
+at once, where the frames are the chart's own figures: the rerun then sends that figure again, and chart.js, which
 knows it by its digest, leaves it drawn.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
@@ -16,23 +16,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Callable
 
 import streamlit as st
 
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.lessons.scrub import SPAN, encoded, figure_frames, notches
-from ui import chart
+from rnnviz.live.frames import SPAN, encoded, figure_frames, notches
 from ui.limits import fragment
+from ui.live import chart
+from ui.live.assets import component_js
 from ui.urlstate import classroom
 from ui.widgets import fig_at_least
 
 FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
-_scrub = st.components.v2.component("rnnviz_scrub", js=Path(__file__).with_name("scrub.js").read_text(), css=_CSS,
-                                    isolate_styles=False)
+_scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"), css=_CSS, isolate_styles=False)
 
 
 @dataclass(frozen=True)

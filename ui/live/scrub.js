@@ -1,19 +1,22 @@
-// Charts that follow a slider while the mouse is down on it (ui/scrub.py): the thumb's range input changes its value
-// (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once per
-// animation frame, shows the server's frame for that value on the chart ui/chart.js drew: by moving the points alone
-// where only points move (Plotly.animate without redraw, a few ms; the axes hold still through the drag), otherwise
-// with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun draws the
-// chart as always (ui/chart.js); a drag released where it began puts the chart back as it was. Anything missing (no
-// frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the frames it
-// is greyed. A drag that passes the end of its frames asks the server for the window around the thumb (ui/scrub.py
-// `ahead`), so a long drag is followed all along, greyed for a moment at each window's end.
-// Frames with a figure of their own (`start`: a form of the chart without the words that change with every value)
-// are drawn whole once as the drag begins, then by moving their points.
-// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace,
-// attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?: {data,
-// layout}}}]} (rnnviz/lessons/scrub.py).
+// Charts that follow a slider while the mouse is down on it (ui/live/scrub.py): the thumb's range input changes its
+// value (and aria-valuetext) on every move of a drag, while Streamlit sends the value only on release. Each move, once
+// per animation frame, shows the server's frame for that value on the chart ui/live/chart.js drew: by moving the points
+// alone where only points move (Plotly.animate without redraw, a few ms; the axes hold still through the drag),
+// otherwise with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun
+// draws the chart as always (ui/live/chart.js); a drag released where it began puts the chart back as it was. Anything
+// missing (no frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the
+// frames it is greyed. A drag that passes the end of its frames asks the server for the window around the thumb
+// (ui/live/scrub.py `ahead`), so a long drag is followed all along, greyed for a moment at each window's end.
+// Frames with a figure of their own (`start`: a form of the chart without the words that change with every value) are
+// drawn whole once as the drag begins, then by moving their points.
+// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace, attr,
+// frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?: {data, layout}}}]}
+// (rnnviz/live/frames.py).
+import { outOfView } from "./draw.js";
+import { afterSend } from "./send.js";
+
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
-// plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/lessons/scrub.py plain) as an array: Plotly.react reads
+// plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/live/frames.py plain) as an array: Plotly.react reads
 // that form itself, the animation path takes plain arrays. Decoded once per frame and kept.
 const seen = new WeakMap();
 const decode = (v) => {
@@ -119,7 +122,7 @@ function install() {
     for (const [axis, range] of Object.entries(c.held)) lay[axis] = { ...lay[axis], range, autorange: false };
     window.Plotly.react(c.gd, traces, lay);
   };
-  // Frame k by moving the points alone (rnnviz/lessons/scrub.py held_axes: only x and y of scatter traces change):
+  // Frame k by moving the points alone (rnnviz/live/frames.py held_axes: only x and y of scatter traces change):
   // Plotly.animate without redraw leaves axes, legend and titles as they are, a few ms instead of a whole redraw.
   // The animated traces are the moving ones and every trace that is not a scatter (the inputs' bars): plotly.js
   // plots a bar layer from the traces an animation names, so bars left out would be taken off the chart.
@@ -167,7 +170,7 @@ function install() {
                     digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
                     quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
                     animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
-                    // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/chart.js
+                    // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/live/draw.js
                     // gives, or the chart as drawn
                     base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
                                                                 autosize: true } } : drawn });
@@ -199,7 +202,7 @@ function install() {
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
   // A slider the pointer enters, or the keyboard's focus reaches, without frames: ask the server for them, once per
-  // payload (ui/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each
+  // payload (ui/live/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each
   // setting). The keyboard's focus asks once no key has moved the slider for QUIET_MS: an ask whose rerun met a key's
   // own (the ask as the focus came, a key pressed at once; or the ask just after the key's move had gone) lost the
   // key's move or left an element of the run before on the page (the thumb moved, the page did not, on 4 of 6 first
@@ -225,10 +228,11 @@ function install() {
   document.addEventListener("focusin", askQuietly, true);
   // A key on a slider's thumb moves it a notch: each chart that follows it shows the server's figure for the new
   // value at once, from the frames, while the server's rerun is under way; that rerun's figure, the same (its
-  // digest), is then not drawn again (ui/chart.js). Only where frame k laid over the chart as drawn is that figure:
-  // the chart shows one of these frames (its digest is among theirs), and the frames are the chart's own figures
-  // (`digests`: not a form of their own). Drawn just after Streamlit has sent the value on: drawing first would hold
-  // up the rerun. (Drawn ahead without the rerun's drawing left out, the page settled 15-50 ms later than without.)
+  // digest), is then not drawn again (ui/live/chart.js). Only where frame k laid over the chart as drawn is that
+  // figure: the chart shows one of these frames (its digest is among theirs), and the frames are the chart's own
+  // figures (`digests`: not a form of their own). Drawn just after Streamlit has sent the value on (send.js):
+  // drawing first would hold up the rerun. (Drawn ahead without the rerun's drawing left out, the page settled
+  // 15-50 ms later than without.)
   const ahead = (box) => {
     const thumb = box.querySelector('input[type="range"]');
     if (!thumb || !window.Plotly || R.drag) return;
@@ -238,8 +242,8 @@ function install() {
       if (!f?.digests || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       if (!gd?._fullLayout || gd.__rnnvizBusy || !f.digests.includes(gd.__rnnvizDigest)) continue;
-      // a chart out of view waits for the page to be idle (ui/chart.js): drawn now, it would hold up the page
-      if (gd.hasAttribute("data-rnnviz-later") || window.__rnnvizOutOfView?.(gd) !== false) continue;
+      // a chart out of view waits for the page to be idle (ui/live/draw.js): drawn now, it would hold up the page
+      if (gd.hasAttribute("data-rnnviz-later") || outOfView(gd)) continue;
       const k = frameOf(f.values, v);
       if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
       try {
@@ -258,7 +262,7 @@ function install() {
     let done = false;
     askQuietly(e);
     const go = () => { if (!done) { done = true; ahead(box); } };
-    (window.__rnnvizAfterSend ??= []).push(go);  // ui/chart.js runs these once the page's next message has gone
+    afterSend(go);
     setTimeout(go, 150);  // none went (the slider was at its end): nothing to draw either, as a rule
   }, true);
   R.ask = ask;
@@ -266,8 +270,11 @@ function install() {
   return R;
 }
 
+let R = null;  // installed as the first scrub component mounts
+export const scrubs = () => R;  // {items, pages, drag}: what a test or a benchmark reads
+
 export default function ({ data, key, setTriggerValue }) {
-  const R = (window.__rnnvizScrubs ??= install());
+  R ??= install();
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);
   const page = R.pages.get(key) || { text: null, tries: 0 };
   page.trigger = setTriggerValue;

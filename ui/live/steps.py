@@ -3,8 +3,8 @@
 A press of Next reruns the stepper's part of the page, and each chart in it used to be redrawn from the new figure on
 the server's answer (Plotly.react: 15-25 ms of the browser's time per chart, after the answer has come). A chart
 drawn by `stepped_plot` is sent once per setting with every step in it (the page's own figure function at t = 1..T,
-reduced to what changes from step to step: rnnviz.lessons.scrub.figure_frames), and the same bytes whatever the step,
-so a step's answer redraws nothing. ui/chart.js draws the step the stepper's slider holds; a press of Back, Next or
+reduced to what changes from step to step: rnnviz.live.frames.figure_frames), and the same bytes whatever the step,
+so a step's answer redraws nothing. steps.js draws the step the stepper's slider holds; a press of Back, Next or
 Reset (a click, the ← → Home keys, a remote's PageUp / PageDown) draws the step it asks for at once, while the server
 answers, and the answer (the slider's new value) settles it. Nothing is computed in the browser: it picks one of the
 server's figures.
@@ -32,8 +32,9 @@ from typing import Callable
 import numpy as np
 
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.lessons.scrub import encoded, figure_frames, plain
-from ui import chart
+from rnnviz.live.frames import encoded, figure_frames, plain
+from ui.live import chart
+from ui.live.assets import src
 from ui.urlstate import classroom
 from ui.widgets import chart_config, fig_at_least, plot
 
@@ -183,7 +184,7 @@ def _work() -> None:
 
 def one_step(steps: Steps, wrap: Callable[[object], object], t: int) -> bytes:
     """Step t alone, in the form of `frames` (the same text for the same figure): what a stepped chart is sent until
-    its setting's steps are at hand, or where they cannot be. ui/chart.js can then tell that a new setting leaves the
+    its setting's steps are at hand, or where they cannot be. chart.js can then tell that a new setting leaves the
     step shown as it was (the cell page at step 1 whatever W_h's radius) and draw nothing, as it could when every
     chart was sent as the figure at t."""
     spec = wrap(steps.build(t)).to_dict()
@@ -195,7 +196,7 @@ def one_step(steps: Steps, wrap: Callable[[object], object], t: int) -> bytes:
 
 def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], config: dict, room: bool,
                     t: int) -> bytes | None:
-    """What ui/chart.js receives for a stepped chart: every step, once they are at hand on this server for this
+    """What chart.js receives for a stepped chart: every step, once they are at hand on this server for this
     setting (computed in the background after the rerun that first needs them: a setting's first rerun costs what it
     did, and the next step finds them), else step t alone; None where the figure's inputs have no fingerprint."""
     token = fingerprint(steps.build, steps.alt, wrap)
@@ -207,8 +208,8 @@ def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], co
     except LookupError:
         _ahead(key, lambda: frames(steps, wrap) or b"")
         body = b""
-    # the same bytes at every step of a setting: ui/chart.js then has nothing to redraw (each step's text is in alts)
-    head = json.dumps({"config": config, "alt": steps.alt(1 if body else t), "src": chart.src()})
+    # the same bytes at every step of a setting: chart.js then has nothing to redraw (each step's text is in alts)
+    head = json.dumps({"config": config, "alt": steps.alt(1 if body else t), "src": src()})
     return (head[:-1] + "," + (body or one_step(steps, wrap, t)).decode()[1:]).encode()
 
 

@@ -1,7 +1,7 @@
-"""Frames for scrubbing: a chart's figure at each notch of a slider near its value, reduced to what changes from
-notch to notch, so that the browser can show any of them while the slider is dragged (ui/scrub.js) with the
-server's own numbers. Nothing is computed twice: each frame is the page's own figure function at that value (or,
-for a chart whose words change with every value, a form of it without them, carried whole: see figure_frames)."""
+"""Frames for the live charts (ui/live): a figure at each notch of a slider near its value, or at each step of a
+stepper, reduced to what changes from one to the next, so that the browser can show any of them (ui/live/scrub.js,
+ui/live/steps.js) with the server's own numbers; and a figure's digest, its name in the protocol. Nothing is computed
+twice: each frame is the page's own figure function at that value (or a form of it without its words: figure_frames)."""
 from __future__ import annotations
 
 import base64
@@ -84,9 +84,10 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
     value in every frame; hold: see held_axes. `whole`: the frames are not the chart as drawn but a form of it of their
     own (a chart whose words change with every value, say, shown without them while dragged), so they carry the
     first frame's figure whole as well, {data, layout} under "start": the browser draws it once as a drag begins.
-    `hold=False`: frames that are never dragged through (a stepped chart's, ui/steps.py) leave hold out. Frames of
+    `hold=False`: frames that are never dragged through (a stepped chart's, ui/live/steps.py) leave hold out. Frames of
     the chart's own figure (not `whole`) that are dragged through carry `digests`, each figure's figure_digest: a key
-    press on the slider shows its frame at once, and the browser knows the rerun's figure for the same (ui/scrub.js).
+    press on the slider shows its frame at once, and the browser knows the rerun's figure for the same
+    (ui/live/scrub.js).
     None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
     figs = [build(v) for v in values]
     specs = [f.to_dict() for f in figs]
@@ -127,7 +128,7 @@ def held_axes(specs: list[dict], data: list[dict], layout: list[dict]) -> dict |
     when a frame would not fit them: {axis: [[lo, hi] for each frame]}, in the axis's own units (log10 for a log
     axis). For an axis whose range the figure sets (and changes with the value), a frame needs that range; for one that
     plotly.js fits to the data, a frame needs the extent of its moving points, with 5% of their span either side (the
-    margin plotly.js leaves for lines). ui/scrub.js keeps the axes still while every frame fits, and widens them
+    margin plotly.js leaves for lines). ui/live/scrub.js keeps the axes still while every frame fits, and widens them
     (one full redraw) when one does not."""
     base = specs[0]
     need: dict[str, np.ndarray] = {}
@@ -171,7 +172,8 @@ def held_axes(specs: list[dict], data: list[dict], layout: list[dict]) -> dict |
 
 
 def figure_digest(figure_json: str) -> str:
-    """A short name for a figure's JSON text (ui/chart.py's payload carries its figure's): equal texts, equal names."""
+    """A short name for a figure's JSON text (ui/live/chart.py's payload carries its figure's): equal texts, equal
+    names."""
     return hashlib.blake2b(figure_json.encode(), digest_size=8).hexdigest()
 
 

@@ -1,0 +1,35 @@
+"""Live charts: Plotly charts the browser updates in place, follows through a slider's drag, and steps ahead of the
+server. Three Streamlit components (st.components.v2, no iframe), each sending UTF-8 JSON every run:
+
+Server -> browser
+- rnnviz_chart, keyed by the chart's key (chart.py live_chart): {figure, config, alt, src, digest}: the figure as
+  st.plotly_chart sends it, `src` where plotly.js is served, `digest` its name (below). A stepped chart (steps.py)
+  sends {figure, config, alt, src, steps: {stepper, values: 1..T, alts, traces, data: [{trace, attr, frames}],
+  layout: [{attr, frames}]}}: step k is `figure` with frame k of each attribute; the same bytes at every step of a
+  setting, or step t alone until the setting's steps are computed in the background.
+- rnnviz_step, "stepmark-<stepper>" (chart.py step_mark): {stepper, t, n}: the step this run drew; n new each run.
+- rnnviz_scrub, "scrub.<page>" (scrub.py scrubs): {pending, poll, wanted: [slider], items: [{slider, chart, frames}]}:
+  frames = null or rnnviz.live.frames.figure_frames at the slider's notches around its value (at most SPAN):
+  {values, traces, data, layout, hold: null or {axis: [[lo, hi] per frame]}, and `digests` (one per frame, when the
+  frames are the chart's own figures) or `start` (a figure of their own, drawn whole as a drag begins)}.
+Browser -> server: only the scrub component asks, each ask a rerun of the scrub fragment alone:
+- want = "<slider>": the pointer reached a slider without frames, or the keyboard's focus rested on it 0.4 s: its
+  frames, computed in the background now and for every later setting (a visitor who never drags costs nothing).
+- want = "<slider>@<value>": a drag passed its frames' end: the window around the thumb.
+- ready = n: frames are pending: look again after 150 + 100 n ms (40 times at most).
+A chart or a step mark asks nothing: the page's own reruns (a release, a key, a press) send the next payload.
+
+A digest names a figure: blake2b (8 bytes, hex) of the figure's JSON text as the chart payload carries it
+(rnnviz.live.frames.figure_digest). The chart element keeps the digest of what it shows; a key on a scrubbed slider
+draws frame k at once, naming it digests[k], and the rerun's payload with that digest is then not drawn again.
+
+The scripts are ES modules that import each other: chart.js (the chart component) -> draw.js (one element per key,
+Plotly.react one drawing at a time, charts out of view put off) -> look.js (template, full screen, heatmap text);
+chart.js -> steps.js (stepped charts; its `mark` is the step component) -> draw.js, send.js (work done just after
+the page's next websocket message); scrub.js (the scrub component: drag and key frames) -> draw.js, send.js.
+Streamlit imports a component's inline `js` from a blob: URL, against which no relative import resolves, and
+file-backed `js` needs an installed package's manifest (the app is not one); so each component's `js` is a stub
+(assets.component_js) that imports its module from app/static/live-<digest>/, where assets.provide copies them with
+plotly.js. One instance of each module per page: they share state by import, not through window. What belongs to one
+chart (the text and digest it shows) stays on its element.
+"""
