@@ -20,7 +20,8 @@ import pytest
 import tomllib
 
 from benchmarks.load import Session
-from rnnviz.serve import ROOT, free_ports, host_rule, keep_log, nginx_config, render, rotate_nginx_logs
+from rnnviz.nginx import host_rule, nginx_config, render
+from rnnviz.serve import ROOT, free_ports, keep_log, rotate_nginx_logs
 from tests.browser import free_port
 from ui import chart
 
