@@ -328,7 +328,7 @@ def main() -> None:
 
     ap = cli.parser("serve", __doc__.splitlines()[0])
     ap.add_argument("--replicas", type=cli.positive_int, default=os.cpu_count() or 1,
-                    help="one per core (default: cores here)")
+                    help="one per core (default: the cores here)")
     ap.add_argument("--port", type=cli.positive_int, default=8600,
                     help="nginx listens here (HTTPS with --tls-cert); replicas take free ports above it")
     ap.add_argument("--host", default="127.0.0.1", help="nginx listen address (0.0.0.0: every interface)")
@@ -341,8 +341,8 @@ def main() -> None:
                     help="a public host name the app answers to (repeatable); any other Host header is closed "
                          "unanswered, by nginx and by Streamlit (default: any Host, for a local or LAN run)")
     ap.add_argument("--tls-cert", type=Path, metavar="FILE",
-                    help="serve HTTPS on --port with this certificate (PEM, full chain; default: plain HTTP)")
-    ap.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM; default: none)")
+                    help="serve HTTPS on --port with this certificate, PEM, full chain (default: plain HTTP)")
+    ap.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key, PEM (default: none)")
     ap.add_argument("--public-url", metavar="URL",
                     help="the address students are given in join links and QR codes (default: the first "
                          "--server-name on --port, or the address the browser used where no name is given)")

@@ -10,13 +10,13 @@ import re
 import time
 import urllib.parse
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import segno
 import streamlit as st
 
+from rnnviz.charlm import SHIPPED_MODEL
 from rnnviz.figures import gradients as gradient_figures, hello as hello_figures, scalar as scalar_figures
 from rnnviz.figures.base import COLORS
 from rnnviz.lessons import gradients as gradients_lesson
@@ -54,7 +54,7 @@ from ui.urlstate import Param, control_name, font_scale, name_controls, page_set
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
-MODEL = Path(__file__).resolve().parents[1] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
+MODEL = SHIPPED_MODEL  # as the sampling page loads it: the clone's models/, or an install's rnnviz/models/
 KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
 VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
 THIS_PAGE = "app_pages/class_room.py"
