@@ -411,7 +411,7 @@ def test_pip_install_into_an_empty_venv(tmp_path):
 
 
 def test_the_image_is_reproducible_and_compose_starts_nginx_promptly():
-    docker = (ROOT / "deploy" / "Dockerfile").read_text()
+    docker = (ROOT / "Dockerfile").read_text()
     base = re.search(r"^FROM (\S+)", docker, re.M).group(1)
     assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base  # a version, not "3.11"
     assert re.search(r"pip install .*--require-hashes -r /tmp/requirements\.lock", docker)

@@ -59,7 +59,7 @@ def test_compose_gives_nginx_the_same_upload_cap_and_every_placeholder():
     for name in names:
         assert re.search(rf"^\s+{name}: ", compose, re.M), f"compose.yaml does not set {name}"
         assert f"$${{{name}}}" in compose, f"compose.yaml's envsubst list lacks {name}"
-    assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "deploy" / "Dockerfile").read_text(), re.M | re.S)
+    assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "Dockerfile").read_text(), re.M | re.S)
 
 
 def test_render_refuses_a_missing_or_unknown_placeholder():
