@@ -62,6 +62,18 @@ def test_compose_gives_nginx_the_same_upload_cap_and_every_placeholder():
     assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "Dockerfile").read_text(), re.M | re.S)
 
 
+def test_the_spaces_header_in_the_readme_names_the_port_the_image_serves():
+    """A Hugging Face Docker Space builds ./Dockerfile and sends visitors to app_port from its README's header."""
+    import yaml
+
+    header = re.search(r"```yaml\n(---\ntitle: rnnviz\n.*?---)\n```", (ROOT / "README.md").read_text(), re.S)
+    meta = yaml.safe_load(header.group(1).strip("-\n"))
+    docker = (ROOT / "Dockerfile").read_text()
+    assert meta["sdk"] == "docker" and f"EXPOSE {meta['app_port']}" in docker
+    assert re.search(rf'CMD \[.*"--server.port", "{meta["app_port"]}"', docker)
+    assert re.search(r"useradd .*--uid 1000 ", docker)  # the user a Space runs
+
+
 def test_render_refuses_a_missing_or_unknown_placeholder():
     with pytest.raises(KeyError):
         render("listen ${LISTEN}; ${SERVERS}", LISTEN="8600")
