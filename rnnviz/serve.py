@@ -229,11 +229,17 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
 
 @dataclass(frozen=True)
 class Site:
-    """How the class reaches the server: its public host names (only those reach the app), TLS terminated by nginx
-    (certificate and key files), the address students are given, and a plain-HTTP port redirected to HTTPS."""
+    """How the class reaches the server.
+
+    Attributes:
+        names: the public host names; only these reach the app (nginx and Streamlit). Empty: any Host.
+        tls: (certificate, key) files for nginx to terminate TLS with; None: plain HTTP.
+        url: the address students are given (join links, QR codes); None: the address each browser used.
+        http_port: a plain-HTTP port redirected to the HTTPS address; None: none.
+    """
     names: tuple[str, ...] = ()
     tls: tuple[Path, Path] | None = None
-    url: str | None = None  # None: the address each browser used (a local or LAN run)
+    url: str | None = None
     http_port: int | None = None
 
 
