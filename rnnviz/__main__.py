@@ -16,7 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"rnnviz {__version__}: exact, inspectable recurrent networks for teaching. The command-line tools",
              "(each as rnnviz-NAME once installed, or python -m rnnviz.NAME; NAME --help for its options):", ""]
     lines += [f"  {name:<{width}}  {what}" for name, what in COMMANDS.items()]
-    lines += ["", "The app itself runs from a clone: streamlit run app.py (see the README)."]
+    lines += ["", "The app: rnnviz-serve (pip install 'rnnviz[app]' and Debian's nginx), or streamlit run app.py in "
+              "a clone."]
     print("\n".join(lines))
     return 0 if args in ([], ["-h"], ["--help"]) else 2
 

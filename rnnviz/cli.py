@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rnnviz import __version__
 
-TORCH = "torch==2.13.0"  # what `pip install` needs for the commands that train, average or convert
+TORCH = "torch>=2.4,<3"  # what `pip install` needs for the commands that train, average or convert (= rnnviz[torch])
 COMMANDS = {  # `python -m rnnviz` lists them; pyproject.toml installs each as rnnviz-<name>
     "train": "train a character model (needs PyTorch)",
     "sample": "sample text from a model (the shipped one by default)",
@@ -19,7 +19,7 @@ COMMANDS = {  # `python -m rnnviz` lists them; pyproject.toml installs each as r
     "average": "average the weights of checkpoints of one model (needs PyTorch)",
     "convert": "convert a PyTorch state dict into an rnnviz model (needs PyTorch)",
     "lag": "learning the lag: train each cell on delayed recall (needs PyTorch)",
-    "serve": "serve a clone's app: Streamlit replicas behind nginx",
+    "serve": "serve the app (installed or a clone's): Streamlit replicas behind nginx, HTTP or HTTPS",
 }
 
 
@@ -88,7 +88,7 @@ def import_torch(what: str):
     try:
         import torch
     except ImportError:
-        print(f"error: {what} needs PyTorch: pip install {TORCH} (or pip install 'rnnviz[torch]')", file=sys.stderr)
+        print(f"error: {what} needs PyTorch: pip install '{TORCH}' (or pip install 'rnnviz[torch]')", file=sys.stderr)
         raise SystemExit(2) from None
     return torch
 

@@ -1,22 +1,24 @@
 """Serve a class: N `streamlit run app.py` replicas on loopback behind Debian's nginx, at one URL.
 
     python -m rnnviz.serve --replicas 2 --port 8600
+    rnnviz-serve --host 0.0.0.0 --port 443 --server-name class.example.org --tls-cert FULLCHAIN --tls-key KEY
 
-The nginx config is deploy/nginx.conf.template, the same file docker compose uses, rendered into a temporary
-directory. Ctrl-C or SIGTERM stops nginx and every replica; each runs in its own process group, so none is left.
+The nginx config is rnnviz/nginx.py's rendering of deploy/nginx.conf.template (the file docker compose fills too).
+Ctrl-C or SIGTERM stops nginx and every replica; each runs in its own process group, so none is left.
 """
 from __future__ import annotations
 
+import argparse
 import concurrent.futures
 import contextlib
 import grp
 import logging.handlers
 import os
 import pwd
-import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -24,56 +26,16 @@ import threading
 import time
 import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
+from rnnviz import resources
+from rnnviz.nginx import host_rule, nginx_config, public_url
 
-ROOT = Path(__file__).resolve().parents[1]  # the repository: app.py, .streamlit/, deploy/
-SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s
+ROOT = resources.app_root()  # app.py, .streamlit/, deploy/: a clone's top, or the installed app (rnnviz/app/)
 LOG_MAX_BYTES = 10 * 2**20  # each replica's log and nginx's, before it is rotated; one old copy (.1) is kept
 UNHEALTHY_AFTER = 20.0  # seconds of failed health checks before a replica is replaced (a hung one never exits)
 HEALTH_TIMEOUT = 5.0  # one check; a replica slowed by a busy machine still answers within it
-PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
-
-
-def upload_limit_mib(app_root: Path) -> int:
-    """server.maxUploadSize (MiB) from the app's .streamlit/config.toml; Streamlit's default 200 without one."""
-    path = app_root / ".streamlit" / "config.toml"
-    config = tomllib.loads(path.read_text()) if path.exists() else {}
-    return int(config.get("server", {}).get("maxUploadSize", 200))
-
-
-def render(template: str, **values: str) -> str:
-    """Fill the template's ${NAME} placeholders; refuse a missing or an unknown name."""
-    names = set(PLACEHOLDER.findall(template))
-    if names != set(values):
-        raise KeyError(f"template needs {sorted(names)}, got {sorted(values)}")
-    return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
-
-
-def host_rule(server_names: Sequence[str] = ()) -> str:
-    """The nginx line that closes a request whose Host is none of server_names (444: no answer at all); with no
-    names, a comment: any Host reaches the app. A name is a DNS name (letters, digits, dots, hyphens)."""
-    if not server_names:
-        return "# any Host (no --server-name given)"
-    for name in server_names:
-        if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", name):
-            raise ValueError(f"not a host name: {name!r}")
-    names = "|".join(re.escape(n.lower()) for n in server_names)
-    return f'if ($host !~ "^(?:{names})$") {{ return 444; }}'  # $host: lower case, without the port
-
-
-def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path = ROOT,
-                 template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = ()) -> str:
-    """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
-    (default workdir); the template is app_root's deploy/nginx.conf.template unless given; only server_names reach
-    the app when given."""
-    upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
-    template = template or app_root / "deploy" / "nginx.conf.template"
-    return render(template.read_text(), SERVERS=upstream, LISTEN=listen, MAX_BODY=f"{upload_limit_mib(app_root)}m",
-                  PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(temp_dir or workdir),
-                  ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"),
-                  HOST_RULE=host_rule(server_names))
 
 
 def worker_user() -> tuple[str, str] | None:
@@ -108,15 +70,19 @@ def free_ports(host: str, start: int, n: int) -> list[int]:
     raise RuntimeError(f"fewer than {n} free ports above {start}")
 
 
-def start_replica(app_root: Path, port: int, log: Path) -> subprocess.Popen:
-    """`python -m streamlit run app.py` on 127.0.0.1:port in its own process group, output to log (size-capped)."""
+def start_replica(app_root: Path, port: int, log: Path, server_names: Sequence[str] = (),
+                  url: str | None = None) -> subprocess.Popen:
+    """`python -m streamlit run app.py` on 127.0.0.1:port in its own process group, output to log (size-capped);
+    with server_names, Streamlit too accepts only those hosts (server.allowedHosts: its websocket refuses any
+    other Host); with url, the app gives that public address in its links (RNNVIZ_PUBLIC_URL, ui/rooms.py)."""
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
+           "--server.fileWatcherType", "none", *(a for n in server_names for a in ("--server.allowedHosts", n))]
     # glibc gives each thread that allocates its own memory pool, and Streamlit runs every session on its own
     # thread: a process's memory then grows with each new visitor and is never handed back. Two pools kept
     # the upload soak flat (benchmarks/load.py --soak 100 --uploads 5: 415 -> 560 MB without, 392-412 MB with).
-    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env()}
+    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env(),
+           **({"RNNVIZ_PUBLIC_URL": url} if url else {})}
     proc = subprocess.Popen(cmd, cwd=app_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, env=env)
     keep_log(proc.stdout, log)
@@ -147,10 +113,14 @@ def keep_log(stream, log: Path, max_bytes: int = LOG_MAX_BYTES) -> threading.Thr
     return t
 
 
-def healthy(url: str, timeout: float = 3) -> bool:
-    """url/_stcore/health answers ok within timeout."""
+def healthy(url: str, timeout: float = 3, host: str | None = None) -> bool:
+    """url/_stcore/health answers ok within timeout; asked with Host `host` where given (the launcher's own nginx
+    closes any Host but its server names), and over https without checking the certificate (it is nginx's own, asked
+    on loopback, where the certificate's name never matches 127.0.0.1)."""
+    request = urllib.request.Request(url + "/_stcore/health", headers={"Host": host} if host else {})
+    context = ssl._create_unverified_context() if url.startswith("https:") else None
     try:
-        return urllib.request.urlopen(url + "/_stcore/health", timeout=timeout).read() == b"ok"
+        return urllib.request.urlopen(request, timeout=timeout, context=context).read() == b"ok"
     except OSError:
         return False
 
@@ -160,8 +130,9 @@ class Watchdog:
     or busy with the interpreter lock held) never exits, so the exit check alone left it in place for good; nginx
     routes around it meanwhile (max_fails), and a visitor on another replica sees nothing."""
 
-    def __init__(self, ports: list[int], unhealthy_after: float = UNHEALTHY_AFTER, startup: float = 90.0):
-        self.ports, self.unhealthy_after, self.startup = ports, unhealthy_after, startup
+    def __init__(self, ports: list[int], unhealthy_after: float = UNHEALTHY_AFTER, startup: float = 90.0,
+                 host: str | None = None):
+        self.ports, self.unhealthy_after, self.startup, self.host = ports, unhealthy_after, startup, host
         now = time.monotonic()
         self.last_ok = [now] * len(ports)
         self.up = [True] * len(ports)  # answered since it was (re)started; started replicas were waited for
@@ -170,7 +141,8 @@ class Watchdog:
     def check(self, procs: list[subprocess.Popen]) -> list[tuple[int, str]]:
         """(index, why) of each replica to replace now: it exited, or its health check has failed for longer than
         unhealthy_after seconds (a fresh replica gets `startup` seconds to answer first)."""
-        oks = list(self._pool.map(lambda p: healthy(f"http://127.0.0.1:{p}", HEALTH_TIMEOUT), self.ports))
+        oks = list(self._pool.map(lambda p: healthy(f"http://127.0.0.1:{p}", HEALTH_TIMEOUT, self.host),
+                                   self.ports))
         now, out = time.monotonic(), []
         for i, (proc, ok) in enumerate(zip(procs, oks)):
             if ok:
@@ -199,17 +171,15 @@ def rotate_nginx_logs(workdir: Path, nginx_pid: int, max_bytes: int = LOG_MAX_BY
             os.kill(nginx_pid, signal.SIGUSR1)
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
-    """Wait until url/_stcore/health answers ok; fail early if proc exits."""
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90, host: str | None = None) -> None:
+    """Wait until url/_stcore/health answers ok (asked with Host `host` where given); fail early if proc exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{proc.args[0]} exited ({proc.returncode}) before {url} was healthy")
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            time.sleep(0.3)
+        if healthy(url, 2, host):
+            return
+        time.sleep(0.3)
     raise RuntimeError(f"{url} not healthy within {timeout:.0f} s")
 
 
@@ -257,42 +227,68 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
     raise RuntimeError(f"redis-server did not answer on port {port}; see {workdir / 'redis.log'}")
 
 
+@dataclass(frozen=True)
+class Site:
+    """How the class reaches the server.
+
+    Attributes:
+        names: the public host names; only these reach the app (nginx and Streamlit). Empty: any Host.
+        tls: (certificate, key) files for nginx to terminate TLS with; None: plain HTTP.
+        url: the address students are given (join links, QR codes); None: the address each browser used.
+        http_port: a plain-HTTP port redirected to the HTTPS address; None: none.
+    """
+    names: tuple[str, ...] = ()
+    tls: tuple[Path, Path] | None = None
+    url: str | None = None
+    http_port: int | None = None
+
+
 def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
-          unhealthy_after: float = UNHEALTHY_AFTER, server_names: Sequence[str] = ()) -> int:
+          unhealthy_after: float = UNHEALTHY_AFTER, site: Site = Site()) -> int:
     """Start the replicas and nginx, print the URL, replace a replica that dies or hangs; return when nginx exits."""
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
     if nginx is None:
         sys.exit("nginx not found: install Debian's nginx (apt-get install -y nginx)")
-    if free_ports("127.0.0.1" if host == "0.0.0.0" else host, port, 1) != [port]:
-        raise RuntimeError(f"port {port} is already in use")  # else the health check below could ask its owner
-    ports = free_ports("127.0.0.1", port + 1, replicas)
+    local = "127.0.0.1" if host == "0.0.0.0" else host
+    for p in filter(None, (port, site.http_port)):
+        if free_ports(local, p, 1) != [p]:
+            raise RuntimeError(f"port {p} is already in use")  # else the health check below could ask its owner
+    ports = [p for p in free_ports("127.0.0.1", port + 1, replicas + 1) if p != site.http_port][:replicas]
     logs = [workdir / f"replica-{i}.log" for i in range(1, replicas + 1)]
     procs: list[subprocess.Popen] = []  # the replicas, then nginx
     rooms: list[subprocess.Popen] = []  # redis for the class rooms, stopped after the replicas
     user = worker_user()
     temp = worker_temp_dir(workdir, user)
+
+    def replica(i: int) -> subprocess.Popen:
+        return start_replica(app_root, ports[i], logs[i], site.names, site.url)
+
     try:
         rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
-        procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
+        procs += [replica(i) for i in range(replicas)]
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
-            wait_healthy(f"http://127.0.0.1:{p}", proc)
+            wait_healthy(f"http://127.0.0.1:{p}", proc, host=site.names[0] if site.names else None)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
         conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
-                                     temp_dir=temp, server_names=server_names))
+                                     temp_dir=temp, server_names=site.names, tls=site.tls, https_url=site.url,
+                                     http_listen=f"{host}:{site.http_port}" if site.http_port else None))
         directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
-        wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", procs[-1])
+        # asked as a visitor would: under a public name (any other is closed unanswered), over https with TLS
+        wait_healthy(f"{'https' if site.tls else 'http'}://{local}:{port}", procs[-1],
+                     host=f"{site.names[0]}:{port}" if site.names else None)
         print(f"nginx: pid {procs[-1].pid} config {conf} access log {workdir / 'access.log'}", flush=True)
-        print(f"rnnviz on http://{host}:{port}/ ({replicas} replicas); Ctrl-C stops everything", flush=True)
-        watchdog = Watchdog(ports, unhealthy_after)
+        address = site.url or f"{'https' if site.tls else 'http'}://{host}:{port}"
+        print(f"rnnviz on {address}/ ({replicas} replicas); Ctrl-C stops everything", flush=True)
+        watchdog = Watchdog(ports, unhealthy_after, host=site.names[0] if site.names else None)
         while procs[-1].poll() is None:
             time.sleep(1)
             for i, why in watchdog.check(procs[:-1]):  # nginx routes around it meanwhile (max_fails)
                 print(f"replica {i + 1} {why}; replacing it", file=sys.stderr, flush=True)
                 stop([procs[i]], grace=2)
-                procs[i] = start_replica(app_root, ports[i], logs[i])
+                procs[i] = replica(i)
                 watchdog.replaced(i)
                 print(f"replica {i + 1}: pid {procs[i].pid} http://127.0.0.1:{ports[i]} log {logs[i]}", flush=True)
             rotate_nginx_logs(workdir, procs[-1].pid)
@@ -307,29 +303,62 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
             shutil.rmtree(temp, ignore_errors=True)
 
 
+def site_from(ap: argparse.ArgumentParser, args: argparse.Namespace) -> Site:
+    """The Site the flags describe, or the parser's error (exit 2) for names, files or an address that cannot be."""
+    try:
+        host_rule(args.server_name)
+    except ValueError as e:
+        ap.error(f"argument --server-name: {e}")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        ap.error("--tls-cert and --tls-key go together")
+    tls = (args.tls_cert.resolve(), args.tls_key.resolve()) if args.tls_cert else None
+    if tls:
+        if not args.server_name:
+            ap.error("--tls-cert needs --server-name: the name the certificate is for")
+        for flag, f in zip(("--tls-cert", "--tls-key"), tls):
+            if not os.access(f, os.R_OK) or not f.is_file():
+                ap.error(f"argument {flag}: cannot read {f}")
+    if args.http_port and not tls:
+        ap.error("--http-port redirects to HTTPS: it needs --tls-cert and --tls-key")
+    try:
+        url = public_url(args.server_name, args.port, tls is not None, args.public_url)
+    except ValueError as e:
+        ap.error(f"argument --public-url: {e}")
+    return Site(tuple(args.server_name), tls, url, args.http_port)
+
+
 def main() -> None:
-    """Command line: python -m rnnviz.serve --replicas N --port P [--host H] [--app-root DIR] [--workdir DIR]."""
+    """Command line: python -m rnnviz.serve --replicas N --port P [--host H] [--server-name NAME --tls-cert FILE
+    --tls-key FILE [--public-url URL] [--http-port P]] [--app-root DIR] [--workdir DIR]."""
     from rnnviz import cli
 
     ap = cli.parser("serve", __doc__.splitlines()[0])
-    ap.add_argument("--replicas", type=int, default=os.cpu_count() or 1, help="one per core (default: cores here)")
-    ap.add_argument("--port", type=int, default=8600, help="nginx listens here; replicas take free ports above it")
+    ap.add_argument("--replicas", type=cli.positive_int, default=os.cpu_count() or 1,
+                    help="one per core (default: the cores here)")
+    ap.add_argument("--port", type=cli.positive_int, default=8600,
+                    help="nginx listens here (HTTPS with --tls-cert); replicas take free ports above it")
     ap.add_argument("--host", default="127.0.0.1", help="nginx listen address (0.0.0.0: every interface)")
-    ap.add_argument("--app-root", type=Path, default=ROOT, help="directory holding app.py and .streamlit/")
+    ap.add_argument("--app-root", type=Path, default=ROOT,
+                    help="directory holding app.py and .streamlit/ (default: the installed app, or the clone's)")
     ap.add_argument("--workdir", type=Path, help="nginx config, logs and temp files (default: a temp dir, removed)")
     ap.add_argument("--unhealthy-after", type=float, default=UNHEALTHY_AFTER,
                     help="replace a replica whose health check has failed for this many seconds")
     ap.add_argument("--server-name", action="append", default=[], metavar="NAME",
                     help="a public host name the app answers to (repeatable); any other Host header is closed "
-                         "unanswered (default: any Host, for a local or LAN run)")
+                         "unanswered, by nginx and by Streamlit (default: any Host, for a local or LAN run)")
+    ap.add_argument("--tls-cert", type=Path, metavar="FILE",
+                    help="serve HTTPS on --port with this certificate, PEM, full chain (default: plain HTTP)")
+    ap.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key, PEM (default: none)")
+    ap.add_argument("--public-url", metavar="URL",
+                    help="the address students are given in join links and QR codes (default: the first "
+                         "--server-name on --port, or the address the browser used where no name is given)")
+    ap.add_argument("--http-port", type=cli.positive_int, metavar="PORT",
+                    help="also listen for plain HTTP here and redirect it to HTTPS, e.g. 80 (default: none)")
     args = ap.parse_args()
-    try:
-        host_rule(args.server_name)
-    except ValueError as e:
-        ap.error(f"argument --server-name: {e}")
-    if not (args.app_root / "app.py").is_file():  # installed from a wheel: the app is not in the package
-        print(f"error: rnnviz-serve serves the app of a clone of the repository, and {args.app_root} holds no app.py; "
-              "run it from a clone (python -m rnnviz.serve) or pass --app-root CLONE", file=sys.stderr)
+    site = site_from(ap, args)
+    if not (args.app_root / "app.py").is_file():
+        print(f"error: {args.app_root} holds no app.py; pass --app-root with the directory of the app "
+              "(a clone's top)", file=sys.stderr)
         sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwind through serve()'s finally, like Ctrl-C
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (`cmd &`)
@@ -338,7 +367,7 @@ def main() -> None:
     code = 0
     try:
         code = serve(args.replicas, args.port, args.host, args.app_root.resolve(), workdir.resolve(),
-                     args.unhealthy_after, args.server_name)
+                     args.unhealthy_after, site)
     except KeyboardInterrupt:
         pass
     except RuntimeError as e:  # a replica or nginx that did not come up: its log says why

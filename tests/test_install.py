@@ -48,19 +48,32 @@ def test_requirements_serve_without_torch_and_match_pyproject():
     dev = requirement_names((ROOT / "requirements-dev.txt").read_text().splitlines())
     app = ["streamlit", "segno", "redis"]  # the app's alone: pages, the class room's QR code, its shared store
     assert "torch" not in serve and set(serve) == {"numpy", "plotly", "safetensors", "threadpoolctl", "tqdm", *app}
-    assert dev["torch"] == "torch==2.13.0" and {"pytest", "playwright"} <= set(dev)
+    assert dev["torch"] == "torch==2.13.0" and {"pytest", "playwright"} <= set(dev)  # CI: one exact build
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()
     lib = requirement_names(PYPROJECT["project"]["dependencies"])
     assert {k: v for k, v in serve.items() if k not in app} == lib  # same pins, less the app's own
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert extras["app"] == [serve[k] for k in app] and extras["torch"] == ["torch==2.13.0"]
+    assert extras["app"] == [serve[k] for k in app] and extras["torch"] == ["torch>=2.4,<3"]  # a range: pip resolves
+    from packaging.requirements import Requirement  # ... it together with a project's own torch
+
+    assert Requirement(extras["torch"][0]).specifier.contains(dev["torch"].split("==")[1])  # CI tests inside it
 
 
 def test_every_package_and_console_script_is_declared():
     pkgs = {".".join(p.relative_to(ROOT).parts) for p in (ROOT / "rnnviz").rglob("__init__.py")}
     pkgs = {p.removesuffix(".__init__.py") for p in pkgs}
     declared = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    assert pkgs <= declared and declared - pkgs == {"rnnviz.models"}
+    app = {"rnnviz.app"} | {"rnnviz.app." + ".".join(d.relative_to(ROOT).parts) for top in ("app_pages", "ui")
+                            for d in [ROOT / top, *(ROOT / top).rglob("*")] if d.is_dir() and any(d.glob("*.py"))}
+    assert pkgs <= declared and declared - pkgs == {"rnnviz.models", "rnnviz.data"} | app  # the app, all of it
+    dirs = PYPROJECT["tool"]["setuptools"]["package-dir"]
+    assert all(Path(dirs[p]) == Path(*p.split(".")[2:]) for p in app if p != "rnnviz.app") and dirs["rnnviz.app"] == "."
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(["git", "ls-files", "ui", "app_pages", "static", ".streamlit"], capture_output=True,
+                             text=True, cwd=ROOT, check=True).stdout.split()
+    for f in (Path(f) for f in tracked if not f.endswith(".py")):  # the app's scripts, styles, icon and config
+        package = "rnnviz.app" + "".join(f".{p}" for p in f.parent.parts if f.parent.parts[0] in ("ui", "app_pages"))
+        assert any(f.relative_to(Path(*package.split(".")[2:])).match(g) for g in data.get(package, [])), f
     scripts = PYPROJECT["project"]["scripts"]
     assert set(scripts) == {f"rnnviz-{n}" for n in SCRIPTS}
     for name, target in scripts.items():
@@ -293,7 +306,7 @@ def test_every_console_script_explains_itself_from_a_wheel(installed):
             if args == ["--help"]:
                 assert out.returncode == 0 and out.stdout.startswith(f"usage: rnnviz-{name} ")
             else:
-                assert out.returncode == 2 and "needs PyTorch: pip install torch==2.13.0" in out.stderr
+                assert out.returncode == 2 and "needs PyTorch: pip install 'torch>=2.4,<3'" in out.stderr
 
 
 @pytest.mark.slow
@@ -324,9 +337,59 @@ def test_every_console_script_runs_from_a_wheel_outside_the_clone(installed):
     lag = run_script(bin_, here, "rnnviz-lag", "--lags", "1", "--steps", "1", "--lstm-hidden", "2", "--batch", "2",
                      "--rows", "rnn", "lstm", "--seeds", "0")
     assert lag.returncode == 0 and json.loads((here / "lag_results.json").read_text())["lags"] == [1], lag.stderr
-    serve = run_script(bin_, here, "rnnviz-serve")
+    serve = run_script(bin_, here, "rnnviz-serve", "--app-root", here)  # a directory without an app
     assert serve.returncode == 2 and "Traceback" not in serve.stderr
-    assert "serves the app of a clone" in serve.stderr and "--app-root" in serve.stderr
+    assert "holds no app.py" in serve.stderr and "--app-root" in serve.stderr
+    corpus = subprocess.run([bin_ / "python", "-c", "from rnnviz import resources; print(resources.CORPUS)"],
+                            capture_output=True, text=True, env=clean_env(), cwd=here).stdout.strip()
+    assert Path(corpus).is_relative_to(bin_.parent) and Path(corpus).read_bytes() == (ROOT / "data" /
+                                                                                      "tinyshakespeare.txt").read_bytes()
+
+
+async def every_page(url: str, pages: list[str]) -> dict[str, tuple[int, str]]:
+    """Each page opened by a visitor of its own, one after another: (exceptions shown, session id) per page."""
+    from benchmarks.load import Session
+
+    out = {}
+    for page in pages:
+        s = Session(url, page)
+        await s.open()
+        await s.ws.close()
+        out[page] = (s.exceptions, s.session_id)
+    return out
+
+
+@pytest.mark.slow
+def test_the_installed_app_serves_every_page_from_outside_the_clone(installed, tmp_path):
+    """pip install "rnnviz[app]", then rnnviz-serve from any directory: the app installed in the wheel (rnnviz/app/),
+    behind nginx, every page run to its end with no exception."""
+    import asyncio
+    import signal
+
+    from rnnviz.serve import free_ports
+    from tests.test_serve import need_nginx, read_until
+    from ui.path import LESSONS
+
+    need_nginx()
+    bin_, here = installed
+    port = free_ports("127.0.0.1", 8650, 1)[0]
+    proc = subprocess.Popen([bin_ / "rnnviz-serve", "--replicas", "1", "--port", str(port), "--workdir",
+                             tmp_path], cwd=here, env=clean_env(), stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        banner = read_until(proc, "rnnviz on", timeout=150)
+        replica = int(re.search(r"^replica 1: pid (\d+)", banner, re.M).group(1))
+        app_dir = Path(os.readlink(f"/proc/{replica}/cwd"))
+        assert app_dir.is_relative_to(bin_.parent) and (app_dir / "app.py").is_file()  # the wheel's own app
+        pages = ["", *(ls.url for ls in LESSONS), "class_room"]
+        shown = asyncio.run(every_page(f"http://127.0.0.1:{port}", pages))
+        assert all(sid for _, sid in shown.values()) and {p: n for p, (n, _) in shown.items() if n} == {}
+        log = (tmp_path / "replica-1.log").read_text()
+        assert "Traceback" not in log and "Error" not in log, log[-2000:]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    assert proc.returncode == 0
 
 
 @pytest.mark.slow
@@ -349,7 +412,7 @@ def test_pip_install_into_an_empty_venv(tmp_path):
 
 
 def test_the_image_is_reproducible_and_compose_starts_nginx_promptly():
-    docker = (ROOT / "deploy" / "Dockerfile").read_text()
+    docker = (ROOT / "Dockerfile").read_text()
     base = re.search(r"^FROM (\S+)", docker, re.M).group(1)
     assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base  # a version, not "3.11"
     assert re.search(r"pip install .*--require-hashes -r /tmp/requirements\.lock", docker)

@@ -20,7 +20,8 @@ import pytest
 import tomllib
 
 from benchmarks.load import Session
-from rnnviz.serve import ROOT, free_ports, host_rule, keep_log, nginx_config, render, rotate_nginx_logs
+from rnnviz.nginx import host_rule, nginx_config, render
+from rnnviz.serve import ROOT, free_ports, keep_log, rotate_nginx_logs
 from tests.browser import free_port
 from ui.live import assets
 
@@ -58,7 +59,19 @@ def test_compose_gives_nginx_the_same_upload_cap_and_every_placeholder():
     for name in names:
         assert re.search(rf"^\s+{name}: ", compose, re.M), f"compose.yaml does not set {name}"
         assert f"$${{{name}}}" in compose, f"compose.yaml's envsubst list lacks {name}"
-    assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "deploy" / "Dockerfile").read_text(), re.M | re.S)
+    assert re.search(r"^ENV .*MALLOC_ARENA_MAX=2", (ROOT / "Dockerfile").read_text(), re.M | re.S)
+
+
+def test_the_spaces_header_in_the_readme_names_the_port_the_image_serves():
+    """A Hugging Face Docker Space builds ./Dockerfile and sends visitors to app_port from its README's header."""
+    import yaml
+
+    header = re.search(r"```yaml\n(---\ntitle: rnnviz\n.*?---)\n```", (ROOT / "README.md").read_text(), re.S)
+    meta = yaml.safe_load(header.group(1).strip("-\n"))
+    docker = (ROOT / "Dockerfile").read_text()
+    assert meta["sdk"] == "docker" and f"EXPOSE {meta['app_port']}" in docker
+    assert re.search(rf'CMD \[.*"--server.port", "{meta["app_port"]}"', docker)
+    assert re.search(r"useradd .*--uid 1000 ", docker)  # the user a Space runs
 
 
 def test_render_refuses_a_missing_or_unknown_placeholder():

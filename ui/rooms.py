@@ -5,6 +5,7 @@ Questions are made in ui/questions; rooms live in rnnviz.rooms.store (Redis when
 from __future__ import annotations
 
 import io
+import os
 import time
 import urllib.parse
 
@@ -147,9 +148,12 @@ def qr_png(url: str, px: int = 12) -> bytes:
 
 
 def page_url(this_url: str, page: str, query: str) -> str:
-    """The address of one of this server's pages (its url path), with a query."""
-    parts = urllib.parse.urlsplit(this_url or "http://localhost:8501")  # None where no browser asked (AppTest)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"/{page}", query, ""))
+    """The address of one of this server's pages (its url path), with a query: under the public address where the
+    launcher names one (`rnnviz.serve --public-url`, or its --server-name), else under the address this browser used."""
+    public = os.environ.get("RNNVIZ_PUBLIC_URL")
+    parts = urllib.parse.urlsplit(public or this_url or "http://localhost:8501")  # None: no browser asked (AppTest)
+    base = parts.path.rstrip("/") if public else ""
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"{base}/{page}", query, ""))
 
 
 def join_url(this_url: str, code: str) -> str:

@@ -19,17 +19,29 @@ FORGET_PATH, CELL_PATHS = "_f", "_c"  # a curve's key after its cell's name: c a
 
 @dataclass
 class GradientReport:
-    """Jacobians of the last state with respect to every earlier state, indexed by steps back k = T - t."""
+    """Jacobians of the last state with respect to every earlier state, indexed by steps back k = T - t.
 
-    steps_back: np.ndarray  # (T+1,) k = 0..T
-    jacobians: np.ndarray  # (T+1, H, H) dh_T/dh_{T-k}; may hold 0 or inf where float64 runs out
-    log10_spectral: np.ndarray  # (T+1,) log10 of the largest singular value of each Jacobian, exact
-    log10_loss_grad: np.ndarray  # (T+1,) log10 ||dL/dh_{T-k}||, L a loss at step T with dL/dh_T = g
-    loss_grad_dirs: np.ndarray  # (T+1, H) dL/dh_{T-k} / ||dL/dh_{T-k}||: the direction, exact at any size (0 if zero)
-    cell_jacobians: np.ndarray | None = None  # (T+1, H, H) LSTM dc_T/dc_{T-k}, all paths
-    log10_cell_spectral: np.ndarray | None = None  # (T+1,)
-    log10_forget_path: np.ndarray | None = None  # (T+1, H) LSTM log10 prod of f along the additive path alone
-    factors: dict[str, np.ndarray] = field(default_factory=dict)  # per-step parts of each factor, (T, H)
+    Attributes:
+        steps_back: (T+1,) k = 0..T.
+        jacobians: (T+1, H, H) dh_T/dh_{T-k}; may hold 0 or inf where float64 runs out.
+        log10_spectral: (T+1,) log10 of the largest singular value of each Jacobian, exact.
+        log10_loss_grad: (T+1,) log10 ||dL/dh_{T-k}||, L a loss at step T with dL/dh_T = g.
+        loss_grad_dirs: (T+1, H) dL/dh_{T-k} / ||dL/dh_{T-k}||: the direction, exact at any size (0 if zero).
+        cell_jacobians: (T+1, H, H) the LSTM's dc_T/dc_{T-k}, all paths; None for other cells.
+        log10_cell_spectral: (T+1,) log10 of the largest singular value of each cell_jacobians entry; LSTM only.
+        log10_forget_path: (T+1, H) the LSTM's log10 prod of f along the additive path alone; LSTM only.
+        factors: per-step parts of each factor, name -> (T, H) array.
+    """
+
+    steps_back: np.ndarray
+    jacobians: np.ndarray
+    log10_spectral: np.ndarray
+    log10_loss_grad: np.ndarray
+    loss_grad_dirs: np.ndarray
+    cell_jacobians: np.ndarray | None = None
+    log10_cell_spectral: np.ndarray | None = None
+    log10_forget_path: np.ndarray | None = None
+    factors: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def spectral(self) -> np.ndarray:

@@ -2,8 +2,7 @@
 what probability. Its questions read the shipped model, and the page's link names depend on that model."""
 from __future__ import annotations
 
-from pathlib import Path
-
+from rnnviz.charlm import SHIPPED_MODEL
 from rnnviz.rooms import questions as Q
 from rnnviz.text import InputError, fmt
 from ui.loaders import shipped_model
@@ -11,7 +10,7 @@ from ui.questions.base import Made
 from ui.sample import controls as sample_words
 from ui.urlstate import Param, name_controls, text
 
-MODEL = Path(__file__).resolve().parents[2] / "models" / "shakespeare.safetensors"  # as the sampling page loads it
+MODEL = SHIPPED_MODEL  # as the sampling page loads it: the clone's models/, or an install's rnnviz/models/
 
 
 def model():

@@ -1,4 +1,7 @@
-# rnnviz, CPU only, for serving: `docker build -f deploy/Dockerfile -t rnnviz .` from the repository root.
+# rnnviz, CPU only, for serving: `docker build -t rnnviz .` from the repository root. The one image for every host:
+# deploy/compose.yaml (replicas behind nginx), deploy/kubernetes/, and a Hugging Face Docker Space, which builds the
+# Dockerfile at a repository's root and runs it as user 1000 on app_port 8501 (README "Managed hosting": the header a
+# Space's README.md needs). One Streamlit process; class rooms in memory unless RNNVIZ_REDIS_URL names a Redis.
 # No torch: the app serves with NumPy (requirements.txt); train and cross-check elsewhere.
 # The base image is pinned by version (a tag, not a digest: the digest could not be read from the registry where this
 # was written); pin it by digest (`docker buildx imagetools inspect python:3.11.13-slim-bookworm`) where you build.
@@ -9,9 +12,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_
 
 # Every package at the version the tests ran with, each file checked against its hash (deploy/requirements.lock, from
 # `pip-compile --generate-hashes deploy/requirements.in`; see the README)
+# `rnnviz` is uid 1000, the user a Hugging Face Space runs as.
 COPY deploy/requirements.lock /tmp/requirements.lock
 RUN pip install --no-deps --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock \
-    && useradd --create-home --uid 10001 rnnviz
+    && useradd --create-home --uid 1000 rnnviz
 
 # The code stays owned by root: the app user can read it, not change it.
 WORKDIR /app
