@@ -21,21 +21,17 @@ ss = st.session_state
 def controls(lm: charlm.CharLM) -> tuple[charlm.SamplingSettings, list[str]]:
     """The sampling settings, and what is wrong with them (empty when nothing is)."""
     c1, c2, c3, c4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
-    prime = c1.text_input("Prime text", key=f"{P}.prime", max_chars=500, help="What the model reads before it writes.")
+    C = ctl.declared(lm)
+    prime = C.widget("prime", c1)
     most = lesson.most_chars(lm, prime)
-    n = c2.slider("Characters", 1, max(most, 2), key=f"{P}.n", help=f"How many new characters to sample: at most "
-                  f"{most:,} after this prime for this model (the limit scales with its work per character).")
-    temp = c3.select_slider("Temperature", lesson.TEMPS, key=f"{P}.temp",
-                            help="Scores are divided by this before the softmax.")
+    n = C.widget("n", c2, hi=max(most, 2), help=f"How many new characters to sample: at most {most:,} after this "
+                 "prime for this model (the limit scales with its work per character).")
+    temp = C.widget("temp", c3)
     c4.button("Sample again", key=f"{P}.again", on_click=set_state, args=({f"{P}.seed": ss[f"{P}.seed"] + 1},),
               type="primary", width="stretch", help="A new seed, everything else unchanged.")
     d1, d2, d3, d4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
-    top_k = d1.number_input("Top-k (0 = off)", 0, lm.vocab_size, key=f"{P}.top_k",
-                            help="Keep only the k most likely characters.")
-    top_p = d2.slider("Top-p (1 = off)", 0.05, 1.0, step=0.05, key=f"{P}.top_p",
-                      help="Keep the fewest most likely characters whose probabilities add up to p.")
-    greedy = d3.toggle("Greedy", key=f"{P}.greedy", help="Always the most likely character (the same as top-k = 1).")
-    seed = d4.number_input("Seed", 0, lesson.MAX_SEED, key=f"{P}.seed", help="The same seed gives the same text.")
+    top_k, top_p, greedy, seed = (C.widget(name, col) for name, col in zip(("top_k", "top_p", "greedy", "seed"),
+                                                                           (d1, d2, d3, d4)))
     st.caption(words.temperature_sentence(temp))
     forced, problems = ctl.check(lm, prime, n, ss[f"{P}.forced"])
     top_k, top_p = 1 if greedy else (top_k or None), top_p if top_p < 1 else None
@@ -47,14 +43,13 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     position_notice(smp)
     i = ctl.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
-    shade = st.segmented_control("Shade by", ctl.SHADES, key=f"{P}.shade",
-                                 help="What colours each character.") or "probability"
+    C = ctl.declared(lm)
+    shade = C.widget("shade") or "probability"
     unit = (0, "h", 0)
     if shade == "hidden unit":
         s2, s3, s4, _ = st.columns([1, 1, 1, 2.5], vertical_alignment="bottom")
-        unit = (s2.number_input("Layer", 1, lm.num_layers, key=f"{P}.layer") - 1,
-                s3.radio("State", ["h", "c"] if smp.c is not None else ["h"], key=f"{P}.kind", horizontal=True),
-                s4.number_input("Unit", 1, lm.hidden_size, key=f"{P}.unit", help=words.UNITS_FROM_1) - 1)
+        unit = (C.widget("layer", s2) - 1, C.widget("kind", s3, options=["h", "c"] if smp.c is not None else ["h"]),
+                C.widget("unit", s4, help=words.UNITS_FROM_1) - 1)
     left, right = st.columns([1.5, 1], gap="large")
     sh = shading.shade(shade, lm, smp, i, unit, model_id, ss)
     v = sh.numbers
@@ -64,8 +59,7 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
                  f"{P}.text", f"{P}.pos", selected=i)
         st.html(words.legend_markup(sh.caption, *sh.ends, v.signed, fs, words.summary(smp)))
     with right:
-        st.slider("Position", 2, max(3, len(smp.text)), key=f"{P}.char", on_change=ctl.char_moved, args=(ss,),
-                  help="Which character to inspect, counted from 1 (the first has no prediction to show).")
+        C.widget("char", hi=max(3, len(smp.text)), on_change=ctl.char_moved, args=(ss,))
         info = lesson.position(lm, smp, i)
         st.markdown(f"Character **{i + 1}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}")
         st.html(figures.dist_markup(words.top_rows(info), "model (T = 1)", words.sampled_name(info), fs))
@@ -83,7 +77,7 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
             if st.button("Clear forced characters", key=f"{P}.unforce", on_click=set_state,
                          args=({f"{P}.forced": {}},)):
                 st.rerun(scope="app")
-    with st.expander("The hidden state after this character", key=f"{P}.state_open", on_change="rerun") as box:
+    with C.widget("state_open") as box:
         if box.open:  # a label of its own each position would shut the box at each move (a new widget)
             plot(figures.state_grid(smp.h[i], f"after character {i + 1:,}", font_scale=fs), f"{P}.state",
                  alt=f"every layer's hidden state after character {i + 1}")
@@ -96,7 +90,8 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: charlm.
     """Hidden units, a unit clamped, gate saturation and the model card: its controls rerun only this."""
     if ss.pop(f"{P}._app", 0):
         st.rerun(scope="app")
-    view = st.segmented_control("Look inside", list(ctl.VIEWS), format_func=ctl.VIEWS.get, key=f"{P}.view") or "units"
+    C = ctl.declared(lm)
+    view = C.widget("view") or "units"
     if view == "text":
         st.code(smp.text, language=None, wrap_lines=True)
     elif view == "card":
@@ -105,8 +100,7 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: charlm.
     elif view == "gates" and not GATE_NAMES[lm.cell]:
         st.info("A vanilla RNN has no gates to saturate.")
     else:
-        over = st.radio("Over", ["excerpt", "sample"], key=f"{P}.passage", horizontal=True,
-                        format_func=ctl.PASSAGES_SHOWN.get)
+        over = C.widget("passage")
         a = cache.analysis_for(model_id, lm, smp, over, ss, (bar := st.empty()).progress)
         bar.empty()
         if view == "clamp":
@@ -117,9 +111,7 @@ def look_inside(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: charlm.
                          placeholder="choose a unit", format_func=lambda r: words.unit_choice(a.hits[r]),
                          on_change=lambda: set_state(ctl.unit_state(a.hits, [ss[f"{P}.pick"]])))
         else:
-            n = st.select_slider("Over the first", ctl.spans(a, ss), key=f"{P}.span",
-                                 format_func=lambda v: f"{v or a.chars:,} characters",
-                                 help="Where in the text to count: the first characters after the start, or all.")
+            n = C.widget("span", options=ctl.spans(a, ss), format_func=lambda v: f"{v or a.chars:,} characters")
             n = n or a.chars  # 0: the whole passage
             plot(figures.saturation_figure(a.saturation[n], fs, words.saturation_title(n)), f"{P}.sat",
                  alt=words.SATURATION_ALT)

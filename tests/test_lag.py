@@ -8,7 +8,7 @@ import pytest
 
 from rnnviz.experiments import lag, lag_results, lag_task, lag_train
 from rnnviz.figures.gradients import lag_curve_figure, lag_figure
-from ui.lessons import gradients as words
+from ui.lessons import lag as lag_words
 
 
 def test_the_target_is_the_first_symbol_and_the_curriculum_draws_lags_up_to_k():
@@ -56,13 +56,13 @@ def fake(acc, lags=(1, 2, 4), curve=None):
 def test_summary_says_where_the_gates_win_and_when_they_do_not():
     won = fake({"rnn": [[1.0, 0.5, 0.2], [1.0, 0.6, 0.15]], "lstm_f0": [[1.0, 0.2, 0.1], [1.0, 0.3, 0.1]],
                 "lstm": [[1.0, 1.0, 0.95], [1.0, 1.0, 0.99]], "gru": [[1.0, 0.96, 0.93], [1.0, 1.0, 0.91]]})
-    text = words.lag_summary(won)
+    text = lag_words.lag_summary(won)
     assert lag_results.aim_lags(won) == [4] and "Gates win at lag 4" in text
     assert "95%–99%" in text and "91%–93%" in text and "15%–20%" in text
     assert "vanilla RNN up to lag 1" in text and "LSTM ($b_f$ = +1) up to lag 4" in text
     assert "at lag 4 the LSTM ($b_f$ = 0) scored 10% and the LSTM ($b_f$ = +1) 95%–99%" in text
     lost = fake({c: [[1.0, 0.95, 0.5]] for c in ("rnn", "lstm", "gru")})
-    text = words.lag_summary(lost)
+    text = lag_words.lag_summary(lost)
     assert lag_results.aim_lags(lost) == [] and "not reached" in text and "LSTM ($b_f$ = +1) 50%" in text
     assert lag_results.best_lag(fake({"rnn": [[0.5, 1.0, 1.0]]}), "rnn") is None
 
@@ -88,14 +88,14 @@ def test_shipped_results_say_how_they_were_made_and_the_page_states_their_number
     known |= {round(v, 3) for r in res["cells"].values() for v in np.mean(r["accuracy"], axis=0)}
     known |= {round(v, 3) for r in res["curve"]["accuracy"].values() for v in np.mean(r, axis=0)}
     known |= {0.9, round(2 / res["task"]["symbols"], 3)}
-    text = words.lag_summary(res) + words.curve_summary(res)
+    text = lag_words.lag_summary(res) + lag_words.curve_summary(res)
     for v in numbers(text):
         assert any(abs(v - k) <= 0.005 + 1e-9 for k in known), v
     for k in lag_results.aim_lags(res):
         assert f"Gates win at lag {', '.join(map(str, lag_results.aim_lags(res)))}" in text
     if not lag_results.aim_lags(res):
         assert "not reached" in text
-    prov = words.provenance(res)
+    prov = lag_words.provenance(res)
     assert res["command"] in prov and f"{res['cpu_seconds']:.0f} s of CPU" in prov
     fig = lag_figure(res)
     means = [tr for tr in fig.data if tr.mode == "lines+markers"]
@@ -123,7 +123,8 @@ def test_figures_draw_the_seed_spread_as_bars():
     assert list(bars[0].y) == [0.8, 1.0, None, 0.3, 0.5, None]
     curve = lag_curve_figure(res)
     assert len([tr for tr in curve.data if tr.mode == "lines+markers"]) == 2
-    assert "GRU at step 10" in words.curve_summary(res) and "vanilla RNN never (best 30%)" in words.curve_summary(res)
+    summary = lag_words.curve_summary(res)
+    assert "GRU at step 10" in summary and "vanilla RNN never (best 30%)" in summary
 
 
 @pytest.mark.slow

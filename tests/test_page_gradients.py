@@ -6,6 +6,7 @@ import re
 import pytest
 
 from tests.conftest import ROOT, all_text, charts, tables
+from ui.lessons import lag as lag_words
 
 P = "gradients"
 
@@ -115,14 +116,13 @@ def test_lag_results_drawn_with_their_provenance(open_page):
     drawn = {c.alt[:30] for c in charts(at)}
     if (ROOT / "models" / "lag_results.json").exists():
         from rnnviz.experiments import lag_results
-        from ui.lessons import gradients as words
 
         res = lag_results.load_results()
         assert any(a.startswith("accuracy by lag") for a in drawn)
         assert any(a.startswith("accuracy while training") for a in drawn)
         text = all_text(at)
-        assert "python -m rnnviz.lag" in text and words.lag_summary(res) in text  # the sentences the JSON makes
-        assert f"{res['cpu_seconds']:.0f} s of CPU" in text and words.curve_summary(res) in text
+        assert "python -m rnnviz.lag" in text and lag_words.lag_summary(res) in text  # the sentences the JSON makes
+        assert f"{res['cpu_seconds']:.0f} s of CPU" in text and lag_words.curve_summary(res) in text
     else:
         assert "No results shipped yet" in all_text(at)
 

@@ -7,7 +7,7 @@ import pytest
 
 from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.text import format_norm
-from ui.lessons import clipping as clip_words, gradients as words
+from ui.lessons import clipping as clip_words, gradients as words, lag as lag_words
 
 
 def vanilla(seed, preset, H=32, T=50):
@@ -151,5 +151,5 @@ def test_lag_gap_in_percentage_points():
     res = json.loads(resources.path("lag_results.json").read_text())
     for row, acc in (("lstm_f0", 0.90), ("lstm", 0.93)):
         res["cells"][row]["accuracy"] = [[1.0] * (len(res["lags"]) - 1) + [acc] for _ in res["seeds"]]
-    text = words.lag_summary(res)
+    text = lag_words.lag_summary(res)
     assert "within 3 percentage points at every lag" in text and "within 3%" not in text

@@ -19,7 +19,7 @@ from ui.sample import ahead, cache, controls, links, shading, words
 
 
 def test_link_values_must_be_slider_options():
-    parse = links.one_of(lesson.TEMPS)
+    parse = controls.declared(tiny("lstm")).__getitem__("temp").parser()
     assert parse("0.8") == 0.8 and parse("3") == 3.0
     for bad in ("2.9", "0.15", "nan", "inf", "x"):
         with pytest.raises(ValueError):
@@ -37,7 +37,7 @@ def test_branches_round_trip_through_a_link():
 
 def test_every_link_value_the_page_writes_it_reads_back():
     lm = tiny("lstm", layers=2)
-    params = controls.params(lm)
+    params = controls.declared(lm).params
     assert all(p.key == f"sample.{p.key.split('.', 1)[1]}" for p in params) and len({p.url for p in params}) == 22
     for p in params:
         assert p.parse(p.dump(p.default)) == p.default, p.url

@@ -8,7 +8,6 @@ goes, and hands `controls.params` to `ui.urlstate.restore` / `publish`. This is 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -16,6 +15,7 @@ import streamlit as st
 
 from ui.urlstate import Param, choice, dump_flag, flag, integer, name_controls, number, text
 
+DECLARED: dict[str, Control] = {}  # widget key -> its declaration, for every page's controls (this server's)
 KINDS = ("slider", "select", "number", "text", "area", "toggle", "radio", "segmented", "selectbox", "expander")
 
 
@@ -82,13 +82,12 @@ def _multiple_of(step: int, lo: int, hi: int) -> Callable[[str], int]:
 
 
 def _notch(options: tuple) -> Callable[[str], Any]:
-    """A select slider's numeric options: a link's number must be one of them (to 1e-9), never a value between."""
+    """A select slider's numeric options: a link's number must be one of them exactly, never a value between."""
     def parse(s: str):
         v = float(s)
-        for o in options:
-            if math.isclose(v, o, rel_tol=1e-9, abs_tol=1e-12):
-                return o
-        raise ValueError(s)
+        if v not in options:
+            raise ValueError(s)
+        return next(o for o in options if o == v)
     return parse
 
 
@@ -101,6 +100,7 @@ class Controls:
         if len(self._by_name) != len(controls):
             raise ValueError(f"{page}: two controls share a name")
         name_controls({self.key(c.name): c.label for c in controls})  # notices about a link name the label
+        DECLARED.update({self.key(c.name): c for c in controls})
 
     def __getitem__(self, name: str) -> Control:
         return self._by_name[name]

@@ -9,20 +9,20 @@ from rnnviz.experiments import lag_results
 from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
-from ui.lessons import gates as gate_words, gradients as gradient_words
+from ui.lessons import gates as gate_words, gradients as gradient_words, lag as lag_words
 from ui.urlstate import classroom
 from ui.widgets import note, plot, split, torch_check
 
 
 def lag_section(fs: float) -> None:
     """The shipped results of `python -m rnnviz.lag`, or what to run where they are missing."""
-    words, P = gradient_words, gradient_words.P
+    P = gradient_words.P
     results = lag_results.load_results()
     if results is None:
-        st.info(words.LAG_MISSING)
+        st.info(lag_words.LAG_MISSING)
         return
-    note(words.lag_about(results))
-    summary = words.lag_summary(results)
+    note(lag_words.lag_about(results))
+    summary = lag_words.lag_summary(results)
     st.markdown(summary)
     g1, g2 = split(1, 1)
     with g1:
@@ -30,10 +30,10 @@ def lag_section(fs: float) -> None:
              alt="accuracy by lag, mean and seed spread. " + summary)
     with g2:
         plot(gradient_figures.lag_curve_figure(results, fs), f"{P}.lag_curve", alt="accuracy while training. "
-             + words.curve_summary(results))
-        note(words.curve_summary(results))
+             + lag_words.curve_summary(results))
+        note(lag_words.curve_summary(results))
     with st.expander("How these numbers were made"):  # the exact commands: a reader's to check, not a lecture's
-        st.caption(words.provenance(results))
+        st.caption(lag_words.provenance(results))
 
 
 def three_cells(c: gate_words.GateSetup, fs: float):

@@ -93,18 +93,15 @@ def control_name(p: Param) -> str:
     return f"**{label}** (`{p.url}` in the link)" if label else f"`{p.url}`"
 
 
-def restore(page: str, params: list[Param], labels: dict[str, str] | None = None) -> None:
+def restore(page: str, params: list[Param]) -> None:
     """Seed each widget's state when a visitor arrives on the page: from the link where it names any of the page's
     settings (a shared link, the browser's Back / Forward), else from what this visitor last set here (a lesson link,
     the sidebar), else the defaults. Streamlit forgets a widget's value once a run leaves it out, so `publish` keeps a
     copy of every setting under a key of its own. Invalid link values fall back to the default, with a notice that
-    names each control by its label: registered with `name_controls`, or given here in `labels` (link name ->
-    label)."""
+    names each control by its label (ui.controls registers it with `name_controls`)."""
     arrived = st.session_state.get("app.page") != page
     st.session_state["app.page"] = page
     if arrived:
-        if labels:  # once per arrival is enough: the register is the server's
-            name_controls({p.key: labels[p.url] for p in params if p.url in labels})
         named = [p for p in params if p.url in st.query_params]
         bad = []
         for p in params:

@@ -8,7 +8,7 @@ from rnnviz.text import InputError, fmt
 from ui.loaders import shipped_model
 from ui.questions.base import Made
 from ui.sample import controls as sample_words
-from ui.urlstate import Param, name_controls, text
+from ui.urlstate import Param
 
 MODEL = SHIPPED_MODEL  # as the sampling page loads it: the clone's models/, or an install's rnnviz/models/
 
@@ -19,10 +19,8 @@ def model():
 
 def link(lm) -> list[Param]:
     """The page's link names for its model (its k, layers and units); without one, the prime alone. Their labels are
-    registered here too: the sampling page registers them on arrival, and the Class page may come first."""
-    params = sample_words.params(lm) if lm is not None else [Param("sample.prime", "prime", "ROMEO:", text(500))]
-    name_controls({p.key: sample_words.LABELS[p.url] for p in params if p.url in sample_words.LABELS})
-    return params
+    registered by the declaration: the Class page may come before the sampling page."""
+    return sample_words.declared(lm).params if lm is not None else sample_words.prime_only()
 
 
 def _char(c: str) -> str:

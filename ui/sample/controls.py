@@ -3,12 +3,15 @@ name's control label, the options of its choices, and the session keys the contr
 position, the unit a ranking row picks, the clamp a finder row picks). Parsers: ui/sample/links.py."""
 from __future__ import annotations
 
+import functools
+
 from rnnviz.charlm import CharLM, Clamp
 from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.lessons import clamp as clamping, sample as lesson
+from ui.controls import Control, Controls
 from ui.sample import P, Session
-from ui.sample.links import dump_branches, from_0, one_of, parse_branches
-from ui.urlstate import Param, choice, dump_flag, flag, integer, number, text
+from ui.sample.links import dump_branches, from_0, parse_branches
+from ui.urlstate import Param
 
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
 VIEWS = {"units": "Hidden units that track something", "clamp": "Switch a unit off", "gates": "Gate saturation",
@@ -16,33 +19,65 @@ VIEWS = {"units": "Hidden units that track something", "clamp": "Switch a unit o
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
 
 
-def params(lm: CharLM) -> list[Param]:
-    """The page's state a link carries: session key, name in the link, default, parser (and writer)."""
-    spec = [("prime", "prime", "ROMEO:", text(500)), ("n", "n", 500, integer(1, lesson.MAX_NEW)),
-            ("temp", "temp", 0.8, one_of(lesson.TEMPS)), ("top_k", "k", 0, integer(0, lm.vocab_size)),
-            ("top_p", "p", 1.0, number(0.05, 1.0, 0.05)), ("greedy", "greedy", False, flag, dump_flag),
-            ("seed", "seed", 1, integer(0, lesson.MAX_SEED)),
-            ("forced", "branch", {}, parse_branches, dump_branches),
-            ("pos", "pos", 6, integer(1, lesson.MAX_CHARS - 1)), ("shade", "shade", "probability", choice(SHADES)),
-            ("state_open", "state", False, flag, dump_flag),
-            ("layer", "layer", lm.num_layers, integer(1, lm.num_layers)), ("kind", "kind", "h", choice(["h", "c"])),
-            ("unit", "unit", 1, *from_0(lm.hidden_size)), ("view", "view", "units", choice(VIEWS)),
-            ("passage", "over", "excerpt", choice(list(PASSAGES_SHOWN))), ("span", "first", 0, one_of((0, *SPANS))),
-            ("clamp_layer", "clayer", lm.num_layers, integer(1, lm.num_layers)),
-            ("clamp_kind", "ckind", "h", choice(["h", "c"])),
-            ("clamp_unit", "cunit", 1, *from_0(lm.hidden_size)),
-            ("clamp_value", "cval", 0.0, number(-clamping.MAX_VALUE, clamping.MAX_VALUE, 0.1)),
-            ("cpos", "cpos", -1, integer(-1, lesson.MAX_CHARS - 1))]  # -1: the character the clamp moves most
-    return [Param(f"{P}.{key}", *rest) for key, *rest in spec]
+def declared(lm: CharLM) -> Controls:
+    """The page's controls for this model (its vocabulary, layers and units bound k, the layer and the unit)."""
+    return _declared(lm.vocab_size, lm.num_layers, lm.hidden_size)
 
 
-LABELS = {"prime": "Prime text", "n": "Characters", "temp": "Temperature", "k": "Top-k (0 = off)",
-          "p": "Top-p (1 = off)", "greedy": "Greedy", "seed": "Seed", "branch": "Branch from here", "pos": "Position",
-          "shade": "Shade by", "layer": "Layer", "kind": "State", "unit": "Unit", "view": "Look inside",
-          "state": "The hidden state after this character", "over": "Over",
-          "first": "Over the first", "clayer": "Clamp layer", "ckind": "Clamp state", "cunit": "Clamp unit",
-          "cval": "Clamp to", "cpos": "the character clicked in the free text"}  # each link name's control, as a
-# notice names it (cpos: a click in the clamp view's free text, which has no label of its own)
+def prime_only() -> list[Param]:
+    """What a link carries of the page without a model to size the rest: the prime."""
+    return _declared(1, 1, 1).params_of("prime")
+
+
+@functools.lru_cache(maxsize=64)
+def _declared(vocab: int, layers: int, hidden: int) -> Controls:
+    unit, unit_dump = from_0(hidden)
+    return Controls(
+        P,
+        Control("prime", "Prime text", "ROMEO:", kind="text", url="prime", max_chars=500,
+                help="What the model reads before it writes."),
+        Control("n", "Characters", 500, lo=1, hi=lesson.MAX_NEW, url="n"),  # its help names the limit for the prime
+        Control("temp", "Temperature", 0.8, kind="select", options=lesson.TEMPS, url="temp",
+                help="Scores are divided by this before the softmax."),
+        Control("top_k", "Top-k (0 = off)", 0, kind="number", lo=0, hi=vocab, url="k",
+                help="Keep only the k most likely characters."),
+        Control("top_p", "Top-p (1 = off)", 1.0, lo=0.05, hi=1.0, step=0.05, url="p",
+                help="Keep the fewest most likely characters whose probabilities add up to p."),
+        Control("greedy", "Greedy", False, kind="toggle", url="greedy",
+                help="Always the most likely character (the same as top-k = 1)."),
+        Control("seed", "Seed", 1, kind="number", lo=0, hi=lesson.MAX_SEED, url="seed",
+                help="The same seed gives the same text."),
+        Control("forced", "Branch from here", {}, kind="text", url="branch", parse=parse_branches,
+                dump=dump_branches),  # no box of its own: "Branch from here" sets it
+        Control("pos", "Position", 6, lo=1, hi=lesson.MAX_CHARS - 1, url="pos"),  # drawn as `char`, from 1
+        Control("char", "Position", 7, lo=2, hi=lesson.MAX_CHARS,
+                help="Which character to inspect, counted from 1 (the first has no prediction to show)."),
+        Control("shade", "Shade by", "probability", kind="segmented", options=SHADES, url="shade",
+                help="What colours each character."),
+        Control("state_open", "The hidden state after this character", False, kind="expander", url="state",
+                widget_kw={"on_change": "rerun"}),
+        Control("layer", "Layer", layers, kind="number", lo=1, hi=layers, url="layer"),
+        Control("kind", "State", "h", kind="radio", options=("h", "c"), url="kind", widget_kw={"horizontal": True}),
+        Control("unit", "Unit", 1, kind="number", lo=1, hi=hidden, url="unit", parse=unit, dump=unit_dump),
+        Control("view", "Look inside", "units", kind="segmented", options=tuple(VIEWS), url="view",
+                widget_kw={"format_func": VIEWS.get}),
+        Control("passage", "Over", "excerpt", kind="radio", options=tuple(PASSAGES_SHOWN), url="over",
+                widget_kw={"horizontal": True, "format_func": PASSAGES_SHOWN.get}),
+        Control("span", "Over the first", 0, kind="select", options=(0, *SPANS), url="first",
+                help="Where in the text to count: the first characters after the start, or all."),
+        Control("clamp_layer", "Clamp layer", layers, kind="number", lo=1, hi=layers, url="clayer"),
+        Control("clamp_kind", "Clamp state", "h", kind="radio", options=("h", "c"), url="ckind",
+                widget_kw={"horizontal": True}),
+        Control("clamp_unit", "Clamp unit", 1, kind="number", lo=1, hi=hidden, url="cunit", parse=unit,
+                dump=unit_dump),
+        Control("clamp_value", "Clamp to", 0.0, lo=-clamping.MAX_VALUE, hi=clamping.MAX_VALUE, step=0.1,
+                url="cval"),
+        Control("cpos", "the character clicked in the free text", -1, lo=-1, hi=lesson.MAX_CHARS - 1,
+                url="cpos"),  # a click in the clamp view's free text (no control of its own); -1: the character
+        # the clamp moves most
+    )
+
+
 LOOK_URLS = ("view", "over", "first", "clayer", "ckind", "cunit", "cval", "cpos")  # what "Look inside" publishes
 
 

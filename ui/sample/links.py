@@ -1,21 +1,9 @@
 """What a link may say on the sampling page: parsers (and writers) of link values that are not plain numbers or
-choices: a select-slider's notches, the forced characters, a unit counted from 1 on the page and from 0 in a link."""
+choices: the forced characters, a unit counted from 1 on the page and from 0 in a link."""
 from __future__ import annotations
-
-from typing import Callable
 
 from rnnviz.lessons import sample as lesson
 from ui.urlstate import integer
-
-
-def one_of(values) -> Callable[[str], float]:
-    """Parser for a select-slider value: a number that is exactly one of `values` (else ValueError)."""
-    def parse(s: str) -> float:
-        v = float(s)
-        if v not in values:
-            raise ValueError(s)
-        return next(x for x in values if x == v)
-    return parse
 
 
 def parse_branches(s: str) -> dict[int, str]:

@@ -10,7 +10,7 @@ import streamlit as st
 from rnnviz import charlm
 from rnnviz.charlm.inspect import UnitHit
 from rnnviz.figures import sample as figures
-from rnnviz.lessons import clamp as clamping, sample as lesson
+from rnnviz.lessons import sample as lesson
 from rnnviz.nn.sampling import SamplingSettings
 from rnnviz.text import fmt
 from ui.sample import P, ahead, cache, controls, words
@@ -36,8 +36,8 @@ def restore_page(lm: charlm.CharLM) -> list[Param]:
     """The page's link parameters, restored (bad values named by their controls' labels), and what a link asked for
     the position and the forced characters kept for `position_notice` and `branch_notice` (only on arriving with a
     link that names them)."""
-    arrived, params = ss.get("app.page") != P, controls.params(lm)
-    restore(P, params, controls.LABELS)
+    arrived, params = ss.get("app.page") != P, controls.declared(lm).params
+    restore(P, params)
     if arrived:
         ss.pop(f"{P}._cfor", None)  # the clamped text's clicked character (`cpos`) is the link's or the last visit's
         bad = ss.get(f"{P}._url_bad", [])
@@ -80,12 +80,11 @@ def clamp_view(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: Sampling
     c0.selectbox("A unit the finder ranked", range(len(hits)), index=None, key=f"{P}.cpick",
                  placeholder="or set one by hand →", format_func=lambda r: words.unit_choice(hits[r]),
                  on_change=lambda: set_state(controls.clamp_state(hits, ss[f"{P}.cpick"])))
-    c1.number_input("Clamp layer", 1, lm.num_layers, key=f"{P}.clamp_layer")
-    c2.radio("Clamp state", ["h", "c"] if lm.cell_type.has_cell_state else ["h"], key=f"{P}.clamp_kind",
-             horizontal=True, help=words.CLAMP_KIND_HELP)
-    c3.number_input("Clamp unit", 1, lm.hidden_size, key=f"{P}.clamp_unit")
-    c4.slider("Clamp to", -clamping.MAX_VALUE, clamping.MAX_VALUE, step=0.1, key=f"{P}.clamp_value",
-              help=words.CLAMP_VALUE_HELP)
+    C = controls.declared(lm)
+    C.widget("clamp_layer", c1)
+    C.widget("clamp_kind", c2, options=["h", "c"] if lm.cell_type.has_cell_state else ["h"], help=words.CLAMP_KIND_HELP)
+    C.widget("clamp_unit", c3)
+    C.widget("clamp_value", c4, help=words.CLAMP_VALUE_HELP)
     bar = st.empty()
     effect = cache.clamp_for(model_id, lm, s, smp, controls.clamp_of(ss), ss,
                              lesson.is_long(lm, s) and (lambda done: bar.progress(done, text="Sampling again…")))
