@@ -1,6 +1,6 @@
 """What the sampling page computes: a compact sample, one position's distributions before and after temperature /
-top-k / top-p, the shading values, a passage analysed for units and gates, and work limits scaled by the model's cost
-per character. Plain values in, dataclasses out; the words, keys and caches are in ui/sample/."""
+top-k / top-p, a passage analysed for units and gates, and work limits scaled by the model's cost per character (the
+shading values: rnnviz.lessons.shading). Plain values in, dataclasses out; the words, keys, caches: ui/sample/."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ import numpy as np
 from rnnviz import resources
 from rnnviz.charlm import CharLM
 from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
-from rnnviz.charlm.inspect import PassageAnalysis, analyse, connectivity
+from rnnviz.charlm.inspect import PassageAnalysis, analyse
 from rnnviz.nn.sampling import SamplingSettings, entropies
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
@@ -177,57 +177,6 @@ def position(lm: CharLM, s: Sample, i: int) -> Position | None:
 
 def _top(lm: CharLM, ids: np.ndarray, ps: np.ndarray) -> list[tuple[str, float]]:
     return [(lm.itos[j], float(p)) for j, p in zip(ids, ps)]
-
-
-# ---- shading: one value per character ------------------------------------------------------------------------
-@dataclass
-class Shading:
-    """One value per character of a sample, and the color scale to shade the text with.
-
-    Attributes:
-        values: (T,) one number per character; NaN: not shaded.
-        lo: the value the scale's low end stands for (values beyond it are clipped).
-        hi: the value the scale's high end stands for (values beyond it are clipped).
-        signed: a diverging scale (hidden units) rather than a sequential one.
-        unread_after: characters after this one are faded (not read before the prediction); None: none.
-        peak: where the largest value is (connectivity); None: nowhere marked.
-    """
-
-    values: np.ndarray
-    lo: float
-    hi: float
-    signed: bool = False
-    unread_after: int | None = None
-    peak: int | None = None
-
-
-def probability_shading(s: Sample) -> Shading:
-    """1 - p: the darker, the less likely the model (temperature 1) found the character before it appeared."""
-    return Shading(1 - s.p_char.astype(np.float64), 0.0, 1.0)
-
-
-def surprisal_shading(s: Sample) -> Shading:
-    """Surprisal -log2 p in bits, 0 (certain) to 8 (or more) on the scale."""
-    with np.errstate(divide="ignore"):
-        return Shading(-np.log2(s.p_char.astype(np.float64)), 0.0, 8.0)
-
-
-def unit_shading(s: Sample, layer: int, kind: str, unit: int) -> Shading:
-    """One unit's h (or c, for an LSTM) after each character, on a scale symmetric about 0."""
-    acts = (s.c if kind == "c" and s.c is not None else s.h)[:, layer, unit]
-    lim = max(1e-6, float(np.abs(acts).max()))
-    return Shading(acts, -lim, lim, True)
-
-
-def connectivity_shading(lm: CharLM, s: Sample, i: int) -> Shading:
-    """How much each character read before text[i] moved the prediction of it, ‖∂ log p / ∂e‖ (NaN from i on)."""
-    conn = np.full(len(s.text), np.nan)
-    if i >= 1:
-        with np.errstate(all="ignore"):  # an unstable uploaded model's gradients overflow: left unshaded (NaN)
-            conn[:i] = np.where(np.isfinite(c := connectivity(lm, s.text, i - 1, (s.h, s.c))), c, np.nan)
-    if i < 1 or np.isnan(conn[:i]).all():  # nothing read yet, or nothing finite to shade (peak None)
-        return Shading(conn, 0.0, 1.0, False, i, None)
-    return Shading(conn, 0.0, max(float(np.nanmax(conn)), 1e-12), False, i, int(np.nanargmax(conn)))
 
 
 # ---- a passage analysed: unit ranking and gate saturation -----------------------------------------------------
