@@ -1,5 +1,6 @@
 """The docs site's walk-through (docs/walkthrough.md) runs as written: its code blocks, one after another in a fresh
-interpreter, print what their comments say. (`mkdocs build --strict`, in .ci/run, builds the site itself.)"""
+interpreter, print what their comments say; and every public dataclass names its fields where help() and the API pages
+show them. (`mkdocs build --strict`, in .ci/run, builds the site itself.)"""
 import re
 import subprocess
 import sys
@@ -17,33 +18,9 @@ def test_the_walkthrough_prints_what_it_says():
     check_example_output(out.stdout, code)
 
 
-# Public dataclasses whose fields are still described in `# comments` only (invisible to help() and the docs site):
-# each is to get an "Attributes:" section in its docstring, as rnnviz.nn.gradients.GradientReport has. Shrink only.
-UNDOCUMENTED = {
-    "rnnviz.charlm.checkpoint.CharRNNConfig", "rnnviz.charlm.checkpoint.Limits", "rnnviz.charlm.checkpoint.TensorInfo",
-    "rnnviz.charlm.corpus.Split", "rnnviz.charlm.inspect.PassageAnalysis", "rnnviz.charlm.inspect.UnitHit",
-    "rnnviz.charlm.runner.Clamp", "rnnviz.charlm.runner.Trace", "rnnviz.charlm.train.Dist",
-    "rnnviz.lessons.clamp.ClampEffect", "rnnviz.lessons.clipping.Settings", "rnnviz.lessons.gates.Lockstep",
-    "rnnviz.lessons.gates.Valve", "rnnviz.lessons.gradients.Comparison", "rnnviz.lessons.hello.CharRNNWeights",
-    "rnnviz.lessons.hello.CharSteps", "rnnviz.lessons.hello.TrainResult", "rnnviz.lessons.memory.Memory",
-    "rnnviz.lessons.presets.ScalarPreset", "rnnviz.lessons.recurrences.EigenResponse",
-    "rnnviz.lessons.recurrences.MinLockstep",
-    "rnnviz.lessons.recurrences.ScanCosts", "rnnviz.lessons.recurrences.ScanTree", "rnnviz.lessons.sample.Loss",
-    "rnnviz.lessons.sample.Position", "rnnviz.lessons.sample.Sample", "rnnviz.lessons.sample.Settings",
-    "rnnviz.lessons.sample.Shading", "rnnviz.lessons.scalar.Backprop", "rnnviz.lessons.scalar.PredictView",
-    "rnnviz.lessons.scalar.Rounding", "rnnviz.lessons.states.Bidirectional", "rnnviz.lessons.states.Heads",
-    "rnnviz.lessons.states.PaddingDemo", "rnnviz.lessons.vector.StepMoves", "rnnviz.lessons.vector.VectorSetup",
-    "rnnviz.nn.cells.gru.GRUTrace", "rnnviz.nn.cells.linear.LinearTrace", "rnnviz.nn.cells.lru.LRUTrace",
-    "rnnviz.nn.cells.lstm.LSTMTrace", "rnnviz.nn.cells.mingru.MinGRUTrace", "rnnviz.nn.cells.minlstm.MinLSTMTrace",
-    "rnnviz.nn.cells.rnn.RNNTrace", "rnnviz.nn.cells.selective.SelectiveTrace", "rnnviz.nn.scan.ScanResult",
-    "rnnviz.rooms.questions.Answer", "rnnviz.rooms.questions.Round", "rnnviz.rooms.store.Question",
-    "rnnviz.rooms.store.RoomView",
-}
-
-
 def test_every_public_dataclass_documents_its_fields_where_help_sees_them():
     """Each field of a public dataclass is named in its docstring's Attributes section (help() and the docs site
-    show it), except those still listed above."""
+    show it)."""
     import dataclasses
     import importlib
     import inspect
@@ -66,7 +43,7 @@ def test_every_public_dataclass_documents_its_fields_where_help_sees_them():
                 attributes = (obj.__doc__ or "").partition("Attributes:")[2]
                 missing = [f.name for f in dataclasses.fields(obj) if not re.search(rf"^\s+{f.name}:", attributes,
                                                                                    re.M)]
-                if missing and f"{info.name}.{name}" not in UNDOCUMENTED:
+                if missing:
                     bare[f"{info.name}.{name}"] = missing
     assert {"rnnviz.nn.gradients.GradientReport", "rnnviz.serve.Site"} <= found
     assert bare == {}, "fields help() cannot see (add an Attributes: section to the class docstring)"

@@ -1,6 +1,6 @@
-"""The sampling page's numbers (rnnviz.lessons.sample): compact samples, positions, shading values, limits, the
-passage analysis, the shared cache, and the escaped markup the text is drawn with. Its words, links and cache policy
-are tested in test_ui_lessons_sample.py."""
+"""The sampling page's numbers (rnnviz.lessons.sample and .shading): compact samples, positions, shading values,
+limits, the passage analysis, the shared cache, and the escaped markup the text is drawn with. Its words, links and
+cache policy are tested in test_ui_lessons_sample.py."""
 import json
 import math
 import threading
@@ -12,7 +12,7 @@ import pytest
 from rnnviz import charlm
 from rnnviz.charlm.inspect import connectivity, rank_units
 from rnnviz.figures import sample as figures
-from rnnviz.lessons import sample as L
+from rnnviz.lessons import sample as L, shading
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import SamplingSettings
 from tests.conftest import ROOT
@@ -83,17 +83,17 @@ def test_greedy_entropy_is_zero_and_forced_characters_are_marked_forced(lm):
 @needs_model
 def test_shading_values(lm):
     smp = L.draw_sample(lm, SamplingSettings("ROMEO:", 40, 1.0, None, None, 2))
-    p = L.probability_shading(smp)
+    p = shading.probability_shading(smp)
     np.testing.assert_allclose(p.values[1:], 1 - smp.p_char[1:], rtol=1e-6)
     assert len(p.values) == 46 and (p.lo, p.hi, p.signed) == (0.0, 1.0, False)
-    s = L.surprisal_shading(smp)
+    s = shading.surprisal_shading(smp)
     np.testing.assert_allclose(s.values[1:], -np.log2(smp.p_char[1:].astype(float)))
     assert (s.lo, s.hi) == (0.0, 8.0)
-    u = L.unit_shading(smp, 1, "c", 7)
+    u = shading.unit_shading(smp, 1, "c", 7)
     np.testing.assert_array_equal(u.values, smp.c[:, 1, 7])
     assert u.signed and u.lo == -u.hi == -np.abs(smp.c[:, 1, 7]).max()
-    np.testing.assert_array_equal(L.unit_shading(smp, 0, "h", 3).values, smp.h[:, 0, 3])
-    c = L.connectivity_shading(lm, smp, 10)
+    np.testing.assert_array_equal(shading.unit_shading(smp, 0, "h", 3).values, smp.h[:, 0, 3])
+    c = shading.connectivity_shading(lm, smp, 10)
     np.testing.assert_allclose(c.values[:10], connectivity(lm, smp.text, 9), rtol=1e-6)
     assert np.isnan(c.values[10:]).all() and c.hi == np.nanmax(c.values) == c.values[c.peak] and c.unread_after == 10
 

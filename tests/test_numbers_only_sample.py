@@ -17,7 +17,8 @@ WORDS = {  # the character model's command-line tools have help= texts of their 
     "a widget label, tooltip or caption": r"\b(?:label|help|format_func)=|[\"'](?:label|help)[\"']\s*:|\bcaption\b",
     "markdown prose": r"f?[\"']\*\*",
 }
-PAGE_MODULES = ["rnnviz/lessons/sample.py", "rnnviz/lessons/clamp.py", "rnnviz/figures/sample.py"]
+PAGE_MODULES = ["rnnviz/lessons/sample.py", "rnnviz/lessons/shading.py", "rnnviz/lessons/clamp.py",
+                "rnnviz/figures/sample.py"]
 OWNED = PAGE_MODULES + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rnnviz" / "charlm").glob("*.py"))
 
 

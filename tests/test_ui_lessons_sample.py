@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rnnviz.charlm.inspect import FEATURES as FEATURE_NAMES, UnitHit, rank_units
-from rnnviz.lessons import sample as lesson
+from rnnviz.lessons import sample as lesson, shading as shadings
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import SamplingSettings
 from tests.conftest import ROOT
@@ -239,8 +239,8 @@ def test_connectivity_is_kept_and_the_next_position_is_ready_before_it_is_asked_
     monkeypatch.setattr(cache, "CONNECTIVITY", SharedCache(2 ** 20))
     lm = tiny("lstm", layers=2)
     smp = lesson.draw_sample(lm, SamplingSettings("ab c", 20, 1.0, None, None, 2))
-    real, calls = lesson.connectivity_shading, []
-    monkeypatch.setattr(lesson, "connectivity_shading", lambda lm, s, i: calls.append(i) or real(lm, s, i))
+    real, calls = shadings.connectivity_shading, []
+    monkeypatch.setattr(shadings, "connectivity_shading", lambda lm, s, i: calls.append(i) or real(lm, s, i))
     session = {}
     first = cache.connectivity_for("shipped", lm, smp, 10, session)
     np.testing.assert_array_equal(first.values, real(lm, smp, 10).values)

@@ -70,15 +70,27 @@ SHIPPED_PARAMS = param_count(**SHIPPED_SIZES)  # 3,322,497
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds checked before anything is allocated; None means unbounded."""
+    """Bounds checked before anything is allocated; None means unbounded.
 
+    Attributes:
+        max_file_bytes: bytes in the weights (safetensors) file.
+        max_card_bytes: bytes in the card (the JSON beside the weights).
+        max_header_bytes: bytes in the safetensors header.
+        max_tensors: tensors the safetensors header may name.
+        max_json_depth: nesting depth of the card's JSON.
+        max_vocab: distinct characters in the vocabulary.
+        max_size: embed_size and hidden_size, each.
+        max_layers: stacked recurrent layers.
+        max_cost_per_char: multiply-adds per generated character (see cost_per_char).
+        max_params: parameters, as torch counts them.
+    """
     max_file_bytes: int
     max_card_bytes: int
     max_header_bytes: int
     max_tensors: int
     max_json_depth: int
     max_vocab: int
-    max_size: int  # embed_size and hidden_size
+    max_size: int
     max_layers: int
     max_cost_per_char: int | None
     max_params: int | None
@@ -97,15 +109,24 @@ LOCAL_LIMITS = Limits(
 
 @dataclass
 class CharRNNConfig:
-    """The sizes of a character model; the card holds them, the torch module and the NumPy runner read them."""
+    """The sizes of a character model; the card holds them, the torch module and the NumPy runner read them.
 
-    vocab_size: int  # V, number of distinct characters
-    cell: str = "lstm"  # lstm | gru | rnn
-    embed_size: int = 64  # E, size of a character embedding
-    hidden_size: int = 512  # H, size of each layer's state
-    num_layers: int = 2  # stacked recurrent layers
-    dropout: float = 0.0  # between layers and before the head, training only
-    nonlinearity: str = "tanh"  # tanh | relu, for the rnn cell (lstm and gru have their own)
+    Attributes:
+        vocab_size: V, the number of distinct characters.
+        cell: lstm | gru | rnn.
+        embed_size: E, the size of a character embedding.
+        hidden_size: H, the size of each layer's state.
+        num_layers: stacked recurrent layers.
+        dropout: dropout probability between layers and before the head, in training only.
+        nonlinearity: tanh | relu, for the rnn cell (lstm and gru have their own).
+    """
+    vocab_size: int
+    cell: str = "lstm"
+    embed_size: int = 64
+    hidden_size: int = 512
+    num_layers: int = 2
+    dropout: float = 0.0
+    nonlinearity: str = "tanh"
 
     @classmethod
     def from_card(cls, card: dict) -> "CharRNNConfig":
@@ -258,9 +279,17 @@ def validate_card(card: object, limits: Limits = LOCAL_LIMITS) -> dict:
 
 @dataclass(frozen=True)
 class TensorInfo:
-    dtype: str  # F16 | BF16 | F32 | F64
+    """One tensor a safetensors header declares.
+
+    Attributes:
+        dtype: F16 | BF16 | F32 | F64.
+        shape: the tensor's shape.
+        begin: byte offset of its first byte in the data section.
+        end: byte offset just past its last byte in the data section.
+    """
+    dtype: str
     shape: tuple[int, ...]
-    begin: int  # byte offsets in the data section
+    begin: int
     end: int
 
 

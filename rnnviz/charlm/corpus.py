@@ -31,9 +31,18 @@ def read_corpus(path: str | os.PathLike) -> str:
 
 @dataclass
 class Split:
+    """A corpus as character ids, cut into a training part and a validation part.
+
+    Attributes:
+        itos: the vocabulary; id -> character.
+        train: (N_train,) int64 ids, the first part of the text.
+        val: (N_val,) int64 ids, the rest.
+        sha256: hex SHA-256 of the whole text's UTF-8 bytes.
+    """
+
     itos: list[str]
-    train: np.ndarray  # (N_train,) int64 ids
-    val: np.ndarray  # (N_val,) int64 ids
+    train: np.ndarray
+    val: np.ndarray
     sha256: str
 
 

@@ -157,11 +157,21 @@ def text_features(text: str) -> dict[str, np.ndarray]:
 
 @dataclass
 class UnitHit:
+    """One unit that tracks a text feature.
+
+    Attributes:
+        feature: the feature's name (a key of FEATURES).
+        layer: the unit's layer, from 0.
+        kind: "h" (hidden state) or "c" (LSTM cell state).
+        unit: the unit's index within the layer.
+        r: Pearson correlation between the unit's activation and the feature.
+    """
+
     feature: str
     layer: int
-    kind: str  # "h" or "c"
+    kind: str
     unit: int
-    r: float  # Pearson correlation between the unit's activation and the feature
+    r: float
 
 
 def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> list[UnitHit]:
@@ -191,11 +201,20 @@ def rank_units(h: np.ndarray, c: np.ndarray | None, text: str, top: int = 3) -> 
 # ---- a passage analysed: unit ranking and gate saturation ------------------------------------------------------
 @dataclass
 class PassageAnalysis:
-    chars: int  # how many characters were read
+    """What a passage shows of a model's units and gates.
+
+    Attributes:
+        chars: how many characters were read.
+        hits: the units most correlated with each feature (see rank_units).
+        saturation: first N characters -> per layer, gate: (fraction of steps below 0.1, above 0.9), each (H,);
+            N in SPANS (below `chars`) and `chars` itself.
+        closed: per layer, gate: (T,) share of units below 0.1 at each character.
+    """
+
+    chars: int
     hits: list[UnitHit]
-    saturation: dict[int, list[dict[str, tuple[np.ndarray, np.ndarray]]]]  # first N characters -> per layer, gate:
-    # (fraction of steps below 0.1, above 0.9) per unit; N in SPANS (below `chars`) and `chars` itself
-    closed: list[dict[str, np.ndarray]]  # per layer, gate: share of units below 0.1 at each character (T,)
+    saturation: dict[int, list[dict[str, tuple[np.ndarray, np.ndarray]]]]
+    closed: list[dict[str, np.ndarray]]
 
 
 def analyse(lm: "CharLM", text: str, states=None, on_progress=None) -> PassageAnalysis:

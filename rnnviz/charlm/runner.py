@@ -39,11 +39,18 @@ class Clamp:
     """One unit held at a value in every step: after layer `layer` steps, its `kind` state ("h", or "c" of a cell
     with a cell state) has unit `unit` set to `value` before anything reads it (the layer above, the next step, the
     head), like a forward hook on that layer that overwrites the unit in its output. An intervention: what the model
-    does without that unit's own value."""
+    does without that unit's own value.
 
-    layer: int  # from 0
-    kind: str  # "h" or "c"
-    unit: int  # from 0
+    Attributes:
+        layer: the layer, from 0.
+        kind: "h" (hidden state) or "c" (cell state).
+        unit: the unit within the layer, from 0.
+        value: what the unit is set to at every step.
+    """
+
+    layer: int
+    kind: str
+    unit: int
     value: float
 
     def check(self, lm: "CharLM") -> None:
@@ -61,15 +68,25 @@ class Trace:
     distribution after step t, temperature 1) and `sampled_at(k)` (what the k-th generated character was
     drawn from) recompute them from the kept state in O(V H); `p_char` holds the one number per character a
     shaded text needs. `probs` and `sampled_probs` build every distribution at once (float32), for callers
-    that want them all."""
+    that want them all.
 
-    text: str  # the characters read, in order (prime then generated); the start text is not included
-    h: np.ndarray  # (T, L, H) float32 hidden state of every layer after each step
-    c: np.ndarray | None  # (T, L, H) float32 cell state (LSTM only)
-    generated_from: int = 0  # index in text where generation began (len(prime))
-    p_char: np.ndarray | None = None  # (T,) float32: p(text[i] | what precedes it) at temperature 1; NaN at i = 0
-    settings: SamplingSettings | None = None  # how the generated characters were drawn (for sampled_at)
-    head: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # the model's (W_y, b_y), shared
+    Attributes:
+        text: the characters read, in order (prime then generated); the start text is not included.
+        h: (T, L, H) float32 hidden state of every layer after each step.
+        c: (T, L, H) float32 cell state (LSTM only); None for other cells.
+        generated_from: index in text where generation began (len(prime)).
+        p_char: (T,) float32 p(text[i] | what precedes it) at temperature 1; NaN at i = 0.
+        settings: how the generated characters were drawn (for sampled_at).
+        head: the model's output layer (W_y, b_y), shared with the model, not copied.
+    """
+
+    text: str
+    h: np.ndarray
+    c: np.ndarray | None
+    generated_from: int = 0
+    p_char: np.ndarray | None = None
+    settings: SamplingSettings | None = None
+    head: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def logits_at(self, t: int) -> np.ndarray:
         """The next-character scores after step t, (V,) float32."""

@@ -51,7 +51,13 @@ def pick_device(name: str, local_rank: int = 0) -> torch.device:
 
 @dataclass
 class Dist:
-    """Data-parallel context under torchrun (WORLD_SIZE > 1); a single process otherwise."""
+    """Data-parallel context under torchrun (WORLD_SIZE > 1); a single process otherwise.
+
+    Attributes:
+        rank: this process's index among all processes (RANK); 0 is the main one.
+        world: the number of processes (WORLD_SIZE).
+        local_rank: this process's index on its machine (LOCAL_RANK), which picks its GPU.
+    """
 
     rank: int = 0
     world: int = 1

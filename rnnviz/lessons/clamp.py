@@ -50,21 +50,34 @@ STATISTICS: dict[str, Callable[[str], float]] = {  # per finder feature: one num
 
 @dataclass
 class ClampEffect:
-    """A sample beside the same sample with one unit clamped; arrays are per character i of the first text."""
+    """A sample beside the same sample with one unit clamped; arrays are per character i of the first text.
+
+    Attributes:
+        clamp: the unit clamped, and its value.
+        before: the page's sample (no unit clamped).
+        after: the same settings and seed, the unit clamped.
+        first_change: the first index where the texts differ; None: the same text.
+        kl: (T,) KL(before ‖ after) in nats of the distributions (temperature 1) that predict before[i], the
+            clamped model reading the same characters as the free one; NaN at 0.
+        p_before: (T, V) float32 the free model's distribution for before[i] (row 0: NaN).
+        p_after: (T, V) float32 the clamped model's, reading the same text.
+        statistics: feature -> STATISTICS of (before, after, reference): the reference is another draw of the free
+            model (the next seed), how much one draw varies on its own.
+        unit_before: (T,) float32 the unit's own value after each character of the free run.
+        char_p: feature -> the mean probability the free and the clamped model give the first text's own characters
+            that have it (its line breaks for "position in line"), reading that text; NaN: none.
+    """
 
     clamp: Clamp
-    before: str  # the page's sample (no unit clamped)
-    after: str  # the same settings and seed, the unit clamped
-    first_change: int | None  # the first index where the texts differ (None: the same text)
-    kl: np.ndarray  # (T,) KL(before ‖ after) in nats of the distributions (temperature 1) that predict before[i],
-    # the clamped model reading the same characters as the free one; NaN at 0
-    p_before: np.ndarray  # (T, V) float32: the free model's distribution for before[i] (row 0: NaN)
-    p_after: np.ndarray  # (T, V) float32: the clamped model's, reading the same text
-    statistics: dict[str, tuple[float, float, float]]  # feature -> STATISTICS of (before, after, reference): the
-    # reference is another draw of the free model (the next seed), how much one draw varies on its own
-    unit_before: np.ndarray  # (T,) float32: the unit's own value after each character of the free run
-    char_p: dict[str, tuple[float, float]]  # feature -> the mean probability the free and the clamped model give the
-    # first text's own characters that have it (its line breaks for "position in line"), reading that text; NaN: none
+    before: str
+    after: str
+    first_change: int | None
+    kl: np.ndarray
+    p_before: np.ndarray
+    p_after: np.ndarray
+    statistics: dict[str, tuple[float, float, float]]
+    unit_before: np.ndarray
+    char_p: dict[str, tuple[float, float]]
 
     @property
     def nbytes(self) -> int:

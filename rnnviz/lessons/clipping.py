@@ -27,11 +27,21 @@ BATCH = 8  # windows per SGD step, drawn at random offsets (the same ones for bo
 
 @dataclass(frozen=True)
 class Settings:
-    radius: float  # spectral radius W_hh starts at
-    lr: float  # SGD learning rate
-    clip: float  # the clipped run's threshold on ||g||
-    steps: int = 200  # SGD steps per run
-    seed: int = 0  # initial weights and the batches' offsets
+    """The settings both runs of the experiment share (the unclipped run ignores `clip`).
+
+    Attributes:
+        radius: the spectral radius W_hh starts at.
+        lr: the SGD learning rate.
+        clip: the clipped run's threshold on ||g||.
+        steps: SGD steps per run.
+        seed: seeds the initial weights and the batches' offsets.
+    """
+
+    radius: float
+    lr: float
+    clip: float
+    steps: int = 200
+    seed: int = 0
 
 
 def corpus(n: int = TEXT_CHARS) -> tuple[list[str], np.ndarray]:

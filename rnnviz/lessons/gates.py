@@ -87,13 +87,22 @@ def matched_size(cell: str, input_size: int, budget: int) -> int:
 
 @dataclass
 class Lockstep:
-    """A vanilla RNN, an LSTM and a GRU with about the same number of parameters, run on the same input."""
+    """A vanilla RNN, an LSTM and a GRU with about the same number of parameters, run on the same input.
 
-    x: np.ndarray  # (T, d)
-    budget: int  # the LSTM's parameter count, which the others match
-    sizes: dict[str, int]  # hidden size per cell
-    params: dict[str, int]  # parameter count per cell
-    weights: dict[str, dict[str, np.ndarray]]  # torch-layout weights per cell
+    Attributes:
+        x: (T, d) the input.
+        budget: the LSTM's parameter count, which the others match.
+        sizes: hidden size per cell.
+        params: parameter count per cell.
+        weights: torch-layout weights per cell.
+        traces: each cell's traced forward pass over x.
+    """
+
+    x: np.ndarray
+    budget: int
+    sizes: dict[str, int]
+    params: dict[str, int]
+    weights: dict[str, dict[str, np.ndarray]]
     traces: dict[str, RNNTrace | LSTMTrace | GRUTrace]
 
 
@@ -129,12 +138,19 @@ def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
 
 @dataclass
 class Valve:
-    """The valve experiment's runs over the same input: 1 then zeros."""
+    """The valve experiment's runs over the same input: 1 then zeros.
 
-    x: np.ndarray  # (T,)
+    Attributes:
+        x: (T,) the input.
+        lstm: the one-unit LSTM's trace.
+        rnn: the one-unit vanilla RNN's trace.
+        weights: the one-unit LSTM's weights, by name.
+    """
+
+    x: np.ndarray
     lstm: LSTMTrace
     rnn: RNNTrace
-    weights: dict[str, float]  # the one-unit LSTM's weights, by name
+    weights: dict[str, float]
 
 
 def valve_experiment(T: int = 400, w_h: float = 0.5, gate_gain: float = 20.0) -> Valve:

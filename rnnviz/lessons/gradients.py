@@ -30,9 +30,17 @@ FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits of float64's range as th
 
 @dataclass
 class Comparison:
-    reports: dict[str, GradientReport]  # per cell compared (CELLS)
-    rho: float  # spectral radius of the vanilla W_hh
-    sigma_max: float  # largest singular value of the vanilla W_hh
+    """Gradients back through time of several cells run over the same inputs.
+
+    Attributes:
+        reports: the gradient report per cell compared (CELLS by default).
+        rho: spectral radius of the vanilla W_hh.
+        sigma_max: largest singular value of the vanilla W_hh.
+    """
+
+    reports: dict[str, GradientReport]
+    rho: float
+    sigma_max: float
 
 
 def recurrent_weights(cell: str, hidden_size: int, seed: int, scale: float, by: str = "sigma",

@@ -27,23 +27,42 @@ MIN_COUNTED = 16
 
 @dataclass
 class CharRNNWeights:
-    """A trained one-layer character RNN, as NumPy arrays (torch layout)."""
+    """A trained one-layer character RNN, as NumPy arrays (torch layout).
+
+    Attributes:
+        vocab: the V characters, in order of first appearance; id -> character.
+        W_ih: (H, V) input weights.
+        W_hh: (H, H) recurrent weights.
+        b_ih: (H,) input bias.
+        b_hh: (H,) recurrent bias.
+        W_y: (V, H) output weights.
+        b_y: (V,) output bias.
+    """
 
     vocab: list[str]
-    W_ih: np.ndarray  # (H, V)
-    W_hh: np.ndarray  # (H, H)
-    b_ih: np.ndarray  # (H,)
-    b_hh: np.ndarray  # (H,)
-    W_y: np.ndarray  # (V, H)
-    b_y: np.ndarray  # (V,)
+    W_ih: np.ndarray
+    W_hh: np.ndarray
+    b_ih: np.ndarray
+    b_hh: np.ndarray
+    W_y: np.ndarray
+    b_y: np.ndarray
 
 
 @dataclass
 class TrainResult:
+    """What one training run made.
+
+    Attributes:
+        weights: the trained weights.
+        losses: mean cross-entropy per optimizer step, nats/char.
+        seconds: wall-clock time the training took.
+        asked: steps asked for; len(losses) were run (fewer when the work budget capped them).
+    """
+
     weights: CharRNNWeights
-    losses: list[float]  # mean cross-entropy per optimizer step, nats/char
+    losses: list[float]
     seconds: float
-    asked: int = 0  # steps asked for; len(losses) were run (fewer when the work budget capped them)
+    asked: int = 0
 
 
 def step_work(vocab_size: int, text_length: int, hidden_size: int) -> int:
@@ -165,15 +184,26 @@ def train(text: str, hidden_size: int = 3, steps: int = 300, lr: float = 0.05, s
 
 @dataclass
 class CharSteps:
-    """Each step of reading a text with trained weights, recomputed in NumPy."""
+    """Each step of reading a text with trained weights, recomputed in NumPy.
+
+    Attributes:
+        inputs: the T characters read (the text but its last).
+        targets: the T characters to predict (the text but its first).
+        x: (T, V) one-hot inputs.
+        h: (T, H) hidden state after each step.
+        scores: (T, V) next-character scores (logits).
+        probs: (T, V) next-character probabilities.
+        loss: mean cross-entropy of the targets, nats/char.
+        perplexity: exp(loss).
+    """
 
     inputs: list[str]
     targets: list[str]
-    x: np.ndarray  # (T, V) one-hot
-    h: np.ndarray  # (T, H)
-    scores: np.ndarray  # (T, V)
-    probs: np.ndarray  # (T, V)
-    loss: float  # mean cross-entropy of the targets, nats/char
+    x: np.ndarray
+    h: np.ndarray
+    scores: np.ndarray
+    probs: np.ndarray
+    loss: float
     perplexity: float
 
 

@@ -37,7 +37,12 @@ def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndar
 
 @dataclass
 class Memory:
-    """Per cell of the lockstep (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T."""
+    """Per cell of the lockstep (rnn, lstm, gru): ||dh_t/dx_1|| for t = 1..T.
+
+    Attributes:
+        norms: per cell, (T,) ||dh_t/dx_1|| for t = 1..T.
+        trained: whether the cells' weights were trained (else they are the seeded initial ones).
+    """
 
     norms: dict[str, np.ndarray]
     trained: bool

@@ -6,7 +6,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ScalarPreset:
-    """A one-unit RNN setup: h_t = tanh(w_x x_t + w_h h_{t-1} + b) (its name and sentence: ui/lessons/scalar.py)."""
+    """A one-unit RNN setup: h_t = tanh(w_x x_t + w_h h_{t-1} + b) (its name and sentence: ui/lessons/scalar.py).
+
+    Attributes:
+        w_x: the input weight.
+        w_h: the recurrent weight.
+        b: the bias.
+        h0: the state before the first step.
+        x: the inputs x_1..x_T.
+    """
 
     w_x: float
     w_h: float

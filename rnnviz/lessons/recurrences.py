@@ -44,13 +44,21 @@ def linear_step(trace: LinearTrace, t: int) -> dict[str, float]:
 
 @dataclass
 class EigenResponse:
-    """The LRU's answer to one input x_1 = 1 (then silence), unit by unit."""
+    """The LRU's answer to one input x_1 = 1 (then silence), unit by unit.
 
-    lam: np.ndarray  # (N,) complex eigenvalues r e^{i theta}
-    gamma: np.ndarray  # (N,) input normalisation sqrt(1 - r^2)
-    h: np.ndarray  # (T, N) complex states
-    log10_abs: np.ndarray  # (T, N) log10 |h_t|, -inf where exactly 0
-    half_life: np.ndarray  # (N,) steps for |h| to halve, ln 2 / -ln r (inf at r = 1, 0 at r = 0)
+    Attributes:
+        lam: (N,) complex eigenvalues r e^{i theta}.
+        gamma: (N,) input normalisation sqrt(1 - r^2).
+        h: (T, N) complex states.
+        log10_abs: (T, N) log10 |h_t|, -inf where exactly 0.
+        half_life: (N,) steps for |h| to halve, ln 2 / -ln r (inf at r = 1, 0 at r = 0).
+    """
+
+    lam: np.ndarray
+    gamma: np.ndarray
+    h: np.ndarray
+    log10_abs: np.ndarray
+    half_life: np.ndarray
 
 
 def eigen_response(r: list[float], theta: list[float], steps: int = 1000) -> EigenResponse:
@@ -73,15 +81,25 @@ def eigen_response(r: list[float], theta: list[float], steps: int = 1000) -> Eig
 
 @dataclass
 class MinLockstep:
-    """minGRU, minLSTM and the gates page's GRU on the same one-hot input, with what each keeps of h_{t-1}."""
+    """minGRU, minLSTM and the gates page's GRU on the same one-hot input, with what each keeps of h_{t-1}.
 
-    x: np.ndarray  # (T, d) one-hot characters
-    h: dict[str, np.ndarray]  # cell -> (T, H) states
-    keep: dict[str, np.ndarray]  # cell -> (T, H): 1 - z (minGRU), f' (minLSTM), z (GRU): the share of h_{t-1} kept
-    write: dict[str, np.ndarray]  # minGRU / minLSTM -> (T, H) b_t, known before the run
-    params: dict[str, int]  # cell -> trainable numbers
-    mingru_weights: dict[str, np.ndarray]  # the minGRU's parameters (for its export)
-    stepwise: tuple[str, ...]  # cells whose keep row needs h_{t-1} first (not known up front)
+    Attributes:
+        x: (T, d) one-hot characters.
+        h: cell -> (T, H) states.
+        keep: cell -> (T, H) the share of h_{t-1} kept: 1 - z (minGRU), f' (minLSTM), z (GRU).
+        write: minGRU / minLSTM -> (T, H) b_t, known before the run.
+        params: cell -> its count of trainable numbers.
+        mingru_weights: the minGRU's parameters (for its export).
+        stepwise: cells whose keep row needs h_{t-1} first (not known up front).
+    """
+
+    x: np.ndarray
+    h: dict[str, np.ndarray]
+    keep: dict[str, np.ndarray]
+    write: dict[str, np.ndarray]
+    params: dict[str, int]
+    mingru_weights: dict[str, np.ndarray]
+    stepwise: tuple[str, ...]
 
 
 MIN_CELLS = ("mingru", "minlstm", "gru")  # the min cells beside the gates page's GRU, in the chart's order
@@ -120,16 +138,27 @@ def selective_run(x: list[float], w: float, c: float, A: float = -1.0, B: float 
 
 @dataclass
 class ScanTree:
-    """A Hillis-Steele scan of random (a, b) small enough to draw, beside the loop."""
+    """A Hillis-Steele scan of random (a, b) small enough to draw, beside the loop.
 
-    a: np.ndarray  # (T,) inputs
-    b: np.ndarray  # (T,)
-    levels_a: np.ndarray  # (L + 1, T) node values, level 0 the inputs
-    levels_b: np.ndarray  # (L + 1, T)
-    loop: np.ndarray  # (T,) h_t by the sequential loop
-    max_diff: float  # largest |scan - loop|
-    work: dict[str, int]  # loop / scan operator applications
-    depth: dict[str, int]  # loop / scan levels
+    Attributes:
+        a: (T,) input multipliers a_t.
+        b: (T,) input offsets b_t.
+        levels_a: (L + 1, T) the a part of each node's value, level 0 the inputs.
+        levels_b: (L + 1, T) the b part of each node's value, level 0 the inputs.
+        loop: (T,) h_t by the sequential loop.
+        max_diff: largest |scan - loop|.
+        work: loop / scan -> operator applications.
+        depth: loop / scan -> levels.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    levels_a: np.ndarray
+    levels_b: np.ndarray
+    loop: np.ndarray
+    max_diff: float
+    work: dict[str, int]
+    depth: dict[str, int]
 
 
 def scan_tree(T: int, seed: int) -> ScanTree:
@@ -143,12 +172,19 @@ def scan_tree(T: int, seed: int) -> ScanTree:
 
 @dataclass
 class ScanCosts:
-    """Work, depth and measured time of the loop and the two scans, by T."""
+    """Work, depth and measured time of the loop and the two scans, by T.
 
-    T: np.ndarray  # (K,) lengths
-    work: dict[str, np.ndarray]  # loop / hillis_steele / blelloch -> (K,)
+    Attributes:
+        T: (K,) sequence lengths.
+        work: loop / hillis_steele / blelloch -> (K,) operator applications.
+        depth: loop / hillis_steele / blelloch -> (K,) levels.
+        seconds: loop / hillis_steele / blelloch -> (K,) best of `repeats` wall-clock runs.
+    """
+
+    T: np.ndarray
+    work: dict[str, np.ndarray]
     depth: dict[str, np.ndarray]
-    seconds: dict[str, np.ndarray]  # best of `repeats` wall-clock runs, (K,)
+    seconds: dict[str, np.ndarray]
 
 
 def scan_costs(powers: range = range(10, 17), units: int = 1, repeats: int = 3, seed: int = 0) -> ScanCosts:

@@ -1,6 +1,6 @@
 """What the sampling page computes: a compact sample, one position's distributions before and after temperature /
-top-k / top-p, the shading values, a passage analysed for units and gates, and work limits scaled by the model's cost
-per character. Plain values in, dataclasses out; the words, keys and caches are in ui/sample/."""
+top-k / top-p, a passage analysed for units and gates, and work limits scaled by the model's cost per character (the
+shading values: rnnviz.lessons.shading). Plain values in, dataclasses out; the words, keys, caches: ui/sample/."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ import numpy as np
 from rnnviz import resources
 from rnnviz.charlm import CharLM
 from rnnviz.charlm.checkpoint import SHIPPED_COST_PER_CHAR
-from rnnviz.charlm.inspect import PassageAnalysis, analyse, connectivity
+from rnnviz.charlm.inspect import PassageAnalysis, analyse
 from rnnviz.nn.sampling import SamplingSettings, entropies
 
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
@@ -62,20 +62,35 @@ def is_long(lm: CharLM, s: SamplingSettings) -> bool:
 
 @dataclass
 class Sample:
-    """A drawn text with what the page shows of it; arrays are per character i (row 0: nothing precedes it)."""
+    """A drawn text with what the page shows of it; arrays are per character i (row 0: nothing precedes it).
+
+    Attributes:
+        text: the characters read, prime then generated.
+        generated_from: index where generation began (len(prime)).
+        forced: absolute positions whose character was forced.
+        p_char: (T,) float32 the model's probability (temperature 1) of text[i]; NaN at 0.
+        model_top: (T, TOP) int32 the most likely characters of the model's distribution for text[i].
+        model_top_p: (T, TOP) float32 their probabilities.
+        model_entropy: (T,) float32 that distribution's entropy, nats.
+        sampled_top: (T, TOP) int32 the same of the distribution actually sampled from (generated positions).
+        sampled_top_p: (T, TOP) float32 their probabilities; NaN where nothing was sampled.
+        sampled_entropy: (T,) float32 that distribution's entropy, nats; NaN where nothing was sampled.
+        h: (T, L, H) float32 every layer's state after each character.
+        c: (T, L, H) float32 cell state (LSTM only); None for other cells.
+    """
 
     text: str
-    generated_from: int  # index where generation began (len(prime))
-    forced: frozenset  # absolute positions whose character was forced
-    p_char: np.ndarray  # (T,) float32: the model's probability (temperature 1) of text[i]; NaN at 0
-    model_top: np.ndarray  # (T, TOP) int32: the most likely characters of the model's distribution for text[i]
-    model_top_p: np.ndarray  # (T, TOP) float32
-    model_entropy: np.ndarray  # (T,) float32, nats
-    sampled_top: np.ndarray  # (T, TOP) int32: of the distribution actually sampled from (generated positions)
-    sampled_top_p: np.ndarray  # (T, TOP) float32; NaN where nothing was sampled
-    sampled_entropy: np.ndarray  # (T,) float32; NaN where nothing was sampled
-    h: np.ndarray  # (T, L, H) float32: every layer's state after each character
-    c: np.ndarray | None  # (T, L, H) cell state (LSTM)
+    generated_from: int
+    forced: frozenset
+    p_char: np.ndarray
+    model_top: np.ndarray
+    model_top_p: np.ndarray
+    model_entropy: np.ndarray
+    sampled_top: np.ndarray
+    sampled_top_p: np.ndarray
+    sampled_entropy: np.ndarray
+    h: np.ndarray
+    c: np.ndarray | None
 
     @property
     def nbytes(self) -> int:
@@ -120,18 +135,31 @@ def mean_sampled_p(s: Sample) -> float | None:
 # ---- one position ---------------------------------------------------------------------------------------------
 @dataclass
 class Position:
-    """The distributions behind the character at one position."""
+    """The distributions behind the character at one position.
+
+    Attributes:
+        index: the position in the text.
+        char: the character there.
+        source: "prime" (read, not sampled), "sampled", or "forced" (chosen by hand: a branch).
+        model_top: the model's distribution (temperature 1), (character, probability), most likely first.
+        sampled_top: the distribution actually sampled from (after T, top-k, top-p); None where none was.
+        model_entropy: the model's distribution's entropy, nats.
+        sampled_entropy: the sampled distribution's entropy, nats; None where none was.
+        p_char: the model's probability of the character that appeared.
+        surprisal_bits: -log2 p_char.
+        model_choices: exp(model_entropy): about how many characters the model hesitates between.
+    """
 
     index: int
     char: str
-    source: str  # "prime" (read, not sampled), "sampled", or "forced" (chosen by hand: a branch)
-    model_top: list[tuple[str, float]]  # the model's distribution (temperature 1), most likely first
-    sampled_top: list[tuple[str, float]] | None  # the distribution actually sampled from (after T, top-k, top-p)
-    model_entropy: float  # nats
+    source: str
+    model_top: list[tuple[str, float]]
+    sampled_top: list[tuple[str, float]] | None
+    model_entropy: float
     sampled_entropy: float | None
-    p_char: float  # the model's probability of the character that appeared
-    surprisal_bits: float  # -log2 p_char
-    model_choices: float  # exp(model_entropy): about how many characters the model hesitates between
+    p_char: float
+    surprisal_bits: float
+    model_choices: float
 
 
 def position(lm: CharLM, s: Sample, i: int) -> Position | None:
@@ -149,46 +177,6 @@ def position(lm: CharLM, s: Sample, i: int) -> Position | None:
 
 def _top(lm: CharLM, ids: np.ndarray, ps: np.ndarray) -> list[tuple[str, float]]:
     return [(lm.itos[j], float(p)) for j, p in zip(ids, ps)]
-
-
-# ---- shading: one value per character ------------------------------------------------------------------------
-@dataclass
-class Shading:
-    values: np.ndarray  # (T,) one number per character; NaN = not shaded
-    lo: float
-    hi: float
-    signed: bool = False  # diverging scale (hidden units) rather than sequential
-    unread_after: int | None = None  # characters after this one are faded (not read before the prediction)
-    peak: int | None = None  # where the largest value is (connectivity)
-
-
-def probability_shading(s: Sample) -> Shading:
-    """1 - p: the darker, the less likely the model (temperature 1) found the character before it appeared."""
-    return Shading(1 - s.p_char.astype(np.float64), 0.0, 1.0)
-
-
-def surprisal_shading(s: Sample) -> Shading:
-    """Surprisal -log2 p in bits, 0 (certain) to 8 (or more) on the scale."""
-    with np.errstate(divide="ignore"):
-        return Shading(-np.log2(s.p_char.astype(np.float64)), 0.0, 8.0)
-
-
-def unit_shading(s: Sample, layer: int, kind: str, unit: int) -> Shading:
-    """One unit's h (or c, for an LSTM) after each character, on a scale symmetric about 0."""
-    acts = (s.c if kind == "c" and s.c is not None else s.h)[:, layer, unit]
-    lim = max(1e-6, float(np.abs(acts).max()))
-    return Shading(acts, -lim, lim, True)
-
-
-def connectivity_shading(lm: CharLM, s: Sample, i: int) -> Shading:
-    """How much each character read before text[i] moved the prediction of it, ‖∂ log p / ∂e‖ (NaN from i on)."""
-    conn = np.full(len(s.text), np.nan)
-    if i >= 1:
-        with np.errstate(all="ignore"):  # an unstable uploaded model's gradients overflow: left unshaded (NaN)
-            conn[:i] = np.where(np.isfinite(c := connectivity(lm, s.text, i - 1, (s.h, s.c))), c, np.nan)
-    if i < 1 or np.isnan(conn[:i]).all():  # nothing read yet, or nothing finite to shade (peak None)
-        return Shading(conn, 0.0, 1.0, False, i, None)
-    return Shading(conn, 0.0, max(float(np.nanmax(conn)), 1e-12), False, i, int(np.nanargmax(conn)))
 
 
 # ---- a passage analysed: unit ranking and gate saturation -----------------------------------------------------
@@ -222,7 +210,15 @@ def forget_saturation(a: PassageAnalysis) -> list[tuple[int, float, float]]:
 # ---- the model card's numbers ---------------------------------------------------------------------------------
 @dataclass
 class Loss:
-    nats: float  # per character
+    """A model's loss per character, in three units.
+
+    Attributes:
+        nats: cross-entropy per character, nats.
+        bits: the same, bits.
+        perplexity: exp(nats).
+    """
+
+    nats: float
     bits: float
     perplexity: float
 

@@ -18,11 +18,17 @@ def run_scalar(x, w_x: float, w_h: float, b: float = 0.0, h0: float = 0.0) -> RN
 
 @dataclass
 class PredictView:
-    """What predict mode shows at step t."""
+    """What predict mode shows at step t.
 
-    shown: int  # steps whose h_t are on the page (tables, charts, text)
-    asking: bool  # step t is a question
-    frontier: int  # steps revealed so far, after this view
+    Attributes:
+        shown: steps whose h_t are on the page (tables, charts, text).
+        asking: whether step t is a question.
+        frontier: steps revealed so far, after this view.
+    """
+
+    shown: int
+    asking: bool
+    frontier: int
 
 
 def predict_view(t: int, frontier: int) -> PredictView:
@@ -44,7 +50,14 @@ def guess_points(guess: float, actual: float, close: float = 0.05) -> int:
 
 @dataclass
 class Rounding:
-    """h_2 of the notes' example computed twice: from h_1 at full precision and from h_1 rounded to 3 decimals."""
+    """h_2 of the notes' example computed twice: from h_1 at full precision and from h_1 rounded to 3 decimals.
+
+    Attributes:
+        h1: h_1 at full precision.
+        h1_rounded: h_1 rounded to 3 decimals.
+        h2: h_2 from h1.
+        h2_from_rounded: h_2 from h1_rounded.
+    """
 
     h1: float
     h1_rounded: float
@@ -98,12 +111,19 @@ def iterate_silence(h_start: float, w_h: float, b: float, steps: int) -> np.ndar
 
 @dataclass
 class Backprop:
-    """dh_k/dh_1 by hand: one factor dh_j/dh_{j-1} = w_h (1 - h_j^2) per step j = 2..k."""
+    """dh_k/dh_1 by hand: one factor dh_j/dh_{j-1} = w_h (1 - h_j^2) per step j = 2..k.
+
+    Attributes:
+        k: the last step, k >= 2.
+        h: h_2 .. h_k.
+        factors: w_h (1 - h_j^2) for j = 2..k.
+        value: dh_k/dh_1, their product (1 for no factors).
+    """
 
     k: int
-    h: list[float]  # h_2 .. h_k
-    factors: list[float]  # w_h (1 - h_j^2)
-    value: float  # their product
+    h: list[float]
+    factors: list[float]
+    value: float
 
 
 def backprop(trace: RNNTrace, w_h: float, k: int) -> Backprop:

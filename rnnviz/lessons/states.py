@@ -30,16 +30,27 @@ def parse_lengths(text: str, max_count: int = 8, max_length: int = 30) -> list[i
 
 @dataclass
 class PaddingDemo:
-    """A padded batch read three ways; all states (B, H)."""
+    """A padded batch read three ways; all states (B, H).
+
+    Attributes:
+        lengths: the B sequences' lengths; T is the longest.
+        x: (B, T, d) the inputs, right-padded with zero vectors.
+        states: (B, T, H) every state of the padded run.
+        last_index: (B, H) the state at index T - 1: after the padding (the trap).
+        at_length: (B, H) the state at index length - 1: after the last real token.
+        packed: (B, H) torch's pack_padded_sequence final state; None unless asked for.
+        left_padded: (B, H) the last state when the padding goes first instead.
+        diff: (B,) |last_index - at_length| (max over units).
+    """
 
     lengths: list[int]
-    x: np.ndarray  # (B, T, d) right-padded with zero vectors
-    states: np.ndarray  # (B, T, H) every state of the padded run
-    last_index: np.ndarray  # (B, H) the state at index T - 1: after the padding (the trap)
-    at_length: np.ndarray  # (B, H) the state at index length - 1: after the last real token
-    packed: np.ndarray | None  # (B, H) torch's pack_padded_sequence final state (when asked for)
-    left_padded: np.ndarray  # (B, H) the last state when the padding goes first instead
-    diff: np.ndarray  # (B,) |last_index - at_length| (max over units)
+    x: np.ndarray
+    states: np.ndarray
+    last_index: np.ndarray
+    at_length: np.ndarray
+    packed: np.ndarray | None
+    left_padded: np.ndarray
+    diff: np.ndarray
 
 
 def padding_demo(lengths: list[int], d: int = 3, H: int = 4, seed: int = 0,
@@ -76,9 +87,17 @@ def _torch_packed(x: np.ndarray, lengths: list[int], w: dict) -> np.ndarray:
 
 @dataclass
 class Bidirectional:
-    forward: np.ndarray  # (T, H) left-to-right states
-    backward: np.ndarray  # (T, H) right-to-left states, aligned to positions
-    concat: np.ndarray  # (T, 2H)
+    """One sequence read by two cells, one in each direction.
+
+    Attributes:
+        forward: (T, H) left-to-right states.
+        backward: (T, H) right-to-left states, aligned to positions.
+        concat: (T, 2H) both, side by side per position.
+    """
+
+    forward: np.ndarray
+    backward: np.ndarray
+    concat: np.ndarray
 
 
 def bidirectional(x: np.ndarray, H: int = 3, seed: int = 0) -> Bidirectional:
@@ -111,12 +130,19 @@ def heads(states: np.ndarray, num_classes: int, vocab_size: int, seed: int = 0) 
 
 @dataclass
 class Heads:
-    """A small untrained batch read by both heads."""
+    """A small untrained batch read by both heads.
 
-    x: np.ndarray  # (B, T, d)
-    states: np.ndarray  # (B, T, H)
-    classifier: np.ndarray  # (B, C) one distribution per sequence
-    lm: np.ndarray  # (B, T, V) one distribution per step
+    Attributes:
+        x: (B, T, d) the inputs.
+        states: (B, T, H) every state.
+        classifier: (B, C) one distribution per sequence, from its last state.
+        lm: (B, T, V) one distribution per step.
+    """
+
+    x: np.ndarray
+    states: np.ndarray
+    classifier: np.ndarray
+    lm: np.ndarray
 
 
 def heads_demo(B: int = 2, T: int = 5, d: int = 4, H: int = 3, C: int = 3, V: int = 6, seed: int = 0) -> Heads:

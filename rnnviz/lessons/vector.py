@@ -22,32 +22,56 @@ MAX_T, MAX_DIM = 200, 64
 
 @dataclass
 class VectorSetup:
-    """Everything one run of the vector cell needs; b is the single bias of the notes (b_ih = b, b_hh = 0)."""
+    """Everything one run of the vector cell needs; b is the single bias of the notes (b_ih = b, b_hh = 0).
 
-    x: np.ndarray  # (T, d)
-    W_x: np.ndarray  # (H, d)
-    W_h: np.ndarray  # (H, H)
-    b: np.ndarray  # (H,)
-    W_y: np.ndarray  # (K, H)
-    b_y: np.ndarray  # (K,)
-    h0: np.ndarray  # (H,)
-    labels: list[str] | None = None  # the characters, when x is one-hot text
+    Attributes:
+        x: (T, d) the inputs.
+        W_x: (H, d) input weights.
+        W_h: (H, H) recurrent weights.
+        b: (H,) the bias.
+        W_y: (K, H) output weights.
+        b_y: (K,) output bias.
+        h0: (H,) the state before the first step.
+        labels: the characters, when x is one-hot text; None otherwise.
+    """
+
+    x: np.ndarray
+    W_x: np.ndarray
+    W_h: np.ndarray
+    b: np.ndarray
+    W_y: np.ndarray
+    b_y: np.ndarray
+    h0: np.ndarray
+    labels: list[str] | None = None
 
 
 @dataclass
 class StepMoves:
-    """The numbers of the six moves at one step t (1-based)."""
+    """The numbers of the six moves at one step t (1-based).
+
+    Attributes:
+        t: the step, from 1.
+        x: (d,) the input x_t.
+        read_input: (H,) W_x x_t.
+        h_prev: (H,) h_{t-1}.
+        read_memory: (H,) W_h h_{t-1}.
+        bias: (H,) b.
+        z: (H,) the sum read_input + read_memory + bias.
+        h: (H,) tanh(z), passed on.
+        scores: (K,) W_y h_t + b_y.
+        probs: (K,) softmax(scores).
+    """
 
     t: int
-    x: np.ndarray  # (d,)
-    read_input: np.ndarray  # (H,) W_x x_t
-    h_prev: np.ndarray  # (H,)
-    read_memory: np.ndarray  # (H,) W_h h_{t-1}
-    bias: np.ndarray  # (H,)
-    z: np.ndarray  # (H,) the sum
-    h: np.ndarray  # (H,) tanh(z), passed on
-    scores: np.ndarray  # (K,) W_y h_t + b_y
-    probs: np.ndarray  # (K,) softmax(scores)
+    x: np.ndarray
+    read_input: np.ndarray
+    h_prev: np.ndarray
+    read_memory: np.ndarray
+    bias: np.ndarray
+    z: np.ndarray
+    h: np.ndarray
+    scores: np.ndarray
+    probs: np.ndarray
 
 
 def parse_vectors(text: str, d: int | None = None, max_t: int = MAX_T, max_abs: float = 100.0) -> np.ndarray:

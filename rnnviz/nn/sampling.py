@@ -50,15 +50,25 @@ def sampling_distribution(logits: np.ndarray, temperature: float = 1.0, top_k: i
 @dataclass(frozen=True)
 class SamplingSettings:
     """Everything that decides a character model's draw: equal settings give the same text (hashable: a cache key).
-    `CharLM.draw` takes it; the sampling page keeps one per sample."""
+    `CharLM.draw` takes it; the sampling page keeps one per sample.
 
-    prime: str  # what the model reads before it writes (at least one character)
-    length: int  # how many characters it writes after the prime
-    temperature: float = 1.0  # divides the scores before the softmax: below 1 surer, above 1 wilder
-    top_k: int | None = None  # keep the k most likely characters; None or 0: off, 1: greedy
-    top_p: float | None = None  # keep the nucleus of this mass; None or 1: off
-    seed: int | None = None  # the same seed gives the same text; None: a fresh draw
-    forced: tuple[tuple[int, str], ...] = ()  # (generated position, character) put there by hand, by position
+    Attributes:
+        prime: what the model reads before it writes (at least one character).
+        length: how many characters it writes after the prime.
+        temperature: divides the scores before the softmax: below 1 surer, above 1 wilder.
+        top_k: keep the k most likely characters; None or 0: off, 1: greedy.
+        top_p: keep the nucleus of this probability mass; None or 1: off.
+        seed: the same seed gives the same text; None: a fresh draw.
+        forced: (generated position, character) pairs put there by hand, in order of position.
+    """
+
+    prime: str
+    length: int
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    forced: tuple[tuple[int, str], ...] = ()
 
     @property
     def greedy(self) -> bool:

@@ -24,13 +24,21 @@ def combine(a1, b1, a2, b2):
 
 @dataclass
 class ScanResult:
-    """A scan's answer and how it got there."""
+    """A scan's answer and how it got there.
 
-    h: np.ndarray  # (T, ...) h_1..h_T
-    levels_a: list[np.ndarray]  # each level's a-values, level 0 the inputs (node i of level k: a product of a's)
-    levels_b: list[np.ndarray]  # each level's b-values (node i of the last Hillis-Steele level: h_i)
-    work: int  # applications of the operator (one per node per level; the loop's is T - 1)
-    depth: int  # levels that must run one after another (the loop's is T - 1)
+    Attributes:
+        h: (T, ...) h_1..h_T.
+        levels_a: each level's a-values, level 0 the inputs (node i of level k: a product of a's).
+        levels_b: each level's b-values (node i of the last Hillis-Steele level: h_i).
+        work: applications of the operator (one per node per level; the loop's is T - 1).
+        depth: levels that must run one after another (the loop's is T - 1).
+    """
+
+    h: np.ndarray
+    levels_a: list[np.ndarray]
+    levels_b: list[np.ndarray]
+    work: int
+    depth: int
 
 
 def _fold(a, b, h0):

@@ -15,7 +15,17 @@ from rnnviz.nn.sampling import softmax
 
 @dataclass(frozen=True)
 class Answer:
-    """A question's truth: a number in [lo, hi] (right within tol), or the index of the right one of `options`."""
+    """A question's truth: a number in [lo, hi] (right within tol), or the index of the right one of `options`.
+
+    Attributes:
+        kind: "number" or "choice".
+        truth: the exact number; for "choice" the index of the right option.
+        lo: the lowest number a phone accepts (numbers only).
+        hi: the highest number a phone accepts (numbers only).
+        tol: a number within tol of the truth counts as right.
+        options: the choices, as identifiers or characters, not labels (choices only).
+        facts: numbers the app may quote at the reveal (e.g. the norm itself).
+    """
 
     kind: str  # "number" or "choice"
     truth: float
@@ -134,6 +144,16 @@ def is_right(kind: str, truth: float, tol: float, answer: float) -> bool:
 
 @dataclass(frozen=True)
 class Round:
+    """A round's answers, summed up.
+
+    Attributes:
+        n: how many answers.
+        right: answers right (a number within tol, or the right choice).
+        counts: answers per option, or per bin.
+        edges: bin edges (numbers only; empty for a choice).
+        median_error: numbers: median |answer - truth|; NaN without answers or for a choice.
+    """
+
     n: int
     right: int  # answers right (a number within tol, or the right choice)
     counts: np.ndarray  # per option, or per bin

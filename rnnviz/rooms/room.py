@@ -52,7 +52,20 @@ class TooLong(ValueError):
 
 @dataclass(frozen=True)
 class Question:
-    """What phones show and how an answer is checked: a number in [lo, hi] or the index of one of `options`."""
+    """What phones show and how an answer is checked: a number in [lo, hi] or the index of one of `options`.
+
+    Attributes:
+        prompt: the question's text.
+        kind: "number" or "choice".
+        truth: the exact answer; for "choice" the index of the right option.
+        options: the choices' labels (choices only).
+        lo: the lowest number a phone accepts (numbers only).
+        hi: the highest number a phone accepts (numbers only).
+        tol: a number within tol of the truth counts as right.
+        lesson: the page it came from.
+        setup: that page's link query (what the class saw).
+        qid: which of that page's questions (the app redraws the page's chart from it at the reveal).
+    """
 
     prompt: str
     kind: str  # "number" or "choice"
@@ -100,7 +113,18 @@ class Question:
 
 @dataclass(frozen=True)
 class RoomView:
-    """What anyone with the code may know: the current question (0 = none yet), its round and phase, and counts."""
+    """What anyone with the code may know: the current question (0 = none yet), its round and phase, and counts.
+
+    Attributes:
+        code: the room's code.
+        number: the current question's number, from 1; 0: none yet.
+        round: 1, or 2 after "discuss and vote again".
+        phase: "waiting" (no question yet), "open", "revealed" or "closed".
+        question: the current question; None: none yet.
+        students: distinct voters so far (0 from a view without counts).
+        answered: answers in this round (0 from a view without counts).
+        expires: when the room expires, unix time.
+    """
 
     code: str
     number: int

@@ -8,7 +8,7 @@ from typing import Callable
 
 from rnnviz.charlm import CharLM, Clamp
 from rnnviz.charlm.inspect import PassageAnalysis
-from rnnviz.lessons import clamp as clamping, sample as lesson
+from rnnviz.lessons import clamp as clamping, sample as lesson, shading as shadings
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import SamplingSettings
 from ui.sample import P, Session
@@ -37,7 +37,7 @@ CONNECTIVITY = SharedCache(16 * 2 ** 20)  # the shipped model's, by text and pos
 KEPT_PER_SESSION = 8  # an upload's: the positions a visitor looked at last
 
 
-def connectivity_for(model_id: str, lm: CharLM, smp: lesson.Sample, i: int, session: Session) -> lesson.Shading:
+def connectivity_for(model_id: str, lm: CharLM, smp: lesson.Sample, i: int, session: Session) -> shadings.Shading:
     """The connectivity shading of the prediction of text[i]: one backward pass through everything read before it
     (0.14 s at character 350 on the shipped model), so it is kept. For the shipped model it is kept once per server
     (a class looking at one link computes it once), and the neighbouring position, the next one in the direction the
@@ -46,9 +46,9 @@ def connectivity_for(model_id: str, lm: CharLM, smp: lesson.Sample, i: int, sess
     key, last = (model_id, smp.text, i), session.get(f"{P}._conn_at")
     session[f"{P}._conn_at"] = i
 
-    def work(at: int) -> Callable[[], lesson.Shading]:
-        def compute() -> lesson.Shading:
-            sh = lesson.connectivity_shading(lm, smp, at)
+    def work(at: int) -> Callable[[], shadings.Shading]:
+        def compute() -> shadings.Shading:
+            sh = shadings.connectivity_shading(lm, smp, at)
             sh.values.setflags(write=False)  # shared by every visitor: none may change another's
             return sh
         return compute

@@ -1,11 +1,11 @@
-"""The sampling page's text colours: the numbers of one shading (rnnviz.lessons.sample), with what the colours mean
+"""The sampling page's text colours: the numbers of one shading (rnnviz.lessons.shading), with what the colours mean
 and each character's hover text; the connectivity shading is kept as ui/sample/cache.py keeps it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rnnviz.charlm import CharLM
-from rnnviz.lessons import sample as lesson
+from rnnviz.lessons import sample as lesson, shading as shadings
 from rnnviz.text import fmt
 from ui.sample import Session
 from ui.sample.cache import connectivity_for
@@ -14,7 +14,7 @@ from ui.sample.words import UNITS_FROM_1, label
 
 @dataclass
 class Shade:
-    numbers: lesson.Shading
+    numbers: shadings.Shading
     titles: list[str]  # hover text per character
     caption: str  # what the colours mean
     ends: tuple[str, str] = ("likely", "unlikely")  # names of the scale's two ends
@@ -29,12 +29,13 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
     chars = [repr(label(ch)) for ch in s.text]
     if mode == "hidden unit":
         layer, kind, u = unit
-        sh = lesson.unit_shading(s, layer, kind, u)
+        sh = shadings.unit_shading(s, layer, kind, u)
         return Shade(sh, [f"{c}: {kind} of unit {u + 1} = {v:+.3f}" for c, v in zip(chars, sh.values)],
                      f"Grey: {kind} of unit {u + 1} in layer {layer + 1} positive, purple: negative, after each "
                      f"character (strongest ±{fmt(sh.hi)}). {UNITS_FROM_1}", ("−", "+"))
     if mode == "connectivity":
-        sh = lesson.connectivity_shading(lm, s, i) if session is None else connectivity_for(model_id, lm, s, i, session)
+        sh = (shadings.connectivity_shading(lm, s, i) if session is None
+              else connectivity_for(model_id, lm, s, i, session))
         if i >= 1 and sh.peak is None:
             return Shade(sh, [f"{c}: not finite" for c in chars],
                          f"Connectivity of the prediction of character {i + 1}: this model's gradients overflow "
@@ -50,10 +51,10 @@ def shade(mode: str, lm: CharLM, s: lesson.Sample, i: int, unit: tuple[int, str,
                      "compare positions by the numbers (hover), not the shades. Characters after it were not read "
                      "yet.", ("0", f"{top:.3g}"))
     if mode == "surprisal":
-        sh = lesson.surprisal_shading(s)
+        sh = shadings.surprisal_shading(s)
         return Shade(sh, [f"{c}: {b:.2f} bits" for c, b in zip(chars, sh.values)],
                      "Darker: more surprising. Surprisal −log₂ p in bits (0 = certain, 8 or more darkest).",
                      ("0 bits", "8+"))
-    return Shade(lesson.probability_shading(s), [f"{c}: p = {fmt(p)}" for c, p in zip(chars, s.p_char)],
+    return Shade(shadings.probability_shading(s), [f"{c}: p = {fmt(p)}" for c, p in zip(chars, s.p_char)],
                  "Darker: less likely. Each character is shaded by 1 − p, the probability the model (temperature 1) "
                  "gave it before it appeared.")

@@ -26,17 +26,29 @@ import numpy as np
 @dataclass(frozen=True)
 class Presentation:
     """How the pages show a cell: its name, its line on every chart that compares cells, and the heatmaps of its
-    gates. The figures and lessons read it from the registered cell (sentences about a cell stay in ui/)."""
+    gates. The figures and lessons read it from the registered cell (sentences about a cell stay in ui/).
 
-    label: str  # its name in a legend or within a sentence, e.g. "vanilla RNN", "LSTM"
-    color: str  # its line's colour (Okabe-Ito hues), also told apart by its marker and dash
+    Attributes:
+        label: its name in a legend or within a sentence, e.g. "vanilla RNN", "LSTM".
+        color: its line's colour (Okabe-Ito hues); the line is also told apart by its marker and dash.
+        marker: its line's plotly marker symbol.
+        dash: its line's plotly dash style.
+        title: its name heading a panel or starting a sentence, where that differs from the label.
+        short: its name on a metric's few characters, where that differs from the label ("vanilla").
+        second_color: the colour of its second state's curves (the LSTM's c), if it carries one.
+        panels: one step's heatmaps on the gates page, top to bottom: gates, then states.
+        lockstep_panels: the same in the three-cell lockstep (the gates it keeps, states).
+    """
+
+    label: str
+    color: str
     marker: str
     dash: str = "solid"
-    title: str = ""  # its name heading a panel or starting a sentence, where that differs from the label
-    short: str = ""  # its name on a metric's few characters, where that differs from the label ("vanilla")
-    second_color: str | None = None  # the colour of its second state's curves (the LSTM's c), if it carries one
-    panels: tuple[str, ...] = ("h",)  # one step's heatmaps on the gates page, top to bottom: gates, then states
-    lockstep_panels: tuple[str, ...] = ("h",)  # the same in the three-cell lockstep (the gates it keeps, states)
+    title: str = ""
+    short: str = ""
+    second_color: str | None = None
+    panels: tuple[str, ...] = ("h",)
+    lockstep_panels: tuple[str, ...] = ("h",)
 
     @property
     def heading(self) -> str:

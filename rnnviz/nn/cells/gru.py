@@ -32,15 +32,25 @@ def gru_cell(gi: np.ndarray, gh: np.ndarray, h_prev: np.ndarray) -> tuple[np.nda
 
 @dataclass
 class GRUTrace:
-    """Every step of a GRU run; gates in torch order r, z, n."""
+    """Every step of a GRU run; gates in torch order r, z, n.
 
-    x: np.ndarray  # (T, d)
-    r: np.ndarray  # (T, H) reset gate
-    z: np.ndarray  # (T, H) update gate
-    n: np.ndarray  # (T, H) candidate
-    hn_part: np.ndarray  # (T, H) W_hn h_{t-1} + b_hn, the memory term the reset gate scales
-    h: np.ndarray  # (T, H) states h_1..h_T
-    h0: np.ndarray  # (H,)
+    Attributes:
+        x: (T, d) inputs.
+        r: (T, H) reset gate.
+        z: (T, H) update gate.
+        n: (T, H) candidate.
+        hn_part: (T, H) W_hn h_{t-1} + b_hn, the memory term the reset gate scales.
+        h: (T, H) states h_1..h_T.
+        h0: (H,) initial state.
+    """
+
+    x: np.ndarray
+    r: np.ndarray
+    z: np.ndarray
+    n: np.ndarray
+    hn_part: np.ndarray
+    h: np.ndarray
+    h0: np.ndarray
 
     @property
     def states(self) -> np.ndarray:

@@ -39,14 +39,23 @@ def run_diagonal(a: np.ndarray, b: np.ndarray, h0: np.ndarray) -> np.ndarray:
 
 @dataclass
 class LinearTrace:
-    """Every step of a diagonal linear recurrence."""
+    """Every step of a diagonal linear recurrence.
 
-    x: np.ndarray  # (T, d) inputs
-    a: np.ndarray  # (T, H) what each step keeps of h_{t-1} (here the same a every step)
-    b: np.ndarray  # (T, H) what each step writes: B x_t
-    h: np.ndarray  # (T, H) states h_1..h_T
-    states: np.ndarray  # (T, H) the same: the state the Jacobians act on is h
-    h0: np.ndarray  # (H,)
+    Attributes:
+        x: (T, d) inputs.
+        a: (T, H) what each step keeps of h_{t-1} (here the same a every step).
+        b: (T, H) what each step writes: B x_t.
+        h: (T, H) states h_1..h_T.
+        states: (T, H) the same: the state the Jacobians act on is h.
+        h0: (H,) initial state.
+    """
+
+    x: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    h: np.ndarray
+    states: np.ndarray
+    h0: np.ndarray
 
 
 class LinearCell(Cell):

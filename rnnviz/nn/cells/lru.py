@@ -39,17 +39,29 @@ def eigenvalues(params: dict[str, np.ndarray]) -> np.ndarray:
 
 @dataclass
 class LRUTrace:
-    """Every step of an LRU run."""
+    """Every step of an LRU run.
 
-    x: np.ndarray  # (T, d)
-    lam: np.ndarray  # (N,) complex eigenvalues
-    gamma: np.ndarray  # (N,) input normalisation
-    a: np.ndarray  # (T, N) complex: lambda at every step
-    b: np.ndarray  # (T, N) complex: gamma * B x_t
-    h: np.ndarray  # (T, N) complex states
-    states: np.ndarray  # (T, 2N) real: (Re h, Im h)
-    y: np.ndarray  # (T, d) outputs Re(C h_t) + D x_t
-    h0: np.ndarray  # (N,) complex
+    Attributes:
+        x: (T, d) inputs.
+        lam: (N,) complex eigenvalues.
+        gamma: (N,) input normalisation.
+        a: (T, N) complex: lambda at every step.
+        b: (T, N) complex: gamma * B x_t.
+        h: (T, N) complex states.
+        states: (T, 2N) real: (Re h, Im h), the state the Jacobians act on.
+        y: (T, d) outputs Re(C h_t) + D x_t.
+        h0: (N,) complex initial state.
+    """
+
+    x: np.ndarray
+    lam: np.ndarray
+    gamma: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    h: np.ndarray
+    states: np.ndarray
+    y: np.ndarray
+    h0: np.ndarray
 
 
 class LRUCell(Cell):

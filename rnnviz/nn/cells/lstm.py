@@ -35,18 +35,31 @@ def lstm_cell(z: np.ndarray, c_prev: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 @dataclass
 class LSTMTrace:
-    """Every step of an LSTM run; gates in torch order i, f, g, o."""
+    """Every step of an LSTM run; gates in torch order i, f, g, o.
 
-    x: np.ndarray  # (T, d)
-    pre: np.ndarray  # (T, 4H) all four pre-activations
-    i: np.ndarray  # (T, H) input gate
-    f: np.ndarray  # (T, H) forget gate
-    g: np.ndarray  # (T, H) candidate
-    o: np.ndarray  # (T, H) output gate
-    c: np.ndarray  # (T, H) cell states c_1..c_T
-    h: np.ndarray  # (T, H) hidden states h_1..h_T
-    h0: np.ndarray  # (H,)
-    c0: np.ndarray  # (H,)
+    Attributes:
+        x: (T, d) inputs.
+        pre: (T, 4H) all four pre-activations.
+        i: (T, H) input gate.
+        f: (T, H) forget gate.
+        g: (T, H) candidate.
+        o: (T, H) output gate.
+        c: (T, H) cell states c_1..c_T.
+        h: (T, H) hidden states h_1..h_T.
+        h0: (H,) initial hidden state.
+        c0: (H,) initial cell state.
+    """
+
+    x: np.ndarray
+    pre: np.ndarray
+    i: np.ndarray
+    f: np.ndarray
+    g: np.ndarray
+    o: np.ndarray
+    c: np.ndarray
+    h: np.ndarray
+    h0: np.ndarray
+    c0: np.ndarray
 
     @property
     def states(self) -> np.ndarray:

@@ -22,16 +22,27 @@ def _linear(rng: np.random.Generator, d: int, H: int) -> tuple[np.ndarray, np.nd
 
 @dataclass
 class MinGRUTrace:
-    """Every step of a minGRU run."""
+    """Every step of a minGRU run.
 
-    x: np.ndarray  # (T, d)
-    z: np.ndarray  # (T, H) update gate, from x_t alone
-    h_tilde: np.ndarray  # (T, H) candidate, from x_t alone (no tanh)
-    a: np.ndarray  # (T, H) 1 - z_t: what each step keeps of h_{t-1}
-    b: np.ndarray  # (T, H) z_t * h~_t: what each step writes
-    h: np.ndarray  # (T, H)
-    states: np.ndarray  # (T, H) = h
-    h0: np.ndarray  # (H,)
+    Attributes:
+        x: (T, d) inputs.
+        z: (T, H) update gate, from x_t alone.
+        h_tilde: (T, H) candidate, from x_t alone (no tanh).
+        a: (T, H) 1 - z_t: what each step keeps of h_{t-1}.
+        b: (T, H) z_t * h~_t: what each step writes.
+        h: (T, H) states h_1..h_T.
+        states: (T, H) = h, the state the Jacobians act on.
+        h0: (H,) initial state.
+    """
+
+    x: np.ndarray
+    z: np.ndarray
+    h_tilde: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    h: np.ndarray
+    states: np.ndarray
+    h0: np.ndarray
 
 
 class MinGRUCell(Cell):

@@ -19,19 +19,33 @@ from rnnviz.nn.cells.mingru import _linear
 
 @dataclass
 class MinLSTMTrace:
-    """Every step of a minLSTM run."""
+    """Every step of a minLSTM run.
 
-    x: np.ndarray  # (T, d)
-    f: np.ndarray  # (T, H) forget gate, from x_t alone
-    i: np.ndarray  # (T, H) input gate, from x_t alone
-    f_norm: np.ndarray  # (T, H) f' = f / (f + i)
-    i_norm: np.ndarray  # (T, H) i' = i / (f + i) = 1 - f'
-    h_tilde: np.ndarray  # (T, H) candidate (no tanh)
-    a: np.ndarray  # (T, H) f'_t
-    b: np.ndarray  # (T, H) i'_t h~_t
-    h: np.ndarray  # (T, H)
-    states: np.ndarray  # (T, H) = h
-    h0: np.ndarray  # (H,)
+    Attributes:
+        x: (T, d) inputs.
+        f: (T, H) forget gate, from x_t alone.
+        i: (T, H) input gate, from x_t alone.
+        f_norm: (T, H) f' = f / (f + i).
+        i_norm: (T, H) i' = i / (f + i) = 1 - f'.
+        h_tilde: (T, H) candidate (no tanh).
+        a: (T, H) f'_t: what each step keeps of h_{t-1}.
+        b: (T, H) i'_t h~_t: what each step writes.
+        h: (T, H) states h_1..h_T.
+        states: (T, H) = h, the state the Jacobians act on.
+        h0: (H,) initial state.
+    """
+
+    x: np.ndarray
+    f: np.ndarray
+    i: np.ndarray
+    f_norm: np.ndarray
+    i_norm: np.ndarray
+    h_tilde: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    h: np.ndarray
+    states: np.ndarray
+    h0: np.ndarray
 
 
 class MinLSTMCell(Cell):

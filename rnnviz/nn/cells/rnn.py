@@ -18,14 +18,23 @@ def rnn_cell(pre: np.ndarray, nonlinearity: str = "tanh") -> np.ndarray:
 
 @dataclass
 class RNNTrace:
-    """Every step of a vanilla RNN run."""
+    """Every step of a vanilla RNN run.
 
-    x: np.ndarray  # (T, d) inputs
-    x_part: np.ndarray  # (T, H) W_ih x_t (read the input)
-    h_part: np.ndarray  # (T, H) W_hh h_{t-1} (read the memory)
-    pre: np.ndarray  # (T, H) pre-activations x_part + h_part + b_ih + b_hh
-    h: np.ndarray  # (T, H) states h_1..h_T
-    h0: np.ndarray  # (H,) initial state
+    Attributes:
+        x: (T, d) inputs.
+        x_part: (T, H) W_ih x_t (read the input).
+        h_part: (T, H) W_hh h_{t-1} (read the memory).
+        pre: (T, H) pre-activations x_part + h_part + b_ih + b_hh.
+        h: (T, H) states h_1..h_T.
+        h0: (H,) initial state.
+    """
+
+    x: np.ndarray
+    x_part: np.ndarray
+    h_part: np.ndarray
+    pre: np.ndarray
+    h: np.ndarray
+    h0: np.ndarray
 
     @property
     def states(self) -> np.ndarray:

@@ -28,16 +28,27 @@ def softplus(z: np.ndarray) -> np.ndarray:
 
 @dataclass
 class SelectiveTrace:
-    """Every step of a selective SSM run."""
+    """Every step of a selective SSM run.
 
-    x: np.ndarray  # (T, d)
-    delta: np.ndarray  # (T, d) step sizes Delta_t
-    a: np.ndarray  # (T, d*N) exp(Delta_t A): what each step keeps
-    b: np.ndarray  # (T, d*N) Delta_t B x_t: what each step writes
-    h: np.ndarray  # (T, d*N) states, channel-major
-    states: np.ndarray  # (T, d*N) = h
-    y: np.ndarray  # (T, d) outputs
-    h0: np.ndarray  # (d*N,)
+    Attributes:
+        x: (T, d) inputs.
+        delta: (T, d) step sizes Delta_t.
+        a: (T, d*N) exp(Delta_t A): what each step keeps.
+        b: (T, d*N) Delta_t B x_t: what each step writes.
+        h: (T, d*N) states, channel-major.
+        states: (T, d*N) = h, the state the Jacobians act on.
+        y: (T, d) outputs.
+        h0: (d*N,) initial state.
+    """
+
+    x: np.ndarray
+    delta: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    h: np.ndarray
+    states: np.ndarray
+    y: np.ndarray
+    h0: np.ndarray
 
 
 class SelectiveCell(Cell):
