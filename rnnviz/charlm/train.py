@@ -160,13 +160,7 @@ def train(args: argparse.Namespace) -> dict:
     split = split_corpus(text, args.val_fraction)
     if len(split.val) < 2:
         raise CorpusError("the validation split is too short; give a longer corpus or a larger --val-fraction")
-    data = batch_streams(torch.from_numpy(split.train), args.batch)
-    if data.size(1) < 2:
-        raise CorpusError("the corpus is too short for this batch size")
-    if args.batch % dist.world:
-        raise CorpusError(f"--batch {args.batch} must be divisible by the {dist.world} processes")
-    per = args.batch // dist.world
-    data = data[dist.rank * per:(dist.rank + 1) * per]  # this process's share of the streams
+    data = process_streams(split, args.batch, dist)
     chunks_per_epoch = max(1, math.ceil((data.size(1) - 1) / args.seq_len))
     if args.steps is None:
         args.steps = max(1, int(args.epochs * chunks_per_epoch))
@@ -187,16 +181,8 @@ def train(args: argparse.Namespace) -> dict:
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     weights, card_file = cli.model_paths(args.out)  # models/mine.v2 keeps its .v2
     resume_path = Path(str(weights.with_suffix("")) + ".resume.pt")
-    step, elapsed_before, best_val, history, state = 0, 0.0, float("inf"), [], None
-    if args.resume and resume_path.exists():
-        ck = torch.load(resume_path, map_location=device, weights_only=True)  # our own file, tensors only
-        model.load_state_dict(ck["model"]), opt.load_state_dict(ck["opt"])
-        step, elapsed_before = int(ck["step"]), float(ck["elapsed"])
-        best_val, history = float(ck["best_val"]), json.loads(ck["history"])
-        torch.set_rng_state(ck["rng"])
-        carried = [t for t in (ck.get("state") or []) if t is not None] if dist.world == 1 else []
-        state = ((tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device))
-                 if carried else None)
+    step, elapsed_before, best_val, history, state = (resume(resume_path, model, opt, device, dist) if args.resume
+                                                      and resume_path.exists() else (0, 0.0, float("inf"), [], None))
     dev_name = (torch.cuda.get_device_name(device) if device.type == "cuda"
                 else f"CPU ({torch.get_num_threads()} threads)")
     if dist.world > 1:
@@ -267,7 +253,35 @@ def train(args: argparse.Namespace) -> dict:
         torch.distributed.destroy_process_group()
         if not dist.main:
             return {}
-    # final: reload the best weights exactly as stored, score the whole validation split as one stream
+    return finish(model, weights, card_file, split, device, history, dev_name)
+
+
+def process_streams(split, batch: int, dist) -> torch.Tensor:
+    """The training text as `batch` parallel streams, and this process's share of them (DDP: batch / world each)."""
+    data = batch_streams(torch.from_numpy(split.train), batch)
+    if data.size(1) < 2:
+        raise CorpusError("the corpus is too short for this batch size")
+    if batch % dist.world:
+        raise CorpusError(f"--batch {batch} must be divisible by the {dist.world} processes")
+    per = batch // dist.world
+    return data[dist.rank * per:(dist.rank + 1) * per]
+
+
+def resume(path: Path, model, opt, device, dist) -> tuple:
+    """Step, minutes spent, best validation loss, history and carried state of a run `--resume` continues; the model,
+    the optimiser and torch's random state are restored in place."""
+    ck = torch.load(path, map_location=device, weights_only=True)  # our own file, tensors only
+    model.load_state_dict(ck["model"]), opt.load_state_dict(ck["opt"])
+    torch.set_rng_state(ck["rng"])
+    carried = [t for t in (ck.get("state") or []) if t is not None] if dist.world == 1 else []
+    state = ((tuple(t.to(device) for t in carried) if len(carried) == 2 else carried[0].to(device))
+             if carried else None)
+    return int(ck["step"]), float(ck["elapsed"]), float(ck["best_val"]), json.loads(ck["history"]), state
+
+
+def finish(model, weights: Path, card_file: Path, split, device, history: list, dev_name: str) -> dict:
+    """Reload the best weights exactly as stored, score the whole validation split as one stream, and write the card
+    with that figure."""
     from safetensors.torch import load_file
     best = load_file(str(weights))
     model.load_state_dict({k: v.float() for k, v in best.items()})
