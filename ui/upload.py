@@ -1,11 +1,11 @@
 """Bring your own character model: two file boxes, validation, and a refusal remembered for that file pair (a
-rerun never parses a refused upload again). The model lives in this session only.
+rerun never parses a refused upload again, and its files are let go at once). The model lives in this session only.
 
 Bytes are bounded per session and per server. nginx bounds what arrives (one file is at most server.maxUploadSize,
 a visitor sends two at a time and a dozen a minute). Streamlit keeps every file PUT to `/_stcore/upload_file/<session>/
 <any id>` until that session ends, used or not: `UploadGuard` removes, through the upload manager's own `remove_file`,
-every file no file box of its session holds once it is older than a few seconds or past a small budget; and accepted
-models share a per-server byte budget, past which an upload is refused with a message.
+every file no file box of its session holds once it is older than a few seconds or past a small budget, and the
+files of a session whose visitor has left; what the boxes hold and the accepted models share one per-server budget.
 """
 from __future__ import annotations
 
@@ -32,26 +32,53 @@ SWEEP_EVERY_S = 0.5
 CARD_FIELD_CHARS = 1000  # a card field shown in the card view (a 1 MiB field of emoji exceeded the message limit)
 
 
+def _session_is_active(session_id: str) -> bool:
+    """Whether the session still has its websocket (a visitor who left keeps a session for
+    server.disconnectedSessionTTL, files and all); True where there is no runtime (AppTest)."""
+    from streamlit.runtime import Runtime
+
+    return not Runtime.exists() or Runtime.instance().is_active_session(session_id)
+
+
 class UploadGuard:
     """One per server process: which uploaded files each session's file boxes hold, what its accepted model costs,
-    and a thread that removes the files nobody holds."""
+    and a thread that removes the files nobody holds, of sessions that have left, or past the budget."""
 
-    def __init__(self, manager, clock: Callable[[], float] = time.monotonic):
-        self.manager, self.clock = manager, clock
+    def __init__(self, manager, clock: Callable[[], float] = time.monotonic,
+                 is_active: Callable[[str], bool] = _session_is_active):
+        self.manager, self.clock, self.is_active = manager, clock, is_active
         self.held: dict[str, set[str]] = {}  # session id -> file ids its boxes hold now
         self.models: dict[str, int] = {}  # session id -> bytes of its accepted model (files + arrays)
-        self._seen: dict[tuple[str, str], float] = {}  # (session, file) -> when first seen loose
+        self.evicted: set[str] = set()  # sessions whose boxes' files were let go for the budget (the page says so)
+        self._seen: dict[tuple[str, str], float] = {}  # (session, file) -> when first seen (loose or held)
         self._lock = threading.Lock()
 
     def hold(self, session_id: str, file_ids: set[str]) -> None:
         """The files this session's boxes hold now; any other file of the session is loose."""
         with self._lock:
             self.held[session_id] = set(file_ids)
+            if file_ids:
+                self.evicted.discard(session_id)
+
+    def drop(self, session_id: str, file_ids: set[str]) -> None:
+        """Let go of these files of the session now (a refused model's: nothing will read them again)."""
+        with self._lock:
+            self.held[session_id] = self.held.get(session_id, set()) - set(file_ids)
+        for fid in file_ids:
+            self.manager.remove_file(session_id, fid)
+
+    def _held_bytes(self, storage, exclude: str = "") -> int:
+        """Bytes the boxes hold in sessions without an accepted model (a model's cost already counts its files)."""
+        return sum(len(rec.data) for sid, fids in self.held.items() if sid != exclude and sid not in self.models
+                   for fid, rec in storage.get(sid, {}).items() if fid in fids)
 
     def model_room(self, session_id: str, cost: int) -> bool:
-        """Whether a model costing `cost` bytes fits this server's budget beside the other sessions' models."""
+        """Whether a model costing `cost` bytes fits this server's budget beside the other sessions' models and the
+        files their boxes hold."""
+        storage = getattr(self.manager, "file_storage", {})
         with self._lock:
-            return sum(b for s, b in self.models.items() if s != session_id) + cost <= MODEL_SERVER_BYTES
+            others = sum(b for s, b in self.models.items() if s != session_id)
+            return others + self._held_bytes(storage, exclude=session_id) + cost <= MODEL_SERVER_BYTES
 
     def keep_model(self, session_id: str, cost: int | None) -> None:
         with self._lock:
@@ -62,25 +89,34 @@ class UploadGuard:
 
     def sweep(self) -> int:
         """Remove loose files: older than LOOSE_GRACE_S, or past the per-session or per-server budget (the newest go
-        first: what came last is what overflowed). Forget sessions that have ended. Returns the bytes removed."""
+        first: what came last is what overflowed); the files of sessions whose visitor has left (an accepted model's
+        stay with it until the session ends); and held files, newest first, while what the boxes hold and the
+        accepted models pass MODEL_SERVER_BYTES. Forget sessions that have ended. Returns the bytes removed."""
         storage = getattr(self.manager, "file_storage", None)  # MemoryUploadedFileManager's, by session and file id
         if storage is None:
             return 0
-        now, loose = self.clock(), []
+        now, loose, held, drop = self.clock(), [], [], []
         with self._lock:
             for sid, files in list(storage.items()):
-                held = self.held.get(sid, ())
+                boxes, gone = self.held.get(sid, ()), files and sid not in self.models and not self.is_active(sid)
                 for fid, rec in list(files.items()):
-                    if fid not in held:
-                        loose.append((self._seen.setdefault((sid, fid), now), sid, fid, len(rec.data)))
+                    item = (self._seen.setdefault((sid, fid), now), sid, fid, len(rec.data))
+                    if gone:
+                        drop.append(item[1:])
+                    elif fid not in boxes:
+                        loose.append(item)
+                    elif sid not in self.models:
+                        held.append(item)
             for sid in [s for s in self.held if s not in storage]:
                 del self.held[sid]
             for sid in [s for s in self.models if s not in storage and s not in self.held]:
                 del self.models[sid]
-            now_loose = {(sid, fid) for _, sid, fid, _ in loose}
-            for key in [k for k in self._seen if k not in now_loose]:
+            self.evicted &= set(storage)
+            now_present = {(sid, fid) for _, sid, fid, _ in loose + held}
+            for key in [k for k in self._seen if k not in now_present]:
                 del self._seen[key]
-        drop, per_session, total = [], {}, 0
+            room = MODEL_SERVER_BYTES - sum(self.models.values())
+        per_session, total = {}, 0
         for seen, sid, fid, size in sorted(loose):  # oldest first
             per_session[sid] = per_session.get(sid, 0) + size
             total += size
@@ -88,11 +124,18 @@ class UploadGuard:
                 drop.append((sid, fid, size))
                 per_session[sid] -= size
                 total -= size
+        total = 0
+        for seen, sid, fid, size in sorted(held):  # oldest first: the newest overflowed
+            total += size
+            if total > room:
+                drop.append((sid, fid, size))
+                total -= size
+                with self._lock:
+                    self.evicted.add(sid)
         for sid, fid, _ in drop:
             self.manager.remove_file(sid, fid)
             self._seen.pop((sid, fid), None)
         return sum(size for *_, size in drop)
-
 
 
 _GUARD: UploadGuard | None = None
@@ -171,6 +214,13 @@ def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
             ss.pop(f"{prefix}.upload", None), ss.pop(f"{prefix}.upload_key", None)
             if guard is not None:
                 guard.keep_model(ctx.session_id, None)
+            if guard is not None and ctx.session_id in guard.evicted:
+                error(f"This server is holding as many uploaded files as it can ({MODEL_SERVER_BYTES / 2**20:.0f} "
+                      "MiB); yours were let go. Try again in a few minutes.")
+            elif wf is None and cf is None and f"{prefix}.refused" in ss:  # the boxes still name its files (gone)
+                error(f"That model was refused: {ss[f'{prefix}.refused'][1]}. Remove the files and choose others.")
+            else:  # a new file in one box: a new choice
+                ss.pop(f"{prefix}.refused", None)
             return None
         key = f"{wf.file_id}/{cf.file_id}"  # a new upload gets new ids; no hashing of megabytes per rerun
         if key not in (ss.get(f"{prefix}.upload_key"), ss.get(f"{prefix}.refused", ("",))[0]):
@@ -187,10 +237,13 @@ def _uploaded(prefix: str) -> tuple[str, charlm.CharLM] | None:
                         f"MiB); yours needs {cost / 2**20:.0f} MiB. Try again in a few minutes, or run rnnviz on your "
                         "own computer (pip install rnnviz), where there is no such limit")
                 ss[f"{prefix}.upload"], ss[f"{prefix}.upload_key"] = lm, key
+                ss.pop(f"{prefix}.refused", None)
                 if guard is not None:
                     guard.keep_model(ctx.session_id, cost)
             except charlm.CheckpointError as e:
                 ss[f"{prefix}.refused"] = (key, str(e)[:400])
+                if guard is not None:  # nothing reads a refused pair again: its bytes go now, not at session end
+                    guard.drop(ctx.session_id, {wf.file_id, cf.file_id})
         if ss.get(f"{prefix}.upload_key") == key:
             st.success("Using your model for this session.")
             return f"upload:{key}", ss[f"{prefix}.upload"]
