@@ -14,6 +14,8 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui import bad_messages
+
 RERUNS_PER_S = 5.0  # a student pressing Next as fast as they read makes 1-3 a second
 BURST = 30  # a slider dragged or a link opened in several tabs at once
 MAX_WAIT_S = 5.0  # the longest one rerun waits; a visitor's debt is capped at this
@@ -40,6 +42,7 @@ class Pacer:
 
 
 PACER = Pacer()
+bad_messages.install()  # app.py imports this module first: no traceback per malformed widget state
 
 
 def pace_reruns() -> None:
