@@ -11,6 +11,7 @@ flood      one session PUTs 40 files of 21 MiB to made-up ids, 8 at a time: stat
 models     8 sessions of one visitor each upload the shipped model: how many are accepted, replica RSS
 logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: log bytes written, replica CPU
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
+bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
 """
 from __future__ import annotations
@@ -262,18 +263,30 @@ async def bystander_on(srv: Server, port: int) -> Visitor:
     raise RuntimeError(f"no new visitor landed on {port}")
 
 
-async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> None:
+async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40, fresh: bool = False,
+                           think: float = 0.0) -> None:
+    """`loopers` sessions loop on the one-unit page, with one visitor's cookie or (`fresh`) a cookie each; a bystander
+    on the same replica (and, on loopback, the same address) reruns, `think` seconds apart: its median alone, then
+    with them."""
     first = Visitor(srv.url, "scalar")
     await first.open()
     port = srv.replica_of(first)
     b = await bystander_on(srv, port)
-    quiet = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves // 2)]
+
+    async def moved(k):
+        await asyncio.sleep(think)
+        return await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+    quiet = [await moved(k) for k in range(moves // 2)]
     crowd, refused = [first], 0
-    for _ in range(loopers - 1):
+    while len(crowd) + refused < loopers:
         v = Visitor(srv.url, "scalar")
-        v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
+        if not fresh:
+            v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
         try:
             await v.open()
+            if fresh and srv.replica_of(v) != port:  # a fresh cookie lands on either replica: keep those on ours
+                await v.ws.close()
+                continue
             crowd.append(v)
         except Exception:
             refused += 1
@@ -286,13 +299,16 @@ async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> N
             k += 1
             looped[0] += 1
     tasks = [asyncio.create_task(loop(v)) for v in crowd]
-    t0 = time.perf_counter()
-    busy = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves)]
+    await asyncio.sleep(5)  # past the crowd's first bursts
+    looped[0], t0 = 0, time.perf_counter()
+    busy = [await moved(k) for k in range(moves)]
     rate = looped[0] / (time.perf_counter() - t0)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    print(f"bystander: {loopers} looping sessions of one visitor asked, {len(crowd)} open ({refused} refused); the "
-          f"bystander's rerun median_s alone={statistics.median(quiet):.3f} with them={statistics.median(busy):.3f} "
+    cookies = "a cookie each" if fresh else "one visitor"
+    print(f"bystander: {loopers} looping sessions ({cookies}) asked, {len(crowd)} open ({refused} refused); the "
+          f"bystander's rerun ({think:g} s apart) median_s alone={statistics.median(quiet):.3f} "
+          f"with them={statistics.median(busy):.3f} ratio={statistics.median(busy) / statistics.median(quiet):.2f} "
           f"max={max(busy):.3f}; the crowd's reruns/s={rate:.1f}", flush=True)
     for v in [*crowd, b]:
         await v.ws.close()
@@ -341,7 +357,9 @@ def main() -> None:
             attack = {"card": lambda: attack_card(srv, args.card_kib), "flood": lambda: attack_flood(srv),
                       "flood-direct": lambda: attack_flood(srv, direct=True),
                       "models": lambda: attack_models(srv), "logs": lambda: attack_logs(srv),
-                      "bystander": lambda: attack_bystander(srv), "hang": lambda: attack_hang(srv)}[name]
+                      "bystander": lambda: attack_bystander(srv),
+                      "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
+                      "hang": lambda: attack_hang(srv)}[name]
             try:
                 asyncio.run(attack())
             except Exception as e:
