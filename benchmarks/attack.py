@@ -9,6 +9,7 @@ card       a card of `"` then `\\"` repeated, and a safetensors header of the sa
 flood      one session PUTs 40 files of 21 MiB to made-up ids, 8 at a time: statuses, replica RSS before, peak, after
            (flood-direct: the same to a replica's own port, past nginx, for the app's own bound)
 models     8 sessions of one visitor each upload the shipped model: how many are accepted, replica RSS
+held       30 sessions (a cookie each) put two 21 MiB files in the sampling page's boxes: replica RSS, peak and after
 logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: log bytes written, replica CPU
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
 bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
@@ -193,6 +194,48 @@ async def attack_flood(srv: Server, files: int = 40, at_once: int = 8, direct: b
           f"(replica {port})", flush=True)
 
 
+async def attack_held(srv: Server, sessions: int = 30, settle_s: float = 60) -> None:
+    """Issue 49, finding 1: `sessions` sessions (a cookie each, one address) each put two files of FILE bytes in the
+    sampling page's boxes (a pair refused: over 20 MiB), all at once. Each replica's RSS: before, peak, with the
+    sessions open 10 s after, and `settle_s` after they close."""
+    data = os.urandom(FILE)
+    visitors = [Visitor(srv.url, "sample") for _ in range(sessions)]
+    opened = await asyncio.gather(*(v.open() for v in visitors), return_exceptions=True)
+    visitors = [v for v, o in zip(visitors, opened) if not isinstance(o, BaseException)]
+    pids = srv.pids()
+    before = {p: rss_mb(p) for p in pids}
+    answers, statuses = [], []
+
+    async def one(v):
+        await asyncio.to_thread(v.http, "/_stcore/health")  # the XSRF cookie once, before the two uploads race for it
+        (sw, wid), (sc, cid) = await asyncio.gather(asyncio.to_thread(v.upload, data, "m.safetensors"),
+                                                    asyncio.to_thread(v.upload, data, "m.json"))
+        statuses.extend([sw, sc])
+        if sw == sc == 204:
+            await v.rerun_states([v.files("sample.up_w", wid, "m.safetensors", FILE),
+                                  v.files("sample.up_c", cid, "m.json", FILE)])
+            answers.append("refused" if any("refused" in a for a in v.alerts) else "?")
+    watches = {p: RssWatch(lambda p=p: rss_mb(p)) for p in pids}
+    for w in watches.values():
+        w.__enter__()
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(v) for v in visitors), return_exceptions=True)
+    wall = time.perf_counter() - t0
+    await asyncio.sleep(10)
+    open_10s = {p: rss_mb(p) for p in pids}
+    for v in visitors:
+        await v.ws.close()
+    await asyncio.sleep(settle_s)
+    for w in watches.values():
+        w.__exit__()
+    after = {p: rss_mb(p) for p in pids}
+    per = "; ".join(f"pid {p}: before={before[p]:.0f} peak={watches[p].top:.0f} open_10s={open_10s[p]:.0f} "
+                    f"{settle_s:.0f}s_after_close={after[p]:.0f} (+{after[p] - before[p]:.0f})" for p in pids)
+    print(f"held: {len(visitors)} sessions x 2 files of {FILE / 2**20:.1f} MiB in {wall:.1f} s, uploads "
+          f"{ {s: statuses.count(s) for s in set(statuses)} }, models {answers.count('refused')} refused; rss_mb {per}",
+          flush=True)
+
+
 async def attack_models(srv: Server, sessions: int = 8) -> None:
     weights = (ROOT / "models" / "shakespeare.safetensors").read_bytes()
     card = (ROOT / "models" / "shakespeare.json").read_bytes()
@@ -356,7 +399,8 @@ def main() -> None:
         for name in args.only:
             attack = {"card": lambda: attack_card(srv, args.card_kib), "flood": lambda: attack_flood(srv),
                       "flood-direct": lambda: attack_flood(srv, direct=True),
-                      "models": lambda: attack_models(srv), "logs": lambda: attack_logs(srv),
+                      "models": lambda: attack_models(srv), "held": lambda: attack_held(srv),
+                      "logs": lambda: attack_logs(srv),
                       "bystander": lambda: attack_bystander(srv),
                       "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
                       "hang": lambda: attack_hang(srv)}[name]
