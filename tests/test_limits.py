@@ -152,3 +152,21 @@ def test_a_client_taking_a_fresh_cookie_per_session_gets_no_fresh_burst_each_tim
             free += 1
     assert free < 200 * MIN_BURST + 4 * BURST  # not 200 x BURST
     assert pacer.take("first", "10.0.0.9") == 0  # a lone visitor elsewhere still has its whole burst
+
+
+def test_nginx_tells_each_session_its_address_and_the_pacer_reads_it(monkeypatch):
+    """The websocket's location passes the address nginx saw (its own proxy_set_header lines replace the server's,
+    so it must say so itself), and a session's reruns are charged to that address."""
+    import re
+    import types
+    from pathlib import Path
+
+    import ui.limits as limits
+
+    template = (Path(__file__).resolve().parents[1] / "deploy" / "nginx.conf.template").read_text()
+    stream = re.search(r"location /_stcore/stream \{(.*?)\n        \}", template, re.S).group(1)
+    assert re.search(r"proxy_set_header X-Real-IP \$remote_addr;", stream)
+    context = types.SimpleNamespace(cookies={"rnnviz_visitor": "v1"}, headers={"X-Real-IP": "203.0.113.7"},
+                                    ip_address="127.0.0.1")
+    monkeypatch.setattr(limits.st, "context", context)
+    assert limits.visitor_and_address() == ("v1", "203.0.113.7")
