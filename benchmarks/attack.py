@@ -9,8 +9,10 @@ card       a card of `"` then `\\"` repeated, and a safetensors header of the sa
 flood      one session PUTs 40 files of 21 MiB to made-up ids, 8 at a time: statuses, replica RSS before, peak, after
            (flood-direct: the same to a replica's own port, past nginx, for the app's own bound)
 models     8 sessions of one visitor each upload the shipped model: how many are accepted, replica RSS
+held       30 sessions (a cookie each) put two 21 MiB files in the sampling page's boxes: replica RSS, peak and after
 logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: log bytes written, replica CPU
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
+bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
 """
 from __future__ import annotations
@@ -192,6 +194,48 @@ async def attack_flood(srv: Server, files: int = 40, at_once: int = 8, direct: b
           f"(replica {port})", flush=True)
 
 
+async def attack_held(srv: Server, sessions: int = 30, settle_s: float = 60) -> None:
+    """Issue 49, finding 1: `sessions` sessions (a cookie each, one address) each put two files of FILE bytes in the
+    sampling page's boxes (a pair refused: over 20 MiB), all at once. Each replica's RSS: before, peak, with the
+    sessions open 10 s after, and `settle_s` after they close."""
+    data = os.urandom(FILE)
+    visitors = [Visitor(srv.url, "sample") for _ in range(sessions)]
+    opened = await asyncio.gather(*(v.open() for v in visitors), return_exceptions=True)
+    visitors = [v for v, o in zip(visitors, opened) if not isinstance(o, BaseException)]
+    pids = srv.pids()
+    before = {p: rss_mb(p) for p in pids}
+    answers, statuses = [], []
+
+    async def one(v):
+        await asyncio.to_thread(v.http, "/_stcore/health")  # the XSRF cookie once, before the two uploads race for it
+        (sw, wid), (sc, cid) = await asyncio.gather(asyncio.to_thread(v.upload, data, "m.safetensors"),
+                                                    asyncio.to_thread(v.upload, data, "m.json"))
+        statuses.extend([sw, sc])
+        if sw == sc == 204:
+            await v.rerun_states([v.files("sample.up_w", wid, "m.safetensors", FILE),
+                                  v.files("sample.up_c", cid, "m.json", FILE)])
+            answers.append("refused" if any("refused" in a for a in v.alerts) else "?")
+    watches = {p: RssWatch(lambda p=p: rss_mb(p)) for p in pids}
+    for w in watches.values():
+        w.__enter__()
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(v) for v in visitors), return_exceptions=True)
+    wall = time.perf_counter() - t0
+    await asyncio.sleep(10)
+    open_10s = {p: rss_mb(p) for p in pids}
+    for v in visitors:
+        await v.ws.close()
+    await asyncio.sleep(settle_s)
+    for w in watches.values():
+        w.__exit__()
+    after = {p: rss_mb(p) for p in pids}
+    per = "; ".join(f"pid {p}: before={before[p]:.0f} peak={watches[p].top:.0f} open_10s={open_10s[p]:.0f} "
+                    f"{settle_s:.0f}s_after_close={after[p]:.0f} (+{after[p] - before[p]:.0f})" for p in pids)
+    print(f"held: {len(visitors)} sessions x 2 files of {FILE / 2**20:.1f} MiB in {wall:.1f} s, uploads "
+          f"{ {s: statuses.count(s) for s in set(statuses)} }, models {answers.count('refused')} refused; rss_mb {per}",
+          flush=True)
+
+
 async def attack_models(srv: Server, sessions: int = 8) -> None:
     weights = (ROOT / "models" / "shakespeare.safetensors").read_bytes()
     card = (ROOT / "models" / "shakespeare.json").read_bytes()
@@ -262,18 +306,30 @@ async def bystander_on(srv: Server, port: int) -> Visitor:
     raise RuntimeError(f"no new visitor landed on {port}")
 
 
-async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> None:
+async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40, fresh: bool = False,
+                           think: float = 0.0) -> None:
+    """`loopers` sessions loop on the one-unit page, with one visitor's cookie or (`fresh`) a cookie each; a bystander
+    on the same replica (and, on loopback, the same address) reruns, `think` seconds apart: its median alone, then
+    with them."""
     first = Visitor(srv.url, "scalar")
     await first.open()
     port = srv.replica_of(first)
     b = await bystander_on(srv, port)
-    quiet = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves // 2)]
+
+    async def moved(k):
+        await asyncio.sleep(think)
+        return await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+    quiet = [await moved(k) for k in range(moves // 2)]
     crowd, refused = [first], 0
-    for _ in range(loopers - 1):
+    while len(crowd) + refused < loopers:
         v = Visitor(srv.url, "scalar")
-        v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
+        if not fresh:
+            v.cookies["rnnviz_visitor"] = first.cookies["rnnviz_visitor"]
         try:
             await v.open()
+            if fresh and srv.replica_of(v) != port:  # a fresh cookie lands on either replica: keep those on ours
+                await v.ws.close()
+                continue
             crowd.append(v)
         except Exception:
             refused += 1
@@ -286,13 +342,16 @@ async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40) -> N
             k += 1
             looped[0] += 1
     tasks = [asyncio.create_task(loop(v)) for v in crowd]
-    t0 = time.perf_counter()
-    busy = [await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10))) for k in range(moves)]
+    await asyncio.sleep(5)  # past the crowd's first bursts
+    looped[0], t0 = 0, time.perf_counter()
+    busy = [await moved(k) for k in range(moves)]
     rate = looped[0] / (time.perf_counter() - t0)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    print(f"bystander: {loopers} looping sessions of one visitor asked, {len(crowd)} open ({refused} refused); the "
-          f"bystander's rerun median_s alone={statistics.median(quiet):.3f} with them={statistics.median(busy):.3f} "
+    cookies = "a cookie each" if fresh else "one visitor"
+    print(f"bystander: {loopers} looping sessions ({cookies}) asked, {len(crowd)} open ({refused} refused); the "
+          f"bystander's rerun ({think:g} s apart) median_s alone={statistics.median(quiet):.3f} "
+          f"with them={statistics.median(busy):.3f} ratio={statistics.median(busy) / statistics.median(quiet):.2f} "
           f"max={max(busy):.3f}; the crowd's reruns/s={rate:.1f}", flush=True)
     for v in [*crowd, b]:
         await v.ws.close()
@@ -340,8 +399,11 @@ def main() -> None:
         for name in args.only:
             attack = {"card": lambda: attack_card(srv, args.card_kib), "flood": lambda: attack_flood(srv),
                       "flood-direct": lambda: attack_flood(srv, direct=True),
-                      "models": lambda: attack_models(srv), "logs": lambda: attack_logs(srv),
-                      "bystander": lambda: attack_bystander(srv), "hang": lambda: attack_hang(srv)}[name]
+                      "models": lambda: attack_models(srv), "held": lambda: attack_held(srv),
+                      "logs": lambda: attack_logs(srv),
+                      "bystander": lambda: attack_bystander(srv),
+                      "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
+                      "hang": lambda: attack_hang(srv)}[name]
             try:
                 asyncio.run(attack())
             except Exception as e:

@@ -106,3 +106,67 @@ def test_every_page_fragment_is_paced():
     direct = [p.name for p in files if "st.fragment" in p.read_text()]
     assert not direct, f"use ui.limits.fragment, not st.fragment, in {direct}"
     assert any("@fragment" in p.read_text() for p in files)
+
+
+def loop(pacer, now, visitors, address, seconds, bystander=None):
+    """Visitors of one address rerun as fast as they are let, each rerun 10 ms (and a bystander of that address once
+    a second): how many reruns the looping visitors made, and the bystander's waits."""
+    at = {v: now[0] for v in visitors}
+    count, waits, next_by = 0, [], now[0]
+    end = now[0] + seconds
+    while now[0] < end:
+        v = min(at, key=at.get)
+        now[0] = at[v]
+        if bystander and now[0] >= next_by:
+            waits.append(pacer.take(bystander, address))
+            next_by += 1.0
+        at[v] = now[0] + pacer.take(v, address) + 0.01
+        count += 1
+    return count, waits
+
+
+def test_fresh_cookies_from_one_address_share_its_rate_and_a_bystander_there_waits_not():
+    """Four clients of one address looping with a cookie each (issue 49, finding 3: 31 reruns a second between
+    them) get the address's rate together, beside a burst each; a student of that address rerunning once a second
+    never waits, nor does a visitor of another address."""
+    from ui.limits import ADDRESS_RERUNS_PER_S, BURST, RERUNS_PER_S, Pacer
+
+    now = [0.0]
+    pacer = Pacer(clock=lambda: now[0])
+    count, waits = loop(pacer, now, [f"fresh{i}" for i in range(4)], "10.0.0.1", 60, bystander="student")
+    assert count / 60 < ADDRESS_RERUNS_PER_S * 1.1 + 4 * BURST / 60  # not 4 x RERUNS_PER_S
+    assert max(waits) == 0
+    alone, _ = loop(pacer, now, ["elsewhere"], "10.0.0.2", 60)
+    assert alone / 60 > RERUNS_PER_S * 0.9  # another address keeps a visitor's full rate
+
+
+def test_a_client_taking_a_fresh_cookie_per_session_gets_no_fresh_burst_each_time():
+    from ui.limits import BURST, MIN_BURST, Pacer
+
+    now = [0.0]
+    pacer = Pacer(clock=lambda: now[0])
+    free = 0
+    for i in range(200):  # 200 new cookies in 20 s, each rerunning until it would wait
+        now[0] += 0.1
+        while pacer.take(f"fresh{i}", "10.0.0.1") == 0:
+            free += 1
+    assert free < 200 * MIN_BURST + 4 * BURST  # not 200 x BURST
+    assert pacer.take("first", "10.0.0.9") == 0  # a lone visitor elsewhere still has its whole burst
+
+
+def test_nginx_tells_each_session_its_address_and_the_pacer_reads_it(monkeypatch):
+    """The websocket's location passes the address nginx saw (its own proxy_set_header lines replace the server's,
+    so it must say so itself), and a session's reruns are charged to that address."""
+    import re
+    import types
+    from pathlib import Path
+
+    import ui.limits as limits
+
+    template = (Path(__file__).resolve().parents[1] / "deploy" / "nginx.conf.template").read_text()
+    stream = re.search(r"location /_stcore/stream \{(.*?)\n        \}", template, re.S).group(1)
+    assert re.search(r"proxy_set_header X-Real-IP \$remote_addr;", stream)
+    context = types.SimpleNamespace(cookies={"rnnviz_visitor": "v1"}, headers={"X-Real-IP": "203.0.113.7"},
+                                    ip_address="127.0.0.1")
+    monkeypatch.setattr(limits.st, "context", context)
+    assert limits.visitor_and_address() == ("v1", "203.0.113.7")

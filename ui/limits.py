@@ -1,9 +1,7 @@
-"""Each visitor's share of a server's time: reruns paced per visitor by a token bucket.
-
-nginx can count a visitor's connections and requests, not the reruns inside a websocket: 12 sessions of one visitor
-looping on one replica raised a bystander's median rerun from 0.03 to 0.26 s. A visitor (nginx's `rnnviz_visitor`
-cookie; without one, the session) may rerun RERUNS_PER_S times a second over all its sessions, after a burst of BURST;
-past that its own script thread waits (sleeping costs the server nothing), so others' reruns are not slowed.
+"""Each visitor's share of a server's time: reruns paced by token buckets, per visitor (nginx's `rnnviz_visitor`
+cookie, else the session) and shared among the visitors active at one address (nginx's X-Real-IP). A client that
+loops, or takes a fresh cookie per session, waits in its own script thread (sleeping costs the server nothing); a
+student rerunning now and then behind the same campus NAT does not.
 """
 from __future__ import annotations
 
@@ -14,39 +12,69 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui import bad_messages
+
 RERUNS_PER_S = 5.0  # a student pressing Next as fast as they read makes 1-3 a second
 BURST = 30  # a slider dragged or a link opened in several tabs at once
 MAX_WAIT_S = 5.0  # the longest one rerun waits; a visitor's debt is capped at this
+ADDRESS_RERUNS_PER_S = 8.0  # one address's visitors together, on one replica (12 sessions at 5/s left a bystander be)
+MIN_RERUNS_PER_S = 1.0  # a visitor's least share, however many share its address (a hall of 300 behind one NAT)
+MIN_BURST = 3  # a new visitor's least burst: opening a page takes 1-3 runs
+ACTIVE_S = 10.0  # a visitor counts towards its address's sharing this long after its last rerun
 
 
 class Pacer:
-    """Token buckets by visitor: take() returns the seconds this rerun should wait."""
+    """Token buckets by visitor, their rate and burst shared among the active visitors of an address: take()
+    returns the seconds this rerun should wait. nginx counts connections and requests, not the reruns inside a
+    websocket: 12 sessions of one visitor looping raised a bystander's median rerun from 0.03 to 0.26 s, and with
+    pacing per cookie alone a client taking a cookie per session reran 31 times a second (issue 49)."""
 
-    def __init__(self, rate: float = RERUNS_PER_S, burst: float = BURST, clock=time.monotonic):
-        self.rate, self.burst, self.clock = rate, burst, clock
+    def __init__(self, rate: float = RERUNS_PER_S, burst: float = BURST, clock=time.monotonic,
+                 address_rate: float = ADDRESS_RERUNS_PER_S):
+        self.rate, self.burst, self.clock, self.address_rate = rate, burst, clock, address_rate
         self._buckets: dict[str, tuple[float, float]] = {}  # visitor -> (tokens, when)
+        self._active: dict[str, dict[str, float]] = {}  # address -> {visitor: its last rerun}
         self._lock = threading.Lock()
 
-    def take(self, visitor: str) -> float:
+    def share(self, address: str, visitor: str, now: float) -> int:
+        """How many visitors of this address (this one among them) reran within ACTIVE_S."""
+        active = self._active.setdefault(address, {})  # in order of last rerun, oldest first
+        active.pop(visitor, None)
+        active[visitor] = now
+        while next(iter(active.values())) < now - ACTIVE_S:
+            del active[next(iter(active))]
+        return len(active)
+
+    def take(self, visitor: str, address: str = "") -> float:
         now = self.clock()
         with self._lock:
-            tokens, then = self._buckets.get(visitor, (self.burst, now))
-            tokens = max(min(self.burst, tokens + (now - then) * self.rate) - 1, -MAX_WAIT_S * self.rate)
+            n = self.share(address, visitor, now)
+            rate = min(self.rate, max(MIN_RERUNS_PER_S, self.address_rate / n))
+            tokens, then = self._buckets.get(visitor, (max(MIN_BURST, self.burst / n), now))
+            tokens = max(min(self.burst, tokens + (now - then) * rate) - 1, -MAX_WAIT_S * rate)
             self._buckets[visitor] = (tokens, now)
-            if len(self._buckets) > 10_000:  # forget visitors whose buckets have refilled
-                full = now - self.burst / self.rate
+            if len(self._buckets) > 10_000:  # forget visitors whose buckets have refilled, and idle addresses
+                full = now - self.burst / MIN_RERUNS_PER_S
                 self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
-        return max(0.0, -tokens / self.rate)
+                self._active = {a: vs for a, vs in self._active.items() if max(vs.values()) > now - ACTIVE_S}
+        return max(0.0, -tokens / rate)
 
 
 PACER = Pacer()
+bad_messages.install()  # app.py imports this module first: no traceback per malformed widget state
+
+
+def visitor_and_address() -> tuple[str, str]:
+    """nginx's visitor cookie (else this session) and the address nginx saw (X-Real-IP, set in
+    deploy/nginx.conf.template; without nginx, the peer's own)."""
+    ctx = get_script_run_ctx()
+    visitor = st.context.cookies.get("rnnviz_visitor") or (ctx.session_id if ctx else "")
+    return visitor, st.context.headers.get("X-Real-IP") or st.context.ip_address or ""
 
 
 def pace_reruns() -> None:
     """Wait, if this visitor has rerun faster than its share (app.py calls this at the start of every run)."""
-    ctx = get_script_run_ctx()
-    visitor = st.context.cookies.get("rnnviz_visitor") or (ctx.session_id if ctx else "")
-    wait = PACER.take(visitor)
+    wait = PACER.take(*visitor_and_address())
     if wait > 0:
         time.sleep(wait)
 
