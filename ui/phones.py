@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import sys
 import threading
 import urllib.parse
 
@@ -22,9 +23,9 @@ def live_port() -> int:
 
 
 def start_phones() -> None:
-    """Once per process, at the first run a browser asks for (AppTest has no browser, and starts none), unless nginx
-    routes phones to a service of their own: the phones' service in a thread."""
-    if os.environ.get("RNNVIZ_LIVE") in ("proxied", "off") or st.context.url is None:
+    """Once per process, unless nginx routes phones to a service of their own: the phones' service in a thread. Not
+    under AppTest (tests import it; a server never does): a test run serves no phones and takes no port."""
+    if os.environ.get("RNNVIZ_LIVE") in ("proxied", "off") or "streamlit.testing.v1.app_test" in sys.modules:
         return
     with _lock:
         if "port" in _started:
