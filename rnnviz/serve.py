@@ -64,7 +64,8 @@ def host_rule(server_names: Sequence[str] = ()) -> str:
 
 
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path = ROOT,
-                 template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = ()) -> str:
+                 template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = (),
+                 live: Sequence[str] = ()) -> str:
     """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
     (default workdir); the template is app_root's deploy/nginx.conf.template unless given; only server_names reach
     the app when given."""
@@ -73,7 +74,23 @@ def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path 
     return render(template.read_text(), SERVERS=upstream, LISTEN=listen, MAX_BODY=f"{upload_limit_mib(app_root)}m",
                   PID_FILE=str(workdir / "nginx.pid"), TEMP_DIR=str(temp_dir or workdir),
                   ERROR_LOG=str(workdir / "error.log"), ACCESS_LOG=str(workdir / "access.log"),
-                  HOST_RULE=host_rule(server_names))
+                  HOST_RULE=host_rule(server_names), LIVE_SERVERS=live_servers(live))
+
+
+def live_servers(addresses: Sequence[str]) -> str:
+    """The phones' services (rnnviz/rooms/live.py) as nginx upstream lines; none (no Redis to share rooms through):
+    a server marked down, so /room answers 502 and phones use the Class page's own ?room=CODE view."""
+    return "\n        ".join(f"server {a} {SERVER_PARAMS};" for a in addresses) or "server 127.0.0.1:9 down;"
+
+
+def start_live(app_root: Path, port: int, log: Path) -> subprocess.Popen:
+    """The class rooms' phone service (rnnviz/rooms/live.py) on 127.0.0.1:port, sharing the replicas' Redis: phones
+    hold a push stream each, not a Streamlit session. Only nginx reaches it, so it paces joins by nginx's address."""
+    proc = subprocess.Popen([sys.executable, "-m", "rnnviz.rooms.live", "--host", "127.0.0.1", "--port", str(port),
+                             "--behind-proxy"], cwd=app_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    keep_log(proc.stdout, log)
+    return proc
 
 
 def worker_user() -> tuple[str, str] | None:
@@ -239,7 +256,10 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+    # appendonly, each write synced before it is answered: a redis-server killed mid-round and started again keeps
+    # every open room and every vote a phone was told is in
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+                             "--appendfsync", "always",
                              "--dir", str(workdir), "--logfile", str(workdir / "redis.log"), "--maxmemory", "256mb",
                              "--maxmemory-policy", "noeviction"], start_new_session=True)
     deadline = time.monotonic() + 10
@@ -273,13 +293,21 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
     temp = worker_temp_dir(workdir, user)
     try:
         rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
+        live = free_ports("127.0.0.1", max(ports) + 1, replicas) if rooms else []  # phones' services (with Redis)
+        if live:
+            os.environ["RNNVIZ_LIVE"] = "proxied"  # the replicas' join links: this site's /room/CODE
+            rooms += [start_live(app_root, p, workdir / f"live-{i}.log") for i, p in enumerate(live, 1)]
         procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
+        for i, p in enumerate(live, 1):
+            wait_healthy(f"http://127.0.0.1:{p}/_rnnviz", rooms[i])
+            print(f"phones {i}: pid {rooms[i].pid} http://127.0.0.1:{p}/room", flush=True)
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
         conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
-                                     temp_dir=temp, server_names=server_names))
+                                     temp_dir=temp, server_names=server_names,
+                                     live=[f"127.0.0.1:{p}" for p in live]))
         directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
@@ -302,7 +330,7 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
         stop(procs)
-        stop(rooms)
+        stop(rooms[::-1])  # the phones' services, then redis
         if temp != workdir:
             shutil.rmtree(temp, ignore_errors=True)
 

@@ -27,7 +27,7 @@ def start(first_port=8720):
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
-            if request(port, "GET", "/_rnnviz/health")[0] == 200:
+            if request(port, "GET", "/_rnnviz/_stcore/health")[0] == 200:
                 break
         except OSError:
             time.sleep(0.05)

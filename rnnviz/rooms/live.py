@@ -132,7 +132,7 @@ def live_app(store: RoomStore, page_dir: Path = PAGE_DIR, behind_proxy: bool = F
         Route("/_rnnviz/room/{code}/join", join, methods=["POST"]),
         Route("/_rnnviz/room/{code}/vote", vote, methods=["POST"]),
         Route("/_rnnviz/room/{code}/events", events),
-        Route("/_rnnviz/health", lambda r: Response("ok")),
+        Route("/_rnnviz/_stcore/health", lambda r: Response("ok")),  # rnnviz.serve's wait_healthy asks here
     ], lifespan=lifespan)
     app.state.hub = hub
     return app
