@@ -202,7 +202,7 @@ def live(url: str, args) -> None:
                                               args.addresses, lambda: cpu_s(args.pid)), args.cap))
     lost = sum(args.students - min(o["accepted"].get(k, 0), o["confirmed"].get(k, 0), o["counted"].get(k, 0))
                for k in o["rounds"])
-    print(f"join_s={o['join_s']:.1f} join_waits={o['join_waits']} wall_s={o['wall_s']:.1f} "
+    print(f"join_s={o['join_s']:.1f} listen_s={o['listen_s']:.1f} join_waits={o['join_waits']} wall_s={o['wall_s']:.1f} "
           f"accepted={[o['accepted'].get(k, 0) for k in o['rounds']]} "
           f"confirmed={[o['confirmed'].get(k, 0) for k in o['rounds']]} "
           f"counted_by_lecturer={[o['counted'].get(k, 0) for k in o['rounds']]} refused={len(o['refused'])} "
@@ -210,6 +210,8 @@ def live(url: str, args) -> None:
           f"p50_reveal_ms={pct(o['reveal_ms'], 0.5):.0f}")
     for f in sorted(set(o["refused"]))[:5]:
         print("  refused:", f)
+    print("p95 per push (question, round, phase):", {f"{k[0]}.{k[1]} {k[2]}": round(pct(v, 0.95))
+                                                     for k, v in o.get("by_round", {}).items()})
     print(f"students={args.students} lost={lost} p95_question_ms={pct(o['question_ms'], 0.95):.0f} "
           f"p95_vote_ms={pct(o['vote_ms'], 0.95):.0f} p95_reveal_ms={pct(o['reveal_ms'], 0.95):.0f} "
           f"server_cpu_s={o['server_cpu_s']:.1f}")

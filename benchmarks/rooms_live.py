@@ -16,11 +16,26 @@ import time
 import urllib.parse
 
 
+def answers(url: str) -> bool:
+    """url serves the phones' side (nginx in front of rnnviz.rooms.live)."""
+    import urllib.request
+
+    try:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        return opener.open(url + "/_rnnviz/_stcore/health", timeout=5).read() == b"ok"
+    except OSError:
+        return False
+
+
 class Conn:
     """A minimal HTTP/1.1 client on one keep-alive connection (no dependency beyond asyncio)."""
 
-    def __init__(self, host: str, port: int, source: str | None):
+    def __init__(self, host: str, port: int, source: str | None, jar: dict | None = None):
         self.host, self.port, self.source, self.r, self.w = host, port, source, None, None
+        self.jar = {} if jar is None else jar  # nginx's visitor cookie, kept as a phone's browser keeps it
+
+    def cookie(self) -> str:
+        return f"Cookie: {'; '.join(f'{k}={v}' for k, v in self.jar.items())}\r\n" if self.jar else ""
 
     async def open(self):
         self.r, self.w = await asyncio.open_connection(self.host, self.port, local_addr=(self.source, 0)
@@ -30,7 +45,7 @@ class Conn:
         if self.w is None:
             await self.open()
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n")
+                f"Content-Length: {len(body)}\r\n{self.cookie()}\r\n")
         self.w.write(head.encode() + body)
         return await self.response()
 
@@ -40,6 +55,9 @@ class Conn:
         while (line := await self.r.readline()) not in (b"\r\n", b""):
             k, _, v = line.decode().partition(":")
             headers[k.strip().lower()] = v.strip()
+            if k.strip().lower() == "set-cookie" and "=" in v:
+                name, _, value = v.strip().split(";")[0].partition("=")
+                self.jar[name] = value
         if headers.get("transfer-encoding") == "chunked" and headers.get("content-type", "").startswith("text/event"):
             return status, headers  # the caller reads the stream
         if headers.get("transfer-encoding") == "chunked":
@@ -71,7 +89,8 @@ class Phone:
         u = urllib.parse.urlsplit(url)
         self.host, self.port, self.source, self.code, self.rng = u.hostname, u.port or 80, source, code, rng
         self.api = f"/_rnnviz/room/{code}"
-        self.me, self.seen, self.posts = None, {}, Conn(self.host, self.port, source)
+        self.me, self.seen, self.jar = None, {}, {}
+        self.posts = Conn(self.host, self.port, source, self.jar)
 
     async def join(self) -> int:
         """Join, waiting as the server's pacing says; the number of times it was told to wait."""
@@ -81,7 +100,7 @@ class Phone:
                 status, got = await self.posts.send("POST", self.api + "/join", json.dumps({"me": self.me}).encode())
             except (OSError, ValueError, asyncio.IncompleteReadError):
                 self.posts.close()
-                self.posts = Conn(self.host, self.port, self.source)
+                self.posts = Conn(self.host, self.port, self.source, self.jar)
                 status, got = 0, {}
             if status == 200:
                 self.me = got["me"]
@@ -91,13 +110,14 @@ class Phone:
 
     async def listen(self, on_event):
         """The events stream, for good: each pushed room to on_event(phone, room, arrival time)."""
-        c = Conn(self.host, self.port, self.source)
+        c = Conn(self.host, self.port, self.source, self.jar)
         await c.open()
         c.w.write(f"GET {self.api}/events?me={urllib.parse.quote(self.me)} HTTP/1.1\r\nHost: {self.host}\r\n"
-                  f"Accept: text/event-stream\r\n\r\n".encode())
+                  f"Accept: text/event-stream\r\n{c.cookie()}\r\n".encode())
         status, _ = await c.response()
         if status != 200:
-            raise RuntimeError(f"events: {status}")
+            self.failed = f"events: {status}"
+            raise RuntimeError(self.failed)
         buf = b""
         try:
             async for data in c.chunks():
@@ -120,7 +140,7 @@ class Phone:
                 status, got = await self.posts.send("POST", self.api + "/vote", body)
             except (OSError, ValueError, asyncio.IncompleteReadError):
                 self.posts.close()
-                self.posts = Conn(self.host, self.port, self.source)
+                self.posts = Conn(self.host, self.port, self.source, self.jar)
                 status, got = 0, {}
             if status == 200:
                 out["vote_ms"].append(1000 * (time.perf_counter() - t0))
@@ -145,6 +165,8 @@ async def run_live(url: str, lecturer_factory, n: int, window: float, seed: int,
     if not m:
         raise SystemExit(f"no join link on the lecturer's page: {lec.text()[:300]}")
     phone_url, code = m.groups()  # a plain streamlit run serves phones on the next port; nginx on its own
+    if await asyncio.to_thread(answers, url):  # nginx: the same site (the link names the address the page was
+        phone_url = url  # asked for; this client's session tells the server none)
     if urllib.parse.urlsplit(phone_url).hostname not in ("127.0.0.1", "localhost"):
         raise SystemExit(f"the join link is not on loopback: {phone_url}")
     sources = [None] if addresses <= 1 else [f"127.0.0.{2 + k}" for k in range(addresses)]
@@ -154,15 +176,19 @@ async def run_live(url: str, lecturer_factory, n: int, window: float, seed: int,
     cpu0, t0 = cpu(), time.perf_counter()
     waits = await asyncio.gather(*(p.join() for p in phones))
     out["join_waits"], out["join_s"] = sum(waits), time.perf_counter() - t0
-    state = {"press": 0.0, "want": None, "arrived": 0, "all": asyncio.Event(), "votes": []}
+    state = {"press": 0.0, "want": None, "arrived": 0, "all": asyncio.Event(), "votes": [], "ready": 0}
 
     def on_event(phone, room, at):
         key = (room.get("number"), room.get("round"), room.get("phase"))
         if phone.seen.get(key):
             return
         phone.seen[key] = True
+        if room.get("phase") == "waiting":
+            state["ready"] += 1
         if key == state["want"]:
-            out["question_ms" if room["phase"] == "open" else "reveal_ms"].append(1000 * (at - state["press"]))
+            ms = 1000 * (at - state["press"])
+            out["question_ms" if room["phase"] == "open" else "reveal_ms"].append(ms)
+            out.setdefault("by_round", {}).setdefault(key, []).append(ms)
             if room["phase"] == "open":
                 state["votes"].append(asyncio.get_running_loop().call_later(
                     phone.rng.uniform(0, window), lambda: asyncio.ensure_future(phone.vote(key[0], key[1], out))))
@@ -173,12 +199,20 @@ async def run_live(url: str, lecturer_factory, n: int, window: float, seed: int,
                 state["all"].set()
 
     listeners = [asyncio.create_task(p.listen(on_event)) for p in phones]
-    await asyncio.sleep(1.0)  # every stream open and holding the waiting room
+    deadline = time.monotonic() + 120
+    while state["ready"] < n and time.monotonic() < deadline:  # every stream open and holding the waiting room
+        await asyncio.sleep(0.2)
+    out["listen_s"] = time.perf_counter() - t0 - out["join_s"]
 
     async def press(key: str, want: tuple) -> None:
         state.update(want=want, arrived=0, all=asyncio.Event(), press=time.perf_counter())
         await lec.rerun([lec.press(key)])
-        await asyncio.wait_for(state["all"].wait(), 120)
+        try:
+            await asyncio.wait_for(state["all"].wait(), 120)
+        except asyncio.TimeoutError:
+            bad = [getattr(p, "failed", "") for p in phones if getattr(p, "failed", "")]
+            raise SystemExit(f"{state['arrived']} of {n} phones saw {want} within 120 s; {len(bad)} streams "
+                             f"refused, e.g. {bad[:1]}") from None
 
     plan = [("class.ask", (1, 1)), ("class.revote", (1, 2)), ("class.ask", (2, 1))][:rounds]
     try:
