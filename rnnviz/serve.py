@@ -293,14 +293,15 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
     temp = worker_temp_dir(workdir, user)
     try:
         rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
-        live = free_ports("127.0.0.1", max(ports) + 1, replicas) if rooms else []  # phones' services (with Redis)
+        shared = os.environ.get("RNNVIZ_REDIS_URL")  # ours, or one given
+        live = free_ports("127.0.0.1", max(ports) + 1, replicas) if shared else []  # phones' services (with Redis)
         if live:
             os.environ["RNNVIZ_LIVE"] = "proxied"  # the replicas' join links: this site's /room/CODE
             rooms += [start_live(app_root, p, workdir / f"live-{i}.log") for i, p in enumerate(live, 1)]
         procs += [start_replica(app_root, p, log) for p, log in zip(ports, logs)]
-        for i, p in enumerate(live, 1):
-            wait_healthy(f"http://127.0.0.1:{p}/_rnnviz", rooms[i])
-            print(f"phones {i}: pid {rooms[i].pid} http://127.0.0.1:{p}/room", flush=True)
+        for i, (p, proc) in enumerate(zip(live, rooms[-len(live):] if live else []), 1):
+            wait_healthy(f"http://127.0.0.1:{p}/_rnnviz", proc)
+            print(f"phones {i}: pid {proc.pid} http://127.0.0.1:{p}/room", flush=True)
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)

@@ -25,7 +25,7 @@ from rnnviz.rooms.room import BadVoter, NoRoom, NotAllowed, RoomError, StoreDown
 PAGE_DIR = Path(__file__).resolve().parents[2] / "ui" / "phone"  # the page's words and script (ui/phone)
 STATUS = {NoRoom: 404, BadVoter: 403, NotAllowed: 403, StoreDown: 503}
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
-           "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'"}
+           "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"}
 MAX_BODY = 2048  # a vote or a join is a few dozen bytes
 
 
