@@ -202,7 +202,8 @@ def live(url: str, args) -> None:
                                               args.addresses, lambda: cpu_s(args.pid)), args.cap))
     lost = sum(args.students - min(o["accepted"].get(k, 0), o["confirmed"].get(k, 0), o["counted"].get(k, 0))
                for k in o["rounds"])
-    print(f"join_s={o['join_s']:.1f} listen_s={o['listen_s']:.1f} join_waits={o['join_waits']} wall_s={o['wall_s']:.1f} "
+    print(f"join_s={o['join_s']:.1f} listen_s={o['listen_s']:.1f} "
+          f"join_waits={o['join_waits']} wall_s={o['wall_s']:.1f} "
           f"accepted={[o['accepted'].get(k, 0) for k in o['rounds']]} "
           f"confirmed={[o['confirmed'].get(k, 0) for k in o['rounds']]} "
           f"counted_by_lecturer={[o['counted'].get(k, 0) for k in o['rounds']]} refused={len(o['refused'])} "
