@@ -12,6 +12,7 @@ from ui.keys import step_keys
 from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
+from ui.phones import start_phones
 from ui.reruns import install as drop_stale_reruns
 from ui.sample.ahead import warm_up
 from ui.upload import guard_uploads
@@ -24,6 +25,7 @@ drop_stale_reruns()  # once per process: a fragment rerun for a page the visitor
 _t0 = time.perf_counter()
 use_house_template()
 one_blas_thread()  # once per process (and once more after torch)
+start_phones()  # once per process: the class rooms' phone page and its pushes (ui/phones.py)
 
 voting = "room" in st.query_params  # a phone in a class room (the Class page): no sidebar to wander off by
 st.set_page_config(page_title="rnnviz: recurrent networks, step by step", page_icon=FAVICON, layout="wide",

@@ -1,12 +1,14 @@
 """Class: the whole room predicts (peer instruction). The lecturer opens a room, asks a question computed from a lesson
 page's setup, watches the count, reveals the answers against the truth, and runs a second round; phones join with
 ?room=CODE and vote once per round."""
+import urllib.parse
+
 import streamlit as st
 
 from rnnviz.rooms import questions as Q
 from rnnviz.rooms.room import RoomError
 from rnnviz.rooms.store import default_store
-from ui import rooms as R
+from ui import phones, rooms as R
 from ui.lessons.registry import asking, lesson as find
 from ui.limits import fragment
 from ui.questions.base import plain, truth_text
@@ -85,9 +87,39 @@ def ask_panel(code: str, token: str) -> None:
         st.button("Ask the class", key=f"{P}.ask", type="primary", on_click=R.act, args=(store.ask, code, token, q))
 
 
+def room_side(code: str, token: str, url: str, view) -> None:
+    """The code large enough to read from the back row; the QR code until the first phones are in, then folded
+    away; the lock and the lecturer's own link."""
+    st.markdown(f"# Room **{code}**")
+    st.markdown(f"Join at `{url}`")
+    if phones.private_host(url):
+        st.warning("This link points at this computer or a private network: phones elsewhere cannot open it. Start "
+                   "the server with its public address (`--public-url`, or RNNVIZ_PUBLIC_URL).",
+                   icon=":material/wifi_off:")
+    if view is None or not view.students:
+        st.image(R.qr_png(url), width=300, caption="Scan to join")
+    else:
+        with st.expander("Show the QR code"):
+            st.image(R.qr_png(url), width=300, caption="Scan to join")
+    if view is not None and view.phase != "closed":
+        st.button("Unlock the room" if view.locked else "Lock the room", key=f"{P}.lock", icon=":material/lock:",
+                  help="Locked: phones already in keep answering; no new phone joins (a class in, or a room being "
+                       "stuffed).", on_click=R.act, args=(store.lock, code, token, not view.locked))
+    R.keep_link(url, code, token)
+
+
+def back_to_lesson(q) -> None:
+    """One click back to the page the question came from, with the setup the class saw."""
+    ls = find(q.lesson)
+    if ls is not None:
+        query = {**dict(urllib.parse.parse_qsl(q.setup)), "classroom": "1"}
+        st.page_link(ls.script, label=f"Back to {ls.title}", icon=":material/arrow_back:", query_params=query)
+
+
 def lecturer() -> None:
+    R.recall(ss, store)  # this browser's room, after a reload of the projector's page
     R.resume(ss, store, st.query_params)
-    R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class
+    R.take_ask(ss, store, st.query_params)  # from a lesson page's Ask the class: asked at once
     R.show_message()
     if R.KEY_CODE not in ss:  # before a room is open, the page says what it is (with a room, its code heads it)
         st.title("Class: everyone answers")
@@ -98,33 +130,40 @@ def lecturer() -> None:
             R.join_form(ss, store, "first")
         with lecturer_side:
             st.markdown("**Teaching?** A room takes one click.")
-            st.button("Open a room", key=f"{P}.open", type="primary", on_click=R.act,
-                      args=(lambda: ss.update(zip((R.KEY_CODE, R.KEY_TOKEN), store.open_room())),))
+            st.button("Open a room", key=f"{P}.open", type="primary", on_click=R.act, args=(new_room,))
         return
-    code, token, url = ss[R.KEY_CODE], ss[R.KEY_TOKEN], R.join_url(st.context.url, ss[R.KEY_CODE])
+    code, token = ss[R.KEY_CODE], ss[R.KEY_TOKEN]
+    url = R.join_url(st.context.url, code)
+    R.remember(code, token)
+    try:
+        view = store.view(code)
+    except RoomError as e:
+        view = None
+        st.warning(e.message, icon=":material/info:")
+        st.button("Open a new room", key=f"{P}.reopen", type="primary", on_click=R.act, args=(new_room,))
     left, right = st.columns([2, 3], gap="large")
     with left:
-        st.markdown(f"## Room **{code}**")
-        st.image(R.qr_png(url), width=380, caption="Scan to join")
-        st.markdown(f"Join at `{url}`")
-        R.keep_link(url, code, token)
+        room_side(code, token, url, view)
+    if view is None:
+        return
     with right:  # what the class is doing first (the projector's first screen), the next question below
-        try:
-            view = store.view(code)
-        except RoomError as e:
-            st.warning(e.message, icon=":material/info:")
-            return
         if view.phase == "waiting":
             live_count(code, "waiting")
         elif view.phase == "open":
             st.markdown(plain(view.question.prompt))
             live_count(code)
-            st.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=R.act, args=(store.reveal, code, token))
+            c1, c2 = st.columns(2)
+            c1.button("Reveal", key=f"{P}.reveal_btn", type="primary", on_click=R.act, args=(store.reveal, code, token))
+            c2.button("Clear this round", key=f"{P}.clear", help="Forget this round's answers; every phone answers "
+                      "again.", on_click=R.act, args=(store.clear, code, token))
         elif view.phase in ("revealed", "closed") and view.number:
+            st.markdown(plain(view.question.prompt))  # the question stays up beside its answers
             R.draw_reveal(store, token, view)
             if view.round == 1 and view.phase == "revealed":
                 st.button("Discuss and vote again", key=f"{P}.revote", on_click=R.act, args=(store.revote, code, token))
-        with st.expander("Next question" if view.number else "Ask a question",
+        if view.number:
+            back_to_lesson(view.question)
+        with st.expander(f"Ask question {view.number + 1}" if view.number else "Ask a question",
                          expanded=not view.number or ss.pop(f"{P}.asking", False)):
             ask_panel(code, token)
         c1, c2 = st.columns(2)
@@ -137,6 +176,11 @@ def lecturer() -> None:
             c2.button("Close the room", key=f"{P}.close", on_click=R.act, args=(store.close, code, token))
         else:
             st.info("The room is closed: phones show a thank-you. The CSV stays here until the room expires.")
+            st.button("Open a new room", key=f"{P}.reopen", type="primary", on_click=R.act, args=(new_room,))
+
+
+def new_room() -> None:
+    ss[R.KEY_CODE], ss[R.KEY_TOKEN] = store.open_room()
 
 
 if room := st.query_params.get("room"):

@@ -14,6 +14,8 @@ nginx holds at most 600 sessions per client address (deploy/nginx.conf.template:
 with a spare tab each); `--addresses 3` spreads the students' websockets over loopback source addresses
 127.0.0.2-4, as phones with addresses of their own.
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
+`--live`: phones on the thin page instead, listening to pushes the whole time (benchmarks/rooms_live.py); its final
+line: `students=1000 lost=0 p95_question_ms=... p95_vote_ms=... p95_reveal_ms=... server_cpu_s=...`.
 """
 from __future__ import annotations
 
@@ -73,7 +75,7 @@ async def lecturer(url: str) -> tuple[Visitor, str]:
     lec = Visitor(url)
     await lec.open()
     await lec.rerun([lec.press("class.open")])
-    code = re.search(r"room=([A-Z0-9]{6})", lec.text())
+    code = re.search(r"/room/([A-Z0-9]{6})", lec.text())
     if not code:
         raise SystemExit(f"no room code on the lecturer's page: {lec.text()[:300]}")
     await lec.rerun([lec.press("class.ask")])
@@ -84,7 +86,7 @@ async def lecturer(url: str) -> tuple[Visitor, str]:
 
 async def student(url: str, code: str, window: float, poll: float, rng: random.Random, joined: asyncio.Event,
                   voted: asyncio.Event, out: dict, source: str | None = None):
-    s = Visitor(url, f"room={code}", source)
+    s = Visitor(url, f"room={code}", source)  # the Class page's own phone view (?room=CODE), not the thin page
     try:
         await s.open()
         out["joined"] += 1
@@ -168,9 +170,12 @@ def main() -> None:
     ap.add_argument("--pid", type=int, action="append", default=[], help="a replica whose CPU time to report")
     ap.add_argument("--addresses", type=int, default=1, choices=range(1, 200), metavar="K",
                     help="spread the students over K loopback source addresses 127.0.0.2.. (nginx: 600 per address)")
+    ap.add_argument("--live", action="store_true", help="phones on the thin page, pushed to (three rounds)")
     args = ap.parse_args()
     url = check_loopback(args.url)
     NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
+    if args.live:
+        return live(url, args)
     o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid, args.addresses))
     lost = args.students - min(o["in"], o["counted"])
     print(f"joined={o['joined']} voted={len(o['lat'])} confirmed={o['in']} counted_by_lecturer={o['counted']} "
@@ -188,6 +193,29 @@ def main() -> None:
         print(f"refreshes_before_voting={len(o['refreshed'])}; the page said, e.g.: {o['refreshed'][0]!r}")
     print(f"students={args.students} lost={lost} p95_vote_ms={1000 * pct(o['lat'], 0.95):.0f} "
           f"reveal_ms={1000 * o['reveal_s']:.0f}")
+
+
+def live(url: str, args) -> None:
+    from rooms_live import run_live
+
+    o = asyncio.run(asyncio.wait_for(run_live(url, None, args.students, min(args.window, 5.0), args.seed,
+                                              args.addresses, lambda: cpu_s(args.pid)), args.cap))
+    lost = sum(args.students - min(o["accepted"].get(k, 0), o["confirmed"].get(k, 0), o["counted"].get(k, 0))
+               for k in o["rounds"])
+    print(f"join_s={o['join_s']:.1f} listen_s={o['listen_s']:.1f} "
+          f"join_waits={o['join_waits']} wall_s={o['wall_s']:.1f} "
+          f"accepted={[o['accepted'].get(k, 0) for k in o['rounds']]} "
+          f"confirmed={[o['confirmed'].get(k, 0) for k in o['rounds']]} "
+          f"counted_by_lecturer={[o['counted'].get(k, 0) for k in o['rounds']]} refused={len(o['refused'])} "
+          f"p50_question_ms={pct(o['question_ms'], 0.5):.0f} p50_vote_ms={pct(o['vote_ms'], 0.5):.0f} "
+          f"p50_reveal_ms={pct(o['reveal_ms'], 0.5):.0f}")
+    for f in sorted(set(o["refused"]))[:5]:
+        print("  refused:", f)
+    print("p95 per push (question, round, phase):", {f"{k[0]}.{k[1]} {k[2]}": round(pct(v, 0.95))
+                                                     for k, v in o.get("by_round", {}).items()})
+    print(f"students={args.students} lost={lost} p95_question_ms={pct(o['question_ms'], 0.95):.0f} "
+          f"p95_vote_ms={pct(o['vote_ms'], 0.95):.0f} p95_reveal_ms={pct(o['reveal_ms'], 0.95):.0f} "
+          f"server_cpu_s={o['server_cpu_s']:.1f}")
 
 
 if __name__ == "__main__":

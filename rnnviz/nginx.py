@@ -81,11 +81,12 @@ def http_redirect_server(listen: str, redirect_to: str, server_names: Sequence[s
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path | None = None,
                  template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = (),
                  tls: tuple[Path, Path] | None = None, https_url: str | None = None,
-                 http_listen: str | None = None) -> str:
+                 http_listen: str | None = None, live: Sequence[str] = ()) -> str:
     """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
     (default workdir); app_root is the served app's (default: this install's or clone's), and the template its
     deploy/nginx.conf.template unless given; only server_names reach the app when given. With tls (certificate,
-    key) nginx listens with TLS on listen and redirects plain HTTP (on that port, and on http_listen) to https_url."""
+    key) nginx listens with TLS on listen and redirects plain HTTP (on that port, and on http_listen) to https_url.
+    `live`: the class rooms' phone services (rnnviz/rooms/live.py)."""
     upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
     app_root = app_root or resources.app_root()
     template = template or app_root / "deploy" / "nginx.conf.template"
@@ -96,6 +97,13 @@ def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path 
                   MAX_BODY=f"{upload_limit_mib(app_root)}m", PID_FILE=str(workdir / "nginx.pid"),
                   TEMP_DIR=str(temp_dir or workdir), ERROR_LOG=str(workdir / "error.log"),
                   ACCESS_LOG=str(workdir / "access.log"), HOST_RULE=host_rule(server_names),
+                  LIVE_SERVERS=live_servers(live),
                   TLS=tls_lines(*tls, target) if tls else "# plain HTTP (a terminator in front, if any, says https)",
                   HTTP_REDIRECT=http_redirect_server(http_listen, target, server_names) if http_listen
                   else "# no plain-HTTP port")
+
+
+def live_servers(addresses: Sequence[str]) -> str:
+    """The phones' services (rnnviz/rooms/live.py) as nginx upstream lines; none (no Redis to share rooms through):
+    a server marked down, so /room answers 502 and phones use the Class page's own ?room=CODE view."""
+    return "\n        ".join(f"server {a} {SERVER_PARAMS};" for a in addresses) or "server 127.0.0.1:9 down;"

@@ -36,6 +36,14 @@ ROOT = resources.app_root()  # app.py, .streamlit/, deploy/: a clone's top, or t
 LOG_MAX_BYTES = 10 * 2**20  # each replica's log and nginx's, before it is rotated; one old copy (.1) is kept
 UNHEALTHY_AFTER = 20.0  # seconds of failed health checks before a replica is replaced (a hung one never exits)
 HEALTH_TIMEOUT = 5.0  # one check; a replica slowed by a busy machine still answers within it
+def start_live(app_root: Path, port: int, log: Path) -> subprocess.Popen:
+    """The class rooms' phone service (rnnviz/rooms/live.py) on 127.0.0.1:port, sharing the replicas' Redis: phones
+    hold a push stream each, not a Streamlit session. Only nginx reaches it, so it paces joins by nginx's address."""
+    proc = subprocess.Popen([sys.executable, "-m", "rnnviz.rooms.live", "--host", "127.0.0.1", "--port", str(port),
+                             "--behind-proxy"], cwd=app_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    keep_log(proc.stdout, log)
+    return proc
 
 
 def worker_user() -> tuple[str, str] | None:
@@ -209,7 +217,10 @@ def start_rooms_store(workdir: Path) -> subprocess.Popen | None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+    # appendonly, each write synced before it is answered: a redis-server killed mid-round and started again keeps
+    # every open room and every vote a phone was told is in
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+                             "--appendfsync", "always",
                              "--dir", str(workdir), "--logfile", str(workdir / "redis.log"), "--maxmemory", "256mb",
                              "--maxmemory-policy", "noeviction"], start_new_session=True)
     deadline = time.monotonic() + 10
@@ -265,14 +276,23 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
 
     try:
         rooms += [p for p in [start_rooms_store(workdir)] if p is not None]
+        shared = os.environ.get("RNNVIZ_REDIS_URL")  # ours, or one given
+        live = free_ports("127.0.0.1", max(ports) + 1, replicas) if shared else []  # phones' services (with Redis)
+        if live:
+            os.environ["RNNVIZ_LIVE"] = "proxied"  # the replicas' join links: this site's /room/CODE
+            rooms += [start_live(app_root, p, workdir / f"live-{i}.log") for i, p in enumerate(live, 1)]
         procs += [replica(i) for i in range(replicas)]
+        for i, (p, proc) in enumerate(zip(live, rooms[-len(live):] if live else []), 1):
+            wait_healthy(f"http://127.0.0.1:{p}/_rnnviz", proc)
+            print(f"phones {i}: pid {proc.pid} http://127.0.0.1:{p}/room", flush=True)
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc, host=site.names[0] if site.names else None)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
         conf = workdir / "nginx.conf"
         conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
                                      temp_dir=temp, server_names=site.names, tls=site.tls, https_url=site.url,
-                                     http_listen=f"{host}:{site.http_port}" if site.http_port else None))
+                                     http_listen=f"{host}:{site.http_port}" if site.http_port else None,
+                                     live=[f"127.0.0.1:{p}" for p in live]))
         directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))
@@ -298,7 +318,7 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
         stop(procs)
-        stop(rooms)
+        stop(rooms[::-1])  # the phones' services, then redis
         if temp != workdir:
             shutil.rmtree(temp, ignore_errors=True)
 

@@ -59,10 +59,10 @@ def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
             lec.goto(f"{url}/class_room?classroom=1")
             wait_idle(lec)
             lec.get_by_role("button", name="Open a room").click()
-            heading = lec.locator("h2", has_text="Room")
+            heading = lec.locator("h1", has_text="Room")
             heading.wait_for()
             code = re.search(r"Room ([A-Z0-9]{6})", heading.inner_text()).group(1)
-            assert f"{url}/class_room?room={code}" in lec.get_by_text("Join at").first.inner_text()  # also as a QR
+            assert f"{url}/room/{code}" in lec.get_by_text("Join at").first.inner_text()  # also as a QR
             assert lec.locator('[data-testid="stImage"] img').first.bounding_box()["width"] >= 300
 
             contexts, students = [], []

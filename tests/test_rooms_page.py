@@ -37,7 +37,7 @@ def lecturer_with_question(open_page, lesson="gates", qid="memory", link=""):
 
 def test_a_full_loop_open_ask_vote_count_reveal_revote_close(open_page, fresh_store):
     at, code = lecturer_with_question(open_page)
-    assert code in all_text(at) and f"room={code}" in all_text(at)
+    assert code in all_text(at) and f"/room/{code}" in all_text(at)  # the thin phone page
     assert at.get("image")  # the QR code of the join link
     students = [open_page("class_room", room=code) for _ in range(3)]
     for k, s in enumerate(students):

@@ -20,12 +20,13 @@ from rnnviz.rooms.room import BadVoter, Question, RoomError, RoomView
 from rnnviz.text import InputError, fmt, strip_bidi
 from ui.lessons.registry import lesson as find
 from ui.questions.base import plain, truth_text
-from ui.questions.link import read_link
+from ui.questions.link import make, read_link
 from ui.urlstate import font_scale, page_setup
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
 KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
+LECTURER_COOKIE = "rnnviz_lecturer"  # CODE.TOKEN of the room this browser steers (remember)
 VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
 THIS_PAGE = "app_pages/class_room.py"
 REFRESH_S = 1.5  # the projector's count and the phones' question refresh this often (the issue asks within 2 s)
@@ -157,8 +158,10 @@ def page_url(this_url: str, page: str, query: str) -> str:
 
 
 def join_url(this_url: str, code: str) -> str:
-    """The students' link: this server's Class page with ?room=CODE."""
-    return page_url(this_url, "class_room", f"room={code}")
+    """The students' link: the thin phone page (ui/phones.py), not a Streamlit session per phone."""
+    from ui.phones import join_url as phones
+
+    return phones(this_url, code)
 
 
 def answer_text(q: Question, v: float) -> str:
@@ -236,7 +239,7 @@ def keep_link(url: str, code: str, token: str) -> None:
     """The lecturer's own link, folded away: it steers the room, so it is for this browser's bookmarks only."""
     with st.expander("Keep control after a reload"):
         st.caption("Bookmark this link for yourself; never show it to the class: whoever has it steers the room.")
-        st.code(url.split("?")[0] + f"?host={code}&key={token}", language=None)
+        st.code(page_url(st.context.url, "class_room", f"host={code}&key={token}"), language=None)
 
 
 def ask_link(url_path: str) -> None:
@@ -249,8 +252,9 @@ def ask_link(url_path: str) -> None:
 
 
 def take_ask(ss, store: RoomStore, params) -> None:
-    """Arriving from a lesson page's Ask the class: that page's first question and setup are picked (a room is
-    opened if this browser has none); the lecturer checks it and presses Ask the class."""
+    """Arriving from a lesson page's Ask the class: that page's first question, with its setup, is asked at once (a
+    room is opened if this browser has none): one click on the projector, not a filled form and a second Ask. The
+    form below keeps it picked, for another question from the same page."""
     lesson, setup = params.get("ask"), params.get("setup", "")
     if lesson is None:
         return
@@ -260,9 +264,34 @@ def take_ask(ss, store: RoomStore, params) -> None:
         return
     link = page_url(st.context.url, lesson, strip_bidi(setup))  # the box asks for the page's link, not a query
     ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(ls.asks)), link[:4000]
-    ss[f"{P}.asking"] = True  # the ask panel opens
-    if KEY_CODE not in ss:
-        try:
+    try:
+        if KEY_CODE not in ss:
             ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room()
-        except RoomError as e:
-            say(e.message)
+        q, _, note = make(lesson, ss[f"{P}.question"], ss[f"{P}.link"], ls.model() if ls.model else None)
+        if q is None:
+            ss[f"{P}.asking"] = True  # the form opens, saying why not
+        else:
+            store.ask(ss[KEY_CODE], ss[KEY_TOKEN], q)
+    except RoomError as e:
+        say(e.message)
+
+
+def remember(code: str, token: str) -> None:
+    """This browser keeps the lecturer's key (a cookie its own script sets, sent back by a reload's websocket): a
+    projector reload keeps its room without a bookmarked link. Static script of our own; code and token are our
+    own characters (codes.ALPHABET, url-safe base64)."""
+    st.html(f"<script>document.cookie='{LECTURER_COOKIE}={code}.{token}; path=/; max-age=43200; "
+            "samesite=strict';</script>", unsafe_allow_javascript=True)
+
+
+def recall(ss, store: RoomStore) -> None:
+    """The room this browser's cookie names, if its key still steers one (a reload of the projector's page)."""
+    got = (st.context.cookies or {}).get(LECTURER_COOKIE, "") if st.context.url else ""
+    code, _, key = got.partition(".")
+    if KEY_CODE in ss or not (code and key):
+        return
+    try:
+        store.answers(code, key, 0, 1)
+        ss[KEY_CODE], ss[KEY_TOKEN] = clean_code(code), key
+    except RoomError:
+        pass  # expired, or lost: the page offers a new room

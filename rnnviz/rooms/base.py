@@ -1,7 +1,8 @@
 """The rooms' one interface, `RoomStore`: the rules every store keeps (only the room's token may ask, reveal, revote,
 close and read answers; voters are tokens the room signed; one vote per voter per round), over a few storage calls
 that each store implements, with the one-vote rule atomic (rnnviz.rooms.store in this process, rnnviz.rooms.redis_store
-in Redis). A room holds its questions and, per question and round, one answer per voter; nothing else."""
+in Redis). A room holds its questions and, per question and round, one answer per voter; nothing else. Each change a
+phone must see (a question, a reveal, a lock) is announced to `on_change` listeners (rnnviz.rooms.hub pushes it)."""
 from __future__ import annotations
 
 import hmac
@@ -16,6 +17,7 @@ from rnnviz.rooms.room import (
     TTL_S,
     BadVoter,
     Full,
+    Locked,
     NoRoom,
     NotAllowed,
     Question,
@@ -30,6 +32,19 @@ class RoomStore(ABC):
 
     def __init__(self, ttl_s: float = TTL_S, max_students: int = MAX_STUDENTS):
         self.ttl_s, self.max_students = ttl_s, max_students
+        self._listeners: list = []  # called with a room's code after each change phones see
+
+    def on_change(self, fn) -> None:
+        """Call fn(code) after each change of a room that phones see, made through this store object."""
+        self._listeners.append(fn)
+
+    def _changed(self, code: str) -> None:
+        self._publish(code)
+        for fn in self._listeners:
+            fn(code)
+
+    def _publish(self, code: str) -> None:
+        """Tell the other processes (Redis: a pub/sub message); in this process nobody else needs telling."""
 
     # -- what each store implements: plain storage, with the one-vote rule atomic -----------------------------------
     @abstractmethod
@@ -57,7 +72,13 @@ class RoomStore(ABC):
     def _mine(self, code: str, voter: str, number: int, rnd: int) -> float | None: ...  # one voter's answer
 
     @abstractmethod
-    def _vote(self, code: str, voter: str, number: int, rnd: int, value: float) -> str: ...  # a status word
+    def _ballots(self, code: str, number: int, rnd: int) -> dict[str, float]: ...  # hashed voter -> answer
+
+    @abstractmethod
+    def _clear(self, code: str, number: int, rnd: int) -> None: ...  # forget a round's answers
+
+    @abstractmethod
+    def _vote(self, code: str, voter: str, number: int, rnd: int, value: float, change: bool) -> str: ...
 
     @abstractmethod
     def _join(self, code: str, voter: str) -> str: ...
@@ -92,7 +113,7 @@ class RoomStore(ABC):
         n, r = int(m["q"]), int(m["round"])
         q = self._question(code, n) if n else None
         return RoomView(code, n, r, m["phase"], q, self._students(code) if counts else 0,
-                        self._count(code, n, r) if n and counts else 0, float(m["expires"]))
+                        self._count(code, n, r) if n and counts else 0, float(m["expires"]), m.get("locked") == "1")
 
     def ask(self, code: str, token: str, question: Question) -> int:
         """Open a new question for voting (round 1); its number."""
@@ -101,7 +122,9 @@ class RoomStore(ABC):
             raise Refused("This room is closed.")
         if int(m["q"]) >= MAX_QUESTIONS:
             raise Full(f"A room holds at most {MAX_QUESTIONS} questions; please open a new room.")
-        return self._set(code, question, round=1, phase="open")
+        n = self._set(code, question, round=1, phase="open")
+        self._changed(code)
+        return n
 
     def reveal(self, code: str, token: str) -> list[float]:
         """End this round's voting and return its answers."""
@@ -110,6 +133,7 @@ class RoomStore(ABC):
             raise Refused("Ask a question first.")
         if m["phase"] == "open":
             self._set(code, phase="revealed")
+            self._changed(code)
         return self._answers(code, int(m["q"]), int(m["round"]))
 
     def revote(self, code: str, token: str) -> None:
@@ -118,10 +142,37 @@ class RoomStore(ABC):
         if m["phase"] != "revealed":
             raise Refused("Reveal the first round before voting again.")
         self._set(code, round=2, phase="open")
+        self._changed(code)
 
     def close(self, code: str, token: str) -> None:
         code, _ = self._lecturer(code, token)
         self._set(code, phase="closed")
+        self._changed(code)
+
+    def lock(self, code: str, token: str, locked: bool = True) -> None:
+        """Lock the room once the class is in (no new phone joins or votes), or open it again."""
+        code, _ = self._lecturer(code, token)
+        self._set(code, locked="1" if locked else "0")
+        self._changed(code)
+
+    def clear(self, code: str, token: str) -> None:
+        """Forget the current round's answers (a round stuffed, or asked by mistake): every phone votes again."""
+        code, m = self._lecturer(code, token)
+        if not int(m["q"]):
+            raise Refused("Ask a question first.")
+        self._clear(code, int(m["q"]), int(m["round"]))
+        self._set(code, phase="open", cleared=int(m.get("cleared", 0)) + 1)
+        self._changed(code)
+
+    def ballots(self, code: str, number: int, rnd: int) -> dict[str, float]:
+        """Every answer of a round by hashed voter id, for the push service to tell each phone whether it was right
+        at the reveal (one read for the whole room); `voter_id` gives a phone's own key."""
+        return self._ballots(clean_code(code), number, rnd)
+
+    def voter_id(self, code: str, voter: str) -> str:
+        """The hashed id a voter token is stored under (BadVoter if this room did not issue it)."""
+        code, m = self._room(code)
+        return self._voter(code, m, voter)
 
     def answers(self, code: str, token: str, number: int, rnd: int) -> list[float]:
         code, _ = self._lecturer(code, token)
@@ -163,8 +214,11 @@ class RoomStore(ABC):
     def join(self, code: str, voter: str) -> RoomView:
         """A student arrives (counted once, up to the room's limit); the room as it stands."""
         code, m = self._room(code)
-        if self._join(code, self._voter(code, m, voter)) == "full":
+        status = self._join(code, self._voter(code, m, voter))
+        if status == "full":
             raise Full(f"This room is full ({self.max_students:,} students). Please watch the projector.")
+        if status == "locked":
+            raise Locked("The lecturer has locked this room: the class is in. Please watch the projector.")
         return self.view(code)
 
     def mine(self, code: str, voter: str, number: int, rnd: int) -> float | None:
@@ -173,18 +227,20 @@ class RoomStore(ABC):
         code, m = self._room(code)
         return self._mine(code, self._voter(code, m, voter), number, rnd)
 
-    def vote(self, code: str, voter: str, number: int, rnd: int, answer) -> None:
-        """One answer from one voter for question `number`, round `rnd`; Refused (with why) otherwise."""
+    def vote(self, code: str, voter: str, number: int, rnd: int, answer, change: bool = False) -> None:
+        """One answer from one voter for question `number`, round `rnd`; Refused (with why) otherwise. With
+        `change`, a voter's new answer replaces its old one until the reveal (still one answer per voter)."""
         code, m = self._room(code)
         if int(m["q"]) != number or int(m["round"]) != rnd:
             raise Refused("The question has moved on; here is the current one.")
         voter = self._voter(code, m, voter)
         q = self._question(code, number)
-        status = self._vote(code, voter, number, rnd, q.check(answer))
+        status = self._vote(code, voter, number, rnd, q.check(answer), change)
         if status == "ok":
             return
         raise {"full": Full(f"This room is full ({self.max_students:,} students)."),
                "again": Refused("You have already answered this round."),
                "stale": Refused("The question has moved on; here is the current one."),
                "noroom": NoRoom("This room has expired."),
+               "locked": Locked("The lecturer has locked this room: the class is in."),
                }.get(status, Refused("Voting for this round has ended."))

@@ -7,18 +7,20 @@ import math
 from rnnviz.rooms.base import RoomStore
 from rnnviz.rooms.room import MAX_STUDENTS, TTL_S, Question, StoreDown
 
-# KEYS: meta hash, voters set, answers hash; ARGV: voter, q, round, value, max students
+# KEYS: meta hash, voters set, answers hash; ARGV: voter, q, round, value, max students, change (1: replace an answer)
 VOTE_LUA = """
-local m = redis.call('HMGET', KEYS[1], 'q', 'round', 'phase', 'expires')
+local m = redis.call('HMGET', KEYS[1], 'q', 'round', 'phase', 'expires', 'locked')
 if not m[1] then return 'noroom' end
 if m[1] ~= ARGV[2] or m[2] ~= ARGV[3] then return 'stale' end
 if m[3] ~= 'open' then return 'notopen' end
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 then
+  if m[5] == '1' then return 'locked' end
   if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 'full' end
   redis.call('SADD', KEYS[2], ARGV[1])
   redis.call('EXPIREAT', KEYS[2], math.ceil(tonumber(m[4])))
 end
-if redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[4]) == 0 then return 'again' end
+if ARGV[6] == '1' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+elseif redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[4]) == 0 then return 'again' end
 redis.call('EXPIREAT', KEYS[3], math.ceil(tonumber(m[4])))
 return 'ok'
 """
@@ -34,6 +36,7 @@ return 1
 JOIN_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'noroom' end
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 'ok' end
+if redis.call('HGET', KEYS[1], 'locked') == '1' then return 'locked' end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'full' end
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('EXPIREAT', KEYS[2], math.ceil(tonumber(redis.call('HGET', KEYS[1], 'expires'))))
@@ -52,7 +55,8 @@ class RedisStore(RoomStore):
         self._errors = (redis.exceptions.RedisError, OSError)  # down, timed out, loading, out of memory
         self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2,
                                       health_check_interval=10)
-        self.prefix = prefix
+        self.prefix, self.url = prefix, url
+        self.channel = prefix + "changed"  # a room's code, published after each change phones see (rnnviz.rooms.hub)
         self._asked: dict[tuple[str, int], Question] = {}
         self._vote_lua, self._join_lua = self.r.register_script(VOTE_LUA), self.r.register_script(JOIN_LUA)
         self._create_lua = self.r.register_script(CREATE_LUA)
@@ -114,9 +118,19 @@ class RedisStore(RoomStore):
         v = self._call(self.r.hget, self._k(code, "a", number, rnd), voter)
         return None if v is None else float(v)
 
-    def _vote(self, code, voter, number, rnd, value):
+    def _ballots(self, code, number, rnd):
+        return {k: float(v) for k, v in self._call(self.r.hgetall, self._k(code, "a", number, rnd)).items()}
+
+    def _clear(self, code, number, rnd):
+        self._call(self.r.delete, self._k(code, "a", number, rnd))
+
+    def _publish(self, code):
+        self._call(self.r.publish, self.channel, code)
+
+    def _vote(self, code, voter, number, rnd, value, change=False):
         keys = [self._k(code), self._k(code, "voters"), self._k(code, "a", number, rnd)]
-        return self._call(self._vote_lua, keys=keys, args=[voter, number, rnd, repr(float(value)), self.max_students])
+        args = [voter, number, rnd, repr(float(value)), self.max_students, int(change)]
+        return self._call(self._vote_lua, keys=keys, args=args)
 
     def _join(self, code, voter):
         keys = [self._k(code), self._k(code, "voters")]

@@ -46,6 +46,10 @@ class BadVoter(RoomError):
     pass
 
 
+class Locked(RoomError):
+    pass
+
+
 class TooLong(ValueError):
     """A question whose prompt (MAX_TEXT), setup (MAX_SETUP) or an option (80) is longer than a room keeps."""
 
@@ -134,3 +138,4 @@ class RoomView:
     students: int  # distinct voters so far
     answered: int  # answers in this round
     expires: float = field(default=0.0)  # unix time
+    locked: bool = False  # the lecturer has locked the room: no new phones join

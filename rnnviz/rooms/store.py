@@ -79,8 +79,20 @@ class MemoryStore(RoomStore):
             room = self._live(code)
             return room["answers"].get((number, rnd), {}).get(voter) if room else None
 
+    def _ballots(self, code, number, rnd):
+        with self._lock:
+            room = self._live(code)
+            return dict(room["answers"].get((number, rnd), {})) if room else {}
+
+    def _clear(self, code, number, rnd):
+        with self._lock:
+            if (room := self._live(code)) is not None:
+                room["answers"].pop((number, rnd), None)
+
     def _join_locked(self, room, voter):
         if voter not in room["voters"]:
+            if room["meta"].get("locked") == "1":
+                return "locked"
             if len(room["voters"]) >= self.max_students:
                 return "full"
             room["voters"].add(voter)
@@ -91,7 +103,7 @@ class MemoryStore(RoomStore):
             room = self._live(code)
             return "noroom" if room is None else self._join_locked(room, voter)
 
-    def _vote(self, code, voter, number, rnd, value):
+    def _vote(self, code, voter, number, rnd, value, change=False):
         with self._lock:
             room = self._live(code)
             if room is None:
@@ -101,10 +113,10 @@ class MemoryStore(RoomStore):
                 return "stale"
             if m["phase"] != "open":
                 return "notopen"
-            if self._join_locked(room, voter) == "full":
-                return "full"
+            if (joined := self._join_locked(room, voter)) != "ok":
+                return joined
             ans = room["answers"].setdefault((number, rnd), {})
-            if voter in ans:
+            if voter in ans and not change:
                 return "again"
             ans[voter] = float(value)
             return "ok"
