@@ -30,7 +30,17 @@ def snapshot(view) -> dict:
 
 @dataclass
 class Channel:
-    """One room's state in this process: listeners, the latest snapshot and its answers by hashed voter."""
+    """One room's state in this process: listeners, the latest snapshot and its answers by hashed voter.
+
+    Attributes:
+        snap: what a phone shows now (`snapshot`); None before the first read.
+        ballots: by hashed voter, (answer, right); right is None until the reveal.
+        version: how many changes this process has seen of the room (a phone's stream sends each once).
+        listeners: phones in this process listening to the room.
+        changed: set when a new snapshot is in; the streams wait on it.
+        busy: a read of the room is under way (one at a time).
+        dirty: a change arrived during that read: read again after it.
+    """
 
     snap: dict | None = None
     ballots: dict = field(default_factory=dict)

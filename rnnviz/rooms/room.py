@@ -128,6 +128,7 @@ class RoomView:
         students: distinct voters so far (0 from a view without counts).
         answered: answers in this round (0 from a view without counts).
         expires: when the room expires, unix time.
+        locked: the lecturer has locked the room: no new phones join.
     """
 
     code: str
