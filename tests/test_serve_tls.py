@@ -115,16 +115,16 @@ def test_https_launcher_in_chromium_with_a_self_signed_certificate(tmp_path):
             page.goto(f"https://localhost:{port}/class_room")
             wait_idle(page)
             page.get_by_role("button", name="Open a room").click()
-            heading = page.locator("h2", has_text="Room")
+            heading = page.locator("h1", has_text="Room")
             heading.wait_for()
             code = re.search(r"Room ([A-Z0-9]{6})", heading.inner_text()).group(1)
-            join = f"{public}/class_room?room={code}"
+            join = f"{public}/room/{code}"  # the phones' page, under the public address
             assert join in page.get_by_text("Join at").first.inner_text()
             src = page.locator('[data-testid="stImage"] img').first.get_attribute("src")
             png = page.request.get(f"https://localhost:{port}{src}" if src.startswith("/") else src).body()
             # the QR code is the public join link's (Streamlit sends it as a JPEG: compared module by module)
             assert same_picture(png, qr_png(join)) > 0.99
-            assert same_picture(png, qr_png(f"https://localhost:{port}/class_room?room={code}")) < 0.9
+            assert same_picture(png, qr_png(f"https://localhost:{port}/room/{code}")) < 0.9
 
             with pytest.raises(Exception, match="ERR_EMPTY_RESPONSE|ERR_CONNECTION_CLOSED"):
                 page.goto(f"https://127.0.0.1:{port}/scalar")  # not a server name: closed unanswered
@@ -154,7 +154,8 @@ def test_the_compose_tls_override_fills_the_template_into_a_config_nginx_accepts
     command = [compose(a) for a in tls["app"]["command"]]
     assert command[command.index("--server.allowedHosts") + 1] == "class.example.org"  # Streamlit's own check
     assert tls["app"]["environment"]["RNNVIZ_PUBLIC_URL"].startswith("https://${SERVER_NAME")
-    env.update(SERVERS="server 127.0.0.1:8651;", LIVE_SERVERS="server 127.0.0.1:8653;", PID_FILE=str(tmp_path / "nginx.pid"), TEMP_DIR=str(tmp_path),
+    env.update(SERVERS="server 127.0.0.1:8651;", LIVE_SERVERS="server 127.0.0.1:8653;",
+               PID_FILE=str(tmp_path / "nginx.pid"), TEMP_DIR=str(tmp_path),
                LISTEN="127.0.0.1:8650 ssl", ERROR_LOG=str(tmp_path / "error.log"))  # no compose DNS here
     env["HTTP_REDIRECT"] = env["HTTP_REDIRECT"].replace("listen 8080;", "listen 127.0.0.1:8652;")
     conf = tmp_path / "nginx.conf"

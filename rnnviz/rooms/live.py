@@ -16,13 +16,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from rnnviz import resources
 from rnnviz.rooms.base import RoomStore
 from rnnviz.rooms.codes import clean_code
 from rnnviz.rooms.hub import Hub
 from rnnviz.rooms.pace import PER_ADDRESS, PER_ROOM, Pace
 from rnnviz.rooms.room import BadVoter, NoRoom, NotAllowed, RoomError, StoreDown
 
-PAGE_DIR = Path(__file__).resolve().parents[2] / "ui" / "phone"  # the page's words and script (ui/phone)
+PAGE_DIR = resources.app_root() / "ui" / "phone"  # the page's words and script: the clone's, or an install's
 STATUS = {NoRoom: 404, BadVoter: 403, NotAllowed: 403, StoreDown: 503}
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
            "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"}
