@@ -197,3 +197,12 @@ def link_control() -> None:
     with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)
+
+
+def arrive_afresh(params: list[Param]) -> None:
+    """Forget this visitor's settings of a page, and that they are on it, so that the page's next run seeds each
+    setting from the link or its default (`restore`): a deck's next step may be the same page with another setup."""
+    st.session_state.pop("app.page", None)
+    for p in params:
+        st.session_state.pop(p.key, None)
+        st.session_state.pop(_KEEP + p.key, None)
