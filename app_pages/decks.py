@@ -1,15 +1,18 @@
 """Decks: a lecture prepared the night before. Each shipped deck (decks/*.toml) with its steps, a room for the class's
-phones, and Start, which opens the first step on its page in classroom mode; from there PageDown runs the deck."""
+phones, and Start, which opens the first step on its page in classroom mode; from there PageDown runs the deck. A
+link /decks?deck=NAME&step=K opens step K the same way."""
 import streamlit as st
 
 from rnnviz.rooms.store import default_store
 from ui import rooms as R
 from ui.deck.format import DeckError, load, names
-from ui.deck.run import go
+from ui.deck.run import go, position
 from ui.lessons.registry import lesson as find
 from ui.questions.base import plain
 
 ss, store = st.session_state, default_store()
+if at := position():  # a deck's link (/decks?deck=lecture-50&step=3): that step on its page, with its setup
+    go(*at)
 
 st.title("Decks: a lecture, prepared")
 st.markdown("A deck is a lecture saved as a file: its steps, each a lesson page with its setup, a speaker note and a "
