@@ -200,9 +200,11 @@ def link_control() -> None:
 
 
 def arrive_afresh(params: list[Param]) -> None:
-    """Forget this visitor's settings of a page, and that they are on it, so that the page's next run seeds each
-    setting from the link or its default (`restore`): a deck's next step may be the same page with another setup."""
+    """Forget all a page keeps for this visitor (its settings, kept copies and own state: every key under its
+    settings' prefixes) and that they are on it, so that its next run starts from the link as a new visitor's would
+    (`restore`): a deck's next step may be the same page with another setup, and predict mode restarts."""
+    prefixes = {p.key.split(".")[0] + "." for p in params}
+    prefixes = tuple(prefixes | {_KEEP + p for p in prefixes})
     st.session_state.pop("app.page", None)
-    for p in params:
-        st.session_state.pop(p.key, None)
-        st.session_state.pop(_KEEP + p.key, None)
+    for key in [k for k in st.session_state if k.startswith(prefixes)]:
+        del st.session_state[key]
