@@ -136,3 +136,38 @@ def test_back_goes_to_the_previous_step_and_the_same_page_takes_its_new_setup(op
     at.button(key="deck.back").click().run()  # step 1: t = 1
     assert (at.session_state["scalar.w_h"], at.session_state["scalar.t"]) == (0.5, 1)
     assert "step 1 of 14" in all_text(at) and at.button(key="deck.back").disabled
+
+
+def test_the_presenter_view_follows_the_projector(open_page, fresh_store):
+    at = open_page("decks")
+    at.button(key="decks.open").click().run()
+    at.button(key="decks.start.lecture-50").click().run()
+    key = at.session_state["deck.follow"]
+    deck = F.load("lecture-50")
+    pres = open_page("presenter", follow=key)
+    text = all_text(pres)
+    assert "Step 1 of 14" in text and "Now: One unit by hand" in text and "Next: One unit by hand" in text
+    assert "ask for h1 before anyone touches the slider" in text  # step 1's speaker note
+    assert "question 1, open" in text and not pres.exception
+    at.switch_page("app_pages/scalar.py")
+    at.button(key="deck.next").click().run()  # reveal
+    at.button(key="deck.next").click().run()  # step 2
+    pres.run()
+    assert "Step 2 of 14" in all_text(pres) and "question 2, open" in all_text(pres)
+    assert deck.steps[2].setup.split("&")[0] in all_text(pres)  # the next step's setup
+    stranger = open_page("presenter", follow="guessed")
+    assert "Waiting for the projector" in all_text(stranger)
+
+
+def test_saving_setups_as_steps_builds_a_deck_file(open_page):
+    at = open_page("scalar", wh="2", t="2")
+    at.text_input(key="deck.draft.note").set_value("Flood: the past grows").run()
+    at.selectbox(key="deck.draft.ask").set_value("state").run()
+    at.button(key="deck.draft.add").click().run()
+    at.switch_page("app_pages/states.py").run()
+    at.button(key="deck.draft.add").click().run()
+    deck = F.parse(F.dump(F.Deck("draft", "My lecture", 0, tuple(at.session_state["deck.draft"]))), "mine")
+    assert [(s.page, s.ask, s.note) for s in deck.steps] == [("scalar", "state", "Flood: the past grows"),
+                                                               ("states", "", "")]
+    assert read_link("scalar", deck.steps[0].setup)[0]["wh"] == 2.0 and "deck" not in deck.steps[0].setup
+    assert F.check(deck) == [] and at.get("download_button")  # offered as a file

@@ -10,12 +10,13 @@ from ui.deck.format import Deck, Step, dump
 from ui.lessons.registry import lesson as find
 
 P = "deck.draft"  # session and widget keys
-NOT_SETUP = ("classroom", "deck", "step")  # link names that are not the page's setup
 
 
-def setup_now() -> str:
-    """This page's setup as it is now: its link query, less classroom mode and a running deck's place."""
-    return urllib.parse.urlencode({k: v for k, v in st.query_params.to_dict().items() if k not in NOT_SETUP})
+def setup_now(url_path: str) -> str:
+    """This page's setup as it is now: the page's own names in its link (not classroom mode, nor a deck's place)."""
+    ls = find(url_path)
+    names = {p.url for p in ls.link(ls.model() if ls.model else None)}
+    return urllib.parse.urlencode({k: v for k, v in st.query_params.to_dict().items() if k in names})
 
 
 def steps() -> list[Step]:
@@ -24,7 +25,7 @@ def steps() -> list[Step]:
 
 def add(url_path: str) -> None:
     ss = st.session_state
-    steps().append(Step(url_path, setup_now(), ss.get(f"{P}.note", "").strip(), ss.get(f"{P}.ask") or ""))
+    steps().append(Step(url_path, setup_now(url_path), ss.get(f"{P}.note", "").strip(), ss.get(f"{P}.ask") or ""))
     ss[f"{P}.note"] = ""
 
 
