@@ -12,8 +12,11 @@ from pathlib import Path
 
 try:
     import tomllib
-except ModuleNotFoundError:  # Python 3.10: the same parser, as a package (requirements.txt)
-    import tomli as tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser as a package, if installed (pip install tomli)
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 from ui.lessons.registry import LESSONS, lesson as find
 from ui.questions.link import bad_names, make, read_link
@@ -50,6 +53,9 @@ class DeckError(ValueError):
 
 def parse(text: str, name: str) -> Deck:
     """A deck from its TOML text, or DeckError saying what is missing or of the wrong kind."""
+    if tomllib is None:
+        raise DeckError(["Reading a deck needs Python 3.11 or later, or on Python 3.10 the tomli package "
+                         "(pip install tomli)."])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
