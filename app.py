@@ -8,7 +8,10 @@ import pandas  # noqa: F401
 import streamlit as st
 
 from rnnviz.figures.base import use_house_template
+from ui.deck.draft import save_step
+from ui.deck.run import deck_bar
 from ui.keys import step_keys
+from ui.lessons.registry import lesson
 from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
@@ -52,6 +55,8 @@ else:
                 "Add `?classroom=1` to a link for projector-sized type."
             )
         link_slot = st.container()
+if lesson(nav.url_path):
+    deck_bar(nav.url_path)  # a deck's step, Next and its question, when the link names a deck (ui/deck/run.py)
 nav.run()
 st.divider()
 foot_middle = prev_next(nav.url_path, "foot")
@@ -67,10 +72,11 @@ def setup_links(url_path: str) -> None:
     if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
         from ui.rooms import ask_link
         ask_link(url_path)
+    save_step(url_path)  # this setup as a deck's next step (ui/deck/draft.py)
 
 
-if nav.url_path and nav.url_path != "class_room":  # a lesson page (the welcome page has no settings to link to, the
-    # Class page none either: its address holds a phone's voter token); after the page has run, so the link carries
+if lesson(nav.url_path):  # a lesson page (the welcome page has no settings to link to, the Class page none either: its
+    # address holds a phone's voter token; nor the decks' pages); after the page has run, so the link carries
     with link_slot or foot_middle:  # this run's settings
         setup_links(nav.url_path)
         step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)

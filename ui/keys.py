@@ -1,8 +1,8 @@
 """Keys a lecturer can trust: PageDown / PageUp (what a presentation remote sends) press the page's Next / Back
 step buttons whatever holds the focus, and a slider that holds the focus shows it (there, ← → move the slider, not
-the step). A step key pressed while the stepper runs past the screen's foot (on a projector the gates page's three
-cells sit under its first screen) brings the stepper to the top, with what it steps under it: a step the class
-cannot see is no step. Registered once, here; app.py mounts it on every lesson page, beside the setup link."""
+the step); while a deck runs they press the deck's Next / Back instead (ui/deck/run.py). A step key pressed while
+the stepper runs past the screen's foot (on a projector the gates page's three cells sit under its first screen)
+brings the stepper to the top: a step the class cannot see is no step. Mounted by app.py on every lesson page."""
 from __future__ import annotations
 
 import streamlit as st
@@ -13,9 +13,9 @@ _JS = """
 export default function() {
   if (document.documentElement.dataset.rnnvizKeys) return;
   document.documentElement.dataset.rnnvizKeys = '1';
-  const stepButton = suffix => {  // a key's dots become hyphens in its class
-    const box = [...document.querySelectorAll('[class*="st-key-"]')].find(
-      el => [...el.classList].some(c => c.startsWith('st-key-') && c.endsWith(suffix)));
+  const stepButton = (suffix, deck) => {  // a key's dots become hyphens in its class; `deck`: a deck's (deck.next)
+    const box = [...document.querySelectorAll('[class*="st-key-"]')].find(el => [...el.classList].some(
+      c => c.startsWith('st-key-') && c.endsWith(suffix) && c.startsWith('st-key-deck-') === deck));
     return box && box.querySelector('button');
   };
   document.addEventListener('keydown', e => {
@@ -23,11 +23,12 @@ export default function() {
     const remote = e.key === 'PageDown' || e.key === 'PageUp';
     const typing = e.target.closest && e.target.closest('input, textarea, select, [role="slider"], [contenteditable]');
     if (!remote && !(['ArrowLeft', 'ArrowRight', 'Home'].includes(e.key) && !typing)) return;
-    const next = stepButton('-next');
+    const deck = remote && stepButton('-next', true);  // a deck runs (ui/deck/run.py): one press, one step
+    const next = deck || stepButton('-next', false);
     const row = next && next.closest('[data-testid="stHorizontalBlock"]');
     if (row && row.getBoundingClientRect().bottom > window.innerHeight) row.scrollIntoView({block: 'start'});
     if (!remote) return;  // Streamlit's own shortcut steps
-    const button = e.key === 'PageDown' ? next : stepButton('-back');
+    const button = e.key === 'PageDown' ? next : stepButton('-back', Boolean(deck));
     if (!button) return;
     e.preventDefault();
     e.stopPropagation();

@@ -15,7 +15,12 @@ def pages() -> dict[str, list]:
     for ls in LESSONS:
         out.setdefault(ls.section, []).append(st.Page(ls.script, title=ls.title, icon=ls.icon, url_path=ls.url))
     out["Class"] = [st.Page("app_pages/class_room.py", title="Class: everyone answers", icon=":material/groups:",
-                            url_path="class_room")]  # outside the lesson numbering: rooms, phones vote (ui/rooms.py)
+                            url_path="class_room"),  # outside the lesson numbering: rooms, phones vote (ui/rooms.py)
+                    st.Page("app_pages/decks.py", title="Decks: a lecture, prepared", icon=":material/slideshow:",
+                            url_path="decks"),  # ui/deck/
+                    st.Page("app_pages/quiz.py", title="Concept quiz", icon=":material/quiz:", url_path="quiz"),
+                    st.Page("app_pages/presenter.py", title="Presenter view", icon=":material/co_present:",
+                            url_path="presenter")]
     return out
 
 

@@ -194,3 +194,14 @@ def link_control() -> None:
     with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)
+
+
+def arrive_afresh(params: list[Param]) -> None:
+    """Forget all a page keeps for this visitor (its settings, kept copies and own state: every key under its
+    settings' prefixes) and that they are on it, so that its next run starts from the link as a new visitor's would
+    (`restore`): a deck's next step may be the same page with another setup, and predict mode restarts."""
+    prefixes = {p.key.split(".")[0] + "." for p in params}
+    prefixes = tuple(prefixes | {_KEEP + p for p in prefixes})
+    st.session_state.pop("app.page", None)
+    for key in [k for k in st.session_state if k.startswith(prefixes)]:
+        del st.session_state[key]

@@ -128,6 +128,100 @@ def next_probability(lm, prime: str) -> Answer:
     return _number(float(p.max()), 0, 1, 0.05, int(np.argmax(p)))
 
 
+# -- questions for a lecture's decks: misconceptions from the notes, as options ------------------------------------
+def scalar_fate(x: list[float], w_x: float, w_h: float, b: float, h0: float, steps: int = 5000) -> Answer:
+    """What h does once the inputs stop: options ("fades", "settles", "cycles", "grows"); "grows" is never right
+    (tanh bounds h), the misconception it stands for. The silent run's last value in facts."""
+    trace = scalar.run_scalar(np.asarray(x, float), w_x, w_h, b, h0)
+    h = scalar.iterate_silence(float(trace.h[-1, 0]), w_h, b, steps)
+    if abs(h[-1] - h[-2]) > 1e-3:
+        right = 2  # a 2-cycle: w_h < -1 flips the sign every step
+    else:
+        right = 0 if abs(h[-1]) < 0.05 else 1
+    return _choice(("fades", "settles", "cycles", "grows"), right, h[-1])
+
+
+def cell_parameters(d: int, H: int, T: int) -> Answer:
+    """The cell's parameter count H d + H^2 + H among the counts of its misconceptions (times T: weights per step;
+    H d + H: no recurrent weights), in increasing order; the count itself in facts."""
+    n = H * d + H * H + H
+    options = sorted({n, T * n, H * d + H, H * d + H * H})
+    return _choice(options, options.index(n), n)
+
+
+def state_range(x: np.ndarray, H: int, K: int, seed: int, radius: float | None) -> Answer:
+    """Which values the entries of h_t can take: options ("tanh", "prob", "any"), always the first (-1, 1); the
+    run's smallest and largest entry in facts."""
+    w = vector.generate(x.shape[1], H, K, seed, radius)
+    trace = vector.run(vector.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H)))
+    return _choice(("tanh", "prob", "any"), 0, trace.h.min(), trace.h.max())
+
+
+def clipping(H: int, T: int, scale: float, by: str, bf: float, bz: float, xs: float, seed: int, clip: float) -> Answer:
+    """What clipping at norm `clip` does to the RNN's ||dh_T/dh_0||: options ("as is", "up", "down"); "up" is never
+    right (clipping cannot restore a vanished gradient). The log10 norm and the threshold in facts."""
+    log10 = gradient_threshold(H, T, scale, by, bf, bz, xs, seed).facts[0]
+    return _choice(("as is", "up", "down"), 2 if 10 ** log10 > clip else 0, log10, clip)
+
+
+def forget_fraction(bf: float, steps: int) -> Answer:
+    """What share of c_0 an LSTM's cell keeps after `steps` steps if its forget gate stayed at sigmoid(bf) (inputs
+    aside): sigmoid(bf)^steps; right within 0.05."""
+    f = 1.0 / (1.0 + np.exp(-bf))
+    return _number(f ** steps, 0, 1, 0.05, f)
+
+
+def linear_steady(a: float, b: float) -> Answer | None:
+    """Where h_t = a h_(t-1) + b x_t settles under a constant input x = 1: b / (1 - a); None for |a| >= 1 (it never
+    settles). Right within 0.05 or 5 %."""
+    if abs(a) >= 1:
+        return None
+    v = b / (1 - a)
+    top = float(max(1.0, np.ceil(abs(v) * 1.5)))
+    return _number(v, -top, top, max(0.05, 0.05 * abs(v)))
+
+
+def parallel_recurrence() -> Answer:
+    """Which recurrence a scan computes in parallel over T: options ("linear", "tanh", "both", "neither")."""
+    return _choice(("linear", "tanh", "both", "neither"), 0)
+
+
+def padded_last_state(lengths: list[int]) -> Answer | None:
+    """Which state out[:, -1] gives the shortest sequence of a batch padded at the end: options ("real", "padded",
+    "mean"), the state after the padding; its length and the padded length in facts. None when no padding."""
+    short, T = min(lengths), max(lengths)
+    return None if short == T else _choice(("real", "padded", "mean"), 1, short, T)
+
+
+def output_share(task: str, cell: str, d: int, H: int, V: int, K: int, emb: int, layers: int, bi: bool) -> Answer:
+    """The share of the parameters in the output layer; right within 0.05."""
+    counts = states.calculate(task, cell, d, H, V, K, emb, layers, bi)
+    return _number(counts["output"] / counts["total"], 0, 1, 0.05, counts["output"], counts["total"])
+
+
+def not_most_likely(scores: list[float], temperature: float = 1.0) -> Answer:
+    """The share of samples that are not the most likely token: 1 - max softmax(scores / temperature); right within
+    0.05. The most likely token's index in facts."""
+    p = softmax(np.asarray(scores, float), temperature)
+    return _number(1 - p.max(), 0, 1, 0.05, int(np.argmax(p)))
+
+
+def temperature_first(scores: list[float], temperature: float) -> Answer:
+    """The first token's probability at this temperature; right within 0.05."""
+    return _number(softmax(np.asarray(scores, float), temperature)[0], 0, 1, 0.05)
+
+
+def temperature_effect(lm, prime: str, temperature: float) -> Answer:
+    """What sampling at `temperature` does to the favourite's probability, against temperature 1: options ("rises",
+    "falls", "same"); both probabilities in facts."""
+    p = lm.run(prime).probs_at(len(prime) - 1)
+    q = p ** (1 / temperature)
+    q = q / q.sum()
+    before, after = float(p.max()), float(q.max())
+    right = 2 if abs(after - before) < 1e-6 else (0 if after > before else 1)
+    return _choice(("rises", "falls", "same"), right, before, after)
+
+
 # -- scoring and the reveal ----------------------------------------------------------------------------------------
 # -- recurrence returns ----------------------------------------------------------------------------------------------
 def linear_state(x: list[float], a: float, b: float, t: int) -> Answer:

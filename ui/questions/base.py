@@ -25,6 +25,7 @@ class Made:
     labels: tuple[str, ...]  # option labels (choice) or () for a number
     answer: Q.Answer
     truth_text: str  # the answer in words, for the reveal
+    why: str = ""  # the sentence that explains the answer, shown under the reveal
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ def memory(s: dict, lm=None) -> Made:
     return Made(f"A vanilla RNN, an LSTM (forget bias {s['bf']:g}) and a GRU, H = {s['H']}, each Wₕₕ at ρ = "
                 f"{s['rho']:g}, read 50 random inputs. Which cell still holds x₁ after 50 steps (the largest "
                 f"‖∂h₅₀/∂h₁‖)?", tuple(CELL_NAMES[c] for c in a.options), a,
-                f"{CELL_NAMES[a.options[int(a.truth)]]} ({logs})")
+                f"{CELL_NAMES[a.options[int(a.truth)]]} ({logs})",
+                "The LSTM's cell is updated by addition, cₜ = f⊙cₜ₋₁ + i⊙g, so its gradient is a product of forget "
+                "gates near 1, not of Wₕₕ.")
 
 
 def gate_value(s: dict, lm=None) -> Made:
@@ -33,7 +35,19 @@ def gate_value(s: dict, lm=None) -> Made:
     return Made(f"An {CELL_NAMES[s['cell']]} with H = {s['H']} (seed {s['seed']}, ρ = {s['rho']:g}{bias}) "
                 f"reads {what}. "
                 f"What is the first unit's {gate}{sub('t')} at step {t}? (between 0 and 1)", (), a,
-                f"{gate}{sub(t)} = {fmt(a.truth)}")
+                f"{gate}{sub(t)} = {fmt(a.truth)}",
+                "A gate is a sigmoid of the input and the last state: a number between 0 and 1 for each unit, at each "
+                "step, not a switch.")
+
+
+def kept(s: dict, lm=None) -> Made:
+    steps = 10
+    a = Q.forget_fraction(s["bf"], steps)
+    return Made(f"An LSTM's forget bias is b_f = {s['bf']:g}. If its forget gate stayed at σ(b_f) whatever the "
+                f"inputs, what share of c₀ would the cell still hold after {steps} steps? (between 0 and 1)", (), a,
+                f"σ({s['bf']:g})^{steps} = {fmt(a.truth)}",
+                f"The forget gate multiplies the cell at every step: σ(b_f) = {fmt(a.facts[0])} is not 1, so the "
+                f"cell keeps (σ(b_f))^{steps}; only f = 1 copies it unchanged.")
 
 
 def chart_memory(s: dict, q: Question, rounds: Rounds, fs: float):

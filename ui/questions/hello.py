@@ -23,7 +23,28 @@ def first_probability(s: dict, lm=None) -> Made:
     scores = _scores(s)
     a = Q.softmax_first(scores)
     return Made(f"Scores {', '.join(f'{v:g}' for v in scores)} go through a softmax. What probability does the "
-                f"first one get? (between 0 and 1)", (), a, f"p = {fmt(a.truth)}")
+                f"first one get? (between 0 and 1)", (), a, f"p = {fmt(a.truth)}",
+                "softmax(s)ᵢ = exp(sᵢ) / Σ exp(sⱼ): a difference of 1 in score is a factor e ≈ 2.7 in probability.")
+
+
+def not_most_likely(s: dict, lm=None) -> Made:
+    scores = _scores(s)
+    a = Q.not_most_likely(scores)
+    return Made(f"Scores {', '.join(f'{v:g}' for v in scores)} go through a softmax, and the model samples from it "
+                f"(temperature 1). What share of samples are not the most likely token? (between 0 and 1)", (), a,
+                f"{fmt(a.truth)}",
+                "Sampling draws each token with its probability, not the most likely one every time; always taking "
+                "the maximum would write the same letter forever.")
+
+
+def hotter(s: dict, lm=None) -> Made:
+    scores = _scores(s)
+    a = Q.temperature_first(scores, s["temp"])
+    return Made(f"Scores {', '.join(f'{v:g}' for v in scores)} are divided by the temperature τ = {s['temp']:g} "
+                f"before the softmax. What probability does the first one get? (between 0 and 1)", (), a,
+                f"p = {fmt(a.truth)}",
+                "Dividing the scores by τ < 1 stretches their gaps and sharpens the distribution; τ > 1 flattens it "
+                "toward uniform. The order of the tokens never changes.")
 
 
 def chart_softmax(s: dict, q: Question, rounds: Rounds, fs: float):

@@ -43,10 +43,27 @@ def next_char(s: dict, lm=None) -> Made:
     a = Q.next_character(lm, _prime(s, lm))
     return Made(f"The Shakespeare LSTM has read “{s['prime']}”. Which character does it find most likely next?",
                 tuple(_char(c) for c in a.options), a,
-                f"{_char(a.options[int(a.truth)])}, p = {fmt(a.facts[int(a.truth)])}")
+                f"{_char(a.options[int(a.truth)])}, p = {fmt(a.facts[int(a.truth)])}",
+                "The model's last state, through W_y and a softmax, gives every character a probability; the "
+                "question asks for the largest, which sampling draws most often, not always.")
 
 
 def next_probability(s: dict, lm=None) -> Made:
     a = Q.next_probability(lm, _prime(s, lm))
     return Made(f"The Shakespeare LSTM has read “{s['prime']}”. What probability does it give its most likely next "
-                f"character? (between 0 and 1)", (), a, f"p = {fmt(a.truth)} for {_char(lm.itos[int(a.facts[0])])}")
+                f"character? (between 0 and 1)", (), a, f"p = {fmt(a.truth)} for {_char(lm.itos[int(a.facts[0])])}",
+                "The probability is the softmax of the model's scores after the prime: how sure it is depends on how "
+                "much the prime narrows what can follow.")
+
+
+EFFECT = {"rises": "it rises", "falls": "it falls", "same": "it stays the same"}
+
+
+def temperature(s: dict, lm=None) -> Made:
+    a = Q.temperature_effect(lm, _prime(s, lm), s["temp"])
+    return Made(f"The Shakespeare LSTM has read “{s['prime']}”. Sampling at temperature τ = {s['temp']:g} instead of "
+                f"1: what happens to the probability of its most likely next character?",
+                tuple(EFFECT[o] for o in a.options), a,
+                f"{EFFECT[a.options[int(a.truth)]]}: {fmt(a.facts[0])} → {fmt(a.facts[1])}",
+                "Temperature divides the scores: τ < 1 makes the favourite more likely and the text safer, τ > 1 "
+                "spreads the probability over more characters. It never changes which one is the favourite.")

@@ -23,7 +23,9 @@ def state(s: dict, lm=None) -> Made:
     x, setup = _setup(s)
     t = min(s["t"] or len(x), len(x))
     a = Q.scalar_state(x, s["wx"], s["wh"], s["b"], s["h0"], t)
-    return Made(f"{setup} What is h{sub(t)}? (a number between −1 and 1)", (), a, f"h{sub(t)} = {fmt(a.truth)}")
+    return Made(f"{setup} What is h{sub(t)}? (a number between −1 and 1)", (), a, f"h{sub(t)} = {fmt(a.truth)}",
+                "Each step multiplies the state by wₕ and adds the input before tanh squashes it: work forward one "
+                "step at a time from h₀.")
 
 
 def settle(s: dict, lm=None) -> Made | None:
@@ -32,7 +34,22 @@ def settle(s: dict, lm=None) -> Made | None:
     if a is None:
         return None
     return Made(f"{setup} After the last input the inputs stop (x = 0 from then on). Where does h settle?", (), a,
-                f"h settles at {fmt(a.truth)}")
+                f"h settles at {fmt(a.truth)}",
+                "With no input, h settles where h = tanh(wₕ·h + b): a fixed point of the cell, whatever the inputs "
+                "wrote before.")
+
+
+FATES = {"fades": "it fades to 0", "settles": "it settles at a value away from 0", "cycles": "it flips sign every step",
+         "grows": "it keeps growing past 1"}
+
+
+def fate(s: dict, lm=None) -> Made:
+    x, setup = _setup(s)
+    a = Q.scalar_fate(x, s["wx"], s["wh"], s["b"], s["h0"])
+    return Made(f"{setup} After the last input the inputs stop. What happens to h?", tuple(FATES[o] for o in a.options),
+                a, f"{FATES[a.options[int(a.truth)]]} (after many silent steps h = {fmt(a.facts[0])})",
+                "tanh keeps h inside (−1, 1), so it never grows without bound: |wₕ| < 1 (and b = 0) fades it, a larger "
+                "wₕ holds it at a fixed point, and wₕ < −1 makes it alternate.")
 
 
 def chart_state(s: dict, q: Question, rounds: Rounds, fs: float):
