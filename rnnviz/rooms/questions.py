@@ -10,7 +10,7 @@ import numpy as np
 
 from rnnviz.lessons import gates, gradients, recurrences, scalar, states, vector
 from rnnviz.nn.cells import get as get_cell
-from rnnviz.nn.sampling import softmax
+from rnnviz.nn.sampling import sampling_distribution, softmax
 
 
 @dataclass(frozen=True)
@@ -202,13 +202,13 @@ def output_share(task: str, cell: str, d: int, H: int, V: int, K: int, emb: int,
 def not_most_likely(scores: list[float], temperature: float = 1.0) -> Answer:
     """The share of samples that are not the most likely token: 1 - max softmax(scores / temperature); right within
     0.05. The most likely token's index in facts."""
-    p = softmax(np.asarray(scores, float), temperature)
+    p = sampling_distribution(np.asarray(scores, float), temperature)
     return _number(1 - p.max(), 0, 1, 0.05, int(np.argmax(p)))
 
 
 def temperature_first(scores: list[float], temperature: float) -> Answer:
     """The first token's probability at this temperature; right within 0.05."""
-    return _number(softmax(np.asarray(scores, float), temperature)[0], 0, 1, 0.05)
+    return _number(sampling_distribution(np.asarray(scores, float), temperature)[0], 0, 1, 0.05)
 
 
 def temperature_effect(lm, prime: str, temperature: float) -> Answer:

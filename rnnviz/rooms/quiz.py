@@ -12,20 +12,40 @@ PERSIST = 0.2  # a wrong option still chosen by this share of the class after th
 
 @dataclass(frozen=True)
 class ItemGain:
-    pre: float  # share right before the lecture (NaN without answers)
-    post: float  # share right after
-    g: float  # normalized gain; NaN when pre is 1 (nothing left to gain) or either round has no answers
+    """One quiz item's result.
+
+    Attributes:
+        pre: the share right before the lecture (NaN without answers).
+        post: the share right after.
+        g: the normalized gain; NaN when pre is 1 (nothing left to gain) or either round has no answers.
+        n_pre: answers before the lecture.
+        n_post: answers after it.
+        post_counts: answers per option after the lecture.
+    """
+
+    pre: float
+    post: float
+    g: float
     n_pre: int
     n_post: int
-    post_counts: tuple[int, ...]  # answers per option after the lecture
+    post_counts: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class ClassGain:
+    """The class's result over the quiz.
+
+    Attributes:
+        items: each item's result, in the quiz's order.
+        pre: the class's average share right, over the items answered in both rounds, before the lecture.
+        post: the same after it.
+        g: the class's gain from those averages, as Hake computes it (not the mean of the items' g).
+    """
+
     items: tuple[ItemGain, ...]
-    pre: float  # the class's average share right over the items answered in both rounds
+    pre: float
     post: float
-    g: float  # the class's gain from those averages, as Hake computes it (not the mean of the items' g)
+    g: float
 
 
 def normalized_gain(pre: float, post: float) -> float:
