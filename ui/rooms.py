@@ -19,6 +19,7 @@ from rnnviz.rooms.figure import reveal_figure
 from rnnviz.rooms.room import BadVoter, Question, RoomError, RoomView
 from rnnviz.text import InputError, fmt, strip_bidi
 from ui.lessons.registry import lesson as find
+from ui.limits import visitor_and_address
 from ui.questions.base import plain, truth_text
 from ui.questions.link import make, read_link
 from ui.urlstate import font_scale, page_setup
@@ -266,7 +267,7 @@ def take_ask(ss, store: RoomStore, params) -> None:
     ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(ls.asks)), link[:4000]
     try:
         if KEY_CODE not in ss:
-            ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room()
+            open_room(ss, store)
         q, _, note = make(lesson, ss[f"{P}.question"], ss[f"{P}.link"], ls.model() if ls.model else None)
         if q is None:
             ss[f"{P}.asking"] = True  # the form opens, saying why not
@@ -274,6 +275,13 @@ def take_ask(ss, store: RoomStore, params) -> None:
             store.ask(ss[KEY_CODE], ss[KEY_TOKEN], q)
     except RoomError as e:
         say(e.message)
+
+
+def open_room(ss, store: RoomStore) -> None:
+    """A new room for this browser, counted against the lecturer's address (nginx's X-Real-IP, else the peer's; none
+    on this computer): one address opens a bounded number of rooms an hour (rnnviz.rooms.room.ROOMS_PER_ADDRESS)."""
+    address = visitor_and_address()[1]
+    ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room(address if isinstance(address, str) else "")  # AppTest: a mock
 
 
 def remember(code: str, token: str) -> None:
