@@ -108,7 +108,7 @@ class RoomStore(ABC):
         lecturer's (nginx's X-Real-IP), opens at most rooms_per_address rooms an hour; "" (no browser) is not capped."""
         cap, window = self.rooms_per_address
         if address and self._hit("opened:" + digest(address), window) > cap:
-            raise Full(f"This address has opened {cap} rooms in the last {window / 3600:g} hour(s), the most it may. "
+            raise Full(f"This address has opened {cap} rooms in the last {window / 60:g} minutes, the most it may. "
                        "Use a room you opened (its lecturer link), or try again later.")
         if not self._space(question=False):
             raise Full("This server holds as many class rooms as it can, all in use. Please try again in a few "
