@@ -204,7 +204,8 @@ def lesson_chart(q: Question, answers: dict, fs: float):
 
 def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
     """How many were right, then the class's answers, each round so far, against the exact answer: on the lesson's
-    own chart where the question has one (the histogram folded below it), else as a histogram or bars."""
+    own chart where a number's question has one (the histogram folded below it), else as a histogram; a choice as
+    bars (its lesson chart folded below)."""
     q, code, fs = view.question, view.code, font_scale()
     answers = {r: store.answers(code, token, view.number, r) for r in range(1, view.round + 1)}
     rounds = {r: Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options)) for r, a in answers.items()}
@@ -214,8 +215,11 @@ def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
                          f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None, font_scale=fs)
     alt = f"answers per round against the exact answer {truth_text(q)}"
     chart = lesson_chart(q, answers, fs)
-    if chart is None:
+    if chart is None or q.kind == "choice":  # a choice: its bars, the right one marked, beside the question
         plot(hist, key=f"{P}.reveal", alt=alt)
+        if chart is not None:
+            with st.expander("The lesson's chart, with the class's answers"):
+                plot(chart, key=f"{P}.reveal_lesson", alt=f"the lesson's chart with the class's {alt}")
         return
     plot(chart, key=f"{P}.reveal_lesson", alt=f"the lesson's chart with the class's {alt}")
     with st.expander("The same answers as a histogram, round by round"):
