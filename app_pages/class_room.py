@@ -180,7 +180,7 @@ def lecturer() -> None:
 
 
 def new_room() -> None:
-    ss[R.KEY_CODE], ss[R.KEY_TOKEN] = store.open_room()
+    R.open_room(ss, store)
 
 
 if room := st.query_params.get("room"):

@@ -14,6 +14,8 @@ logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: l
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
 bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
+rooms      one address opens 40 class rooms (4 at a time): how many open, the message past the cap, and whether a
+           lecturer at another address (127.0.0.2) still opens one (issue 49 item 5)
 """
 from __future__ import annotations
 
@@ -385,6 +387,33 @@ async def attack_hang(srv: Server, watch_s: float = 40) -> None:
     await b.ws.close()
 
 
+async def attack_rooms(srv: Server, tries: int = 40) -> None:
+    """Issue 49, item 5: rooms opened from one address, each a Class page session pressing Open a room."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from rooms import Visitor as ClassVisitor  # benchmarks/rooms.py: a Class page session from a source address
+
+    said: dict[str, int] = {}
+
+    async def one(source: str | None) -> str:
+        v = ClassVisitor(srv.url, source=source)
+        await v.open()
+        await v.rerun([v.press("class.open")])
+        await v.ws.close()
+        text = v.text()
+        return "opened" if re.search(r"/room/[A-Z0-9]{6}", text) else (re.findall(r"This address[^\n]*", text)
+                                                                       or [text[-160:]])[0]
+    t0, gate = time.perf_counter(), asyncio.Semaphore(4)
+
+    async def limited():
+        async with gate:
+            got = await one(None)
+            said[got] = said.get(got, 0) + 1
+    await asyncio.gather(*(limited() for _ in range(tries)))
+    other = await one("127.0.0.2")
+    print(f"rooms: {tries} tries from one address in {time.perf_counter() - t0:.1f} s: opened={said.pop('opened', 0)} "
+          f"refused={sum(said.values())} another_address={other} said={list(said)[:1]}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
@@ -403,7 +432,7 @@ def main() -> None:
                       "logs": lambda: attack_logs(srv),
                       "bystander": lambda: attack_bystander(srv),
                       "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
-                      "hang": lambda: attack_hang(srv)}[name]
+                      "hang": lambda: attack_hang(srv), "rooms": lambda: attack_rooms(srv)}[name]
             try:
                 asyncio.run(attack())
             except Exception as e:

@@ -16,6 +16,8 @@ with a spare tab each); `--addresses 3` spreads the students' websockets over lo
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
 `--live`: phones on the thin page instead, listening to pushes the whole time (benchmarks/rooms_live.py); its final
 line: `students=1000 lost=0 p95_question_ms=... p95_vote_ms=... p95_reveal_ms=... server_cpu_s=...`.
+`--stuff 1000`: one address sends 1,000 joins in --stuff-s seconds; does a real student still get in, does the lecturer
+see it and does Lock stop it (benchmarks/rooms_stuff.py)?
 """
 from __future__ import annotations
 
@@ -171,11 +173,18 @@ def main() -> None:
     ap.add_argument("--addresses", type=int, default=1, choices=range(1, 200), metavar="K",
                     help="spread the students over K loopback source addresses 127.0.0.2.. (nginx: 600 per address)")
     ap.add_argument("--live", action="store_true", help="phones on the thin page, pushed to (three rounds)")
+    ap.add_argument("--stuff", type=int, default=0, metavar="N", help="N joins from one address (the thin page)")
+    ap.add_argument("--stuff-s", type=float, default=30.0, help="seconds over which the --stuff joins are sent")
     args = ap.parse_args()
     url = check_loopback(args.url)
     NO_PROXY.open(url + "/_stcore/health", timeout=10).read()
     if args.live:
         return live(url, args)
+    if args.stuff:
+        from rooms_stuff import report, stuff
+
+        o = asyncio.run(asyncio.wait_for(stuff(url, min(args.stuff, 5000), args.stuff_s), args.cap))
+        return print(report(o, min(args.stuff, 5000), args.stuff_s))
     o = asyncio.run(run(url, args.students, args.window, args.poll, args.cap, args.seed, args.pid, args.addresses))
     lost = args.students - min(o["in"], o["counted"])
     print(f"joined={o['joined']} voted={len(o['lat'])} confirmed={o['in']} counted_by_lecturer={o['counted']} "

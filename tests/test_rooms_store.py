@@ -240,12 +240,116 @@ def test_a_redis_outage_is_a_message_and_the_store_reconnects(redis_server):
     assert s.view(code).answered == 1
 
 
-def test_a_server_keeps_a_bounded_number_of_rooms_in_memory(monkeypatch):
-    import rnnviz.rooms.store as store_module
-
-    monkeypatch.setattr(store_module, "MAX_ROOMS", 3)
-    s = MemoryStore()
+def test_one_address_opens_a_bounded_number_of_rooms_and_others_still_open(make):
+    s = make(rooms_per_address=(3, 3600))
     for _ in range(3):
-        s.open_room()
-    with pytest.raises(Full, match="Too many rooms"):
-        s.open_room()
+        s.open_room("203.0.113.7")
+    with pytest.raises(Full, match="This address has opened 3 rooms"):
+        s.open_room("203.0.113.7")
+    code, token = s.open_room("198.51.100.2")  # a lecturer elsewhere is not held up by it
+    assert s.ask(code, token, CHOICE) == 1
+
+
+def test_past_the_room_cap_closed_rooms_go_first_and_an_open_room_never(make):
+    s = make(max_rooms=3)
+    (a, ta), (b, tb), (c, _) = s.open_room(), s.open_room(), s.open_room()
+    s.ask(a, ta, CHOICE)
+    s.vote(a, s.issue_voter(a, "v0"), 1, 1, 1)
+    s.close(b, tb)
+    d, _ = s.open_room()  # the closed room makes way
+    with pytest.raises(NoRoom):
+        s.view(b)
+    with pytest.raises(Full, match="as many class rooms as it can"):
+        s.open_room()  # a, c and d are in use: refused, with why
+    assert {s.view(x).phase for x in (c, d)} == {"waiting"}
+    s.vote(a, s.issue_voter(a, "v1"), 1, 1, 0)  # the open room keeps its answers and takes more
+    assert s.view(a).answered == 2
+
+
+def test_past_the_room_cap_the_longest_idle_room_makes_way(make, monkeypatch):
+    import rnnviz.rooms.redis_store
+    import rnnviz.rooms.store
+
+    for module in (rnnviz.rooms.store, rnnviz.rooms.redis_store):
+        monkeypatch.setattr(module, "EVICT_IDLE_S", 0.5)
+    s = make(max_rooms=2)
+    (a, ta), (b, _) = s.open_room(), s.open_room()
+    time.sleep(0.7)
+    s.ask(a, ta, CHOICE)  # a lecturer's step: a is in use again; b has been idle
+    c, _ = s.open_room()
+    with pytest.raises(NoRoom):
+        s.view(b)
+    assert s.view(a).question == CHOICE and s.view(c).phase == "waiting"
+
+
+def test_an_idle_room_expires_and_each_lecturer_step_keeps_it(make):
+    s = make(idle_s=2, ttl_s=3600)
+    code, token = s.open_room()
+    time.sleep(1.5)
+    s.ask(code, token, CHOICE)  # a step: two more seconds from now
+    s.vote(code, s.issue_voter(code, "v"), 1, 1, 1)
+    time.sleep(1.8)  # 3.3 s after opening: past its first expiry, within the one the step gave
+    assert s.view(code).answered == 1
+    time.sleep(2.3)
+    with pytest.raises(NoRoom):
+        s.view(code)
+
+
+def test_past_the_question_cap_a_closed_room_makes_way_else_a_message():
+    s = MemoryStore(max_questions=3)
+    (a, ta), (b, tb) = s.open_room(), s.open_room()
+    for _ in range(2):
+        s.ask(a, ta, CHOICE)
+    s.ask(b, tb, NUMBER)
+    with pytest.raises(Full, match="as many class questions"):
+        s.ask(a, ta, CHOICE)
+    assert s.view(a).number == 2 and s.view(b).number == 1  # refused, nothing lost
+    s.close(b, tb)
+    assert s.ask(a, ta, CHOICE) == 3
+
+
+@pytest.mark.slow
+def test_redis_stops_new_rooms_and_questions_before_it_fills_and_votes_go_on(redis_server):
+    import redis
+
+    r = redis.Redis.from_url(redis_server["url"])
+    prefix = f"mem:{time.monotonic_ns()}:"
+    roomy, tight = RedisStore(redis_server["url"], prefix=prefix), RedisStore(redis_server["url"], prefix=prefix,
+                                                                               memory_share=1e-9)
+    code, token = roomy.open_room()
+    roomy.ask(code, token, CHOICE)
+    done, done_token = roomy.open_room()
+    roomy.close(done, done_token)
+    r.config_set("maxmemory", "1gb")
+    try:
+        with pytest.raises(Full, match="as many class rooms"):
+            tight.open_room()  # above its share: the closed room is dropped, and still no space
+        with pytest.raises(NoRoom):
+            roomy.view(done)
+        with pytest.raises(Full, match="as many class questions"):
+            tight.ask(code, token, NUMBER)
+        roomy.vote(code, roomy.issue_voter(code, "v0"), 1, 1, 1)  # the open room goes on
+        assert roomy.view(code).answered == 1 and roomy.view(code).question == CHOICE
+    finally:
+        r.config_set("maxmemory", "0")
+
+
+@pytest.mark.slow
+def test_a_full_redis_refuses_with_a_message_and_loses_no_room(redis_server):
+    import redis
+
+    r = redis.Redis.from_url(redis_server["url"])
+    s = RedisStore(redis_server["url"], prefix=f"oom:{time.monotonic_ns()}:")
+    code, token = s.open_room()
+    s.ask(code, token, CHOICE)
+    s.vote(code, s.issue_voter(code, "v0"), 1, 1, 1)
+    assert r.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+    r.config_set("maxmemory", "1")
+    try:
+        with pytest.raises(Full, match="store is full right now"):
+            s.vote(code, s.issue_voter(code, "v1"), 1, 1, 0)
+    finally:
+        r.config_set("maxmemory", "0")
+    assert s.view(code).answered == 1
+    s.vote(code, s.issue_voter(code, "v1"), 1, 1, 0)
+    assert s.view(code).answered == 2

@@ -19,6 +19,7 @@ from rnnviz.rooms.figure import reveal_figure
 from rnnviz.rooms.room import BadVoter, Question, RoomError, RoomView
 from rnnviz.text import InputError, fmt, strip_bidi
 from ui.lessons.registry import lesson as find
+from ui.limits import visitor_and_address
 from ui.questions.base import plain, truth_text
 from ui.questions.link import make, read_link
 from ui.urlstate import font_scale, page_setup
@@ -203,7 +204,8 @@ def lesson_chart(q: Question, answers: dict, fs: float):
 
 def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
     """How many were right, then the class's answers, each round so far, against the exact answer: on the lesson's
-    own chart where the question has one (the histogram folded below it), else as a histogram or bars."""
+    own chart where a number's question has one (the histogram folded below it), else as a histogram; a choice as
+    bars (its lesson chart folded below)."""
     q, code, fs = view.question, view.code, font_scale()
     answers = {r: store.answers(code, token, view.number, r) for r in range(1, view.round + 1)}
     rounds = {r: Q.summarise(q.kind, q.truth, q.tol, a, q.lo, q.hi, len(q.options)) for r, a in answers.items()}
@@ -213,8 +215,11 @@ def draw_reveal(store: RoomStore, token: str, view: RoomView) -> None:
                          f"exact: {truth_text(q)}", int(q.truth) if q.kind == "choice" else None, font_scale=fs)
     alt = f"answers per round against the exact answer {truth_text(q)}"
     chart = lesson_chart(q, answers, fs)
-    if chart is None:
+    if chart is None or q.kind == "choice":  # a choice: its bars, the right one marked, beside the question
         plot(hist, key=f"{P}.reveal", alt=alt)
+        if chart is not None:
+            with st.expander("The lesson's chart, with the class's answers"):
+                plot(chart, key=f"{P}.reveal_lesson", alt=f"the lesson's chart with the class's {alt}")
         return
     plot(chart, key=f"{P}.reveal_lesson", alt=f"the lesson's chart with the class's {alt}")
     with st.expander("The same answers as a histogram, round by round"):
@@ -266,7 +271,7 @@ def take_ask(ss, store: RoomStore, params) -> None:
     ss[f"{P}.lesson"], ss[f"{P}.question"], ss[f"{P}.link"] = lesson, next(iter(ls.asks)), link[:4000]
     try:
         if KEY_CODE not in ss:
-            ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room()
+            open_room(ss, store)
         q, _, note = make(lesson, ss[f"{P}.question"], ss[f"{P}.link"], ls.model() if ls.model else None)
         if q is None:
             ss[f"{P}.asking"] = True  # the form opens, saying why not
@@ -274,6 +279,13 @@ def take_ask(ss, store: RoomStore, params) -> None:
             store.ask(ss[KEY_CODE], ss[KEY_TOKEN], q)
     except RoomError as e:
         say(e.message)
+
+
+def open_room(ss, store: RoomStore) -> None:
+    """A new room for this browser, counted against the lecturer's address (nginx's X-Real-IP, else the peer's; none
+    on this computer): one address opens a bounded number of rooms an hour (rnnviz.rooms.room.ROOMS_PER_ADDRESS)."""
+    address = visitor_and_address()[1]
+    ss[KEY_CODE], ss[KEY_TOKEN] = store.open_room(address if isinstance(address, str) else "")  # AppTest: a mock
 
 
 def remember(code: str, token: str) -> None:

@@ -2,7 +2,9 @@
 close and read answers; voters are tokens the room signed; one vote per voter per round), over a few storage calls
 that each store implements, with the one-vote rule atomic (rnnviz.rooms.store in this process, rnnviz.rooms.redis_store
 in Redis). A room holds its questions and, per question and round, one answer per voter; nothing else. Each change a
-phone must see (a question, a reveal, a lock) is announced to `on_change` listeners (rnnviz.rooms.hub pushes it)."""
+phone must see (a question, a reveal, a lock) is announced to `on_change` listeners (rnnviz.rooms.hub pushes it).
+Caps: rooms per lecturer's address an hour, rooms and questions per store (the closed and longest-idle rooms dropped
+first, never one in use), and an idle room expiring IDLE_S after its lecturer's last step."""
 from __future__ import annotations
 
 import hmac
@@ -12,8 +14,11 @@ from abc import ABC, abstractmethod
 
 from rnnviz.rooms.codes import clean_code, digest, new_code, sign
 from rnnviz.rooms.room import (
+    IDLE_S,
     MAX_QUESTIONS,
+    MAX_ROOMS,
     MAX_STUDENTS,
+    ROOMS_PER_ADDRESS,
     TTL_S,
     BadVoter,
     Full,
@@ -30,8 +35,10 @@ from rnnviz.rooms.room import (
 class RoomStore(ABC):
     """The interface the pages use. Lecturer calls take the room's token; student calls take a voter id."""
 
-    def __init__(self, ttl_s: float = TTL_S, max_students: int = MAX_STUDENTS):
-        self.ttl_s, self.max_students = ttl_s, max_students
+    def __init__(self, ttl_s: float = TTL_S, max_students: int = MAX_STUDENTS, idle_s: float = IDLE_S,
+                 max_rooms: int = MAX_ROOMS, rooms_per_address: tuple[int, float] = ROOMS_PER_ADDRESS):
+        self.ttl_s, self.max_students, self.idle_s = ttl_s, max_students, idle_s
+        self.max_rooms, self.rooms_per_address = max_rooms, rooms_per_address
         self._listeners: list = []  # called with a room's code after each change phones see
 
     def on_change(self, fn) -> None:
@@ -48,13 +55,25 @@ class RoomStore(ABC):
 
     # -- what each store implements: plain storage, with the one-vote rule atomic -----------------------------------
     @abstractmethod
-    def _create(self, code: str, token_hash: str, secret: str, expires: float) -> bool: ...  # False if taken
+    def _create(self, code: str, token_hash: str, secret: str, now: float) -> bool: ...  # False if taken
+
+    @abstractmethod
+    def _hit(self, key: str, window_s: float) -> int: ...  # count one more under key: how many in this window
+
+    @abstractmethod
+    def _space(self, question: bool, keep: str = "") -> bool:
+        """Room for one more room (or question), after dropping closed rooms and rooms idle EVICT_IDLE_S, closed and
+        longest-idle first (never `keep`, the room being stepped)."""
+
+    def _expires(self, born: float, now: float) -> float:
+        """A room's expiry after a lecturer's step at `now`: IDLE_S later, and TTL_S after it opened at the latest."""
+        return min(born + self.ttl_s, now + self.idle_s)
 
     @abstractmethod
     def _meta(self, code: str) -> dict | None: ...  # token, secret, q, round, phase, expires
 
     @abstractmethod
-    def _set(self, code: str, question: Question | None = None, **meta) -> int: ...  # returns the question count
+    def _set(self, code: str, question: Question | None = None, **meta) -> int: ...  # the question count; a step
 
     @abstractmethod
     def _question(self, code: str, number: int) -> Question | None: ...
@@ -84,12 +103,20 @@ class RoomStore(ABC):
     def _join(self, code: str, voter: str) -> str: ...
 
     # -- the interface ---------------------------------------------------------------------------------------------
-    def open_room(self) -> tuple[str, str]:
-        """A new room: its code (for everyone) and its token (for the lecturer's browser only)."""
+    def open_room(self, address: str = "") -> tuple[str, str]:
+        """A new room: its code (for everyone) and its token (for the lecturer's browser only). `address`, the
+        lecturer's (nginx's X-Real-IP), opens at most rooms_per_address rooms an hour; "" (no browser) is not capped."""
+        cap, window = self.rooms_per_address
+        if address and self._hit("opened:" + digest(address), window) > cap:
+            raise Full(f"This address has opened {cap} rooms in the last {window / 60:g} minutes, the most it may. "
+                       "Use a room you opened (its lecturer link), or try again later.")
+        if not self._space(question=False):
+            raise Full("This server holds as many class rooms as it can, all in use. Please try again in a few "
+                       "minutes.")
         token = secrets.token_urlsafe(24)
         for _ in range(20):
             code = new_code()
-            if self._create(code, digest(token), secrets.token_urlsafe(24), time.time() + self.ttl_s):
+            if self._create(code, digest(token), secrets.token_urlsafe(24), time.time()):
                 return code, token
         raise RoomError("Could not find a free room code; please try again.")
 
@@ -97,7 +124,8 @@ class RoomStore(ABC):
         code = clean_code(code)
         meta = self._meta(code)
         if meta is None:
-            raise NoRoom("There is no room with that code (rooms close after 12 hours). Check it on the projector.")
+            raise NoRoom("There is no room with that code (rooms close 2 hours after the lecturer's last step, "
+                         "12 hours at most). Check it on the projector.")
         return code, meta
 
     def _lecturer(self, code: str, token: str) -> tuple[str, dict]:
@@ -122,6 +150,9 @@ class RoomStore(ABC):
             raise Refused("This room is closed.")
         if int(m["q"]) >= MAX_QUESTIONS:
             raise Full(f"A room holds at most {MAX_QUESTIONS} questions; please open a new room.")
+        if not self._space(question=True, keep=code):
+            raise Full("This server holds as many class questions as it can right now; the room and its answers are "
+                       "kept. Please try again in a few minutes.")
         n = self._set(code, question, round=1, phase="open")
         self._changed(code)
         return n

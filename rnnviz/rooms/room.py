@@ -6,7 +6,13 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-TTL_S = 12 * 3600  # rooms and answers expire
+TTL_S = 12 * 3600  # a room and its answers expire this long after it opened, at the latest
+IDLE_S = 2 * 3600  # and this long after the lecturer's last step (open, ask, reveal, lock...): idle rooms go first
+ROOMS_PER_ADDRESS = (20, 3600)  # rooms one lecturer's address may open, per window of seconds
+MAX_ROOMS = 10_000  # rooms per store; past it the closed and the longest-idle are dropped first
+EVICT_IDLE_S = 3600  # a room not closed is dropped for a new one only after this long without a lecturer's step
+MAX_STORED_QUESTIONS = 50_000  # questions per in-process store (2.5 kB at most each: 125 MB)
+MEMORY_SHARE = 0.8  # Redis: new rooms and questions stop at this share of maxmemory; the rest is for votes
 MAX_STUDENTS = 1000
 MAX_QUESTIONS = 200
 MAX_OPTIONS = 12

@@ -9,18 +9,18 @@ import time
 
 from rnnviz.rooms.base import RoomStore
 from rnnviz.rooms.redis_store import RedisStore
-from rnnviz.rooms.room import MAX_STUDENTS, TTL_S, Full, NoRoom
-
-MAX_ROOMS = 10_000  # per server in memory (a few kB each); Redis is bounded by its maxmemory instead
+from rnnviz.rooms.room import EVICT_IDLE_S, MAX_STORED_QUESTIONS, NoRoom
 
 
 class MemoryStore(RoomStore):
     """Rooms in this process: the embedded default for a single `streamlit run app.py`."""
 
-    def __init__(self, ttl_s: float = TTL_S, max_students: int = MAX_STUDENTS):
-        super().__init__(ttl_s, max_students)
+    def __init__(self, *args, max_questions: int = MAX_STORED_QUESTIONS, **kw):
+        super().__init__(*args, **kw)
+        self.max_questions = max_questions
         self._lock = threading.Lock()
         self._rooms: dict[str, dict] = {}
+        self._hits: dict[str, tuple[int, float]] = {}  # key -> (count, end of its window)
 
     def _live(self, code: str) -> dict | None:
         now = time.time()
@@ -28,15 +28,42 @@ class MemoryStore(RoomStore):
             del self._rooms[c]
         return self._rooms.get(code)
 
-    def _create(self, code, token_hash, secret, expires):
+    def _create(self, code, token_hash, secret, now):
         with self._lock:
             if self._live(code) is not None:
                 return False
-            if len(self._rooms) >= MAX_ROOMS:
-                raise Full("Too many rooms are open on this server right now; please try again later.")
             self._rooms[code] = {"meta": {"token": token_hash, "secret": secret, "q": 0, "round": 1, "phase": "waiting",
-                                          "expires": expires}, "questions": [], "voters": set(), "answers": {}}
+                                          "expires": self._expires(now, now), "born": now, "last": now},
+                                 "questions": [], "voters": set(), "answers": {}}
             return True
+
+    def _hit(self, key, window_s):
+        with self._lock:
+            now = time.time()
+            if len(self._hits) > 100_000:  # one per address: forget the windows that have ended
+                self._hits = {k: v for k, v in self._hits.items() if v[1] > now}
+            n, end = self._hits.get(key, (0, now + window_s))
+            n, end = (n, end) if end > now else (0, now + window_s)
+            self._hits[key] = (n + 1, end)
+            return n + 1
+
+    def _space(self, question, keep=""):
+        with self._lock:
+            self._live("")
+            def full():
+                if question:
+                    return sum(len(r["questions"]) for r in self._rooms.values()) >= self.max_questions
+                return len(self._rooms) >= self.max_rooms
+            if not full():
+                return True
+            cutoff = time.time() - EVICT_IDLE_S
+            idle = sorted((r["meta"]["phase"] != "closed", r["meta"]["last"], c) for c, r in self._rooms.items()
+                          if c != keep and (r["meta"]["phase"] == "closed" or r["meta"]["last"] <= cutoff))
+            for _, _, c in idle:  # closed first, then the longest idle
+                del self._rooms[c]
+                if not full():
+                    return True
+            return False
 
     def _meta(self, code):
         with self._lock:
@@ -51,7 +78,8 @@ class MemoryStore(RoomStore):
             if question is not None:
                 room["questions"].append(question)
                 meta["q"] = len(room["questions"])
-            room["meta"].update(meta)
+            now = time.time()  # a lecturer's step: the room lives IDLE_S from now
+            room["meta"].update(meta, last=now, expires=self._expires(room["meta"]["born"], now))
             return len(room["questions"])
 
     def _question(self, code, number):
