@@ -11,9 +11,14 @@ from pathlib import Path
 
 import tomllib
 
-from rnnviz import resources
+from rnnviz import resources, visitors
 
 SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s
+# A replica's capacity: the connections (sessions, and the requests in flight) nginx sends it at most. When it holds
+# them, the next new visitor goes to another replica, and with all of them full nginx refuses (502): the replicas'
+# load, not an address's count, is what refuses a student behind a campus NAT (issue 49). The upstream's `zone`
+# makes it one count for all of nginx's workers.
+REPLICA_CONNECTIONS = 1000
 PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
 HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
@@ -81,12 +86,16 @@ def http_redirect_server(listen: str, redirect_to: str, server_names: Sequence[s
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path | None = None,
                  template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = (),
                  tls: tuple[Path, Path] | None = None, https_url: str | None = None,
-                 http_listen: str | None = None) -> str:
+                 http_listen: str | None = None, visitor_secret: str | None = None,
+                 visitor_issuer: str | None = None) -> str:
     """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
     (default workdir); app_root is the served app's (default: this install's or clone's), and the template its
     deploy/nginx.conf.template unless given; only server_names reach the app when given. With tls (certificate,
-    key) nginx listens with TLS on listen and redirects plain HTTP (on that port, and on http_listen) to https_url."""
-    upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
+    key) nginx listens with TLS on listen and redirects plain HTTP (on that port, and on http_listen) to https_url.
+    Visitor cookies are checked with visitor_secret (default: a new one) and issued by visitor_issuer (host:port of
+    rnnviz/visitors.py; default none: no visitor gets a cookie, and all of an address's sessions share one quota)."""
+    upstream = "\n        ".join(["zone rnnviz 256k;"] + [
+        f"server {address} {SERVER_PARAMS} max_conns={REPLICA_CONNECTIONS};" for address in servers])
     app_root = app_root or resources.app_root()
     template = template or app_root / "deploy" / "nginx.conf.template"
     if tls is None and http_listen:
@@ -98,4 +107,5 @@ def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path 
                   ACCESS_LOG=str(workdir / "access.log"), HOST_RULE=host_rule(server_names),
                   TLS=tls_lines(*tls, target) if tls else "# plain HTTP (a terminator in front, if any, says https)",
                   HTTP_REDIRECT=http_redirect_server(http_listen, target, server_names) if http_listen
-                  else "# no plain-HTTP port")
+                  else "# no plain-HTTP port", VISITOR_SECRET=visitor_secret or visitors.new_secret(),
+                  VISITOR_ISSUER=f"server {visitor_issuer};" if visitor_issuer else "server 127.0.0.1:9 down;")
