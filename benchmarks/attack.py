@@ -14,6 +14,9 @@ logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: l
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
 bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
+nat        issue 49 item 2: one client opens 1,000 sessions with made-up cookies, then a hall of 300 students behind
+           the same address (30 kinds of phone) each loads the page and opens a session: how many of each get in
+nat-mint   the same, the client taking a cookie from nginx for every 4 sessions (a visitor's limit)
 """
 from __future__ import annotations
 
@@ -385,6 +388,84 @@ async def attack_hang(srv: Server, watch_s: float = 40) -> None:
     await b.ws.close()
 
 
+async def websocket(url: str, cookie: str | None, agent: str):
+    """A session opened as a browser opens it (its page not run): the socket, or None where it is refused."""
+    from websockets.asyncio.client import connect
+
+    headers = {"User-Agent": agent, **({"Cookie": cookie} if cookie else {})}
+    try:
+        return await connect("ws" + url.removeprefix("http") + "/_stcore/stream", subprotocols=["streamlit"],
+                             origin=url, additional_headers=headers, proxy=None, ping_interval=None, open_timeout=60)
+    except Exception:  # noqa: BLE001 - a refusal (429) or a failure: not in
+        return None
+
+
+async def attack_nat(srv: Server, sessions: int = 1000, students: int = 300, kinds: int = 30, mint: bool = False,
+                     runs: int = 30) -> None:
+    """One client, one address: `sessions` sessions at once (50 opening at a time), each with a cookie of its own
+    making (nginx's old shape, 32 hex, or its new `ID.MAC` shape) and a user agent of its own, all kept open; then
+    `students` students from that address, each loading the page (nginx's cookie) and opening a session with it.
+    With `mint`, the client instead loads the page for a cookie from nginx and opens 4 sessions (a visitor's limit)
+    with each. `runs` students then run the page, to show a session is whole and what one costs: each replica's RSS
+    with the sessions open, after the first 3 runs and after all of them."""
+    gate = asyncio.Semaphore(50)
+    minted: list[str] = []
+
+    async def bot(i: int, cookie: str | None):
+        async with gate:
+            return await websocket(srv.url, f"rnnviz_visitor={cookie}" if cookie else None, f"bot/{i}")
+
+    async def minted_cookie() -> str:
+        v = Visitor(srv.url, "scalar")
+        await asyncio.to_thread(v.http, "/scalar", None, "GET", {"User-Agent": "bot"})
+        minted.append(v.cookies.get("rnnviz_visitor", ""))
+        return minted[-1]
+    t0 = time.perf_counter()
+    if mint:  # a cookie from nginx, then its 4 sessions
+        held = []
+        for i in range(0, sessions, 4):
+            cookie = await minted_cookie()
+            held += await asyncio.gather(*(bot(j, cookie) for j in range(i, min(i + 4, sessions))))
+    else:
+        held = await asyncio.gather(*(bot(i, uuid.uuid4().hex + ("" if i % 2 else "." + uuid.uuid4().hex[:22]))
+                                      for i in range(sessions)))
+    held = [s for s in held if s is not None]
+    bot_s, t0 = time.perf_counter() - t0, time.perf_counter()
+    phones = [f"Mozilla/5.0 (phone model {k}) Safari/605.1.15" for k in range(kinds)]
+    hall, pages = [], []
+    for i in range(students):
+        s = Visitor(srv.url, "scalar")
+        pages.append(await asyncio.to_thread(s.http, "/scalar", None, "GET", {"User-Agent": phones[i % kinds]}))
+        hall.append(s)
+    cookies = sum("rnnviz_visitor" in s.cookies for s in hall)
+
+    async def student(i: int, s: Visitor):
+        async with gate:
+            return await websocket(srv.url, "; ".join(f"{k}={v}" for k, v in s.cookies.items()), phones[i % kinds])
+    opened = [w for w in await asyncio.gather(*(student(i, s) for i, s in enumerate(hall))) if w is not None]
+    hall_s = time.perf_counter() - t0
+    rss = [", ".join(f"{rss_mb(p):.0f}" for p in srv.pids())]
+    ran, ok = [], 0
+    for k, s in enumerate(hall[:runs]):  # a student's own page, run: no error, a session of its own
+        try:
+            await s.open()
+            ok += s.exceptions == 0 and bool(s.session_id)
+            ran.append(s)
+        except Exception as e:  # noqa: BLE001 - reported
+            print(f"nat: a student's page failed: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        if k == 2:
+            rss.append(", ".join(f"{rss_mb(p):.0f}" for p in srv.pids()))
+    rss.append(", ".join(f"{rss_mb(p):.0f}" for p in srv.pids()))
+    how = f"cookies from nginx ({sum(bool(c) for c in minted)} of {len(minted)} page loads gave one)" if mint else \
+        "made-up cookies"
+    print(f"nat: one client asked {sessions} sessions with {how}, {len(held)} open ({bot_s:.1f} s); then "
+          f"{students} students ({kinds} kinds of phone) of the same address: {pages.count(200)} pages, {cookies} "
+          f"cookies, {len(opened)} sessions open ({hall_s:.1f} s); {ok} of {min(runs, students)} students' pages run "
+          f"without error; replicas' rss_mb with {len(held) + len(opened)} sessions open {rss[0]}, after 3 runs "
+          f"{rss[1]}, after {len(ran)} {rss[2]}", flush=True)
+    await asyncio.gather(*(w.close() for w in held + opened + [s.ws for s in ran]), return_exceptions=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
@@ -403,7 +484,8 @@ def main() -> None:
                       "logs": lambda: attack_logs(srv),
                       "bystander": lambda: attack_bystander(srv),
                       "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
-                      "hang": lambda: attack_hang(srv)}[name]
+                      "hang": lambda: attack_hang(srv), "nat": lambda: attack_nat(srv),
+                      "nat-mint": lambda: attack_nat(srv, mint=True)}[name]
             try:
                 asyncio.run(attack())
             except Exception as e:

@@ -58,7 +58,7 @@ def page_cookie(port: int, agent: str, cookie: str | None = None) -> str | None:
         c.close()
 
 
-async def a_hall_and_an_attacker(port: int, sessions: int, students: int) -> dict:
+async def a_hall_and_an_attacker(port: int, sessions: int, students: int, tabs: int) -> dict:
     held: list = []
     out: dict = {}
     # one client: `sessions` sessions, each with a cookie of its own making (the shape nginx issues, or not) and a
@@ -71,50 +71,81 @@ async def a_hall_and_an_attacker(port: int, sessions: int, students: int) -> dic
     cookies = [await asyncio.to_thread(page_cookie, port, BROWSERS[i % len(BROWSERS)]) for i in range(students)]
     out["cookies"] = sum(c is not None for c in cookies)
     statuses = await asyncio.gather(*(open_session(port, c, BROWSERS[i % len(BROWSERS)], held)
-                                      for i, c in enumerate(cookies)))
+                                      for i, c in enumerate(cookies) for _ in range(tabs)))
     out["students"] = statuses.count(101)
     out["returning"] = await asyncio.to_thread(page_cookie, port, BROWSERS[0], cookies[0])  # None: kept its cookie
-    tabs = [await open_session(port, cookies[0], BROWSERS[0], held) for _ in range(4)]
-    out["tabs"] = [101] + tabs  # the student's first session, then four more tabs
+    out["more_tabs"] = [await open_session(port, cookies[0], BROWSERS[0], held) for _ in range(3)]
     for w in held:
         w.close()
     return out
+
+
+class Served:
+    """nginx with the launcher's config and a visitor-cookie issuer, in front of stand-in replicas."""
+
+    def __init__(self, tmp_path, replicas: int):
+        if NGINX is None:
+            pytest.skip("nginx not installed")
+        self.port, *self.replicas = free_ports("127.0.0.1", 8820, 1 + replicas)
+        secret = visitors.new_secret()
+        self.issuer = visitors.serve(visitors.Issuer(secret), "127.0.0.1", 0)
+        conf = tmp_path / "nginx.conf"
+        conf.write_text(nginx_config([f"127.0.0.1:{r}" for r in self.replicas], f"127.0.0.1:{self.port}", tmp_path,
+                                     visitor_secret=secret, visitor_issuer="%s:%d" % self.issuer.server_address))
+        self.nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path), "-g", "daemon off;"])
+
+    def run(self, scenario):
+        """scenario(port) run with the stand-in replicas up and nginx answering; nginx and the issuer stopped after."""
+        async def run():
+            servers = [await asyncio.start_server(stand_in_replica, "127.0.0.1", r) for r in self.replicas]
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    await asyncio.to_thread(page_cookie, self.port, "probe")
+                    break
+                except (OSError, http.client.HTTPException):
+                    assert time.monotonic() < deadline, "nginx did not come up"
+                    await asyncio.sleep(0.2)
+            try:
+                return await scenario(self.port)
+            finally:
+                for s in servers:
+                    s.close()
+        try:
+            return asyncio.run(run())
+        finally:
+            self.nginx.terminate()
+            self.nginx.wait(10)
+            self.issuer.shutdown()
 
 
 @pytest.mark.slow
 def test_a_hall_of_300_gets_in_while_one_client_opening_1000_sessions_is_throttled(tmp_path):
     """Issue 49: 1,000 sessions with made-up cookies from one address took the address's 600 sessions, and every
     student behind it then got 429. Now a made-up cookie is no visitor: that client holds the 8 sessions an address
-    has without a valid cookie, and all 300 students, each with a cookie nginx issued, get in."""
-    if NGINX is None:
-        pytest.skip("nginx not installed")
-    port, replica = free_ports("127.0.0.1", 8820, 2)
-    secret = visitors.new_secret()
-    issuer = visitors.serve(visitors.Issuer(secret), "127.0.0.1", 0)
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(nginx_config([f"127.0.0.1:{replica}"], f"127.0.0.1:{port}", tmp_path, visitor_secret=secret,
-                                 visitor_issuer="%s:%d" % issuer.server_address))
-    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path), "-g", "daemon off;"])
-
-    async def run():
-        server = await asyncio.start_server(stand_in_replica, "127.0.0.1", replica, limit=2**16)
-        async with server:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    await asyncio.to_thread(page_cookie, port, "probe")
-                    break
-                except (OSError, http.client.HTTPException):
-                    assert time.monotonic() < deadline, "nginx did not come up"
-                    await asyncio.sleep(0.2)
-            return await a_hall_and_an_attacker(port, sessions=1000, students=300)
-    try:
-        out = asyncio.run(run())
-    finally:
-        nginx.terminate()
-        nginx.wait(10)
-        issuer.shutdown()
+    has without a valid cookie, and all 300 students, each with a cookie nginx issued, get in with two tabs each:
+    608 sessions from one address, which no count per address refuses."""
+    out = Served(tmp_path, replicas=2).run(lambda port: a_hall_and_an_attacker(port, sessions=1000, students=300,
+                                                                               tabs=2))
     assert out["attacker"] == 8  # not 600: its made-up cookies count as none, and it shares its address's 8
-    assert out["cookies"] == 300 and out["students"] == 300  # the whole hall is in beside it
+    assert out["cookies"] == 300 and out["students"] == 600  # the whole hall is in beside it, two tabs each
     assert out["returning"] is None  # a valid cookie is kept, not replaced
-    assert out["tabs"] == [101, 101, 101, 101, 429]  # a student's own limit is unchanged: 4 sessions (tabs)
+    assert out["more_tabs"] == [101, 101, 429]  # a student's own limit is unchanged: 4 sessions (tabs)
+
+
+@pytest.mark.slow
+def test_a_full_replica_is_what_refuses_a_visitor(tmp_path, monkeypatch):
+    """With its replica holding its capacity, a new session is refused (502), whoever asks; below it, a visitor of
+    a busy address is let in."""
+    import rnnviz.nginx
+
+    monkeypatch.setattr(rnnviz.nginx, "REPLICA_CONNECTIONS", 10)
+
+    async def fill(port: int) -> list[int]:
+        held: list = []
+        cookies = [await asyncio.to_thread(page_cookie, port, BROWSERS[i]) for i in range(3)]
+        statuses = [await open_session(port, c, BROWSERS[i], held) for i, c in enumerate(cookies) for _ in range(4)]
+        for w in held:
+            w.close()
+        return statuses
+    assert Served(tmp_path, replicas=1).run(fill) == [101] * 10 + [502] * 2
