@@ -438,6 +438,14 @@ async def attack_nat(srv: Server, sessions: int = 1000, students: int = 300, kin
         pages.append(await asyncio.to_thread(s.http, "/scalar", None, "GET", {"User-Agent": phones[i % kinds]}))
         hall.append(s)
     cookies = sum("rnnviz_visitor" in s.cookies for s in hall)
+    waited = time.perf_counter()
+    while time.perf_counter() - waited < 90 and not all("rnnviz_visitor" in s.cookies for s in hall):
+        await asyncio.sleep(1)  # as Streamlit's page retries its connection: host-config, where a cookie is issued
+        for i, s in enumerate(hall):
+            if "rnnviz_visitor" not in s.cookies:
+                await asyncio.to_thread(s.http, "/_stcore/host-config", None, "GET", {"User-Agent": phones[i % kinds]})
+    late = sum("rnnviz_visitor" in s.cookies for s in hall) - cookies
+    waited = time.perf_counter() - waited
 
     async def student(i: int, s: Visitor):
         async with gate:
@@ -460,7 +468,8 @@ async def attack_nat(srv: Server, sessions: int = 1000, students: int = 300, kin
         "made-up cookies"
     print(f"nat: one client asked {sessions} sessions with {how}, {len(held)} open ({bot_s:.1f} s); then "
           f"{students} students ({kinds} kinds of phone) of the same address: {pages.count(200)} pages, {cookies} "
-          f"cookies, {len(opened)} sessions open ({hall_s:.1f} s); {ok} of {min(runs, students)} students' pages run "
+          f"cookies with the page and {late} more in {waited:.0f} s of retries, {len(opened)} sessions open "
+          f"({hall_s:.1f} s); {ok} of {min(runs, students)} students' pages run "
           f"without error; replicas' rss_mb with {len(held) + len(opened)} sessions open {rss[0]}, after 3 runs "
           f"{rss[1]}, after {len(ran)} {rss[2]}", flush=True)
     await asyncio.gather(*(w.close() for w in held + opened + [s.ws for s in ran]), return_exceptions=True)

@@ -18,8 +18,8 @@ SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failu
 # them, the next new visitor goes to another replica, and with all of them full nginx refuses (502): the replicas'
 # load, not an address's count, is what refuses a student behind a campus NAT (issue 49). The upstream's `zone`
 # makes it one count for all of nginx's workers. A session whose page has not run costs a replica ~0.1 MB, one that
-# has run the one-unit page 1-7 MB (benchmarks/attack.py nat): 400 is a hall of 300 on one replica, with its tabs.
-REPLICA_CONNECTIONS = 400
+# has run the one-unit page 1-7 MB (benchmarks/attack.py nat).
+REPLICA_CONNECTIONS = 1000
 PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
 HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 

@@ -134,12 +134,13 @@ def test_a_hall_of_300_gets_in_while_one_client_opening_1000_sessions_is_throttl
 
 
 @pytest.mark.slow
-def test_a_full_replica_is_what_refuses_a_visitor(tmp_path, monkeypatch):
-    """With its replica holding its capacity, a new session is refused (502), whoever asks; below it, a visitor of
-    a busy address is let in."""
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_full_replicas_are_what_refuse_a_visitor(tmp_path, monkeypatch, replicas):
+    """A visitor whose replica holds its capacity goes to another; with every replica full a new session is refused
+    (502), whoever asks. Capacity 10 in all, 12 sessions asked (3 visitors, 4 tabs each)."""
     import rnnviz.nginx
 
-    monkeypatch.setattr(rnnviz.nginx, "REPLICA_CONNECTIONS", 10)
+    monkeypatch.setattr(rnnviz.nginx, "REPLICA_CONNECTIONS", 10 // replicas)
 
     async def fill(port: int) -> list[int]:
         held: list = []
@@ -148,4 +149,4 @@ def test_a_full_replica_is_what_refuses_a_visitor(tmp_path, monkeypatch):
         for w in held:
             w.close()
         return statuses
-    assert Served(tmp_path, replicas=1).run(fill) == [101] * 10 + [502] * 2
+    assert Served(tmp_path, replicas=replicas).run(fill) == [101] * 10 + [502] * 2
