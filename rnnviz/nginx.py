@@ -1,6 +1,7 @@
 """The nginx config `python -m rnnviz.serve` runs: deploy/nginx.conf.template (the one docker compose fills too) with
-its ${NAME} placeholders filled: the replicas, the listen address, which Host headers reach the app, and TLS where
-the launcher terminates it (certificate, HTTP redirected to the public HTTPS address).
+its ${NAME} placeholders filled: the replicas and their capacity, the listen address, which Host headers reach the
+app, TLS where the launcher terminates it (certificate, HTTP redirected to the public HTTPS address), and the visitor
+cookies' secret and issuer (rnnviz/visitors.py).
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 
 from rnnviz import visitors
 from rnnviz.nginx import nginx_config
-from rnnviz.serve import free_ports
+from rnnviz.serve import ROOT, free_ports
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
 BROWSERS = [f"Mozilla/5.0 (phone model {i}) Safari/605.1.15" for i in range(30)]  # a hall's phones: a few dozen kinds
@@ -78,6 +78,22 @@ async def a_hall_and_an_attacker(port: int, sessions: int, students: int, tabs: 
     for w in held:
         w.close()
     return out
+
+
+def test_the_issuer_gives_an_address_a_burst_then_a_rate_and_its_cookies_are_what_nginx_checks():
+    now = [0.0]
+    issuer = visitors.Issuer("s3cret", burst=400, rate=5, clock=lambda: now[0])
+    hall = [issuer.take("10.0.0.1") for _ in range(401)]
+    assert all(hall[:400]) and hall[400] is None  # a hall at once, then no more
+    assert issuer.take("10.0.0.2")  # another address has its own
+    now[0] += 1.0
+    assert sum(issuer.take("10.0.0.1") is not None for _ in range(10)) == 5  # then 5 a second
+    assert len(set(hall[:400])) == 400
+    template = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    shape = re.search(r'map \$cookie_rnnviz_visitor \$rnnviz_cookie_id \{\s*"~(.*?)" \$1;', template).group(1)
+    assert re.fullmatch(shape, hall[0])  # the shape nginx reads its id and MAC from
+    visitor_id, mac = hall[0].split(".")
+    assert mac == visitors.mac("s3cret", visitor_id) != visitors.mac("other", visitor_id)
 
 
 class Served:
