@@ -16,6 +16,9 @@ bystander-fresh  the same with 4 looping clients, a cookie each (one address); t
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
 rooms      one address opens 40 class rooms (4 at a time): how many open, the message past the cap, and whether a
            lecturer at another address (127.0.0.2) still opens one (issue 49 item 5)
+nat        issue 49 item 2: one client opens 1,000 sessions with made-up cookies, then a hall of 300 students behind
+           the same address (30 kinds of phone) each loads the page and opens a session: how many of each get in
+nat-mint   the same, the client taking a cookie from nginx for every 4 sessions (a visitor's limit)
 """
 from __future__ import annotations
 
@@ -412,6 +415,91 @@ async def attack_rooms(srv: Server, tries: int = 40) -> None:
     other = await one("127.0.0.2")
     print(f"rooms: {tries} tries from one address in {time.perf_counter() - t0:.1f} s: opened={said.pop('opened', 0)} "
           f"refused={sum(said.values())} another_address={other} said={list(said)[:1]}", flush=True)
+async def websocket(url: str, cookie: str | None, agent: str):
+    """A session opened as a browser opens it (its page not run): the socket, or None where it is refused."""
+    from websockets.asyncio.client import connect
+
+    headers = {"User-Agent": agent, **({"Cookie": cookie} if cookie else {})}
+    try:
+        return await connect("ws" + url.removeprefix("http") + "/_stcore/stream", subprotocols=["streamlit"],
+                             origin=url, additional_headers=headers, proxy=None, ping_interval=None, open_timeout=60)
+    except Exception:  # noqa: BLE001 - a refusal (429) or a failure: not in
+        return None
+
+
+async def attack_nat(srv: Server, sessions: int = 1000, students: int = 300, kinds: int = 30, mint: bool = False,
+                     runs: int = 30) -> None:
+    """One client, one address: `sessions` sessions at once (50 opening at a time), each with a cookie of its own
+    making (nginx's old shape, 32 hex, or its new `ID.MAC` shape) and a user agent of its own, all kept open; then
+    `students` students from that address, each loading the page (nginx's cookie) and opening a session with it.
+    With `mint`, the client instead loads the page for a cookie from nginx and opens 4 sessions (a visitor's limit)
+    with each. `runs` students then run the page, to show a session is whole and what one costs: each replica's RSS
+    with the sessions open, after the first 3 runs and after all of them."""
+    gate = asyncio.Semaphore(50)
+    minted: list[str] = []
+
+    async def bot(i: int, cookie: str | None):
+        async with gate:
+            return await websocket(srv.url, f"rnnviz_visitor={cookie}" if cookie else None, f"bot/{i}")
+
+    async def minted_cookie() -> str:
+        v = Visitor(srv.url, "scalar")
+        await asyncio.to_thread(v.http, "/scalar", None, "GET", {"User-Agent": "bot"})
+        minted.append(v.cookies.get("rnnviz_visitor", ""))
+        return minted[-1]
+    t0 = time.perf_counter()
+    if mint:  # a cookie from nginx, then its 4 sessions
+        held = []
+        for i in range(0, sessions, 4):
+            cookie = await minted_cookie()
+            held += await asyncio.gather(*(bot(j, cookie) for j in range(i, min(i + 4, sessions))))
+    else:
+        held = await asyncio.gather(*(bot(i, uuid.uuid4().hex + ("" if i % 2 else "." + uuid.uuid4().hex[:22]))
+                                      for i in range(sessions)))
+    held = [s for s in held if s is not None]
+    bot_s, t0 = time.perf_counter() - t0, time.perf_counter()
+    phones = [f"Mozilla/5.0 (phone model {k}) Safari/605.1.15" for k in range(kinds)]
+    hall, pages = [], []
+    for i in range(students):
+        s = Visitor(srv.url, "scalar")
+        pages.append(await asyncio.to_thread(s.http, "/scalar", None, "GET", {"User-Agent": phones[i % kinds]}))
+        hall.append(s)
+    cookies = sum("rnnviz_visitor" in s.cookies for s in hall)
+    waited = time.perf_counter()
+    while time.perf_counter() - waited < 90 and not all("rnnviz_visitor" in s.cookies for s in hall):
+        await asyncio.sleep(1)  # as Streamlit's page retries its connection: host-config, where a cookie is issued
+        for i, s in enumerate(hall):
+            if "rnnviz_visitor" not in s.cookies:
+                await asyncio.to_thread(s.http, "/_stcore/host-config", None, "GET", {"User-Agent": phones[i % kinds]})
+    late = sum("rnnviz_visitor" in s.cookies for s in hall) - cookies
+    waited = time.perf_counter() - waited
+
+    async def student(i: int, s: Visitor):
+        async with gate:
+            return await websocket(srv.url, "; ".join(f"{k}={v}" for k, v in s.cookies.items()), phones[i % kinds])
+    opened = [w for w in await asyncio.gather(*(student(i, s) for i, s in enumerate(hall))) if w is not None]
+    hall_s = time.perf_counter() - t0
+    rss = [", ".join(f"{rss_mb(p):.0f}" for p in srv.pids())]
+    ran, ok = [], 0
+    for k, s in enumerate(hall[:runs]):  # a student's own page, run: no error, a session of its own
+        try:
+            await s.open()
+            ok += s.exceptions == 0 and bool(s.session_id)
+            ran.append(s)
+        except Exception as e:  # noqa: BLE001 - reported
+            print(f"nat: a student's page failed: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        if k == 2:
+            rss.append(", ".join(f"{rss_mb(p):.0f}" for p in srv.pids()))
+    rss.append(", ".join(f"{rss_mb(p):.0f}" for p in srv.pids()))
+    how = f"cookies from nginx ({sum(bool(c) for c in minted)} of {len(minted)} page loads gave one)" if mint else \
+        "made-up cookies"
+    print(f"nat: one client asked {sessions} sessions with {how}, {len(held)} open ({bot_s:.1f} s); then "
+          f"{students} students ({kinds} kinds of phone) of the same address: {pages.count(200)} pages, {cookies} "
+          f"cookies with the page and {late} more in {waited:.0f} s of retries, {len(opened)} sessions open "
+          f"({hall_s:.1f} s); {ok} of {min(runs, students)} students' pages run "
+          f"without error; replicas' rss_mb with {len(held) + len(opened)} sessions open {rss[0]}, after 3 runs "
+          f"{rss[1]}, after {len(ran)} {rss[2]}", flush=True)
+    await asyncio.gather(*(w.close() for w in held + opened + [s.ws for s in ran]), return_exceptions=True)
 
 
 def main() -> None:
@@ -432,7 +520,8 @@ def main() -> None:
                       "logs": lambda: attack_logs(srv),
                       "bystander": lambda: attack_bystander(srv),
                       "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
-                      "hang": lambda: attack_hang(srv), "rooms": lambda: attack_rooms(srv)}[name]
+                      "hang": lambda: attack_hang(srv), "rooms": lambda: attack_rooms(srv),
+                      "nat": lambda: attack_nat(srv), "nat-mint": lambda: attack_nat(srv, mint=True)}[name]
             try:
                 asyncio.run(attack())
             except Exception as e:

@@ -1,6 +1,7 @@
 """The nginx config `python -m rnnviz.serve` runs: deploy/nginx.conf.template (the one docker compose fills too) with
-its ${NAME} placeholders filled: the replicas, the listen address, which Host headers reach the app, and TLS where
-the launcher terminates it (certificate, HTTP redirected to the public HTTPS address).
+its ${NAME} placeholders filled: the replicas and their capacity, the listen address, which Host headers reach the
+app, TLS where the launcher terminates it (certificate, HTTP redirected to the public HTTPS address), and the visitor
+cookies' secret and issuer (rnnviz/visitors.py).
 """
 from __future__ import annotations
 
@@ -11,9 +12,15 @@ from pathlib import Path
 
 import tomllib
 
-from rnnviz import resources
+from rnnviz import resources, visitors
 
 SERVER_PARAMS = "max_fails=3 fail_timeout=10s"  # passive health checks: 3 failures take a replica out for 10 s
+# A replica's capacity: the connections (sessions, and the requests in flight) nginx sends it at most. When it holds
+# them, the next new visitor goes to another replica, and with all of them full nginx refuses (502): the replicas'
+# load, not an address's count, is what refuses a student behind a campus NAT (issue 49). The upstream's `zone`
+# makes it one count for all of nginx's workers. A session whose page has not run costs a replica ~0.1 MB, one that
+# has run the one-unit page 1-7 MB (benchmarks/attack.py nat).
+REPLICA_CONNECTIONS = 1000
 PLACEHOLDER = re.compile(r"\$\{([A-Z_]+)\}")  # upper case only: nginx's own $variables are lower case
 HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
@@ -81,13 +88,17 @@ def http_redirect_server(listen: str, redirect_to: str, server_names: Sequence[s
 def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path | None = None,
                  template: Path | None = None, temp_dir: Path | None = None, server_names: Sequence[str] = (),
                  tls: tuple[Path, Path] | None = None, https_url: str | None = None,
-                 http_listen: str | None = None, live: Sequence[str] = ()) -> str:
+                 http_listen: str | None = None, live: Sequence[str] = (), visitor_secret: str | None = None,
+                 visitor_issuer: str | None = None) -> str:
     """The nginx config for these replica addresses, with pid and logs under workdir, temp files under temp_dir
     (default workdir); app_root is the served app's (default: this install's or clone's), and the template its
     deploy/nginx.conf.template unless given; only server_names reach the app when given. With tls (certificate,
     key) nginx listens with TLS on listen and redirects plain HTTP (on that port, and on http_listen) to https_url.
-    `live`: the class rooms' phone services (rnnviz/rooms/live.py)."""
-    upstream = "\n        ".join(f"server {address} {SERVER_PARAMS};" for address in servers)
+    `live`: the class rooms' phone services (rnnviz/rooms/live.py). Visitor cookies are checked with visitor_secret
+    (default: a new one) and issued by visitor_issuer (host:port of rnnviz/visitors.py; default none: no visitor gets a
+    cookie, and all of an address's sessions share one quota)."""
+    upstream = "\n        ".join(["zone rnnviz 256k;"] + [
+        f"server {address} {SERVER_PARAMS} max_conns={REPLICA_CONNECTIONS};" for address in servers])
     app_root = app_root or resources.app_root()
     template = template or app_root / "deploy" / "nginx.conf.template"
     if tls is None and http_listen:
@@ -100,7 +111,8 @@ def nginx_config(servers: list[str], listen: str, workdir: Path, app_root: Path 
                   LIVE_SERVERS=live_servers(live),
                   TLS=tls_lines(*tls, target) if tls else "# plain HTTP (a terminator in front, if any, says https)",
                   HTTP_REDIRECT=http_redirect_server(http_listen, target, server_names) if http_listen
-                  else "# no plain-HTTP port")
+                  else "# no plain-HTTP port", VISITOR_SECRET=visitor_secret or visitors.new_secret(),
+                  VISITOR_ISSUER=f"server {visitor_issuer};" if visitor_issuer else "server 127.0.0.1:9 down;")
 
 
 def live_servers(addresses: Sequence[str]) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rnnviz import resources
+from rnnviz import resources, visitors
 from rnnviz.nginx import host_rule, nginx_config, public_url
 
 ROOT = resources.app_root()  # app.py, .streamlit/, deploy/: a clone's top, or the installed app (rnnviz/app/)
@@ -288,11 +288,14 @@ def serve(replicas: int, port: int, host: str, app_root: Path, workdir: Path,
         for i, (proc, p, log) in enumerate(zip(procs, ports, logs), 1):
             wait_healthy(f"http://127.0.0.1:{p}", proc, host=site.names[0] if site.names else None)
             print(f"replica {i}: pid {proc.pid} http://127.0.0.1:{p} log {log}", flush=True)
+        secret = visitors.new_secret()
+        issuer = visitors.serve(visitors.Issuer(secret), "127.0.0.1", 0)  # visitor cookies, a thread, any free port
         conf = workdir / "nginx.conf"
         conf.write_text(nginx_config([f"127.0.0.1:{p}" for p in ports], f"{host}:{port}", workdir, app_root,
                                      temp_dir=temp, server_names=site.names, tls=site.tls, https_url=site.url,
                                      http_listen=f"{host}:{site.http_port}" if site.http_port else None,
-                                     live=[f"127.0.0.1:{p}" for p in live]))
+                                     live=[f"127.0.0.1:{p}" for p in live], visitor_secret=secret,
+                                     visitor_issuer="%s:%d" % issuer.server_address))
         directives = "daemon off;" + (f" user {user[0]} {user[1]};" if user else "")
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir), "-g", directives],
                                       start_new_session=True))

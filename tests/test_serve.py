@@ -46,7 +46,7 @@ def test_config_upgrades_the_websocket_closes_metrics_and_caps_uploads_like_stre
     assert re.search(r"location \^~ /_stcore/metrics \{\s*return 404;\s*\}", conf)
     assert f"client_max_body_size {UPLOAD_MIB}m;" in conf
     assert "hash $rnnviz_visitor consistent;" in conf
-    servers = re.findall(r"^\s*server (\S+) max_fails=\d+ fail_timeout=\d+s;", conf, re.M)
+    servers = re.findall(r"^\s*server (\S+) max_fails=\d+ fail_timeout=\d+s max_conns=\d+;", conf, re.M)
     assert servers == ["127.0.0.1:8601", "127.0.0.1:8602"]
     assert "listen 127.0.0.1:8600;" in conf
     assert "${" not in conf and str(tmp_path / "nginx.pid") in conf

@@ -146,6 +146,7 @@ def test_the_compose_tls_override_fills_the_template_into_a_config_nginx_accepts
 
     def compose(value: str) -> str:
         value = re.sub(r"\$\{SERVER_NAME(:\?[^}]*)?\}", "class.example.org", value).replace("$$", "$")
+        value = re.sub(r"\$\{RNNVIZ_VISITOR_SECRET(:\?[^}]*)?\}", "0123abcd", value)
         return value.replace("/etc/rnnviz/tls/fullchain.pem", str(cert)).replace("/etc/rnnviz/tls/privkey.pem",
                                                                                   str(key))
 
@@ -154,9 +155,10 @@ def test_the_compose_tls_override_fills_the_template_into_a_config_nginx_accepts
     command = [compose(a) for a in tls["app"]["command"]]
     assert command[command.index("--server.allowedHosts") + 1] == "class.example.org"  # Streamlit's own check
     assert tls["app"]["environment"]["RNNVIZ_PUBLIC_URL"].startswith("https://${SERVER_NAME")
-    env.update(SERVERS="server 127.0.0.1:8651;", LIVE_SERVERS="server 127.0.0.1:8653;",
+    env.update(SERVERS="server 127.0.0.1:8651;", LIVE_SERVERS="server 127.0.0.1:8654;",
                PID_FILE=str(tmp_path / "nginx.pid"), TEMP_DIR=str(tmp_path),
-               LISTEN="127.0.0.1:8650 ssl", ERROR_LOG=str(tmp_path / "error.log"))  # no compose DNS here
+               LISTEN="127.0.0.1:8650 ssl", ERROR_LOG=str(tmp_path / "error.log"),
+               VISITOR_ISSUER="server 127.0.0.1:8653;")  # no compose DNS here
     env["HTTP_REDIRECT"] = env["HTTP_REDIRECT"].replace("listen 8080;", "listen 127.0.0.1:8652;")
     conf = tmp_path / "nginx.conf"
     conf.write_text(render((ROOT / "deploy" / "nginx.conf.template").read_text(), **env))
