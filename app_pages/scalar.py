@@ -55,7 +55,8 @@ def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
             st.caption(note)
     with st.container() if predict and classroom() else said:  # predicting on a projector: the class sees the
         if not view.asking:  # answer land on the chart right under the verdict, and reads the words after it
-            st.markdown(words.step_text(t, s, h_prev, trace))
+            with st.container(key=words.STEP_WORDS):  # a drag writes the words at the thumb's value here
+                st.markdown(words.step_text(t, s, h_prev, trace))
         if predict:
             st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
                                         st.session_state.get(f"{P}.skipped", 0)))

@@ -10,25 +10,10 @@ import pytest
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
-from rnnviz.live.frames import SPAN, encoded, figure_frames, notches, plain
+from rnnviz.live.frames import encoded, figure_frames, plain
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
 from ui.live import chart
 from ui.live.scrub import ahead
-
-
-def test_notches_are_the_sliders_values_around_the_value():
-    v = notches(0.5, -10.0, 10.0, 0.05)
-    assert len(v) == SPAN and v[0] == -1.7 and v[-1] == 3.3 and 0.5 in v and 0.15 in v  # 0.15, not 0.15000000000000002
-    # the window moves an eighth of its span (12 notches) at a time: the next notches keep it (their frames are here)
-    assert notches(0.45, -10.0, 10.0, 0.05)[0] == -2.3 and notches(1.05, -10.0, 10.0, 0.05) == v
-    assert notches(1.1, -10.0, 10.0, 0.05)[0] == -1.1
-    for value in np.arange(-10.0, 10.001, 0.05):  # the value is always well inside its window: 44 notches or more
-        w, k = notches(value, -10.0, 10.0, 0.05), round((value + 10) / 0.05)
-        assert len(w) == SPAN and round(value, 2) in w
-        assert min(k, 44) <= w.index(round(value, 2)) <= SPAN - 1 - min(400 - k, 44)
-    assert notches(-10.0, -10.0, 10.0, 0.05)[:2] == [-10.0, -9.95] and len(notches(9.9, -10, 10, 0.05)) == SPAN
-    assert notches(0.999, 0.0, 0.999, 0.001)[-1] == 0.999
-    assert notches(1.0, -5.0, 10.0, 0.5) == list(np.arange(-5, 10.5, 0.5))  # a short slider: every notch
 
 
 def laid_over(base: dict, frames: dict, k: int) -> dict:
@@ -45,7 +30,10 @@ def check(item, page_figure) -> dict:
     it when the rerun sends that figure)."""
     values = item.values()
     frames = json.loads(encoded(figure_frames(item.build, values)))
-    assert frames["values"] == values and frames["data"]
+    # every notch of the window, but those whose figure has other traces than most (the browser greys the chart there)
+    counts = [len(page_figure(v).to_dict()["data"]) for v in values]
+    values = [v for v, n in zip(values, counts) if n == max(set(counts), key=counts.count)]
+    assert frames["values"] == values and len(values) > len(counts) // 2 and frames["data"]
     base = plain(page_figure(item.value).to_dict())
     for k in (0, len(values) // 3, len(values) - 1):
         want = plain(page_figure(values[k]).to_dict())
@@ -205,11 +193,11 @@ def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_rele
     items = {i.slider: i for i in scalar_words.scrubs(ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0)), 1.0)}
     kept = {}
     assert ahead("scalar.w_h", items, kept) == ("scalar.w_h", {})  # the pointer reached the slider: its own window
-    assert ahead("scalar.w_h@4.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 4.25})
-    w = dataclasses.replace(items["scalar.w_h"], value=4.25).values()
-    assert 4.25 in w and 0.5 not in w  # the frames' window is the thumb's, not the value Streamlit last heard
-    assert ahead(None, items, kept) == (None, {"scalar.w_h": 4.25})  # the polls that fetch it keep it
+    assert ahead("scalar.w_h@6.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 6.25})
+    w = items["scalar.w_h"].sets(6.25)[1]  # the first window after the coarse set
+    assert 6.25 in w and 0.5 not in w  # the frames' window is the thumb's, not the value Streamlit last heard
+    assert ahead(None, items, kept) == (None, {"scalar.w_h": 6.25})  # the polls that fetch it keep it
     for made_up in ("scalar.w_h@11", "scalar.w_h@nan", "scalar.w_h@x", "scalar.nope@1"):  # nothing else is asked
-        assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 4.25}
-    released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=4.25)}
+        assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 6.25}
+    released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=6.25)}
     assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again
