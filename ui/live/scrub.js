@@ -50,6 +50,7 @@ const pick = (sets, v, first = null) => {
   return best;
 };
 const SETS = 400;  // sets kept in the page at most (those of the sliders' current settings always)
+const WIDEN = 12;
 
 function install() {
   // items: the latest frames for each slider and chart (whichever component sent them); pages: each component's state
@@ -69,6 +70,7 @@ function install() {
     const d = R.drag;
     d.queued = false;
     if (d.busy) return;  // a frame is being drawn: its end draws the thumb's latest value
+    join(d);  // frames that arrived since
     const v = Number(d.thumb.value);
     const waits = [];
     for (const c of d.charts) {
@@ -138,8 +140,9 @@ function install() {
   // The animated traces are the moving ones and every trace that is not a scatter (the inputs' bars): plotly.js
   // plots a bar layer from the traces an animation names, so bars left out would be taken off the chart.
   // The axes hold still through the drag; a frame that would not fit them widens them to fit it and its neighbours
-  // (four notches either way, so a drag that goes on that way seldom needs another): it returns false, and the
-  // caller draws that frame whole with the wider axes.
+  // (WIDEN frames either way, so a drag that goes on that way seldom needs another: a sweep across w_h's range made
+  // 16 whole redraws of the tanh chart with four): it returns false, and the caller draws that frame whole with the
+  // wider axes.
   const movePoints = (c, k) => {
     let widen = false;
     for (const [axis, rows] of Object.entries(c.frames.hold)) {
@@ -147,7 +150,7 @@ function install() {
       const h = c.held[axis] || c.gd._fullLayout[axis]?.range;
       if (lo === null || hi === null || !h || (lo >= h[0] && hi <= h[1])) continue;
       let a = lo, b = hi;
-      for (let j = Math.max(0, k - 4); j <= Math.min(rows.length - 1, k + 4); j++) {
+      for (let j = Math.max(0, k - WIDEN); j <= Math.min(rows.length - 1, k + WIDEN); j++) {
         if (rows[j][0] !== null) { a = Math.min(a, rows[j][0]); b = Math.max(b, rows[j][1]); }
       }
       c.held[axis] = [Math.min(h[0], a), Math.max(h[1], b)];
@@ -163,25 +166,33 @@ function install() {
       { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
   };
   // A press on a slider: the charts that follow it, as they are drawn now.
+  // A press on a scrubbed slider begins a drag, frames or not: the charts whose frames are at hand join it now, the
+  // others as their frames arrive (a hand that presses before the server has sent them is followed from then on).
   const begin = (box) => {
     const thumb = box && box.querySelector('input[type="range"]');
-    if (!thumb || !window.Plotly || R.drag) return;
-    const charts = [];
+    if (!thumb || !window.Plotly || R.drag || ![...R.items.values()].some((it) => box.matches(css(it.slider)))) return;
+    R.drag = { box, thumb, charts: [], joined: new Set(), start: thumb.value, queued: false, busy: false,
+               step: Number(thumb.step) || Infinity };
+    join(R.drag);
+  };
+  const join = (d) => {
+    const { box, thumb, charts, joined } = d;
     const v = Number(thumb.value);
-    let step = Number(thumb.step) || Infinity;
     for (const it of R.items.values()) {
-      if (!it.sets.length || !box.matches(css(it.slider))) continue;
+      const item = it.slider + " " + it.chart;
+      if (!it.sets.length || joined.has(item) || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       const frames = (pick(it.sets, v) || { f: it.sets[0] }).f, start = frames.start;
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
       if (!start && gd.data.length !== frames.traces) continue;
-      if (!Number(thumb.step)) it.sets.forEach((f) => { step = Math.min(step, stepOf(f.values)); });
+      joined.add(item);
+      if (!Number(thumb.step)) it.sets.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
       const moving = new Set(frames.data.map((d2) => d2.trace));
       const words = new Set(it.sets.flatMap((f) => Object.keys(f.words || {})));
-      charts.push({ gd, frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
+      charts.push({ gd, frames, item, asked: null, text: gd.__rnnvizText,
                     texts: collect(words),
                     digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
                     quick: !!frames.hold && typeof window.Plotly.animate === "function",
@@ -191,8 +202,6 @@ function install() {
                     base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
                                                                 autosize: true } } : drawn });
     }
-    if (!charts.length) return;
-    R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false, step };
   };
   document.addEventListener("pointerdown", (e) => { if (e.button === 0) begin(sliderOf(e.target)); }, true);
   const end = () => {
