@@ -12,7 +12,7 @@ from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.live.frames import encoded, figure_frames, plain
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
-from ui.live import chart
+from ui.live import chart, scrub
 from ui.live.scrub import ahead
 
 
@@ -201,3 +201,53 @@ def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_rele
         assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 6.25}
     released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=6.25)}
     assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again
+
+
+def test_vector_frames_are_the_charts_of_w_h_at_each_radius():
+    from rnnviz.figures import vector as vector_figures
+    from rnnviz.lessons import vector as vector_lesson
+    from ui.lessons import vector as vector_words
+
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    s = vector_words.Settings(x, None, None, H=3, K=2, seed=0, radius=0.9, by_hand=False)
+    items = {i.chart: i for i in vector_words.scrubs(s, 1.0)}
+    assert set(items) == {"vector.sv", "vector.Wh"} and {i.slider for i in items.values()} == {"vector.radius"}
+
+    def w_h(v):  # the page's own calls, with the radius at v
+        return vector_lesson.generate(4, 3, 2, 0, v)["W_h"]
+
+    def bars(v):
+        rho, sv = vector_lesson.spectrum(w_h(v))
+        return vector_figures.singular_value_bars(sv[:32], rho, 1.0, of=len(sv))
+    check(items["vector.sv"], bars)
+    check(items["vector.Wh"], lambda v: vector_figures.matrix_heatmap(w_h(v), "W<sub>h</sub> (memory weights)",
+                                                                     font_scale=1.0))
+    assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0) == []  # typed weights: the radius sets none
+
+
+@pytest.mark.parametrize("which", ["bf", "radius"])
+def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which):
+    from rnnviz.figures import gates as gate_figures
+    from rnnviz.lessons import gates as gate_lesson
+    from rnnviz.live.words import pieces
+    from ui.lessons import gates as gate_words
+
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    c = gate_words.GateSetup("lstm", x, list("hello"), 3, 0, 0.9, 1.0, False)
+    item = {i.slider: i for i in gate_words.scrubs(c, 2, 1.0, False)}[f"gates.{which}"]
+
+    def model(v):  # the page's own calls, with the slider at v
+        s = dataclasses.replace(c, **{which: v})
+        return gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, s.radius, s.bf))
+    check(item, lambda v: gate_figures.gate_heatmaps(model(v), gate_lesson.panels("lstm"), c.chars, current=1,
+                                                    font_scale=1.0, split=False))
+    f = json.loads(scrub._compute(item, item.values()))["words"][gate_words.STEP_WORDS]
+    for k in (0, 40, len(item.values()) - 1):
+        v = item.values()[k]
+        said = pieces(gate_words.step_words(dataclasses.replace(c, **{which: v}), model(v), 2))
+        got = list(f["pieces"]) if "pieces" in f else f["frames"][k]
+        for j, u in zip(f.get("vary", []), f["frames"][k] if "pieces" in f else []):
+            got[j] = u
+        assert got == said, v
+    gru = dataclasses.replace(c, cell="gru", bf=0.0)
+    assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.radius"]  # no forget gate: no b_f
