@@ -26,10 +26,11 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("gradients", "grad.scale", "grad.decay"), Sweep("gradients", "grad.bf", "grad.decay"),
     Sweep("recurrences?view=eigen", "rec.r2", "rec.plane"), Sweep("recurrences", "rec.a", "rec.linear"),
     Sweep("recurrences", "rec.b", "rec.linear"), Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
-    Sweep("recurrences?view=selective", "rec.c", "rec.selective")]
+    Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.sv"),
+    Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat")]
 
 
-def server_item(sw: Sweep):
+def server_item(sw: Sweep, classroom: bool = False):
     """The Scrub the page builds for the sweep's slider and chart at its defaults (its `build` and `words`)."""
     sys.path.insert(0, str(ROOT))
     fs = 1.0
@@ -45,6 +46,18 @@ def server_item(sw: Sweep):
         from ui.lessons import gradients as words
         c = words.Explorer(**{f.name: words.CONTROLS[f.name].default for f in fields(words.Explorer)})
         items = words.scrubs(c, words.compared(*astuple(c)), fs)
+    elif sw.page in ("vector", "gates"):
+        from rnnviz.lessons.vector import encode_word, parse_vocab
+        from ui.lessons import gates, vector
+        d = (gates if sw.page == "gates" else vector).CONTROLS.defaults()
+        word, vocab = d["word"], parse_vocab(d["vocab"])
+        x = encode_word(word, vocab)
+        if sw.page == "vector":
+            items = vector.scrubs(vector.Settings(x, list(word), vocab, d["H"], d["K"], d["seed"], d["radius"],
+                                                  False), fs)
+        else:
+            c = gates.GateSetup(d["cell"], x, list(word), d["H"], d["seed"], d["radius"], d["bf"], False)
+            items = gates.scrubs(c, d["t"], fs, classroom)
     else:
         from rnnviz.text import parse_sequence
         from ui.lessons import recurrences as words
@@ -189,7 +202,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         frames = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
         page.mouse.move(left, g["y"])
         page.mouse.up()
-        item = server_item(sw)
+        item = server_item(sw, classroom)
         if classroom:
             from ui.widgets import fig_at_least
             build = (lambda b: lambda v: fig_at_least(b(v)))(item.build)
