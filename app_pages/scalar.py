@@ -43,8 +43,7 @@ def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
-        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
-                                words.chart_steps(trace, s.b, shown)), f"{P}.tanh",
+        plot(words.tanh_chart(trace, s.b, shown, fs), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
         if not predict:  # dragged, the steps move on this curve, and h_t over time (further down) follows too
             scrubs(P, words.scrubs(s, fs) + words.tanh_scrubs(trace, s, shown, fs))

@@ -95,8 +95,8 @@ RECORD = """([slider, chart, scrub]) => { const css = """ + _CSS + """;
     if (s && s.drawn !== rec.last) {
       rec.last = s.drawn;
       const it = [...(scrub.scrubs()?.items.values() || [])].find((i) => i.slider === slider && i.chart === chart);
-      const f = it?.sets.find((u) => u.values[s.frame] === s.value);
-      const keys = new Set((it?.sets || []).flatMap((u) => Object.keys(u.words || {})));
+      const f = it?.drag.find((u) => u.values[s.frame] === s.value);
+      const keys = new Set((it?.drag || []).flatMap((u) => Object.keys(u.words || {})));
       rec.frames.push({value: s.value, thumb: Number(input.value), t: now, whole: !!s.whole,
                        data: (f?.data || []).filter((d) => d.attr === 'x' || d.attr === 'y').map((d) =>
                          [d.trace, d.attr, Array.from(gd._fullData[d.trace][d.attr] || [])]),

@@ -9,7 +9,7 @@ from rnnviz.lessons.scalar import run_scalar
 from rnnviz.live.schedule import Budget, coarse, schedule, window
 from rnnviz.live.words import packed, pieces, table_pieces
 from ui.lessons import scalar as words
-from ui.live import scrub
+from ui.live import chart, scrub
 from ui.widgets import markdown_table
 
 
@@ -54,14 +54,30 @@ def test_one_visitor_spends_a_bounded_time_computing_frames():
 def test_each_visitor_has_a_budget_and_a_fill_stops_at_it(monkeypatch):
     s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
     items = [i for i in words.scrubs(s, 1.0) if i.slider in ("scalar.w_h", "scalar.w_x")]
-    todo = [(i, v) for i in items for v in i.sets()]
+    todo = [(i.key(v), (lambda i, v: lambda: scrub._compute(i, v))(i, v)) for i in items for v in i.sets()]
     monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 26))
     spent = Budget(seconds=0.0)  # a visitor who has spent all: the first set still comes, no more
     scrub._fill(todo, spent)
-    assert sum(i.key(v) in scrub.FRAMES for i, v in todo) == 1 and scrub.FRAMES.__contains__(todo[0][0].key(todo[0][1]))
+    assert [key in scrub.FRAMES for key, _ in todo] == [True] + [False] * (len(todo) - 1)
+    assert spent.left() < 0  # and its time is counted
     fresh = Budget()
-    scrub._fill(todo, fresh)  # another visitor on the same setting: the set already computed is not computed again
-    assert sum(i.key(v) in scrub.FRAMES for i, v in todo) > 1
+    scrub._fill(todo, fresh)  # another visitor on the same setting: more sets, the one at hand not computed again
+    assert sum(key in scrub.FRAMES for key, _ in todo) > 1
+
+
+def test_a_key_draws_the_tanh_charts_own_figures_near_the_value():
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    run = run_scalar(list(s.x), s.w_x, s.w_h, s.b, s.h0)
+    item = next(i for i in words.tanh_scrubs(run, s, 3, 1.0) if i.slider == "scalar.w_h")
+    here, near = item.key_sets()
+    assert 0.5 in here and len(here) == scrub.KEY_SPAN and (0.55 in here or 0.55 in near)
+    f = json.loads(scrub._compute_own(item, here))
+    assert f["keys"] and "start" not in f  # the chart as drawn, never shown by a drag
+    for k in (0, here.index(0.5), len(here) - 1):
+        moved = run_scalar(list(s.x), s.w_x, here[k], s.b, s.h0)
+        sent = json.loads(chart.payload(words.tanh_chart(moved, s.b, 3, 1.0), {}, "alt"))
+        assert f["digests"][k] == sent["digest"], here[k]  # what the page's rerun sends: kept, not drawn again
+    assert next(i for i in words.scrubs(s, 1.0)).key_sets() == []  # a chart's own frames: no set of their own
 
 
 def test_a_window_carries_all_that_the_coarse_set_changes():

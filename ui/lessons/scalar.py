@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from rnnviz.figures.scalar import states_over_time, tanh_drag, tanh_size
+from rnnviz.figures.scalar import states_over_time, tanh_curve, tanh_drag, tanh_size
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, ScalarPreset
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
 from rnnviz.live.words import table_pieces
@@ -63,13 +63,17 @@ def setup(x: list[float]) -> ScalarPreset:
     return ScalarPreset(*(float(CONTROLS.value(c)) for c in CELL), tuple(x))
 
 
-def _each_slider(s: ScalarPreset, chart: str, setting: tuple, figure, whole: bool = False, words=None) -> list[Scrub]:
+def _each_slider(s: ScalarPreset, chart: str, setting: tuple, figure, whole: bool = False, words=None,
+                 own=None) -> list[Scrub]:
     """One Scrub per scrubbed slider for `chart`: `figure(run)` is the chart for the cell's run over the setup's
-    inputs with that slider moved and the others where they are; `words(setup, run)` the words that follow it."""
+    inputs with that slider moved and the others where they are; `words(setup, run)` the words that follow it, and
+    `own(setup, run)` the chart as drawn (for `whole` frames)."""
     now = {c: getattr(s, c) for c in CELL}
-    said = None if words is None else (lambda **values: words(replace(s, **values), run_scalar(s.x, **values)))
+
+    def moved(f):
+        return None if f is None else (lambda **values: f(replace(s, **values), run_scalar(s.x, **values)))
     return each_slider(P, chart, now, CONTROLS.spans(), setting,
-                       lambda **values: figure(run_scalar(s.x, **values)), whole, said)
+                       lambda **values: figure(run_scalar(s.x, **values)), whole, moved(words), moved(own))
 
 
 STEP_WORDS = "words-scalar-step"  # the containers of the words that follow a drag: the step in words,
@@ -100,7 +104,13 @@ def tanh_scrubs(trace: RNNTrace, s: ScalarPreset, shown: int, fs: float) -> list
     title = (f"Steps 1 to {shown}" if shown > 1 else "Step 1") + " on tanh, as you drag"
     return _each_slider(s, "tanh", (s.x, fs, shown),
                         lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True,
-                        words=lambda setup, run: step_words(shown, setup, run))
+                        words=lambda setup, run: step_words(shown, setup, run),
+                        own=lambda setup, run: tanh_chart(run, setup.b, shown, fs))
+
+
+def tanh_chart(trace: RNNTrace, b: float, shown: int, fs: float):
+    """The tanh chart as the page draws it: steps 1 to `shown` on the curve, the last ringed, in words."""
+    return tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs, chart_steps(trace, b, shown))
 
 
 def guess_box(t: int, x_t: float, h_prev: float) -> None:

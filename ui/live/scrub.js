@@ -75,7 +75,7 @@ function install() {
     const waits = [];
     for (const c of d.charts) {
       const it = R.items.get(c.item);  // the sets at hand now: more arrive during a drag
-      const sets = (it?.sets || []).filter((f) => f.traces === c.frames.traces && !f.start === !c.frames.start);
+      const sets = (it?.drag || []).filter((f) => f.traces === c.frames.traces && !f.start === !c.frames.start);
       const got = pick(sets, v, c.frames);
       // on coarse frames (or none): ask for the window around the thumb, which the server then computes first. Not
       // more than once a second: each ask is a rerun of the page's scrub part while the browser draws (asking as a
@@ -180,18 +180,18 @@ function install() {
     const v = Number(thumb.value);
     for (const it of R.items.values()) {
       const item = it.slider + " " + it.chart;
-      if (!it.sets.length || joined.has(item) || !box.matches(css(it.slider))) continue;
+      if (!it.drag.length || joined.has(item) || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      const frames = (pick(it.sets, v) || { f: it.sets[0] }).f, start = frames.start;
+      const frames = (pick(it.drag, v) || { f: it.drag[0] }).f, start = frames.start;
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
       if (!start && gd.data.length !== frames.traces) continue;
       joined.add(item);
-      if (!Number(thumb.step)) it.sets.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
+      if (!Number(thumb.step)) it.drag.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
       const moving = new Set(frames.data.map((d2) => d2.trace));
-      const words = new Set(it.sets.flatMap((f) => Object.keys(f.words || {})));
+      const words = new Set(it.drag.flatMap((f) => Object.keys(f.words || {})));
       charts.push({ gd, frames, item, asked: null, text: gd.__rnnvizText,
                     texts: collect(words),
                     digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
@@ -212,7 +212,7 @@ function install() {
     const v = Number(d.thumb.value);
     for (const c of d.charts) {
       c.gd.style.opacity = "";
-      const at = same ? null : pick(R.items.get(c.item)?.sets || [], v);  // the released value's words, if at hand
+      const at = same ? null : pick(R.items.get(c.item)?.drag || [], v);  // the released value's words, if at hand
       settle(c.texts, at && at.d <= d.step / 4 ? at.f.words : null, at ? at.k : -1);
       if (same && c.shown !== null) {
         window.Plotly.react(c.gd, c.drawn.data, c.drawn.layout);
@@ -314,9 +314,11 @@ export default function ({ data, key, setTriggerValue }) {
       for (const [id, f] of Object.entries(it.sets)) R.sets.set(id, f);
       const sets = it.ids.map((id) => R.sets.get(id)).filter(Boolean);
       lost ||= sets.length < it.ids.length;
-      // frames: the first set (the coarse one), what a test or a benchmark reads first
-      R.items.set(it.slider + " " + it.chart, { slider: it.slider, chart: it.chart, ids: it.ids, sets,
-                                                 frames: sets[0] || null, page: key });
+      // drag: the sets a drag draws (not a `whole` chart's own frames, which only keys draw); frames: the first of
+      // them (the coarse one), what a test or a benchmark reads first
+      const drag = sets.filter((f) => !f.keys);
+      R.items.set(it.slider + " " + it.chart, { slider: it.slider, chart: it.chart, ids: it.ids, sets, drag,
+                                                 frames: drag[0] || null, page: key });
     }
     if (R.sets.size > SETS) {  // the oldest sets no slider names now go
       const named = new Set([...R.items.values()].flatMap((it) => it.ids));

@@ -39,6 +39,7 @@ FRAMES = SharedCache(64 * 2 ** 20)  # per server: ~2-200 kB per slider, setting 
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
 FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
 SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
+KEY_SPAN = 17  # notches of a `whole` chart's own frames a set holds, for keys (a few ms each)
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
 _scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"), css=_CSS, isolate_styles=False)
 
@@ -61,6 +62,8 @@ class Scrub:
     span: int = SPAN
     whole: bool = False  # the frames are a form of the chart of their own, drawn whole as a drag begins
     words: Callable[[float], dict[str, str]] | None = field(default=None, compare=False, repr=False)
+    # for `whole` frames: the chart as the page draws it, whose frames near the value a key on the slider draws
+    own: Callable[[float], object] | None = field(default=None, compare=False, repr=False)
 
     def values(self) -> list[float]:
         """The window of notches that holds the slider's value."""
@@ -74,18 +77,29 @@ class Scrub:
         v = self.values() if values is None else values
         return (self.slider, self.chart, self.setting, v[0], v[-1], len(v))
 
+    def key_sets(self) -> list[list[float]]:
+        """For a `whole` chart with its `own` figure: the notches a key reaches next, in fixed windows of KEY_SPAN
+        (the value's, then the neighbouring one on the side nearer the value), whose frames are the chart as drawn."""
+        if self.own is None:
+            return []
+        here = window(self.value, self.lo, self.hi, self.step, KEY_SPAN)
+        ahead = here[-1] + self.step if 2 * self.value >= here[0] + here[-1] else here[0] - self.step
+        near = window(ahead, self.lo, self.hi, self.step, KEY_SPAN) if self.lo <= ahead <= self.hi else here
+        return [here] + ([near] if near != here else [])
+
 
 def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, tuple[float, float, float]],
                 setting: tuple, figure: Callable[..., object], whole: bool = False,
-                words: Callable[..., dict[str, str]] | None = None) -> list[Scrub]:
+                words: Callable[..., dict[str, str]] | None = None, own: Callable[..., object] | None = None
+                ) -> list[Scrub]:
     """One Scrub for each slider in `now` (its widget key `page.name`, its range and step in `ranges`) and the chart
-    `page.chart`: each frame is `figure(**now)` with that slider moved (and its words `words(**now)`); a frame set's
-    key is `setting` and the other sliders' values."""
+    `page.chart`: each frame is `figure(**now)` with that slider moved (and its words `words(**now)`, the chart as
+    drawn `own(**now)`); a frame set's key is `setting` and the other sliders' values."""
     def moved(f, name: str):
         return None if f is None else (lambda v: f(**{**now, name: v}))
     return [Scrub(f"{page}.{name}", f"{page}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
-                  now[name], *ranges[name], moved(figure, name), whole=whole, words=moved(words, name))
-            for name in now]
+                  now[name], *ranges[name], moved(figure, name), whole=whole, words=moved(words, name),
+                  own=moved(own, name)) for name in now]
 
 
 def _at_least(build: Callable[[float], object]) -> Callable[[float], object]:
@@ -113,15 +127,21 @@ def _compute(item: Scrub, values: list[float]) -> bytes:
     return encoded(frames)
 
 
-def _fill(todo: list[tuple[Scrub, list[float]]], budget: Budget) -> None:
-    """Compute the sets in order, one after the other, in one background thread: at least the first, then while this
-    fill has taken under FILL_S and the visitor's budget lasts. The time spent is the visitor's."""
+def _compute_own(item: Scrub, values: list[float]) -> bytes:
+    """A set of the chart's own figures (with digests: a key draws them), marked `keys`: no drag shows them."""
+    frames = figure_frames(item.own, values)
+    return encoded(frames and {**frames, "keys": True})
+
+
+def _fill(todo: list[tuple[tuple, Callable[[], bytes]]], budget: Budget) -> None:
+    """Compute the sets (key, compute) in order, one after the other, in one background thread: at least the first,
+    then while this fill has taken under FILL_S and the visitor's budget lasts. The time spent is the visitor's."""
     t0 = time.monotonic()
-    for n, (item, values) in enumerate(todo):
+    for n, (key, compute) in enumerate(todo):
         if n and (time.monotonic() - t0 > FILL_S or budget.left() <= 0):
             break
         t = time.monotonic()
-        FRAMES.get(item.key(values), lambda: _compute(item, values), len)
+        FRAMES.get(key, compute, len)
         budget.spend(time.monotonic() - t)
 
 
@@ -174,7 +194,8 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     if not chart.live():
         return
     if classroom():  # a projector's charts are drawn with fig_at_least (ui.widgets.plot): their frames too
-        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build)) for i in items]
+        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build),
+                         own=i.own and _at_least(i.own)) for i in items]
     state = st.session_state
     wanted = state.setdefault(f"scrub.{page}.wanted", set())
     sent = state.setdefault("scrub.sent", {})  # the ids of the sets this visitor's browser was sent, oldest first
@@ -189,11 +210,13 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     parts, todo = [], []
     for item in items:
         ids, sets = [], []
-        for rank, values in enumerate(item.sets(at.get(item.slider))):
-            key = item.key(values)
+        # the chart's own frames near the value first (small: a key draws them), then the drag's sets
+        plan = [(-1, item.key(v) + ("keys",), v, _compute_own) for v in item.key_sets()] + [
+            (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(at.get(item.slider)))]
+        for rank, key, values, compute in plan:
             if key not in FRAMES:
                 if item.slider in wanted:
-                    todo.append((rank, len(todo), item, values))
+                    todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
                 continue
             sid = set_id(key)
             if sid not in sent:
@@ -207,9 +230,10 @@ def scrubs(page: str, items: list[Scrub]) -> None:
             item.slider.encode(), item.chart.encode(), json.dumps(ids).encode(), b",".join(sets)))
     while len(sent) > SENT:
         del sent[next(iter(sent))]
-    todo = [(item, values) for *_, item, values in sorted(todo, key=lambda t: t[:2])]
-    if todo:  # after a new setting, a pause: that rerun goes first (the computation would share its interpreter)
-        FRAMES.fill_ahead(("fill",) + tuple(item.key(v) for item, v in todo), lambda: _fill(todo, budget) or b"",
+    todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
+    if todo and budget.left() > 0:  # after a new setting, a pause: that rerun goes first (the computation would
+        # share its interpreter); a visitor over budget waits for it (the polls go on)
+        FRAMES.fill_ahead(("fill",) + tuple(key for key, _ in todo), lambda: _fill(todo, budget) or b"",
                           delay=0.0 if asked in sliders or at else DELAY)
     polls = state["scrub.polls"] = state.get("scrub.polls", 0) + bool(todo)
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
