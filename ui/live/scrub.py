@@ -39,6 +39,7 @@ FRAMES = SharedCache(64 * 2 ** 20)  # per server: ~2-200 kB per slider, setting 
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
 FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
 SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
+SEND_BYTES = 2 ** 19  # new sets one payload carries at most (the server's maxMessageSize is 2 MB): the rest next poll
 KEY_SPAN = 17  # notches of a `whole` chart's own frames a set holds, for keys (a few ms each)
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
 _scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"), css=_CSS, isolate_styles=False)
@@ -207,7 +208,7 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     asked, at = ahead(asked, sliders, state.setdefault(f"scrub.{page}.ahead", {}))
     if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
         wanted.add(asked)
-    parts, todo = [], []
+    parts, todo, room, held = [], [], SEND_BYTES, False
     for item in items:
         ids, sets = [], []
         # the chart's own frames near the value first (small: a key draws them), then the drag's sets
@@ -223,6 +224,10 @@ def scrubs(page: str, items: list[Scrub]) -> None:
                 frames = _cached(key)
                 if frames is None:
                     continue
+                if len(frames) > room and room < SEND_BYTES:  # the payload is full: this one with the next poll
+                    held = True
+                    continue
+                room -= len(frames)
                 sets.append(b'"%s":%s' % (sid.encode(), frames))
             ids.append(sid)
             sent[sid] = sent.pop(sid, True)
@@ -231,12 +236,13 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     while len(sent) > SENT:
         del sent[next(iter(sent))]
     todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
+    pending = bool(todo) or held
     if todo and budget.left() > 0:  # after a new setting, a pause: that rerun goes first (the computation would
         # share its interpreter); a visitor over budget waits for it (the polls go on)
         FRAMES.fill_ahead(("fill",) + tuple(key for key, _ in todo), lambda: _fill(todo, budget) or b"",
                           delay=0.0 if asked in sliders or at else DELAY)
-    polls = state["scrub.polls"] = state.get("scrub.polls", 0) + bool(todo)
+    polls = state["scrub.polls"] = state.get("scrub.polls", 0) + pending
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
     data = b'{"pending":%s,"poll":%d,"wanted":%s,"items":[%s]}' % (
-        b"true" if todo else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
+        b"true" if pending else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
     _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None, on_want_change=lambda: None)
