@@ -10,6 +10,7 @@ from ui.lagview import three_cells
 from ui.lessons import gates as words
 from ui.lessons.gates import CONTROLS, PARAMS, SETTINGS, STEPPER, VALVE, GateSetup, P
 from ui.limits import fragment
+from ui.live.scrub import scrubs
 from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot, sequence_inputs, step_controls, table
@@ -47,11 +48,13 @@ def stepper(view: str, c: GateSetup, model, fs: float) -> None:
         return
     cell, names = c.cell, lesson.panels(c.cell)
     vals = lesson.step_values(cell, model, t)
-    st.markdown(f"**Step {t} of {T}**, reading {what}. {words.step_sentence(vals)}")
+    with st.container(key=words.STEP_WORDS):  # a drag of the radius or b_f writes the words at its value here
+        st.markdown(words.step_words(c, model, t))
     split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen
-    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.gate_heatmaps(model, names, c.chars, current=u - 1,
-                                                                        font_scale=fs, split=split),
+    stepped_plot(f"{P}.heat", Steps(P, T, lambda u: words.heat_chart(c, model, u, fs, split),
                                     lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
+    if not c.trained:  # the heatmaps follow the radius and b_f while dragged
+        scrubs(P, words.scrubs(c, t, fs, split))
     st.caption(words.colour_key(names, model, t, T))
     with CONTROLS.widget("numbers") as box:
         if box.open:  # drawn only while open: a closed box costs a step nothing

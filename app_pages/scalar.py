@@ -43,8 +43,7 @@ def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
-        plot(figures.tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs,
-                                words.chart_steps(trace, s.b, shown)), f"{P}.tanh",
+        plot(words.tanh_chart(trace, s.b, shown, fs), f"{P}.tanh",
              alt=f"tanh curve with steps 1 to {shown} marked")
         if not predict:  # dragged, the steps move on this curve, and h_t over time (further down) follows too
             scrubs(P, words.scrubs(s, fs) + words.tanh_scrubs(trace, s, shown, fs))
@@ -55,7 +54,8 @@ def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
             st.caption(note)
     with st.container() if predict and classroom() else said:  # predicting on a projector: the class sees the
         if not view.asking:  # answer land on the chart right under the verdict, and reads the words after it
-            st.markdown(words.step_text(t, s, h_prev, trace))
+            with st.container(key=words.STEP_WORDS):  # a drag writes the words at the thumb's value here
+                st.markdown(words.step_text(t, s, h_prev, trace))
         if predict:
             st.caption(words.score_text(*st.session_state.get(f"{P}.score", (0, 0)),
                                         st.session_state.get(f"{P}.skipped", 0)))

@@ -10,6 +10,7 @@ from rnnviz.text import fmt, sub
 from ui.lessons import vector as words
 from ui.lessons.vector import CONTROLS, PARAMS, P
 from ui.limits import fragment
+from ui.live.scrub import scrubs
 from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
@@ -85,17 +86,16 @@ def lesson_body() -> None:
     with right:
         st.markdown(words.untrained_note(s.seed, hand))
         step_view(setup, trace, s.vocab, fs)
-        rho, sv = lesson.spectrum(setup.W_h)
+        sv = lesson.spectrum(setup.W_h)[1]
         g1, g2 = st.columns(2)
         with g1:
-            plot(figures.singular_value_bars(sv[:32], rho, fs, of=len(sv)), f"{P}.sv",
-                 alt=f"singular values of W_h, largest {fmt(sv[0])}")
+            plot(words.spectrum_chart(setup.W_h, fs), f"{P}.sv", alt=f"singular values of W_h, largest {fmt(sv[0])}")
         with g2:
             if H <= words.HEATMAP_MAX_H:
-                plot(figures.matrix_heatmap(setup.W_h, "W<sub>h</sub> (memory weights)", font_scale=fs), f"{P}.Wh",
-                     alt="W_h values")
+                plot(words.memory_chart(setup.W_h, fs), f"{P}.Wh", alt="W_h values")
             else:
                 st.caption(words.no_heatmap(H))
+        scrubs(P, words.scrubs(s, fs))  # the charts of W_h follow the radius while it is dragged (not typed by hand)
         st.caption(words.SPECTRUM_NOTE)
         if CONTROLS.widget("torch") and (res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
             h_torch, diff = res

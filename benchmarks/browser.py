@@ -42,6 +42,11 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+try:
+    from benchmarks.sweep import SWEEPS, Sweep, report, server_item, sweep_fps
+except ImportError:  # run as a script: its folder is on the path
+    from sweep import SWEEPS, Sweep, report, server_item, sweep_fps
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -187,12 +192,15 @@ def css_key(key: str) -> str:
     return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
 
 
+PORTS = [8700, 8799]  # --ports: where the servers started here listen
+
+
 def free_port(start: int) -> int:
-    for port in range(start, 8800):
+    for port in range(max(start, PORTS[0]), PORTS[1] + 1):
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) != 0:
                 return port
-    raise RuntimeError("no free port in 8700-8799")
+    raise RuntimeError(f"no free port in {PORTS[0]}-{PORTS[1]}")
 
 
 def serve(script: str, port: int) -> tuple[subprocess.Popen, str]:
@@ -381,28 +389,7 @@ MOVES = """([xs, y, ms]) => new Promise(done => {
 def server_figure(drag: Drag):
     """The figure the server draws for `drag`'s chart at a slider value, at the page's defaults (the page's own
     calls, through the same functions ui/live/scrub.py computes its frames with)."""
-    sys.path.insert(0, str(ROOT))
-    if drag.page == "scalar":
-        from rnnviz.lessons.scalar import run_scalar
-        from ui.lessons import scalar as words
-        d, x = words.D, [float(v) for v in words.D.x]
-        items = words.scrubs(x, d.w_x, d.w_h, d.b, d.h0, 1.0) + words.tanh_scrubs(
-            run_scalar(x, d.w_x, d.w_h, d.b, d.h0), x, d.w_x, d.w_h, d.b, d.h0, len(x), 1.0)  # opens at the last step
-    elif drag.page == "gradients":
-        from rnnviz.lessons.gradients import compare
-        from ui.lessons import gradients as words
-        c = {p.key.split(".")[1]: p.default for p in words.PARAMS}
-        items = words.scrubs(c, c["scale"], compare(c["H"], c["T"], c["scale"], c["bf"], c["xs"], c["seed"], c["by"],
-                                                    c["bz"]), 1.0)
-    else:
-        from rnnviz.text import parse_sequence
-        from ui.lessons import recurrences as words
-        c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
-        items = (words.scrubs([c[f"r{k}"] for k in range(1, c["N"] + 1)], [c[f"th{k}"] for k in range(1, c["N"] + 1)],
-                              1.0)
-                 + words.linear_scrubs(c["a"], c["b"], parse_sequence(c["x"]), c["lin.t"], 1.0)
-                 + words.selective_scrubs(c["w"], c["c"], parse_sequence(c["sx"]), 1.0))
-    return next(i for i in items if i.slider == drag.slider and i.chart == drag.chart).build
+    return server_item(Sweep(drag.page, drag.slider, drag.chart)).build
 
 
 def drag_fps(browser, app_url: str, drag: Drag, width: int, height: int, classroom: bool) -> dict:
@@ -489,15 +476,24 @@ def main() -> None:
                          "changing, fragment; two tables: st.table, markdown)")
     ap.add_argument("--no-scrub", action="store_true", help="leave out the frames-per-second-while-dragging rows")
     ap.add_argument("--drag-only", action="store_true", help="only the frames-per-second-while-dragging rows")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also the sweep rows (benchmarks/sweep.py): each scrubbed slider's whole range in 2 s both "
+                         "ways, and a key to the chart's first repaint")
+    ap.add_argument("--sweep-only", action="store_true", help="only the sweep rows")
+    ap.add_argument("--ports", default="8700-8799", help="the loopback ports the servers started here may take")
     args = ap.parse_args()
+    PORTS[:] = [int(p) for p in args.ports.split("-")]
+    if args.sweep_only:
+        args.sweep, args.drag_only, args.no_scrub = True, True, True
     rows = [s for s in SCENARIOS if (not args.only or s.page.split("?")[0] in args.only) and not args.drag_only]
     scrubs = [] if args.no_scrub else [s for s in SCRUBS if not args.only or s.page.split("?")[0] in args.only]
-    results, variants, floor_samples, bare_samples, dragged = [], {}, [], [], []
+    sweeps = [s for s in SWEEPS if args.sweep and (not args.only or s.page.split("?")[0] in args.only)]
+    results, variants, floor_samples, bare_samples, dragged, swept = [], {}, [], [], [], []
     with ExitStack() as stack:
-        fproc, floor_url = serve("benchmarks/floor_app.py", free_port(8700))
+        fproc, floor_url = serve("benchmarks/floor_app.py", free_port(PORTS[0]))
         stack.callback(lambda: fproc.kill() or fproc.wait())
         app_url = args.url
-        if not app_url and (rows or scrubs):
+        if not app_url and (rows or scrubs or sweeps):
             aproc, app_url = serve("app.py", free_port(int(floor_url.rsplit(":", 1)[1]) + 1))
             stack.callback(lambda: aproc.kill() or aproc.wait())
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path="/usr/bin/chromium",
@@ -515,7 +511,7 @@ def main() -> None:
             floor_page, bare_page = new_page(floor_url + "/?variant=one"), new_page(floor_url + "/?variant=bare", BARE)
             app_page = new_page()
             other_page = new_page() if args.against else None
-            if not args.url and (rows or scrubs):  # the app's first run, then its warm-up over (SETTLE_S)
+            if not args.url and (rows or scrubs or sweeps):  # the app's first run, then its warm-up over (SETTLE_S)
                 app_page.goto(app_url)
                 app_page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                            timeout=TIMEOUT_MS)
@@ -555,6 +551,16 @@ def main() -> None:
                 print(f"  drag {sc.page} / {sc.slider} -> {sc.chart} at {width}: {dragged[-1].get('fps', 'SKIP')}",
                       file=sys.stderr,
                       flush=True)
+        for sw in sweeps:
+            for width, height, classroom in ((args.width, 900, False), (1024, 768, True)):
+                try:
+                    swept.append({"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width,
+                                  "classroom": classroom} | sweep_fps(browser, app_url, sw, width, height, classroom,
+                                                                      css_key))
+                except PlaywrightError as e:
+                    swept.append({"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width,
+                                  "classroom": classroom, "skip": reason(e)})
+                print(f"  sweep {sw.slider} at {width}: {swept[-1].get('fps', 'SKIP')}", file=sys.stderr, flush=True)
         try:  # one page per variant, inputs round robin
             chosen = FLOOR_VARIANTS if args.floor_variants else ()
             pages = [(new_page(f"{floor_url}/?variant={v}"), FLOOR) for v in chosen]
@@ -565,7 +571,8 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
                                                "floor_samples": floor_samples, "bare_samples": bare_samples,
-                                               "results": results, "floor_variants": variants, "dragging": dragged},
+                                               "results": results, "floor_variants": variants, "dragging": dragged,
+                                               "sweeps": swept},
                                               indent=1))
     print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7} {'all ms':>7}   (medians of "
           f"{args.repeat}; xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside "
@@ -599,6 +606,8 @@ def main() -> None:
                                        f"values, {d['current']}/{d['painted']} painted at the thumb's value of that "
                                        "moment"
                                        if "fps" in d else f"SKIP {d['skip']}"))
+    if swept:
+        report(swept)
     if variants:
         one, bare = statistics.median(variants["one"]), statistics.median(variants["bare"])
         print("floor experiment, round robin over one page per variant (xfloor: against the first, xbare: against "

@@ -32,6 +32,14 @@ def need_browser() -> None:
 
 
 def free_port() -> int:
+    """A free loopback port: any, or the first free one in RNNVIZ_TEST_PORTS ("8770-8789") on a shared machine."""
+    if ports := os.environ.get("RNNVIZ_TEST_PORTS"):
+        lo, _, hi = ports.partition("-")
+        for port in range(int(lo), int(hi or lo) + 1):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) != 0:
+                    return port
+        raise RuntimeError(f"no free port in {ports}")
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]

@@ -6,9 +6,11 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.lessons.scalar import run_scalar
+from rnnviz.live.words import pieces
 from tests.browser import Server, chromium, painted, wait_idle
-from ui.lessons.scalar import D
+from ui.lessons.scalar import STEP_WORDS, TABLE_WORDS, D, step_words
 from ui.live.assets import MODULES
 
 pytestmark = pytest.mark.slow
@@ -37,6 +39,11 @@ def key_and_rerun(page, thumb, key: str, chart: str) -> None:
                            arg=[chart, text], timeout=30_000)
     wait_idle(page)
     painted(page)
+# the text pieces of a keyed container as shown (rnnviz/live/words.py pieces: its non-blank text nodes)
+PIECES = """(sel) => { const el = document.querySelector(sel); if (!el) return null;
+  const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), out = [];
+  while (w.nextNode()) if (w.currentNode.nodeValue.trim()) out.push(w.currentNode.nodeValue);
+  return out; }"""
 READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input[type=range]').value),
   h: Array.from(document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullData[1].y),
   range: document.querySelector('.st-key-scalar-states .rnnviz-chart')._fullLayout.yaxis.range,
@@ -45,7 +52,9 @@ READ = """() => ({value: Number(document.querySelector('.st-key-scalar-w_h input
   z: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].x),
   tanh: Array.from(document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullData[3].y),
   title: document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout.title.text,
-  text: document.querySelector('[data-testid="stMain"]').innerText})"""
+  text: document.querySelector('[data-testid="stMain"]').innerText,
+  said: document.querySelector('.st-key-scalar-tanh .rnnviz-chart').__rnnvizScrub?.value,
+  step: (""" + PIECES + """)('.st-key-words-scalar-step'), table: (""" + PIECES + """)('.st-key-long-worked')})"""
 
 
 # the sliders with frames at hand, as the page's scrub module holds them (scrubs(m): m is that module, imported by
@@ -66,6 +75,14 @@ def expected(w_h: float) -> np.ndarray:
     return run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0).h[:, 0]
 
 
+def words_at(w_h: float) -> list[list[str]]:
+    """The step sentence's and the worked table's pieces as the server writes them with w_h (the page opens at its
+    last step)."""
+    run = run_scalar(list(D.x), D.w_x, w_h, D.b, D.h0)
+    said = step_words(len(D.x), ScalarPreset(D.w_x, w_h, D.b, D.h0, D.x), run)
+    return [pieces(said[STEP_WORDS]), said[TABLE_WORDS]]
+
+
 def last_step(w_h: float) -> list[float]:
     """Where the tanh chart rings the last step (the page opens there): (z, h), z within the chart's ±4 at these
     values."""
@@ -81,6 +98,8 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
         assert not frames(page)  # no frames until the pointer reaches a slider: nothing computed
         page.locator(".st-key-scalar-w_h").hover()  # frames for w_h, then and from then on for each setting
         page.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(page), timeout=60_000)
+        # every set computed (the whole range coarse, then every notch): the chart shows the thumb's own notch
+        page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready'", timeout=60_000)
         painted(page)
         before = page.evaluate(READ)
         np.testing.assert_allclose(before["h"], expected(before["value"]), rtol=0, atol=1e-12)
@@ -100,7 +119,9 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
             page.wait_for_timeout(50)
             mid = page.evaluate(READ)
         said = f"= {D.w_h} × {expected(D.w_h)[1]:.3f}"  # the step sentence's wₕhₜ₋₁, as the server last heard wₕ
-        assert said in before["text"] and all(said in s["text"] for s in seen)  # Streamlit hears nothing yet
+        assert said in before["text"] and [before["step"], before["table"]] == words_at(D.w_h)
+        for s in seen:  # the words follow the frames: the server's sentence and table at the value shown
+            assert s["said"] is None or [s["step"], s["table"]] == words_at(s["said"]), s["said"]
         assert mid["value"] > before["value"] and mid["h"] != before["h"]  # the chart moved with the thumb...
         for s in seen[3:]:  # ... to the server's numbers for the value it held (a frame behind at most)
             assert any(np.allclose(s["h"], expected(v), rtol=0, atol=1e-12) for v in (s["value"], *[
@@ -124,7 +145,8 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                                timeout=30_000)
         far = page.evaluate(READ)
         np.testing.assert_allclose(far["h"], expected(far["value"]), rtol=0, atol=1e-12)
-        assert said in far["text"]  # still the drag: the server has not heard the slider
+        assert far["title"].endswith("as you drag")  # still the drag: the server has not heard the slider
+        assert [far["step"], far["table"]] == words_at(far["said"]) and far["said"] > 3.5
         mid = far
         page.mouse.up()
         # the release's rerun may not have begun when the page first reads idle: wait for the chart it redraws
@@ -166,6 +188,14 @@ COUNT = """() => { if (!window.__reacts) { window.__reacts = [0, 0]; const react
   return window.__reacts.slice(); }"""
 
 
+# frames drawn by ui/scrub.js (Plotly.react with a layout: three arguments), by the chart's key
+COUNT_BY = """() => { if (!window.__reactsBy) { window.__reactsBy = {}; const react = Plotly.react;
+  Plotly.react = function (...a) { if (a.length === 3) { const k = a[0].closest('[class*="st-key-"]').className
+    .match(/st-key-(\\S+)/)[1]; window.__reactsBy[k] = (window.__reactsBy[k] || 0) + 1; }
+    return react.apply(this, a); }; }
+  return window.__reactsBy; }"""
+
+
 @pytest.mark.parametrize("width,classroom", [(1400, False), (1024, True)])
 def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(width, classroom):
     """The gradients page's W_hh scale, moved by the arrow keys: the decay chart shows the frame of the new value as
@@ -178,6 +208,10 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
         assert not frames(page)
         key_and_rerun(page, thumb, "ArrowLeft", ".st-key-grad-decay")  # a key asks for the slider's frames
         page.wait_for_function(f"(m) => ({FRAMES})(m).includes('grad.scale')", arg=scrubs(page), timeout=60_000)
+        # the window holding the value, which comes after the coarse set (~0.1 s a frame here)
+        page.wait_for_function("(m) => { const v = Number(document.querySelector('.st-key-grad-scale input"
+                               "[type=range]').value); return m.scrubs().items.get('grad.scale grad.decay').sets"
+                               ".some((f) => f.digests && f.values.includes(v)); }", arg=scrubs(page), timeout=60_000)
         wait_idle(page)
         painted(page)
         page.evaluate(COUNT)
@@ -200,9 +234,63 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
         page.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(page), timeout=60_000)
         assert page.evaluate("() => document.querySelector('.st-key-scalar-states .rnnviz-chart')"
                              ".getBoundingClientRect().top") > 900
-        page.evaluate(COUNT)
+        page.evaluate(COUNT_BY)
         for n in range(2):
             key_and_rerun(page, thumb, "ArrowRight", ".st-key-scalar-states")
             for chart in ("tanh", "states", "cobweb"):
                 assert page.evaluate(SAME_AS_SENT, f".st-key-scalar-{chart}")["differ"] == [], (n, chart)
-        assert page.evaluate(COUNT)[1] == 0  # no frame drawn: the chart below waited for the page
+        # no frame drawn on the chart below: it waited for the page (the tanh chart, in view, was drawn ahead)
+        assert page.evaluate(COUNT_BY).get("scalar-states", 0) == 0
+
+
+# every frame the tanh chart paints during a drag: the value it shows and the words beside it at that moment
+SWEEP = """() => { const gd = document.querySelector('.st-key-scalar-tanh .rnnviz-chart'), pieces = """ + PIECES + """;
+  const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
+  const loop = () => {
+    if (!rec.on) return;
+    const s = gd.__rnnvizScrub;
+    if (s && s.drawn !== rec.last) {
+      rec.last = s.drawn;
+      rec.frames.push({value: s.value, step: pieces('.st-key-words-scalar-step'),
+                       table: pieces('.st-key-long-worked')});
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop); }"""
+
+
+def test_a_sweep_across_the_range_paints_the_servers_frames_and_words_all_the_way():
+    """w_h swept from 0.5 to 10 in about 2 s after the pointer rested on the thumb: the charts follow over the whole
+    range (coarse frames first, then every notch), and each painted frame's step sentence and worked table are the
+    server's at the value it shows; released, the page's own rerun shows the released value's words."""
+    with app_page("/scalar") as page:
+        page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
+                               "document.querySelector('.st-key-scalar-tanh .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        page.locator(".st-key-scalar-w_h").hover()
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(page), timeout=60_000)
+        thumb = page.locator(".st-key-scalar-w_h input[type=range]").locator("xpath=../..").bounding_box()
+        box = page.locator(".st-key-scalar-w_h input[type=range]").locator("xpath=../../..").bounding_box()  # track
+        x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+        page.mouse.move(x, y)
+        page.wait_for_timeout(300)  # the pointer rests on the thumb, as a hand does before it presses
+        page.evaluate(SWEEP)
+        page.mouse.down()
+        end = box["x"] + box["width"] + 10  # past the end: the thumb stops at 10
+        for k in range(1, 41):  # to the right end in 40 moves
+            page.mouse.move(x + (end - x) * k / 40, y)
+            page.wait_for_timeout(50)
+        page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .rnnviz-chart').__rnnvizScrub"
+                               "?.value === 10", timeout=30_000)  # the last frame, at the slider's end
+        frames = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        page.mouse.move(box["x"] + box["width"] * 0.95, y)  # back a little, and released there
+        page.mouse.up()
+        assert len(frames) >= 10 and max(f["value"] for f in frames) == 10.0
+        for f in frames:
+            assert [f["step"], f["table"]] == words_at(f["value"]), f["value"]
+        page.wait_for_function("() => document.querySelector('.st-key-scalar-tanh .rnnviz-chart')._fullLayout"
+                               ".title.text.startsWith('Step 3: z =')", timeout=30_000)
+        wait_idle(page)
+        after = page.evaluate(READ)
+        assert 8 < after["value"] < 10
+        assert [after["step"], after["table"]] == words_at(after["value"])  # the release's own words, whole

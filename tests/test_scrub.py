@@ -10,25 +10,10 @@ import pytest
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
-from rnnviz.live.frames import SPAN, encoded, figure_frames, notches, plain
+from rnnviz.live.frames import encoded, figure_frames, plain
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
-from ui.live import chart
+from ui.live import chart, scrub
 from ui.live.scrub import ahead
-
-
-def test_notches_are_the_sliders_values_around_the_value():
-    v = notches(0.5, -10.0, 10.0, 0.05)
-    assert len(v) == SPAN and v[0] == -1.7 and v[-1] == 3.3 and 0.5 in v and 0.15 in v  # 0.15, not 0.15000000000000002
-    # the window moves an eighth of its span (12 notches) at a time: the next notches keep it (their frames are here)
-    assert notches(0.45, -10.0, 10.0, 0.05)[0] == -2.3 and notches(1.05, -10.0, 10.0, 0.05) == v
-    assert notches(1.1, -10.0, 10.0, 0.05)[0] == -1.1
-    for value in np.arange(-10.0, 10.001, 0.05):  # the value is always well inside its window: 44 notches or more
-        w, k = notches(value, -10.0, 10.0, 0.05), round((value + 10) / 0.05)
-        assert len(w) == SPAN and round(value, 2) in w
-        assert min(k, 44) <= w.index(round(value, 2)) <= SPAN - 1 - min(400 - k, 44)
-    assert notches(-10.0, -10.0, 10.0, 0.05)[:2] == [-10.0, -9.95] and len(notches(9.9, -10, 10, 0.05)) == SPAN
-    assert notches(0.999, 0.0, 0.999, 0.001)[-1] == 0.999
-    assert notches(1.0, -5.0, 10.0, 0.5) == list(np.arange(-5, 10.5, 0.5))  # a short slider: every notch
 
 
 def laid_over(base: dict, frames: dict, k: int) -> dict:
@@ -45,7 +30,10 @@ def check(item, page_figure) -> dict:
     it when the rerun sends that figure)."""
     values = item.values()
     frames = json.loads(encoded(figure_frames(item.build, values)))
-    assert frames["values"] == values and frames["data"]
+    # every notch of the window, but those whose figure has other traces than most (the browser greys the chart there)
+    counts = [len(page_figure(v).to_dict()["data"]) for v in values]
+    values = [v for v, n in zip(values, counts) if n == max(set(counts), key=counts.count)]
+    assert frames["values"] == values and len(values) > len(counts) // 2 and frames["data"]
     base = plain(page_figure(item.value).to_dict())
     for k in (0, len(values) // 3, len(values) - 1):
         want = plain(page_figure(values[k]).to_dict())
@@ -205,11 +193,61 @@ def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_rele
     items = {i.slider: i for i in scalar_words.scrubs(ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0)), 1.0)}
     kept = {}
     assert ahead("scalar.w_h", items, kept) == ("scalar.w_h", {})  # the pointer reached the slider: its own window
-    assert ahead("scalar.w_h@4.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 4.25})
-    w = dataclasses.replace(items["scalar.w_h"], value=4.25).values()
-    assert 4.25 in w and 0.5 not in w  # the frames' window is the thumb's, not the value Streamlit last heard
-    assert ahead(None, items, kept) == (None, {"scalar.w_h": 4.25})  # the polls that fetch it keep it
+    assert ahead("scalar.w_h@6.25", items, kept) == ("scalar.w_h", {"scalar.w_h": 6.25})
+    w = items["scalar.w_h"].sets(6.25)[1]  # the first window after the coarse set
+    assert 6.25 in w and 0.5 not in w  # the frames' window is the thumb's, not the value Streamlit last heard
+    assert ahead(None, items, kept) == (None, {"scalar.w_h": 6.25})  # the polls that fetch it keep it
     for made_up in ("scalar.w_h@11", "scalar.w_h@nan", "scalar.w_h@x", "scalar.nope@1"):  # nothing else is asked
-        assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 4.25}
-    released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=4.25)}
+        assert ahead(made_up, items, kept)[1] == {"scalar.w_h": 6.25}
+    released = {**items, "scalar.w_h": dataclasses.replace(items["scalar.w_h"], value=6.25)}
     assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again
+
+
+def test_vector_frames_are_the_charts_of_w_h_at_each_radius():
+    from rnnviz.figures import vector as vector_figures
+    from rnnviz.lessons import vector as vector_lesson
+    from ui.lessons import vector as vector_words
+
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    s = vector_words.Settings(x, None, None, H=3, K=2, seed=0, radius=0.9, by_hand=False)
+    items = {i.chart: i for i in vector_words.scrubs(s, 1.0)}
+    assert set(items) == {"vector.sv", "vector.Wh"} and {i.slider for i in items.values()} == {"vector.radius"}
+
+    def w_h(v):  # the page's own calls, with the radius at v
+        return vector_lesson.generate(4, 3, 2, 0, v)["W_h"]
+
+    def bars(v):
+        rho, sv = vector_lesson.spectrum(w_h(v))
+        return vector_figures.singular_value_bars(sv[:32], rho, 1.0, of=len(sv))
+    check(items["vector.sv"], bars)
+    check(items["vector.Wh"], lambda v: vector_figures.matrix_heatmap(w_h(v), "W<sub>h</sub> (memory weights)",
+                                                                     font_scale=1.0))
+    assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0) == []  # typed weights: the radius sets none
+
+
+@pytest.mark.parametrize("which", ["bf", "radius"])
+def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which):
+    from rnnviz.figures import gates as gate_figures
+    from rnnviz.lessons import gates as gate_lesson
+    from rnnviz.live.words import pieces
+    from ui.lessons import gates as gate_words
+
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    c = gate_words.GateSetup("lstm", x, list("hello"), 3, 0, 0.9, 1.0, False)
+    item = {i.slider: i for i in gate_words.scrubs(c, 2, 1.0, False)}[f"gates.{which}"]
+
+    def model(v):  # the page's own calls, with the slider at v
+        s = dataclasses.replace(c, **{which: v})
+        return gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, s.radius, s.bf))
+    check(item, lambda v: gate_figures.gate_heatmaps(model(v), gate_lesson.panels("lstm"), c.chars, current=1,
+                                                    font_scale=1.0, split=False))
+    f = json.loads(scrub._compute(item, item.values()))["words"][gate_words.STEP_WORDS]
+    for k in (0, 40, len(item.values()) - 1):
+        v = item.values()[k]
+        said = pieces(gate_words.step_words(dataclasses.replace(c, **{which: v}), model(v), 2))
+        got = list(f["pieces"]) if "pieces" in f else f["frames"][k]
+        for j, u in zip(f.get("vary", []), f["frames"][k] if "pieces" in f else []):
+            got[j] = u
+        assert got == said, v
+    gru = dataclasses.replace(c, cell="gru", bf=0.0)
+    assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.radius"]  # no forget gate: no b_f

@@ -17,20 +17,6 @@ import plotly.io as pio
 SPAN = 101  # notches a slider's frames cover at most: a bounded cost per setting
 
 
-def notches(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[float]:
-    """The slider's values at up to `span` consecutive notches (lo + k step) around `value`'s notch, each rounded as
-    the slider shows it (no 0.30000000000000004). The window moves in eighths of its span: it is centred on the
-    eighth mark nearest the value (where the range allows), so a move of a few notches (a key, a short drag) keeps
-    the same window, whose frames are already computed, instead of asking for a new one each notch; the value stays
-    at least 3/8 of the span from either end (44 of SPAN's 101 notches)."""
-    n = round((hi - lo) / step)  # notches above lo
-    k = min(max(round((value - lo) / step), 0), n)
-    eighth = max(1, span // 8)
-    first = min(max((k + eighth // 2) // eighth * eighth - span // 2, 0), max(n + 1 - span, 0))
-    digits = max(0, 1 - math.floor(math.log10(step))) + 2
-    return [round(lo + j * step, digits) for j in range(first, min(n, first + span - 1) + 1)]
-
-
 def _same(a, b) -> bool:
     """Deep equality of figure parts (arrays equal elementwise, NaN equal to NaN)."""
     if a is b:
@@ -78,7 +64,7 @@ def plain(v):
 
 
 def figure_frames(build: Callable[[float], object], values: list[float], whole: bool = False,
-                  hold: bool = True) -> dict | None:
+                  hold: bool = True, keep: dict | None = None) -> dict | None:
     """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
     [{attr, frames}], hold}: each trace attribute and top-level layout entry that differs between values, with its
     value in every frame; hold: see held_axes. `whole`: the frames are not the chart as drawn but a form of it of their
@@ -87,23 +73,32 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
     `hold=False`: frames that are never dragged through (a stepped chart's, ui/live/steps.py) leave hold out. Frames of
     the chart's own figure (not `whole`) that are dragged through carry `digests`, each figure's figure_digest: a key
     press on the slider shows its frame at once, and the browser knows the rerun's figure for the same
-    (ui/live/scrub.js).
-    None when the figures do not share their traces (a frame could not be shown by changing attributes)."""
+    (ui/live/scrub.js). `keep` ({data: [[trace, attr]], layout: [attr]}: what another set of the same slider's frames
+    changes) is carried even where it holds still here: a drag switches between sets, and each must set all of it.
+    Values whose figure has other traces than most (a frame could not be shown by changing attributes) are left out;
+    None when no two figures share their traces."""
     figs = [build(v) for v in values]
     specs = [f.to_dict() for f in figs]
-    if not specs or any(len(s["data"]) != len(specs[0]["data"]) for s in specs):
+    if not specs:
         return None
+    counts = [len(s["data"]) for s in specs]
+    most = max(set(counts), key=counts.count)  # values whose figure has other traces (a curve that is not there at
+    if counts.count(most) < 2 and len(specs) > 1:  # 0, say) are left out: the browser greys the chart there
+        return None
+    values, figs, specs = zip(*[(v, f, s) for v, f, s, n in zip(values, figs, specs, counts) if n == most])
+    kept = {tuple(k) for k in (keep or {}).get("data", ())}
+    kept_layout = set((keep or {}).get("layout", ()))
     data = []
     for i in range(len(specs[0]["data"])):
         traces = [s["data"][i] for s in specs]
-        for attr in sorted(set().union(*(t.keys() for t in traces))):
+        for attr in sorted(set().union(*(t.keys() for t in traces), (a for j, a in kept if j == i))):
             seen = [t.get(attr) for t in traces]
-            if not all(_same(seen[0], u) for u in seen[1:]):
+            if (i, attr) in kept or not all(_same(seen[0], u) for u in seen[1:]):
                 data.append({"trace": i, "attr": attr, "frames": plain(seen)})
     layout = []
-    for attr in sorted(set().union(*(s["layout"].keys() for s in specs))):
+    for attr in sorted(set().union(*(s["layout"].keys() for s in specs), kept_layout)):
         seen = [s["layout"].get(attr) for s in specs]
-        if not all(_same(seen[0], u) for u in seen[1:]):
+        if attr in kept_layout or not all(_same(seen[0], u) for u in seen[1:]):
             layout.append({"attr": attr, "frames": plain(seen)})
     out = {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
     if hold:

@@ -2,22 +2,24 @@
 rnnviz/lessons/gates.py): equations, symbols, table headers, captions, the lockstep and valve sentences."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rnnviz.experiments import lag_results
-from rnnviz.lessons import memory
+from rnnviz.figures import gates as figures
+from rnnviz.lessons import gates as lesson, memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
 from rnnviz.nn.cells import get, sigmoid
-from rnnviz.text import fmt
+from rnnviz.text import fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.lessons.scalar import near_one
+from ui.live.scrub import Scrub
 from ui.urlstate import set_state
-from ui.widgets import SEQUENCE, steps_ahead
+from ui.widgets import SEQUENCE, md, steps_ahead
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
@@ -35,9 +37,9 @@ CONTROLS = Controls(
     # lockstep view
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed gives the same weights."),
-    Control("radius", "Spectral radius of each Wₕₕ block", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho",
+    Control("radius", "Spectral radius of each Wₕₕ block", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho", scrub=True,
             help="Each gate's recurrent block is rescaled so its largest |eigenvalue| is this."),
-    Control("bf", "Forget-gate bias $b_f$ (LSTM)", 1.0, lo=-5.0, hi=5.0, step=0.1, url="bf",
+    Control("bf", "Forget-gate bias $b_f$ (LSTM)", 1.0, lo=-5.0, hi=5.0, step=0.1, url="bf", scrub=True,
             help="Added before the forget gate's sigmoid. Setting it to 1 or 2 makes the cell start out keeping more "
                  "than it erases."),
     Control("torch", "Check with PyTorch", False, kind="toggle", url="torch",
@@ -331,3 +333,32 @@ def trained_text() -> str:
     return (f"*Trained:* the three cells `python -m rnnviz.lag` trained (seed {res.get('seeds', ['?'])[0]}) to name "
             f"the first of {len(LETTERS)} symbols read up to {k} steps earlier, as shipped (models/"
             "lag_models.safetensors); the H, seed, radius and bias settings do not apply to them.")
+
+
+STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
+
+
+def step_words(c: GateSetup, model, t: int) -> str:
+    """Step t in words above the gate heatmaps (markdown): what was read, and what the gates did on average."""
+    what = f"the character {md(repr(c.chars[t - 1]))}" if c.chars else f"the vector x{sub(t)}"
+    return f"**Step {t} of {len(c.x)}**, reading {what}. {step_sentence(lesson.step_values(c.cell, model, t))}"
+
+
+def heat_chart(c: GateSetup, model, t: int, fs: float, split: bool):
+    """The gate heatmaps of one gated cell, step t marked; `split`: gates beside states (on a projector)."""
+    return figures.gate_heatmaps(model, lesson.panels(c.cell), c.chars, current=t - 1, font_scale=fs, split=split)
+
+
+def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
+    """The spectral radius and (an LSTM's) forget bias, whose drag the gate heatmaps at step t follow, the step's
+    sentence with them: each frame the page's own chart and words for the weights generated at that value."""
+    def model(s: GateSetup):
+        return lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
+
+    def moved(name: str, draw):
+        return lambda v: draw(s := replace(c, **{name: v}), model(s))
+    setting = (c.cell, c.x.tobytes(), c.x.shape, tuple(c.chars or ()), c.H, c.seed, t, fs, split)
+    sliders = ("radius", "bf") if get(c.cell).forget_gate is not None else ("radius",)
+    return [Scrub(CONTROLS.key(n), f"{P}.heat", setting + tuple(getattr(c, o) for o in sliders if o != n),
+                  getattr(c, n), *CONTROLS[n].span, moved(n, lambda s, m: heat_chart(s, m, t, fs, split)),
+                  words=moved(n, lambda s, m: {STEP_WORDS: step_words(s, m, t)})) for n in sliders]

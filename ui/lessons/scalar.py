@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from rnnviz.figures.scalar import states_over_time, tanh_drag, tanh_size
+from rnnviz.figures.scalar import states_over_time, tanh_curve, tanh_drag, tanh_size
 from rnnviz.lessons.presets import DEFAULT_SCALAR, SCALAR_PRESETS, ScalarPreset
 from rnnviz.lessons.scalar import Backprop, PredictView, guess_points, notes_rounding, predict_view, run_scalar
+from rnnviz.live.words import table_pieces
 from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
 from ui.controls import Control, Controls, time_step
@@ -62,12 +63,29 @@ def setup(x: list[float]) -> ScalarPreset:
     return ScalarPreset(*(float(CONTROLS.value(c)) for c in CELL), tuple(x))
 
 
-def _each_slider(s: ScalarPreset, chart: str, setting: tuple, figure, whole: bool = False) -> list[Scrub]:
+def _each_slider(s: ScalarPreset, chart: str, setting: tuple, figure, whole: bool = False, words=None,
+                 own=None) -> list[Scrub]:
     """One Scrub per scrubbed slider for `chart`: `figure(run)` is the chart for the cell's run over the setup's
-    inputs with that slider moved and the others where they are."""
+    inputs with that slider moved and the others where they are; `words(setup, run)` the words that follow it, and
+    `own(setup, run)` the chart as drawn (for `whole` frames)."""
     now = {c: getattr(s, c) for c in CELL}
+
+    def moved(f):
+        return None if f is None else (lambda **values: f(replace(s, **values), run_scalar(s.x, **values)))
     return each_slider(P, chart, now, CONTROLS.spans(), setting,
-                       lambda **values: figure(run_scalar(s.x, **values)), whole)
+                       lambda **values: figure(run_scalar(s.x, **values)), whole, moved(words), moved(own))
+
+
+STEP_WORDS = "words-scalar-step"  # the containers of the words that follow a drag: the step in words,
+TABLE_WORDS = "long-worked"  # the worked table (ui.widgets.long_table's box)
+
+
+def step_words(t: int, s: ScalarPreset, trace: RNNTrace) -> dict[str, str | list[str]]:
+    """The words beside the charts at step t, as the page writes them (outside predict mode), by their containers'
+    keys: the step in words (markdown) and the worked table's cells (table_pieces: its markdown's pieces, without
+    writing it)."""
+    h_prev = trace.h[t - 2, 0] if t > 1 else s.h0
+    return {STEP_WORDS: step_text(t, s, h_prev, trace), TABLE_WORDS: table_pieces(worked_table(trace, s.b, t, False))}
 
 
 def scrubs(s: ScalarPreset, fs: float) -> list[Scrub]:
@@ -80,11 +98,19 @@ def tanh_scrubs(trace: RNNTrace, s: ScalarPreset, shown: int, fs: float) -> list
     """The sliders whose drag the tanh chart follows too, steps 1 to `shown` moving on the curve: on a projector it is
     the chart beside the sliders (h_t over time is a screen further down). Its frames are the chart without its
     labels, boxes and title sentence (tanh_drag): they would change with every value and make each frame a whole
-    redraw (about 14 frames a second); the numbers come back on release."""
+    redraw (about 14 frames a second); the numbers come back on release. The step in words and the worked table follow
+    with its frames (step_words)."""
     size = tanh_size(chart_steps(trace, s.b, shown), fs)  # the chart as drawn: it keeps its place while dragged
     title = (f"Steps 1 to {shown}" if shown > 1 else "Step 1") + " on tanh, as you drag"
     return _each_slider(s, "tanh", (s.x, fs, shown),
-                        lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True)
+                        lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True,
+                        words=lambda setup, run: step_words(shown, setup, run),
+                        own=lambda setup, run: tanh_chart(run, setup.b, shown, fs))
+
+
+def tanh_chart(trace: RNNTrace, b: float, shown: int, fs: float):
+    """The tanh chart as the page draws it: steps 1 to `shown` on the curve, the last ringed, in words."""
+    return tanh_curve(trace.pre[:shown, 0], trace.h[:shown, 0], shown - 1, fs, chart_steps(trace, b, shown))
 
 
 def guess_box(t: int, x_t: float, h_prev: float) -> None:

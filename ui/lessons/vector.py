@@ -8,9 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from rnnviz.figures import vector as figures
+from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.vector import StepMoves
 from rnnviz.text import InputError, fmt, sub
 from ui.controls import Control, Controls, time_step
+from ui.live.scrub import Scrub
 from ui.urlstate import classroom, font_scale
 from ui.widgets import SEQUENCE, error, md
 
@@ -22,7 +25,7 @@ CONTROLS = Controls(
     Control("K", "K, output size", 2, lo=1, hi=64, url="K", help="How many scores the output layer produces."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed gives the same weights."),
-    Control("radius", "Spectral radius of Wₕ", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho",
+    Control("radius", "Spectral radius of Wₕ", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho", scrub=True,
             help="Wₕ (Wₕₕ on later pages, PyTorch's weight_hh) is rescaled so that its largest |eigenvalue| (its "
                  "spectral radius) is this. Below 1 the past fades; above 1 the state can keep or amplify it."),
     Control("wmode", "Weights", "generate", kind="radio", options=("generate", "edit"), url="w",
@@ -217,3 +220,28 @@ SPECTRUM_NOTE = (
     "is never below the spectral radius; when σₘₐₓ < 1 (and tanh′ ≤ 1) every step can only shrink a change in "
     "the state, so gradients through many steps are guaranteed to vanish.")
 
+
+
+def spectrum_chart(W_h: np.ndarray, fs: float):
+    """The singular values of W_h as bars, its spectral radius named."""
+    rho, sv = lesson.spectrum(W_h)
+    return figures.singular_value_bars(sv[:32], rho, fs, of=len(sv))
+
+
+def memory_chart(W_h: np.ndarray, fs: float):
+    """W_h as a heatmap (the page draws it up to HEATMAP_MAX_H)."""
+    return figures.matrix_heatmap(W_h, "W<sub>h</sub> (memory weights)", font_scale=fs)
+
+
+def scrubs(s: Settings, fs: float) -> list[Scrub]:
+    """The spectral radius, whose drag the singular values and the heatmap of W_h follow: each frame the page's own
+    charts of W_h generated at that radius. None while the weights are typed by hand (the radius does not set them)."""
+    if s.by_hand:
+        return []
+    d = s.x.shape[1]
+
+    def follow(chart):
+        return lambda v: chart(lesson.generate(d, s.H, s.K, s.seed, v)["W_h"], fs)
+    charts = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
+    return [Scrub(CONTROLS.key("radius"), f"{P}.{name}", (d, s.H, s.K, s.seed, fs), s.radius,
+                  *CONTROLS["radius"].span, follow(chart)) for name, chart in charts.items()]

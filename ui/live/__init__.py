@@ -8,14 +8,20 @@ Server -> browser
   layout: [{attr, frames}]}}: step k is `figure` with frame k of each attribute; the same bytes at every step of a
   setting, or step t alone until the setting's steps are computed in the background.
 - rnnviz_step, "stepmark-<stepper>" (chart.py step_mark): {stepper, t, n}: the step this run drew; n new each run.
-- rnnviz_scrub, "scrub.<page>" (scrub.py scrubs): {pending, poll, wanted: [slider], items: [{slider, chart, frames}]}:
-  frames = null or rnnviz.live.frames.figure_frames at the slider's notches around its value (at most SPAN):
-  {values, traces, data, layout, hold: null or {axis: [[lo, hi] per frame]}, and `digests` (one per frame, when the
-  frames are the chart's own figures) or `start` (a figure of their own, drawn whole as a drag begins)}.
+- rnnviz_scrub, "scrub.<page>" (scrub.py scrubs): {pending, poll, wanted: [slider], items: [{slider, chart, ids,
+  sets}]}: ids names the item's frame sets at hand, in the order they were computed (rnnviz/live/schedule.py: a
+  `whole` chart's own figures near the value, then the whole range coarse, then windows of every notch, the thumb's
+  first); sets = {id: frames} holds only those not sent to this visitor before (the browser keeps every set it was
+  sent). frames = rnnviz.live.frames.figure_frames at the set's notches: {values, traces, data, layout, hold: null or
+  {axis: [[lo, hi] per frame]}, and `digests` (one per frame, when the frames are the chart's own figures) or `start`
+  (a figure of their own, drawn whole as a drag begins), `keys` (own figures for keys only), `words` ({container key:
+  rnnviz/live/words.py packed pieces}: the texts beside the chart at each frame)}.
 Browser -> server: only the scrub component asks, each ask a rerun of the scrub fragment alone:
 - want = "<slider>": the pointer reached a slider without frames, or the keyboard's focus rested on it 0.4 s: its
-  frames, computed in the background now and for every later setting (a visitor who never drags costs nothing).
-- want = "<slider>@<value>": a drag passed its frames' end: the window around the thumb.
+  frames, computed in the background now and for every later setting (a visitor who never drags costs nothing), within
+  the visitor's budget (schedule.Budget).
+- want = "<slider>@<value>": a drag is on coarse frames (or none) there: the window around the thumb goes first.
+- want = "!": a set named in ids is not in the page (a payload lost): every set is sent again.
 - ready = n: frames are pending: look again after 150 + 100 n ms (40 times at most).
 A chart or a step mark asks nothing: the page's own reruns (a release, a key, a press) send the next payload.
 
@@ -26,7 +32,8 @@ draws frame k at once, naming it digests[k], and the rerun's payload with that d
 The scripts are ES modules that import each other: chart.js (the chart component) -> draw.js (one element per key,
 Plotly.react one drawing at a time, charts out of view put off) -> look.js (template, full screen, heatmap text);
 chart.js -> steps.js (stepped charts; its `mark` is the step component) -> draw.js, send.js (work done just after
-the page's next websocket message); scrub.js (the scrub component: drag and key frames) -> draw.js, send.js.
+the page's next websocket message); scrub.js (the scrub component: drag and key frames) -> draw.js, send.js,
+words.js (the words that follow a drag).
 Streamlit imports a component's inline `js` from a blob: URL, against which no relative import resolves, and
 file-backed `js` needs an installed package's manifest (the app is not one); so each component's `js` is a stub
 (assets.component_js) that imports its module from app/static/live-<digest>/, where assets.provide copies them with

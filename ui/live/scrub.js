@@ -5,15 +5,19 @@
 // otherwise with a whole redraw (Plotly.react, about 30 ms). Nothing is computed here. On release the page's rerun
 // draws the chart as always (ui/live/chart.js); a drag released where it began puts the chart back as it was. Anything
 // missing (no frames yet, a value outside them, no chart, a chart of another shape) leaves the chart alone; outside the
-// frames it is greyed. A drag that passes the end of its frames asks the server for the window around the thumb
-// (ui/live/scrub.py `ahead`), so a long drag is followed all along, greyed for a moment at each window's end.
+// frames it is greyed. The frames come in sets (rnnviz/live/schedule.py): the whole range coarse, then windows of
+// every notch; each move shows the frame of the notch nearest the thumb among the sets at hand (the thumb's own where a
+// window holds it). A drag on coarse frames asks the server for the window around the thumb (ui/live/scrub.py `ahead`).
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value) are
-// drawn whole once as the drag begins, then by moving their points.
-// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, frames: {values, traces, data: [{trace, attr,
-// frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?: {data, layout}}}]}
-// (rnnviz/live/frames.py).
+// drawn whole once as the drag begins, then by moving their points. A set's `words` replace the page's texts beside
+// the chart with the same frame's (words.js).
+// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, ids: [set id], sets: {id: {values, traces,
+// data: [{trace, attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?:
+// {data, layout}, words?: {key: [pieces per frame]}}}}]} (rnnviz/live/frames.py): `sets` holds only those this page
+// was not sent before; the module keeps every set it was sent, by id.
 import { outOfView } from "./draw.js";
 import { afterSend } from "./send.js";
+import { collect, settle, write } from "./words.js";
 
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 // plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/live/frames.py plain) as an array: Plotly.react reads
@@ -32,11 +36,25 @@ const frameOf = (values, v) => {
   values.forEach((u, j) => { if (Math.abs(u - v) < best) { best = Math.abs(u - v); k = j; } });
   return best <= stepOf(values) / 4 ? k : -1;
 };
-const window_ = (frames) => `${frames.values[0]}:${frames.values[frames.values.length - 1]}`;  // which window
+// The frame nearest v among the sets (`first` looked at first: a tie keeps the set drawn), within half a set's spacing:
+// {f, k, d} (d: how far its value is from v), or null.
+const pick = (sets, v, first = null) => {
+  let best = null;
+  for (const f of first ? [first, ...sets] : sets) {
+    const { values } = f;
+    let a = 0, b = values.length - 1;
+    while (b - a > 1) { const m = (a + b) >> 1; if (values[m] <= v) a = m; else b = m; }
+    const k = Math.abs(values[a] - v) <= Math.abs(values[b] - v) ? a : b, d = Math.abs(values[k] - v);
+    if (d <= stepOf(values) / 2 + 1e-9 && (!best || d < best.d - 1e-9)) best = { f, k, d };
+  }
+  return best;
+};
+const SETS = 400;  // sets kept in the page at most (those of the sliders' current settings always)
+const WIDEN = 12;
 
 function install() {
   // items: the latest frames for each slider and chart (whichever component sent them); pages: each component's state
-  const R = { items: new Map(), pages: new Map(), drag: null };
+  const R = { items: new Map(), sets: new Map(), pages: new Map(), drag: null };
   const sliderOf = (el) => {
     const box = el.closest && el.closest('[data-testid="stSlider"]');
     return box && box.closest('[class*="st-key-"]');
@@ -52,36 +70,30 @@ function install() {
     const d = R.drag;
     d.queued = false;
     if (d.busy) return;  // a frame is being drawn: its end draws the thumb's latest value
+    join(d);  // frames that arrived since
     const v = Number(d.thumb.value);
     const waits = [];
     for (const c of d.charts) {
-      const latest = R.items.get(c.item);  // frames for a window further along, asked for during this drag
-      if (latest?.frames && window_(latest.frames) !== window_(c.frames) && latest.frames.traces === c.frames.traces
-          && !latest.frames.start === !c.frames.start) {
-        c.frames = latest.frames;
-        c.shown = null;
+      const it = R.items.get(c.item);  // the sets at hand now: more arrive during a drag
+      const sets = (it?.drag || []).filter((f) => f.traces === c.frames.traces && !f.start === !c.frames.start);
+      const got = pick(sets, v, c.frames);
+      // on coarse frames (or none): ask for the window around the thumb, which the server then computes first. Not
+      // more than once a second: each ask is a rerun of the page's scrub part while the browser draws (asking as a
+      // drag neared a window's end took the one-unit page's charts from 28-38 to 24-33 frames a second)
+      const now = performance.now();
+      if ((!got || got.d > d.step / 4) && it && (!c.asked || now - c.asked > 1000)) {
+        c.asked = now;
+        R.pages.get(it.page)?.trigger("want", `${it.slider}@${v}`);
       }
-      const { values } = c.frames;
-      const k = frameOf(values, v), step = stepOf(values);
-      // past the window's end (and the slider goes on): ask for the window around the thumb; it arrives in a moment
-      // (the server computes it in the background) and the chart, greyed meanwhile, goes on. Not before: each ask is
-      // a rerun of the page's scrub part and a window of frames for the server while the browser draws, and asking
-      // as a drag neared the end (within an eighth) took the one-unit page's charts from 28-38 to 24-33 frames a
-      // second in benchmarks/browser.py's drag, which turns back at the window's ends. One ask at a time: the next
-      // once its window is here and the thumb has moved on a quarter of a window, or a second has passed.
-      const again = Math.max(1, Math.floor(values.length / 4)) * step;
-      const last = values[values.length - 1], now = performance.now();
-      const out = (values[0] > Number(d.thumb.min) && v < values[0] - step / 4)
-        || (last < Number(d.thumb.max) && v > last + step / 4);
-      const waiting = c.asked && c.asked.window === window_(c.frames) && now - c.asked.at < 1000;
-      if (out && !waiting && (!c.asked || Math.abs(v - c.asked.value) >= again - step / 4)) {
-        c.asked = { value: v, window: window_(c.frames), at: now };
-        R.pages.get(latest?.page)?.trigger("want", `${latest.slider}@${v}`);
-      }
-      if (k < 0) {  // outside the frames: greyed until frames for it come, or the release
+      if (!got) {  // outside the frames: greyed until frames for it come, or the release
         c.gd.style.opacity = "0.45";
         continue;
       }
+      if (got.f !== c.frames) {  // another set: the same attributes (each carries all that any changes)
+        c.frames = got.f;
+        c.shown = null;
+      }
+      const { values } = c.frames, k = got.k;
       if (c.shown === k) continue;
       c.gd.style.opacity = "";
       c.shown = k;
@@ -93,6 +105,7 @@ function install() {
       const moved = c.quick && !c.fresh && movePoints(c, k);
       mark.whole = !moved;
       c.gd.__rnnvizScrub = mark;
+      if (c.frames.words) write(c.texts, c.frames.words, k);  // the words with the frame: synchronous, as the chart
       if (moved) {
         waits.push(moved.then(() => { mark.ms = performance.now() - t0; },
                               () => { c.quick = false; c.shown = null; }));  // then whole redraws
@@ -127,8 +140,9 @@ function install() {
   // The animated traces are the moving ones and every trace that is not a scatter (the inputs' bars): plotly.js
   // plots a bar layer from the traces an animation names, so bars left out would be taken off the chart.
   // The axes hold still through the drag; a frame that would not fit them widens them to fit it and its neighbours
-  // (four notches either way, so a drag that goes on that way seldom needs another): it returns false, and the
-  // caller draws that frame whole with the wider axes.
+  // (WIDEN frames either way, so a drag that goes on that way seldom needs another: a sweep across w_h's range made
+  // 16 whole redraws of the tanh chart with four): it returns false, and the caller draws that frame whole with the
+  // wider axes.
   const movePoints = (c, k) => {
     let widen = false;
     for (const [axis, rows] of Object.entries(c.frames.hold)) {
@@ -136,7 +150,7 @@ function install() {
       const h = c.held[axis] || c.gd._fullLayout[axis]?.range;
       if (lo === null || hi === null || !h || (lo >= h[0] && hi <= h[1])) continue;
       let a = lo, b = hi;
-      for (let j = Math.max(0, k - 4); j <= Math.min(rows.length - 1, k + 4); j++) {
+      for (let j = Math.max(0, k - WIDEN); j <= Math.min(rows.length - 1, k + WIDEN); j++) {
         if (rows[j][0] !== null) { a = Math.min(a, rows[j][0]); b = Math.max(b, rows[j][1]); }
       }
       c.held[axis] = [Math.min(h[0], a), Math.max(h[1], b)];
@@ -152,31 +166,42 @@ function install() {
       { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
   };
   // A press on a slider: the charts that follow it, as they are drawn now.
+  // A press on a scrubbed slider begins a drag, frames or not: the charts whose frames are at hand join it now, the
+  // others as their frames arrive (a hand that presses before the server has sent them is followed from then on).
   const begin = (box) => {
     const thumb = box && box.querySelector('input[type="range"]');
-    if (!thumb || !window.Plotly || R.drag) return;
-    const charts = [];
+    if (!thumb || !window.Plotly || R.drag || ![...R.items.values()].some((it) => box.matches(css(it.slider)))) return;
+    R.drag = { box, thumb, charts: [], joined: new Set(), start: thumb.value, queued: false, busy: false,
+               step: Number(thumb.step) || Infinity };
+    join(R.drag);
+  };
+  const join = (d) => {
+    const { box, thumb, charts, joined } = d;
+    const v = Number(thumb.value);
     for (const it of R.items.values()) {
-      if (!it.frames || !box.matches(css(it.slider))) continue;
+      const item = it.slider + " " + it.chart;
+      if (!it.drag.length || joined.has(item) || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      const start = it.frames.start;
+      const frames = (pick(it.drag, v) || { f: it.drag[0] }).f, start = frames.start;
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
-      if (!start && gd.data.length !== it.frames.traces) continue;
+      if (!start && gd.data.length !== frames.traces) continue;
+      joined.add(item);
+      if (!Number(thumb.step)) it.drag.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
-      const moving = new Set(it.frames.data.map((d2) => d2.trace));
-      charts.push({ gd, frames: it.frames, item: it.slider + " " + it.chart, asked: null, text: gd.__rnnvizText,
+      const moving = new Set(frames.data.map((d2) => d2.trace));
+      const words = new Set(it.drag.flatMap((f) => Object.keys(f.words || {})));
+      charts.push({ gd, frames, item, asked: null, text: gd.__rnnvizText,
+                    texts: collect(words),
                     digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
-                    quick: !!it.frames.hold && typeof window.Plotly.animate === "function",
+                    quick: !!frames.hold && typeof window.Plotly.animate === "function",
                     animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
                     // what frames are laid over (redraw copies it): the frames' own figure, in the look ui/live/draw.js
                     // gives, or the chart as drawn
                     base: start ? { data: start.data, layout: { ...start.layout, template: gd.layout.template,
                                                                 autosize: true } } : drawn });
     }
-    if (!charts.length) return;
-    R.drag = { thumb, charts, start: thumb.value, queued: false, busy: false };
   };
   document.addEventListener("pointerdown", (e) => { if (e.button === 0) begin(sliderOf(e.target)); }, true);
   const end = () => {
@@ -184,8 +209,11 @@ function install() {
     if (!d) return;
     R.drag = null;
     const same = d.thumb.value === d.start;  // no rerun will come: put the chart back
+    const v = Number(d.thumb.value);
     for (const c of d.charts) {
       c.gd.style.opacity = "";
+      const at = same ? null : pick(R.items.get(c.item)?.drag || [], v);  // the released value's words, if at hand
+      settle(c.texts, at && at.d <= d.step / 4 ? at.f.words : null, at ? at.k : -1);
       if (same && c.shown !== null) {
         window.Plotly.react(c.gd, c.drawn.data, c.drawn.layout);
         c.gd.__rnnvizText = c.text;
@@ -212,7 +240,7 @@ function install() {
     if (!box) return;
     for (const it of R.items.values()) {
       const page = R.pages.get(it.page);
-      if (it.frames || !page || page.wanted.includes(it.slider) || page.asked.has(it.slider)) continue;
+      if (it.sets.length || !page || page.wanted.includes(it.slider) || page.asked.has(it.slider)) continue;
       if (!box.matches(css(it.slider))) continue;
       page.asked.add(it.slider);
       page.trigger("want", it.slider);
@@ -238,13 +266,14 @@ function install() {
     if (!thumb || !window.Plotly || R.drag) return;
     const v = Number(thumb.value);
     for (const it of R.items.values()) {
-      const f = it.frames;
-      if (!f?.digests || !box.matches(css(it.slider))) continue;
+      if (!it.sets.some((f) => f.digests) || !box.matches(css(it.slider))) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      if (!gd?._fullLayout || gd.__rnnvizBusy || !f.digests.includes(gd.__rnnvizDigest)) continue;
+      if (!gd?._fullLayout || gd.__rnnvizBusy || !it.sets.some((f) => f.digests?.includes(gd.__rnnvizDigest))) continue;
       // a chart out of view waits for the page to be idle (ui/live/draw.js): drawn now, it would hold up the page
       if (gd.hasAttribute("data-rnnviz-later") || outOfView(gd)) continue;
-      const k = frameOf(f.values, v);
+      // the new value's frame in any set (each lays all it changes over the chart as drawn): a window's, exact
+      const f = it.sets.find((u) => u.digests && frameOf(u.values, v) >= 0);
+      const k = f ? frameOf(f.values, v) : -1;
       if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
       try {
         redraw({ gd, frames: f, held: {}, base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } },
@@ -271,7 +300,7 @@ function install() {
 }
 
 let R = null;  // installed as the first scrub component mounts
-export const scrubs = () => R;  // {items, pages, drag}: what a test or a benchmark reads
+export const scrubs = () => R;  // {items, sets, pages, drag}: what a test or a benchmark reads
 
 export default function ({ data, key, setTriggerValue }) {
   R ??= install();
@@ -280,8 +309,23 @@ export default function ({ data, key, setTriggerValue }) {
   page.trigger = setTriggerValue;
   if (page.text !== text) {
     const { pending, items, wanted } = JSON.parse(text);
-    for (const it of items) R.items.set(it.slider + " " + it.chart, { ...it, page: key });
-    Object.assign(page, { text, pending, wanted: wanted || [], asked: new Set() });
+    let lost = false;
+    for (const it of items) {
+      for (const [id, f] of Object.entries(it.sets)) R.sets.set(id, f);
+      const sets = it.ids.map((id) => R.sets.get(id)).filter(Boolean);
+      lost ||= sets.length < it.ids.length;
+      // drag: the sets a drag draws (not a `whole` chart's own frames, which only keys draw); frames: the first of
+      // them (the coarse one), what a test or a benchmark reads first
+      const drag = sets.filter((f) => !f.keys);
+      R.items.set(it.slider + " " + it.chart, { slider: it.slider, chart: it.chart, ids: it.ids, sets, drag,
+                                                 frames: drag[0] || null, page: key });
+    }
+    if (R.sets.size > SETS) {  // the oldest sets no slider names now go
+      const named = new Set([...R.items.values()].flatMap((it) => it.ids));
+      for (const id of R.sets.keys()) if (R.sets.size > SETS && !named.has(id)) R.sets.delete(id);
+    }
+    if (lost && !page.lost) setTriggerValue("want", "!");  // a set this page was sent is not here: all again, once
+    Object.assign(page, { text, pending, wanted: wanted || [], asked: new Set(), lost });
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
   }

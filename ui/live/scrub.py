@@ -1,35 +1,46 @@
-"""Charts that follow a slider while it is dragged. Streamlit sends a slider's value only on release, so a chart
-would stay frozen through a drag and jump at the end. The server computes the chart at the slider's notches near its
-value ahead (rnnviz/live/frames.py: the page's own figure function, or for a chart whose words change with every
-value a form of it without them (`whole`), at most SPAN values, once per setting, kept per server in FRAMES), and
-scrub.js shows the frame of whatever value the thumb holds while the mouse is down, on the chart that chart.js
-drew. A drag that passes the end of those notches asks for the ones around the thumb (`ahead`), computed the
-same way. On release the page reruns and draws as it always did. A key press on the slider shows the new value's frame
-at once, where the frames are the chart's own figures: the rerun then sends that figure again, and chart.js, which
-knows it by its digest, leaves it drawn.
+"""Charts that follow a slider while it is dragged, and the words beside them. Streamlit sends a slider's value only on
+release, so a chart would stay frozen through a drag and jump at the end. The server computes the chart at the
+slider's notches (rnnviz/live/frames.py: the page's own figure function, or for a chart whose words change with every
+value a form of it without them, `whole`), and the words beside it (`words`: each text's pieces, rnnviz/live/words.py),
+in sets (rnnviz/live/schedule.py): the whole range coarse first, then windows of consecutive notches, the one under the
+thumb first. The sets are kept per server in FRAMES, keyed by the setting, so every visitor on it shares them; each
+visitor's are computed within a Budget of its own. scrub.js shows the frame of whatever value the thumb holds, the
+nearest notch that has one, while the mouse is down, on the chart that chart.js drew. A drag on coarse frames asks for
+the window around the thumb first (`ahead`). On release the page reruns and draws as it always did. A key press on
+the slider shows the new value's frame at once, where the frames are the chart's own figures: the rerun then sends that
+figure again, and chart.js, which knows it by its digest, leaves it drawn.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
-only reads the cache. Anything missing (no live charts, no frames, a value outside them) leaves the page as it was.
+only reads the cache. Each set is sent to a visitor once (the browser keeps it, by its id); a browser that lacks one
+asks for all again. Anything missing (no live charts, no frames, a value outside them) leaves the page as it was.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import streamlit as st
 
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.live.frames import SPAN, encoded, figure_frames, notches
+from rnnviz.live.frames import SPAN, encoded, figure_frames
+from rnnviz.live.schedule import Budget, schedule, window
+from rnnviz.live.words import packed, pieces
 from ui.limits import fragment
 from ui.live import chart
 from ui.live.assets import component_js
 from ui.urlstate import classroom
 from ui.widgets import fig_at_least
 
-FRAMES = SharedCache(32 * 2 ** 20)  # per server: ~2-60 kB per slider and setting
+FRAMES = SharedCache(64 * 2 ** 20)  # per server: ~2-200 kB per slider, setting and set
 DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page's rerun goes first
+FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
+SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
+SEND_BYTES = 2 ** 19  # new sets one payload carries at most (the server's maxMessageSize is 2 MB): the rest next poll
+KEY_SPAN = 17  # notches of a `whole` chart's own frames a set holds, for keys (a few ms each)
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
 _scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"), css=_CSS, isolate_styles=False)
 
@@ -37,7 +48,9 @@ _scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"),
 @dataclass(frozen=True)
 class Scrub:
     """One slider and the chart that follows it: `build(v)` is the chart's figure with the slider at v, and `setting`
-    is everything else the figure depends on (with the value's notches, the key of its frames)."""
+    is everything else the figure depends on (with a set's notches, the key of its frames). `words(v)`, where the page
+    has words that follow too: {container key: markdown} for the texts beside the chart with the slider at v (each
+    drawn inside st.container(key=...); or its pieces, rnnviz/live/words.py); nothing outside `setting` changes them."""
 
     slider: str  # the slider's widget key
     chart: str  # the chart's key (ui.widgets.plot)
@@ -49,57 +62,113 @@ class Scrub:
     build: Callable[[float], object] = field(compare=False, repr=False)
     span: int = SPAN
     whole: bool = False  # the frames are a form of the chart of their own, drawn whole as a drag begins
+    words: Callable[[float], dict[str, str]] | None = field(default=None, compare=False, repr=False)
+    # for `whole` frames: the chart as the page draws it, whose frames near the value a key on the slider draws
+    own: Callable[[float], object] | None = field(default=None, compare=False, repr=False)
 
     def values(self) -> list[float]:
-        return notches(self.value, self.lo, self.hi, self.step, self.span)
+        """The window of notches that holds the slider's value."""
+        return window(self.value, self.lo, self.hi, self.step, self.span)
 
-    def key(self) -> tuple:
-        v = self.values()
-        return (self.slider, self.chart, self.setting, v[0], v[-1])
+    def sets(self, focus: float | None = None) -> list[list[float]]:
+        """Every set of notches, in the order they are computed (the window around `focus`, or the value, first)."""
+        return schedule(self.value if focus is None else focus, self.lo, self.hi, self.step, self.span)
+
+    def key(self, values: list[float] | None = None) -> tuple:
+        v = self.values() if values is None else values
+        return (self.slider, self.chart, self.setting, v[0], v[-1], len(v))
+
+    def key_sets(self) -> list[list[float]]:
+        """For a `whole` chart with its `own` figure: the notches a key reaches next, in fixed windows of KEY_SPAN
+        (the value's, then the neighbouring one on the side nearer the value), whose frames are the chart as drawn."""
+        if self.own is None:
+            return []
+        here = window(self.value, self.lo, self.hi, self.step, KEY_SPAN)
+        ahead = here[-1] + self.step if 2 * self.value >= here[0] + here[-1] else here[0] - self.step
+        near = window(ahead, self.lo, self.hi, self.step, KEY_SPAN) if self.lo <= ahead <= self.hi else here
+        return [here] + ([near] if near != here else [])
 
 
 def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, tuple[float, float, float]],
-                setting: tuple, figure: Callable[..., object], whole: bool = False) -> list[Scrub]:
+                setting: tuple, figure: Callable[..., object], whole: bool = False,
+                words: Callable[..., dict[str, str]] | None = None, own: Callable[..., object] | None = None
+                ) -> list[Scrub]:
     """One Scrub for each slider in `now` (its widget key `page.name`, its range and step in `ranges`) and the chart
-    `page.chart`: each frame is `figure(**now)` with that slider moved; a frame set's key is `setting` and the other
-    sliders' values."""
-    def build(name: str):
-        return lambda v: figure(**{**now, name: v})
+    `page.chart`: each frame is `figure(**now)` with that slider moved (and its words `words(**now)`, the chart as
+    drawn `own(**now)`); a frame set's key is `setting` and the other sliders' values."""
+    def moved(f, name: str):
+        return None if f is None else (lambda v: f(**{**now, name: v}))
     return [Scrub(f"{page}.{name}", f"{page}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
-                  now[name], *ranges[name], build(name), whole=whole) for name in now]
+                  now[name], *ranges[name], moved(figure, name), whole=whole, words=moved(words, name),
+                  own=moved(own, name)) for name in now]
 
 
 def _at_least(build: Callable[[float], object]) -> Callable[[float], object]:
     return lambda v: fig_at_least(build(v))
 
 
-def _compute(item: Scrub) -> bytes:
-    return encoded(figure_frames(item.build, item.values(), item.whole))
+def _changes(frames: bytes) -> dict | None:
+    """What a set of frames changes ({data: [[trace, attr]], layout: [attr]}), for the other sets to carry too."""
+    f = json.loads(frames)
+    return f and {"data": [[d["trace"], d["attr"]] for d in f["data"]], "layout": [x["attr"] for x in f["layout"]]}
 
 
-def _fill(missing: list[Scrub]) -> None:
-    """Compute every missing frame set, one after the other, in one background thread."""
-    for item in missing:
-        FRAMES.get(item.key(), lambda: _compute(item), len)
+def _compute(item: Scrub, values: list[float]) -> bytes:
+    """One set of frames, with the words at each value. A window carries everything the coarse set changes (computed
+    first if need be), so that a drag can go from one set to another."""
+    first = item.sets()[0]
+    keep = None
+    if values != first:
+        keep = _changes(FRAMES.get(item.key(first), lambda: _compute(item, first), len))
+    frames = figure_frames(item.build, values, item.whole, keep=keep)
+    if frames is not None and item.words is not None:
+        texts = [item.words(v) for v in values]
+        frames["words"] = {k: packed([t[k] if isinstance(t[k], list) else pieces(t[k]) for t in texts])
+                           for k in texts[0]}
+    return encoded(frames)
+
+
+def _compute_own(item: Scrub, values: list[float]) -> bytes:
+    """A set of the chart's own figures (with digests: a key draws them), marked `keys`: no drag shows them."""
+    frames = figure_frames(item.own, values)
+    return encoded(frames and {**frames, "keys": True})
+
+
+def _fill(todo: list[tuple[tuple, Callable[[], bytes]]], budget: Budget) -> None:
+    """Compute the sets (key, compute) in order, one after the other, in one background thread: at least the first,
+    then while this fill has taken under FILL_S and the visitor's budget lasts. The time spent is the visitor's."""
+    t0 = time.monotonic()
+    for n, (key, compute) in enumerate(todo):
+        if n and (time.monotonic() - t0 > FILL_S or budget.left() <= 0):
+            break
+        t = time.monotonic()
+        FRAMES.get(key, compute, len)
+        budget.spend(time.monotonic() - t)
 
 
 def _gone():
     raise LookupError
 
 
-def _cached(key: tuple) -> bytes:
-    """A frame set at hand, or null (evicted meanwhile: nothing is computed here)."""
+def _cached(key: tuple) -> bytes | None:
+    """A set at hand, or None (evicted meanwhile, or frames that cannot be drawn: nothing is computed here)."""
     try:
-        return FRAMES.get(key, _gone)
+        frames = FRAMES.get(key, _gone)
     except LookupError:
-        return b"null"
+        return None
+    return None if frames == b"null" else frames
+
+
+def set_id(key: tuple) -> str:
+    """A set's name in the payload: the browser keeps each set it was sent under it."""
+    return hashlib.blake2b(repr(key).encode(), digest_size=8).hexdigest()
 
 
 def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dict[str, float]]:
-    """A drag that passes the end of its frames asks for the window around the thumb ("<slider>@<value>": the slider's
-    value is still the one before the drag, as Streamlit hears of it on release). The asked slider, and the values
-    whose windows stand in for the sliders' own: kept (in `kept`) while the slider is where the drag began, so the
-    polls that fetch the frames carry them too; a released slider has a window of its own again."""
+    """A drag on coarse frames (or none) asks for the window around the thumb ("<slider>@<value>": the slider's value
+    is still the one before the drag, as Streamlit hears of it on release). The asked slider, and the values whose
+    windows go first instead of the sliders' own: kept (in `kept`) while the slider is where the drag began, so the
+    polls that fetch the frames carry them too; a released slider's own window goes first again."""
     if isinstance(asked, str) and "@" in asked:
         name, _, value = asked.partition("@")
         try:
@@ -121,40 +190,59 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
     for (scrub.js asks when the pointer reaches a slider, before the press, or the keyboard's focus has rested on it),
     and from then on for each new setting: a visitor who never drags or keys costs nothing, and one who does, only
-    the sliders they use. Frames at hand are sent; those missing are computed in the background, and the last frames
-    this visit had for the same setting (still exact for their values) stand in."""
+    the sliders they use. The sets at hand are named, those not sent yet sent; the missing ones are computed in the
+    background, coarse sets first, then the windows nearest the thumb."""
     if not chart.live():
         return
     if classroom():  # a projector's charts are drawn with fig_at_least (ui.widgets.plot): their frames too
-        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build)) for i in items]
-    wanted = st.session_state.setdefault(f"scrub.{page}.wanted", set())
+        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build),
+                         own=i.own and _at_least(i.own)) for i in items]
+    state = st.session_state
+    wanted = state.setdefault(f"scrub.{page}.wanted", set())
+    sent = state.setdefault("scrub.sent", {})  # the ids of the sets this visitor's browser was sent, oldest first
+    budget = state.setdefault("scrub.budget", Budget())
     sliders = {i.slider: i for i in items}
-    asked = (st.session_state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
-    asked, at = ahead(asked, sliders, st.session_state.setdefault(f"scrub.{page}.ahead", {}))
+    asked = (state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
+    if asked == "!":  # the browser lacks a set it was sent (a payload lost): all of them again
+        sent.clear()
+    asked, at = ahead(asked, sliders, state.setdefault(f"scrub.{page}.ahead", {}))
     if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
         wanted.add(asked)
-    parts, missing = [], []
+    parts, todo, room, held = [], [], SEND_BYTES, False
     for item in items:
-        # the windows a drag asked for, newest last: one already computed stands in while the thumb runs ahead
-        trail = st.session_state.setdefault(f"scrub.{item.slider}.{item.chart}.trail", [])
-        if item.slider in at:  # a drag past its window's end: the window around the thumb instead
-            item = replace(item, value=at[item.slider])
-        key, last = item.key(), st.session_state.get(f"scrub.{item.slider}.{item.chart}")
-        if item.slider in at:
-            trail[:] = [k for k in trail if k != key][-7:] + [key]
-        if key in FRAMES:
-            st.session_state[f"scrub.{item.slider}.{item.chart}"] = key
-        else:
-            if item.slider in wanted:
-                missing.append(item)
-            key = next((k for k in [*trail[::-1], last] if k and k[:3] == key[:3] and k in FRAMES), None)
-        frames = _cached(key) if key else b"null"
-        parts.append(b'{"slider":"%s","chart":"%s","frames":%s}' % (item.slider.encode(), item.chart.encode(), frames))
-    if missing:  # after a new setting, a pause: that rerun goes first (the computation would share its interpreter)
-        FRAMES.fill_ahead(("fill",) + tuple(m.key() for m in missing), lambda: _fill(missing) or b"",
-                          delay=0.0 if asked in sliders else DELAY)
-    polls = st.session_state["scrub.polls"] = st.session_state.get("scrub.polls", 0) + bool(missing)
+        ids, sets = [], []
+        # the chart's own frames near the value first (small: a key draws them), then the drag's sets
+        plan = [(-1, item.key(v) + ("keys",), v, _compute_own) for v in item.key_sets()] + [
+            (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(at.get(item.slider)))]
+        for rank, key, values, compute in plan:
+            if key not in FRAMES:
+                if item.slider in wanted:
+                    todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
+                continue
+            sid = set_id(key)
+            if sid not in sent:
+                frames = _cached(key)
+                if frames is None:
+                    continue
+                if len(frames) > room and room < SEND_BYTES:  # the payload is full: this one with the next poll
+                    held = True
+                    continue
+                room -= len(frames)
+                sets.append(b'"%s":%s' % (sid.encode(), frames))
+            ids.append(sid)
+            sent[sid] = sent.pop(sid, True)
+        parts.append(b'{"slider":"%s","chart":"%s","ids":%s,"sets":{%s}}' % (
+            item.slider.encode(), item.chart.encode(), json.dumps(ids).encode(), b",".join(sets)))
+    while len(sent) > SENT:
+        del sent[next(iter(sent))]
+    todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
+    pending = bool(todo) or held
+    if todo and budget.left() > 0:  # after a new setting, a pause: that rerun goes first (the computation would
+        # share its interpreter); a visitor over budget waits for it (the polls go on)
+        FRAMES.fill_ahead(("fill",) + tuple(key for key, _ in todo), lambda: _fill(todo, budget) or b"",
+                          delay=0.0 if asked in sliders or at else DELAY)
+    polls = state["scrub.polls"] = state.get("scrub.polls", 0) + pending
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
     data = b'{"pending":%s,"poll":%d,"wanted":%s,"items":[%s]}' % (
-        b"true" if missing else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
+        b"true" if pending else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
     _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None, on_want_change=lambda: None)

@@ -1,0 +1,254 @@
+"""What a student does with a scrubbed slider (ui/live/scrub.py), in headless Chromium: the pointer rests on the thumb
+300 ms, presses, and sweeps the slider's whole range in SWEEP_S seconds each way (to the top end, then to the bottom
+end); frames painted per second, the longest still (no new frame while the thumb moved on), and each painted frame's
+numbers and words against the server's at the value it shows. Then the key column: an arrow key on the slider to the
+chart's first repaint (the frame drawn ahead, or the rerun's figure), median of KEYS presses.
+
+Used by benchmarks/browser.py (its --sweep rows); the page's defaults are what `server_item` computes."""
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEEP_S, MOVE_MS, REST_MS, KEYS = 2.0, 16, 300, 5
+
+
+class Sweep(NamedTuple):
+    page: str  # URL path
+    slider: str  # widget key
+    chart: str  # the chart's key: the one in view beside the slider
+
+
+SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", "b", "h0")] + [
+    Sweep("gradients", "grad.scale", "grad.decay"), Sweep("gradients", "grad.bf", "grad.decay"),
+    Sweep("recurrences?view=eigen", "rec.r2", "rec.plane"), Sweep("recurrences", "rec.a", "rec.linear"),
+    Sweep("recurrences", "rec.b", "rec.linear"), Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
+    Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.sv"),
+    Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat")]
+
+
+def server_item(sw: Sweep, classroom: bool = False):
+    """The Scrub the page builds for the sweep's slider and chart at its defaults (its `build` and `words`)."""
+    sys.path.insert(0, str(ROOT))
+    fs = 1.0
+    if sw.page == "scalar":
+        from rnnviz.lessons.scalar import run_scalar
+        from ui.lessons import scalar as words
+        d = words.D
+        items = words.scrubs(d, fs) + words.tanh_scrubs(run_scalar(list(d.x), d.w_x, d.w_h, d.b, d.h0), d,
+                                                        len(d.x), fs)
+    elif sw.page == "gradients":
+        from dataclasses import astuple, fields
+
+        from ui.lessons import gradients as words
+        c = words.Explorer(**{f.name: words.CONTROLS[f.name].default for f in fields(words.Explorer)})
+        items = words.scrubs(c, words.compared(*astuple(c)), fs)
+    elif sw.page in ("vector", "gates"):
+        from rnnviz.lessons.vector import encode_word, parse_vocab
+        from ui.lessons import gates, vector
+        d = (gates if sw.page == "gates" else vector).CONTROLS.defaults()
+        word, vocab = d["word"], parse_vocab(d["vocab"])
+        x = encode_word(word, vocab)
+        if sw.page == "vector":
+            items = vector.scrubs(vector.Settings(x, list(word), vocab, d["H"], d["K"], d["seed"], d["radius"],
+                                                  False), fs)
+        else:
+            c = gates.GateSetup(d["cell"], x, list(word), d["H"], d["seed"], d["radius"], d["bf"], False)
+            items = gates.scrubs(c, d["t"], fs, classroom)
+    else:
+        from rnnviz.text import parse_sequence
+        from ui.lessons import recurrences as words
+        c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
+        n = c["N"]
+        items = (words.scrubs([c[f"r{k}"] for k in range(1, n + 1)], [c[f"th{k}"] for k in range(1, n + 1)], fs)
+                 + words.linear_scrubs(words.Linear(c["a"], c["b"], tuple(parse_sequence(c["x"]))), c["lin.t"], fs)
+                 + words.selective_scrubs(words.Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs))
+    return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)
+
+
+_CSS = "(k) => '.st-key-' + k.trim().replace(/[^a-zA-Z0-9_-]/g, '-')"
+# the track's box, the slider's range and value, the thumb's centre, and the words the chart's frames carry
+GEOMETRY = """([slider, scrub, chart]) => { const css = """ + _CSS + """;
+  const input = document.querySelector(css(slider) + ' input[type=range]');
+  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
+  if (!input || !gd?._fullLayout || !input.closest('[data-testid="stSlider"]').checkVisibility()) return null;
+  const track = input.parentElement.parentElement.parentElement.getBoundingClientRect();
+  const thumb = input.parentElement.parentElement.getBoundingClientRect();
+  return {left: track.left, width: track.width, x: thumb.left + thumb.width / 2, y: thumb.top + thumb.height / 2,
+          min: Number(input.min), max: Number(input.max), value: Number(input.value)}; }"""
+# every animation frame in which ui/live/scrub.js drew a new frame: when, the value drawn, the thumb's, the moving
+# traces' points as plotly.js holds them, and the words of each text the frames carry
+RECORD = """([slider, chart, scrub]) => { const css = """ + _CSS + """;
+  const input = document.querySelector(css(slider) + ' input[type=range]');
+  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
+  const pieces = (key) => { const el = document.querySelector(css(key)); if (!el) return null;
+    const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), out = [];
+    while (w.nextNode()) if (w.currentNode.nodeValue.trim()) out.push(w.currentNode.nodeValue);
+    return out; };
+  const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
+  const loop = (now) => {
+    if (!rec.on) return;
+    const s = gd.__rnnvizScrub;
+    if (s && s.drawn !== rec.last) {
+      rec.last = s.drawn;
+      const it = [...(scrub.scrubs()?.items.values() || [])].find((i) => i.slider === slider && i.chart === chart);
+      const f = it?.drag.find((u) => u.values[s.frame] === s.value);
+      const keys = new Set((it?.drag || []).flatMap((u) => Object.keys(u.words || {})));
+      rec.frames.push({value: s.value, thumb: Number(input.value), t: now, whole: !!s.whole,
+                       data: (f?.data || []).filter((d) => d.attr === 'x' || d.attr === 'y').map((d) =>
+                         [d.trace, d.attr, Array.from(gd._fullData[d.trace][d.attr] || [])]),
+                       words: Object.fromEntries([...keys].map((k) => [k, pieces(k)]))});
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop); }"""
+# pointermove events as the mouse sends them, from inside the page on a clock of its own, after a real press: the
+# time each move went
+MOVES = """([xs, y, ms]) => new Promise(done => {
+  const t0 = performance.now(), at = [];
+  let n = 0;
+  const next = () => {
+    if (n === xs.length) return done(at);
+    const x = xs[n++], target = document.elementFromPoint(x, y) || document.body;
+    at.push(performance.now());
+    target.dispatchEvent(new PointerEvent('pointermove', {pointerId: 1, pointerType: 'mouse', isPrimary: true,
+      clientX: x, clientY: y, screenX: x, screenY: y, buttons: 1, bubbles: true, composed: true, cancelable: true}));
+    target.dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, screenX: x, screenY: y, buttons: 1,
+      bubbles: true, composed: true, cancelable: true}));
+    setTimeout(next, Math.max(0, t0 + n * ms - performance.now()));
+  };
+  next();
+})"""
+# a key on the focused slider to the chart's first repaint: the keydown's timestamp to the animation frame after the
+# chart's next drawing (plotly_afterplot: a frame drawn ahead or the rerun's figure); null after 3 s
+KEY = """([chart]) => { window.__key = new Promise(done => { const css = """ + _CSS + """;
+  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
+  let t0 = null;
+  const stop = setTimeout(() => { gd.removeListener('plotly_afterplot', drawn); done(null); }, 3000);
+  const drawn = () => {
+    if (t0 === null) return;
+    gd.removeListener('plotly_afterplot', drawn);
+    clearTimeout(stop);
+    requestAnimationFrame((now) => done(now - t0));
+  };
+  gd.on('plotly_afterplot', drawn);
+  document.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, {capture: true, once: true});
+}); }"""
+
+
+def _equal_figure(frame: dict, build) -> bool:
+    import numpy as np
+
+    want = build(frame["value"]).to_dict()["data"]
+    return all(np.allclose(np.array(got, dtype=float), np.asarray(want[i].get(a, got), dtype=float), rtol=1e-12,
+                            atol=1e-12, equal_nan=True) for i, a, got in frame["data"] if got)
+
+
+def _equal_words(frame: dict, said) -> bool:
+    from rnnviz.live.words import pieces
+
+    if not frame["words"]:
+        return True
+    want = said(frame["value"])
+    return all(frame["words"][k] == (w if isinstance(w, list) else pieces(w)) for k, w in want.items()
+               if k in frame["words"])
+
+
+def _phase(frames: list[dict], t0: float, t1: float) -> dict:
+    """Frames painted between t0 and t1 (ms, the page's clock): per second, and the longest still."""
+    ts = [t0] + [f["t"] for f in frames if t0 <= f["t"] <= t1] + [t1]
+    return {"fps": (len(ts) - 2) / ((t1 - t0) / 1000), "still_ms": max(b - a for a, b in zip(ts, ts[1:]))}
+
+
+def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classroom: bool, css_key) -> dict:
+    """The sweep row: rest, press, sweep up then down, release; then KEYS key presses. See the module."""
+    sys.path.insert(0, str(ROOT))
+    from ui.live.assets import MODULES  # the page's scrub module: the same instance, imported at its address
+
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        url = app_url.rstrip("/") + "/" + sw.page
+        page.goto(url + ("&" if "?" in url else "?") + "classroom=1" if classroom else url)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+        slider = css_key(sw.slider)
+        if not page.locator(slider).count():
+            return {"skip": f"no slider {sw.slider!r}"}
+        scrub = page.evaluate_handle(f"() => import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)")
+        page.wait_for_function(f"(m) => document.querySelector('{css_key(sw.chart)} .rnnviz-chart')?._fullLayout && "
+                               "m.scrubs()?.items.size", arg=scrub, timeout=60_000)
+        if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away
+            fold = page.locator(f"details:has({slider}) > summary")
+            if not fold.count():
+                return {"skip": f"the slider {sw.slider!r} is hidden"}
+            fold.first.click()
+            page.locator(slider).wait_for(state="visible", timeout=10_000)
+        page.locator(slider).scroll_into_view_if_needed()
+        g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+        if not g or not 0 <= g["y"] <= height:
+            return {"skip": f"the slider {sw.slider!r} is not on screen"}
+        page.mouse.move(g["x"], g["y"])  # the pointer reaches the thumb and rests there (the page asks for frames)
+        page.wait_for_timeout(REST_MS)
+        step = g["width"] / (SWEEP_S * 1000 / MOVE_MS)  # the whole range in SWEEP_S
+        right, left = g["left"] + g["width"] + 4, g["left"] - 4  # past the ends: the thumb stops there
+        up = [min(right, g["x"] + step * (k + 1)) for k in range(int((right - g["x"]) / step) + 1)]
+        down = [max(left, right - step * (k + 1)) for k in range(int((right - left) / step) + 1)]
+        page.evaluate(RECORD, [sw.slider, sw.chart, scrub])
+        page.mouse.down()
+        at = page.evaluate(MOVES, [up + down, g["y"], MOVE_MS])
+        page.wait_for_timeout(100)
+        frames = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        page.mouse.move(left, g["y"])
+        page.mouse.up()
+        item = server_item(sw, classroom)
+        if classroom:
+            from ui.widgets import fig_at_least
+            build = (lambda b: lambda v: fig_at_least(b(v)))(item.build)
+        else:
+            build = item.build
+        end = at[-1] + MOVE_MS
+        phases = [_phase(frames, at[0], at[len(up)]), _phase(frames, at[len(up)], end)]
+        row = {"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width, "classroom": classroom,
+               "fps": min(p["fps"] for p in phases), "still_ms": max(p["still_ms"] for p in phases),
+               "fps_up": phases[0]["fps"], "fps_down": phases[1]["fps"], "painted": len(frames),
+               "equal": sum(_equal_figure(f, build) for f in frames),
+               "words": sum(_equal_words(f, item.words) for f in frames) if item.words else None,
+               "with_words": sum(bool(f["words"]) for f in frames),
+               "whole": sum(f["whole"] for f in frames), "seconds": (end - at[0]) / 1000}
+        # the key column: the page settled at the bottom end after the release, then arrows up
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+        page.wait_for_timeout(500)
+        thumb = page.locator(slider).get_by_role("slider").first
+        keys = []
+        for n in range(KEYS + 1):
+            thumb.focus()
+            page.evaluate(KEY, [sw.chart])
+            page.keyboard.press("ArrowRight")
+            ms = page.evaluate("() => window.__key")
+            page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+            page.wait_for_timeout(300)
+            if n and ms is not None:  # the first asks for the frames at the new value (a rest on the slider)
+                keys.append(ms)
+        row["key_ms"] = statistics.median(keys) if keys else None
+        return row
+    finally:
+        page.close()
+
+
+def report(rows: list[dict]) -> None:
+    print(f"sweeps: the pointer rests {REST_MS} ms on the thumb, presses, and sweeps the whole range in {SWEEP_S:g} s "
+          "each way (up, then down); fps = frames painted per second (the slower way); still = the longest time no "
+          "new frame was painted while the thumb moved; values / words = painted frames whose numbers / words are "
+          "the server's at the value shown; key = an arrow key to the chart's first repaint (median)")
+    for d in rows:
+        where = f"{d['slider']} -> {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
+        if "skip" in d:
+            print(f"  {where:<48} SKIP {d['skip']}")
+            continue
+        words = f"{d['words']}/{d['with_words']}" if d["words"] is not None else "-"
+        key = f"{d['key_ms']:.0f} ms" if d.get("key_ms") is not None else "-"
+        print(f"  {where:<48} {d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f})  still "
+              f"{d['still_ms']:>4.0f} ms  values {d['equal']}/{d['painted']}  words {words}  key {key}  "
+              f"{d['whole']} whole redraws")

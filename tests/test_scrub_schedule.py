@@ -1,0 +1,123 @@
+"""Which frames a slider gets and in what order (the whole range coarse first, then windows around the thumb), the
+per-visitor bound on computing them, and the words that follow a drag as the browser shows them."""
+import json
+
+import numpy as np
+
+from rnnviz.lessons.presets import ScalarPreset
+from rnnviz.lessons.scalar import run_scalar
+from rnnviz.live.schedule import Budget, coarse, schedule, window
+from rnnviz.live.words import packed, pieces, table_pieces
+from ui.lessons import scalar as words
+from ui.live import chart, scrub
+from ui.widgets import markdown_table
+
+
+def test_the_whole_range_comes_first_every_fourth_notch_then_the_windows_from_the_thumb_outward():
+    sets = schedule(0.5, -10.0, 10.0, 0.05)
+    first = sets[0]
+    assert first[0] == -10.0 and first[-1] == 10.0 and len(first) == 101  # the w_h slider's 401 notches, every 4th
+    assert np.allclose(np.diff(first), 0.2)
+    assert 0.0 <= 0.5 <= 5.0 and sets[1][0] == 0.0 and sets[1][-1] == 5.0  # then the window under the thumb
+    assert [w[0] for w in sets[2:]] == [-5.0, 5.0, -10.0]  # then outward, nearer first
+    every = sorted({v for w in sets[1:] for v in w})
+    assert every == [round(-10 + 0.05 * j, 4) for j in range(401)]  # the windows hold every notch, rounded as shown
+    assert all(len(w) <= 101 for w in sets)
+
+
+def test_windows_are_the_same_whatever_the_value_so_visitors_share_them():
+    for value in np.arange(-10.0, 10.001, 0.35):
+        w = window(value, -10.0, 10.0, 0.05)
+        assert w[0] <= value + 1e-9 <= w[-1] + 1e-9 and w in schedule(0.5, -10.0, 10.0, 0.05)[1:]
+    assert window(10.0, -10.0, 10.0, 0.05)[-1] == 10.0  # the last notch is in the last window
+    assert set(map(tuple, schedule(-7.0, -10.0, 10.0, 0.05))) == set(map(tuple, schedule(3.0, -10.0, 10.0, 0.05)))
+
+
+def test_a_short_slider_is_one_set_of_every_notch_and_a_costly_one_coarse_by_its_span():
+    assert schedule(1.0, -5.0, 10.0, 0.5) == [list(np.arange(-5, 10.5, 0.5))]
+    sets = schedule(0.9, 0.0, 3.0, 0.05, 25)  # the gradients page: 25 frames a set, each a comparison
+    assert sets[0] == coarse(0.0, 3.0, 0.05, 25) and len(sets[0]) <= 25 and sets[0][-1] == 3.0
+    assert 0.9 in sets[1] and all(len(w) <= 25 for w in sets)
+    assert coarse(0.0, 0.999, 0.001)[-1] == 0.999
+
+
+def test_one_visitor_spends_a_bounded_time_computing_frames():
+    b = Budget(seconds=2.0, period=30.0)
+    assert b.left(now=0.0) == 2.0
+    b.spend(1.5, now=1.0)
+    assert b.left(now=2.0) == 0.5
+    b.spend(1.0, now=3.0)  # the last set may overrun: then nothing more until the period frees it
+    assert b.left(now=4.0) < 0
+    assert b.left(now=31.5) == 1.0 and b.left(now=33.5) == 2.0  # spent time comes back after the period
+
+
+def test_each_visitor_has_a_budget_and_a_fill_stops_at_it(monkeypatch):
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    items = [i for i in words.scrubs(s, 1.0) if i.slider in ("scalar.w_h", "scalar.w_x")]
+    todo = [(i.key(v), (lambda i, v: lambda: scrub._compute(i, v))(i, v)) for i in items for v in i.sets()]
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 26))
+    spent = Budget(seconds=0.0)  # a visitor who has spent all: the first set still comes, no more
+    scrub._fill(todo, spent)
+    assert [key in scrub.FRAMES for key, _ in todo] == [True] + [False] * (len(todo) - 1)
+    assert spent.left() < 0  # and its time is counted
+    fresh = Budget()
+    scrub._fill(todo, fresh)  # another visitor on the same setting: more sets, the one at hand not computed again
+    assert sum(key in scrub.FRAMES for key, _ in todo) > 1
+
+
+def test_a_key_draws_the_tanh_charts_own_figures_near_the_value():
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    run = run_scalar(list(s.x), s.w_x, s.w_h, s.b, s.h0)
+    item = next(i for i in words.tanh_scrubs(run, s, 3, 1.0) if i.slider == "scalar.w_h")
+    here, near = item.key_sets()
+    assert 0.5 in here and len(here) == scrub.KEY_SPAN and (0.55 in here or 0.55 in near)
+    f = json.loads(scrub._compute_own(item, here))
+    assert f["keys"] and "start" not in f  # the chart as drawn, never shown by a drag
+    for k in (0, here.index(0.5), len(here) - 1):
+        moved = run_scalar(list(s.x), s.w_x, here[k], s.b, s.h0)
+        sent = json.loads(chart.payload(words.tanh_chart(moved, s.b, 3, 1.0), {}, "alt"))
+        assert f["digests"][k] == sent["digest"], here[k]  # what the page's rerun sends: kept, not drawn again
+    assert next(i for i in words.scrubs(s, 1.0)).key_sets() == []  # a chart's own frames: no set of their own
+
+
+def test_a_window_carries_all_that_the_coarse_set_changes():
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    item = next(i for i in words.scrubs(s, 1.0) if i.slider == "scalar.w_h")
+    sets = item.sets()
+    whole = json.loads(scrub._compute(item, sets[0]))
+    for w in sets[1:]:
+        f = json.loads(scrub._compute(item, w))
+        assert {(d["trace"], d["attr"]) for d in whole["data"]} <= {(d["trace"], d["attr"]) for d in f["data"]}
+        assert {d["attr"] for d in whole["layout"]} <= {d["attr"] for d in f["layout"]}
+
+
+def test_the_words_are_the_pieces_of_the_pages_markdown():
+    assert pieces("**Step 3.** Read: 1 × 0 = **0.000**. Add") == ["Step 3.", " Read: 1 × 0 = ", "0.000", ". Add"]
+    assert pieces("a  \nb\n\nc") == ["a", "b", "c"]
+    run = run_scalar([1.0, 0.0, 1.0], 1.0, -0.5, 0.25, 0.0)
+    table = words.worked_table(run, 0.25, 3, False)
+    assert pieces(markdown_table(table)) == table_pieces(table)  # the cells unescaped: 0.000 - 0.424
+    assert "0.848" in table_pieces(table) and not any("\\" in p for p in table_pieces(table))
+
+
+def test_the_step_sentence_and_table_follow_each_frame():
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    run = run_scalar(list(s.x), s.w_x, s.w_h, s.b, s.h0)
+    item = next(i for i in words.tanh_scrubs(run, s, 2, 1.0) if i.slider == "scalar.w_h")
+    w = item.sets()[1]
+    f = json.loads(scrub._compute(item, w))
+    for k in (0, len(w) // 2, len(w) - 1):
+        moved = run_scalar(list(s.x), s.w_x, w[k], s.b, s.h0)
+        said = ScalarPreset(s.w_x, w[k], s.b, s.h0, s.x)
+        for key, want in ((words.STEP_WORDS, pieces(words.step_text(2, said, moved.h[0, 0], moved))),
+                          (words.TABLE_WORDS, pieces(markdown_table(words.worked_table(moved, s.b, 2, False))))):
+            p = f["words"][key]
+            got = list(p["pieces"])
+            for j, u in zip(p["vary"], p["frames"][k]):
+                got[j] = u
+            assert got == want, (key, w[k])
+
+
+def test_packed_words_keep_what_never_changes_once():
+    assert packed([["a", "1"], ["a", "2"]]) == {"pieces": ["a", "1"], "vary": [1], "frames": [["1"], ["2"]]}
+    assert packed([["a"], ["a", "b"]]) == {"frames": [["a"], ["a", "b"]]}
