@@ -366,7 +366,7 @@ def test_the_installed_app_serves_every_page_from_outside_the_clone(installed, t
     import asyncio
     import signal
 
-    from rnnviz.serve import free_ports
+    from rnnviz.processes import free_ports
     from tests.test_serve import need_nginx, read_until
     from ui.path import LESSONS
 

@@ -44,7 +44,7 @@ def vote(page, value: float) -> None:
 @pytest.mark.slow
 def test_a_class_on_two_replicas_runs_the_peer_instruction_loop(tmp_path):
     need_nginx()
-    from rnnviz.serve import free_ports
+    from rnnviz.processes import free_ports
 
     port = free_ports("127.0.0.1", 8700, 1)[0]
     proc = subprocess.Popen([sys.executable, "-m", "rnnviz.serve", "--replicas", "2", "--port", str(port),

@@ -10,11 +10,11 @@ import time
 
 import pytest
 
+from rnnviz.processes import free_ports
 from rnnviz.rooms.live import serve_in_thread
 from rnnviz.rooms.pace import PER_ADDRESS, Pace
 from rnnviz.rooms.room import Question
 from rnnviz.rooms.store import MemoryStore
-from rnnviz.serve import free_ports
 
 CHOICE = Question("Which cell still holds x1?", "choice", 1.0, ("vanilla", "LSTM", "GRU"))
 NUMBER = Question("h3?", "number", 0.25, lo=-1.0, hi=1.0, tol=0.05)

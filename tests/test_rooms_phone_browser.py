@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rnnviz.serve import free_ports, wait_healthy
+from rnnviz.processes import free_ports, wait_healthy
 from tests.browser import chromium, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,8 @@ import tomllib
 
 from benchmarks.load import Session
 from rnnviz.nginx import host_rule, nginx_config, render
-from rnnviz.serve import ROOT, free_ports, keep_log, rotate_nginx_logs
+from rnnviz.processes import free_ports, keep_log, rotate_nginx_logs
+from rnnviz.serve import ROOT
 from tests.browser import free_port
 from ui.live import assets
 

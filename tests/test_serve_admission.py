@@ -12,7 +12,8 @@ import pytest
 
 from rnnviz import visitors
 from rnnviz.nginx import nginx_config
-from rnnviz.serve import ROOT, free_ports
+from rnnviz.processes import free_ports
+from rnnviz.serve import ROOT
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
 BROWSERS = [f"Mozilla/5.0 (phone model {i}) Safari/605.1.15" for i in range(30)]  # a hall's phones: a few dozen kinds

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from rnnviz.nginx import nginx_config, public_url, render
-from rnnviz.serve import ROOT, free_ports
+from rnnviz.processes import free_ports
+from rnnviz.serve import ROOT
 from tests.browser import chromium, wait_idle
 from tests.test_serve import NGINX, need_nginx, read_until
 from ui.rooms import qr_png
