@@ -266,9 +266,13 @@ def quantiles_ms(lat: list[float]) -> tuple[float, float]:
 PAGES = ["", "scalar", "vector", "gates", "recurrences", "states", "gradients", "hello", "sample", "class_room"]
 
 
-async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float | str]]:
-    """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages.
-    Returns (moment, server RSS MB) before any visit, after every page, every 50 reruns, and after closing."""
+async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
+               every: int = 25) -> list[tuple[str, float | str]]:
+    """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages, and every `every`
+    reruns a new visitor opens the next page, moves once and leaves (what a departed session held should be
+    released). Stops after `reruns` reruns or `minutes` minutes, whichever comes first (0: no limit).
+    Returns (moment, server RSS MB) before any visit, after every page, every 50 reruns (with the minutes elapsed),
+    and after closing."""
     out: list[tuple[str, float | str]] = [("before", rss_text(pids))]
     done = 0
     sessions = {}
@@ -280,17 +284,27 @@ async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float 
     out.append(("every page", rss_text(pids)))
     cycle = [("scalar", "scalar.w_h", [0.55, 0.6, 0.65]), ("gradients", "grad.scale", [0.95, 1.0, 1.5]),
              ("sample", "sample.again", None)]
-    while done < reruns:
+    t0, visitors = time.perf_counter(), 0
+    while done < reruns and not (minutes and time.perf_counter() - t0 > minutes * 60):
         page, key, values = cycle[done % len(cycle)]
         s = sessions[page]
-        await s.rerun(s.move(key, values[done % len(values)] if values else None))
+        await s.rerun(s.move(key, values[done % len(values)] if values else None), s.fragment_of(key))
         done += 1
+        if every and done % every == 0:  # a visitor who comes, moves once and goes
+            page, key, values = cycle[visitors % len(cycle)]
+            v = Session(url, PAGES[visitors % len(PAGES)] if visitors % 2 else page)
+            await v.open()
+            if v.page == page:
+                await v.rerun(v.move(key, values[0] if values else None), v.fragment_of(key))
+            await v.ws.close()
+            visitors += 1
         if done % 50 == 0:
-            out.append((str(done), rss_text(pids)))
+            out.append((f"{done} {(time.perf_counter() - t0) / 60:.1f}min", rss_text(pids)))
+            print(f"{out[-1][0]:>10}  {out[-1][1]}", flush=True)
     for s in sessions.values():
         await s.ws.close()
     await asyncio.sleep(2)
-    out.append(("closed", rss_text(pids)))
+    out.append((f"closed ({visitors} visitors came and went)", rss_text(pids)))
     return out
 
 
@@ -332,6 +346,7 @@ def main() -> None:
                     help="each slider visitor's pointer reaches its slider first, so the server computes drag frames "
                          "for every setting it makes (ui/live), as a class dragging would; CPU read after they end")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
+    ap.add_argument("--minutes", type=float, default=0.0, help="with --soak: stop after this many minutes")
     ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
                     help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
                          "(the shipped model, crafted ones to refuse) in headless Chromium; RSS before, during, after")
@@ -357,7 +372,7 @@ def main() -> None:
         wait_healthy(url)
         if args.soak:
             print(f"{'moment':>10}  server RSS MB")
-            for moment, mb in asyncio.run(soak(url, args.soak, pids)):
+            for moment, mb in asyncio.run(soak(url, args.soak, pids, args.minutes)):
                 print(f"{moment:>10}  {mb}", flush=True)
             if args.uploads:
                 sys.path.insert(0, str(ROOT))
