@@ -271,9 +271,15 @@ async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
     """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages, and every `every`
     reruns a new visitor opens the next page, moves once and leaves (what a departed session held should be
     released). Stops after `reruns` reruns or `minutes` minutes, whichever comes first (0: no limit).
-    Returns (moment, server RSS MB) before any visit, after every page, every 50 reruns (with the minutes elapsed),
-    and after closing."""
-    out: list[tuple[str, float | str]] = [("before", rss_text(pids))]
+    Prints and returns (moment, server RSS MB) before any visit, after every page, every 50 reruns (with the minutes
+    elapsed), and after closing."""
+    out: list[tuple[str, float | str]] = []
+
+    def note(moment: str) -> None:
+        out.append((moment, rss_text(pids)))
+        print(f"{moment:>10}  {out[-1][1]}", flush=True)
+
+    note("before")
     done = 0
     sessions = {}
     for page in PAGES:  # every page visited once, each in its own session (as separate visitors would)
@@ -281,7 +287,7 @@ async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
         await s.open()
         sessions[page] = s
         done += 1
-    out.append(("every page", rss_text(pids)))
+    note("every page")
     cycle = [("scalar", "scalar.w_h", [0.55, 0.6, 0.65]), ("gradients", "grad.scale", [0.95, 1.0, 1.5]),
              ("sample", "sample.again", None)]
     t0, visitors = time.perf_counter(), 0
@@ -299,12 +305,11 @@ async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
             await v.ws.close()
             visitors += 1
         if done % 50 == 0:
-            out.append((f"{done} {(time.perf_counter() - t0) / 60:.1f}min", rss_text(pids)))
-            print(f"{out[-1][0]:>10}  {out[-1][1]}", flush=True)
+            note(f"{done} {(time.perf_counter() - t0) / 60:.1f}min")
     for s in sessions.values():
         await s.ws.close()
     await asyncio.sleep(2)
-    out.append((f"closed ({visitors} visitors came and went)", rss_text(pids)))
+    note(f"closed ({visitors} visitors came and went)")
     return out
 
 
@@ -372,8 +377,7 @@ def main() -> None:
         wait_healthy(url)
         if args.soak:
             print(f"{'moment':>10}  server RSS MB")
-            for moment, mb in asyncio.run(soak(url, args.soak, pids, args.minutes)):
-                print(f"{moment:>10}  {mb}", flush=True)
+            asyncio.run(soak(url, args.soak, pids, args.minutes))  # prints each moment as it goes
             if args.uploads:
                 sys.path.insert(0, str(ROOT))
                 from benchmarks.uploads import upload_phase
