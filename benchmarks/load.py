@@ -2,20 +2,27 @@
 own websocket protocol.
 
     python benchmarks/load.py --sessions 1 10 30 --moves 20
+    python benchmarks/load.py --sessions 20 --moves 30 --think 1 --per-page --floor lesson --port 8790
     python benchmarks/load.py --url http://127.0.0.1:8600 --sessions 30 --moves 10 --think 2 --pid 1234 --pid 1235
-    python benchmarks/load.py --soak 300 --uploads 5
+    python benchmarks/load.py --soak 100000 --minutes 50 --uploads 5
 
 Each session first GETs its page as a browser does (so a balancer can set its affinity cookie), opens the
 websocket with that cookie, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
 pages, "Sample again" on the sampling page), waiting for each rerun to finish, pausing `think` seconds (jittered
-0.5-1.5x) before each move. Reported per N: rerun latency p50/p95 per page and for the stepping pages together
+0.5-1.5x) before each move. A move reruns the fragment that drew its widget, as a browser sends it (--whole: the
+whole page). Reported per N: rerun latency p50/p95 per page and for the stepping pages together
 (from sending the widget change to the server's script-finished message), reruns per second, errors (exception
 elements, dropped connections), isolation failures (a session whose URL state shows another session's value), and
 the resident memory of the server (or of the --pid processes) and their CPU time over the run divided by the
 reruns (each session's first page load included): a cost that holds on a busy machine, where latencies do not.
-The run ends with one line per N: `N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions
-x moves reruns, a --cap per N.
-`--soak R` instead visits every page, makes R reruns and reports the server's RSS as it goes; `--uploads N` then
+Measuring starts once the warmed-up server is quiet. The run ends with one line per N (and page):
+`N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=... server_cpu_ms_per_rerun=... page=all`. Bounded: N
+sessions x moves reruns, a --cap per N.
+`--per-page` runs each page's sessions on their own, so that the CPU per rerun is that page's; `--floor [VARIANT]`
+then puts the same load on benchmarks/floor_app.py (default `lesson`: a slider, nine controls, changing words and one
+chart drawn the app's way; its own server on the next port): what Streamlit itself costs per rerun, beside the app.
+`--soak R` instead visits every page, makes R reruns (at most --minutes), a visitor coming, moving once and leaving
+every 25, and reports the server's RSS as it goes; `--uploads N` then
 has N visitors upload model files on the sampling page in headless Chromium (benchmarks/uploads.py) and prints
 `phase=before rss_mb=...`, `phase=during rss_mb=...` (the peak) and `phase=after rss_mb=...`.
 Without --url it starts its own server on loopback; with --url it must be a loopback address.
