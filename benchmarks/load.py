@@ -2,20 +2,27 @@
 own websocket protocol.
 
     python benchmarks/load.py --sessions 1 10 30 --moves 20
+    python benchmarks/load.py --sessions 20 --moves 30 --think 1 --per-page --floor lesson --port 8790
     python benchmarks/load.py --url http://127.0.0.1:8600 --sessions 30 --moves 10 --think 2 --pid 1234 --pid 1235
-    python benchmarks/load.py --soak 300 --uploads 5
+    python benchmarks/load.py --soak 100000 --minutes 50 --uploads 5
 
 Each session first GETs its page as a browser does (so a balancer can set its affinity cookie), opens the
 websocket with that cookie, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
 pages, "Sample again" on the sampling page), waiting for each rerun to finish, pausing `think` seconds (jittered
-0.5-1.5x) before each move. Reported per N: rerun latency p50/p95 per page and for the stepping pages together
+0.5-1.5x) before each move. A move reruns the fragment that drew its widget, as a browser sends it (--whole: the
+whole page). Reported per N: rerun latency p50/p95 per page and for the stepping pages together
 (from sending the widget change to the server's script-finished message), reruns per second, errors (exception
 elements, dropped connections), isolation failures (a session whose URL state shows another session's value), and
 the resident memory of the server (or of the --pid processes) and their CPU time over the run divided by the
 reruns (each session's first page load included): a cost that holds on a busy machine, where latencies do not.
-The run ends with one line per N: `N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=...`. Bounded: N sessions
-x moves reruns, a --cap per N.
-`--soak R` instead visits every page, makes R reruns and reports the server's RSS as it goes; `--uploads N` then
+Measuring starts once the warmed-up server is quiet. The run ends with one line per N (and page):
+`N=30 p50_ms=... p95_ms=... errors=0 isolation=0 rps=... server_cpu_ms_per_rerun=... page=all`. Bounded: N
+sessions x moves reruns, a --cap per N.
+`--per-page` runs each page's sessions on their own, so that the CPU per rerun is that page's; `--floor [VARIANT]`
+then puts the same load on benchmarks/floor_app.py (default `lesson`: a slider, nine controls, changing words and one
+chart drawn the app's way; its own server on the next port): what Streamlit itself costs per rerun, beside the app.
+`--soak R` instead visits every page, makes R reruns (at most --minutes), a visitor coming, moving once and leaving
+every 25, and reports the server's RSS as it goes; `--uploads N` then
 has N visitors upload model files on the sampling page in headless Chromium (benchmarks/uploads.py) and prints
 `phase=before rss_mb=...`, `phase=during rss_mb=...` (the peak) and `phase=after rss_mb=...`.
 Without --url it starts its own server on loopback; with --url it must be a loopback address.
@@ -70,11 +77,11 @@ def check_loopback(url: str) -> str:
 class Session:
     """One visitor: the page fetched like a browser, then Streamlit's websocket with the cookies it got."""
 
-    def __init__(self, url: str, page: str):
+    def __init__(self, url: str, page: str, query: str = ""):
         self.url, self.page = url, page  # url: http://host:port of the server or balancer
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.fragments: dict[str, str] = {}  # widget id -> the fragment that drew it ("" outside any)
-        self.query = ""
+        self.query = query  # as the address bar has it (the floor app's ?variant=...)
         self.exceptions = 0
         self.cookies: dict[str, str] = {}  # what a balancer (affinity) and the server (XSRF) set
         self.session_id = ""
@@ -95,7 +102,8 @@ class Session:
         return status
 
     async def open(self):
-        await asyncio.to_thread(self.http, f"/{self.page}")  # the page first, as a browser loads it
+        # the page first, as a browser loads it
+        await asyncio.to_thread(self.http, f"/{self.page}" + (f"?{self.query}" if self.query else ""))
         ws_url = "ws" + self.url.removeprefix("http") + "/_stcore/stream"
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
         # no client pings: a browser sends none (the server pings it), and on a busy machine a late pong is no error
@@ -161,6 +169,10 @@ class Session:
         return [WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{base}__events", json_trigger_value=payload),
                 WidgetState(id=base, json_value="{}")], self.fragments.get(base, "")
 
+    def fragment_of(self, key: str) -> str:
+        """The fragment that drew the widget (its id as the browser sends it with a change), "" outside any."""
+        return self.fragments.get(self.widget_id(key), "")
+
     def move(self, key: str, value: float | None) -> WidgetState:
         """The widget change a visitor makes: a slider set to value, or a button press (value None)."""
         st = WidgetState(id=self.widget_id(key))
@@ -171,9 +183,10 @@ class Session:
         return st
 
 
-async def run_session(url, scenario, moves, think, rng, lat, errors, isolation, scrub=False):
-    page, key, kind, values, echo = scenario
-    s = Session(url, page)
+async def run_session(url, scenario, moves, think, rng, lat, errors, isolation, scrub=False, whole=False):
+    label, key, kind, values, echo = scenario
+    page, _, query = label.partition("?")
+    s = Session(url, page, query)
     try:
         await s.open()
         if scrub and kind == "slider":  # the visitor's pointer reaches the slider: frames from now on (not timed)
@@ -182,10 +195,11 @@ async def run_session(url, scenario, moves, think, rng, lat, errors, isolation, 
             if think:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             v = round(values[m % len(values)], 2) if kind == "slider" else None
-            lat.append((page, await s.rerun(s.move(key, v))))
+            # as a browser sends it: a widget drawn inside a fragment reruns that fragment (--whole: the page)
+            lat.append((label, await s.rerun(s.move(key, v), "" if whole else s.fragment_of(key))))
             q = dict(p.split("=", 1) for p in s.query.split("&") if "=" in p)
-            if kind == "slider" and float(q.get(echo, "nan")) != v:
-                isolation.append((page, v, s.query))
+            if echo and kind == "slider" and float(q.get(echo, "nan")) != v:
+                isolation.append((label, v, s.query))
         errors.append(s.exceptions)
     except Exception as e:  # noqa: BLE001 - counted, reported
         errors.append(f"{type(e).__name__}: {e}")
@@ -195,14 +209,14 @@ async def run_session(url, scenario, moves, think, rng, lat, errors, isolation, 
 
 
 async def load(url, n, moves, scenarios=SCENARIOS, think: float = 0.0, cap: float = 120.0, seed: int = 0,
-               scrub: bool = False):
+               scrub: bool = False, whole: bool = False):
     lat, errors, isolation = [], [], []
     rng = random.Random(seed)
     t0 = time.perf_counter()
     try:
         await asyncio.wait_for(asyncio.gather(*(
             run_session(url, scenarios[k % len(scenarios)], moves, think, random.Random(rng.random()), lat, errors,
-                        isolation, scrub) for k in range(n))), timeout=cap)
+                        isolation, scrub, whole) for k in range(n))), timeout=cap)
     except asyncio.TimeoutError:
         errors.append(f"cap of {cap} s reached; {len(lat)} of {n * moves} reruns done")
     wall = time.perf_counter() - t0
@@ -233,6 +247,18 @@ def cpu_s(pids: list[int]) -> float:
     return total
 
 
+def settle(pids: list[int], limit: float = 90.0) -> float:
+    """Wait until the servers are quiet (under 5% of a core over a second: what the first visits started in the
+    background, e.g. ui/sample/ahead.warm_up, is done), at most `limit` seconds; the seconds waited."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        c0 = cpu_s(pids)
+        time.sleep(1)
+        if not cpu_s(pids) - c0 > 0.05:  # NaN (no pids): nothing to wait for
+            break
+    return time.perf_counter() - t0
+
+
 def rss_text(pids: list[int]) -> str:
     """RSS in MB of each process, joined with '+' (one figure per replica)."""
     return "+".join(f"{rss_mb(p):.0f}" for p in pids) if pids else "na"
@@ -247,10 +273,20 @@ def quantiles_ms(lat: list[float]) -> tuple[float, float]:
 PAGES = ["", "scalar", "vector", "gates", "recurrences", "states", "gradients", "hello", "sample", "class_room"]
 
 
-async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float | str]]:
-    """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages.
-    Returns (moment, server RSS MB) before any visit, after every page, every 50 reruns, and after closing."""
-    out: list[tuple[str, float | str]] = [("before", rss_text(pids))]
+async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
+               every: int = 25) -> list[tuple[str, float | str]]:
+    """Every page visited, then keep moving widgets on the scalar, gradients and sampling pages, and every `every`
+    reruns a new visitor opens the next page, moves once and leaves (what a departed session held should be
+    released). Stops after `reruns` reruns or `minutes` minutes, whichever comes first (0: no limit).
+    Prints and returns (moment, server RSS MB) before any visit, after every page, every 50 reruns (with the minutes
+    elapsed), and after closing."""
+    out: list[tuple[str, float | str]] = []
+
+    def note(moment: str) -> None:
+        out.append((moment, rss_text(pids)))
+        print(f"{moment:>10}  {out[-1][1]}", flush=True)
+
+    note("before")
     done = 0
     sessions = {}
     for page in PAGES:  # every page visited once, each in its own session (as separate visitors would)
@@ -258,20 +294,29 @@ async def soak(url: str, reruns: int, pids: list[int]) -> list[tuple[str, float 
         await s.open()
         sessions[page] = s
         done += 1
-    out.append(("every page", rss_text(pids)))
+    note("every page")
     cycle = [("scalar", "scalar.w_h", [0.55, 0.6, 0.65]), ("gradients", "grad.scale", [0.95, 1.0, 1.5]),
              ("sample", "sample.again", None)]
-    while done < reruns:
+    t0, visitors = time.perf_counter(), 0
+    while done < reruns and not (minutes and time.perf_counter() - t0 > minutes * 60):
         page, key, values = cycle[done % len(cycle)]
         s = sessions[page]
-        await s.rerun(s.move(key, values[done % len(values)] if values else None))
+        await s.rerun(s.move(key, values[done % len(values)] if values else None), s.fragment_of(key))
         done += 1
+        if every and done % every == 0:  # a visitor who comes, moves once and goes
+            page, key, values = cycle[visitors % len(cycle)]
+            v = Session(url, PAGES[visitors % len(PAGES)] if visitors % 2 else page)
+            await v.open()
+            if v.page == page:
+                await v.rerun(v.move(key, values[0] if values else None), v.fragment_of(key))
+            await v.ws.close()
+            visitors += 1
         if done % 50 == 0:
-            out.append((str(done), rss_text(pids)))
+            note(f"{done} {(time.perf_counter() - t0) / 60:.1f}min")
     for s in sessions.values():
         await s.ws.close()
     await asyncio.sleep(2)
-    out.append(("closed", rss_text(pids)))
+    note(f"closed ({visitors} visitors came and went)")
     return out
 
 
@@ -313,32 +358,33 @@ def main() -> None:
                     help="each slider visitor's pointer reaches its slider first, so the server computes drag frames "
                          "for every setting it makes (ui/live), as a class dragging would; CPU read after they end")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
+    ap.add_argument("--minutes", type=float, default=0.0, help="with --soak: stop after this many minutes")
     ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
                     help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
                          "(the shipped model, crafted ones to refuse) in headless Chromium; RSS before, during, after")
+    ap.add_argument("--whole", action="store_true",
+                    help="send each move as a rerun of the whole page, even for a widget inside a fragment (a "
+                         "browser reruns only that fragment)")
+    ap.add_argument("--per-page", action="store_true",
+                    help="the sessions of each N on one page at a time, so that the server's CPU per rerun is each "
+                         "page's own")
+    ap.add_argument("--floor", nargs="*", default=None, metavar="VARIANT",
+                    help="then the same load on benchmarks/floor_app.py (a server of its own; default variant "
+                         "`lesson`: a slider, nine controls, changing words and one chart drawn in place): Streamlit's "
+                         "own cost per rerun beside the app's")
     args = ap.parse_args()
     scenarios = [s for s in SCENARIOS if s[0] in args.pages]
     srv = None
     if args.url:
         url, pids = check_loopback(args.url), args.pid
     else:
-        port = args.port or free_port()
-        url = f"http://127.0.0.1:{port}"
-        srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                                "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
-                               env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        srv, url = start_server("app.py", args.port)
         pids = [srv.pid]
     try:
-        for _ in range(100):
-            try:
-                NO_PROXY.open(f"{url}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.3)
+        wait_healthy(url)
         if args.soak:
             print(f"{'moment':>10}  server RSS MB")
-            for moment, mb in asyncio.run(soak(url, args.soak, pids)):
-                print(f"{moment:>10}  {mb}", flush=True)
+            asyncio.run(soak(url, args.soak, pids, args.minutes))  # prints each moment as it goes
             if args.uploads:
                 sys.path.insert(0, str(ROOT))
                 from benchmarks.uploads import upload_phase
@@ -346,22 +392,64 @@ def main() -> None:
                 upload_phase(url, args.uploads, lambda: sum(rss_mb(p) for p in pids), lambda: cpu_s(pids),
                              lambda line: print(line, flush=True))
             return
-        # warm-up: imports and model load, on every replica a balancer might pick
-        _, bad, _, _ = asyncio.run(load(url, args.warmup, 1, scenarios, seed=99))
-        print(f"warm-up: {args.warmup} sessions, {len(bad)} errors {bad[:1]}; RSS MB {rss_text(pids)}", flush=True)
-        lines = []
-        for n in args.sessions:
-            cpu0 = cpu_s(pids)
-            lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, scenarios, args.think, args.cap, seed=n,
-                                                   scrub=args.scrub))
-            if args.scrub:  # the last settings' frames are computed after a pause (ui/live/scrub.py DELAY): count them
-                time.sleep(5)
-            lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0))
-        print("\n".join(lines))
+        lines = measure(url, pids, scenarios, args)
     finally:
         if srv is not None:
             srv.terminate()
             srv.wait(10)
+    for variant in [] if args.floor is None else args.floor or ["lesson"]:
+        srv, url = start_server("benchmarks/floor_app.py", args.port + 1 if args.port else 0)  # the next port
+        try:
+            wait_healthy(url)
+            lines += measure(url, [srv.pid], [floor_scenario(variant)], args)
+        finally:
+            srv.terminate()
+            srv.wait(10)
+    print("\n".join(lines))
+
+
+def floor_scenario(variant: str) -> tuple:
+    """The floor app's page as a scenario: its Phase slider moved as the lessons' sliders are (no URL echo)."""
+    return (f"?variant={variant}", "floor.phase", "slider", [1.0 + 0.1 * k for k in range(12)], None)
+
+
+def start_server(script: str, port: int) -> tuple[subprocess.Popen, str]:
+    """`streamlit run script` on loopback (a free port unless one is given): the process and its URL."""
+    port = port or free_port()
+    srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
+                            "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
+                           env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return srv, f"http://127.0.0.1:{port}"
+
+
+def wait_healthy(url: str) -> None:
+    for _ in range(100):
+        try:
+            NO_PROXY.open(f"{url}/_stcore/health", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.3)
+
+
+def measure(url: str, pids: list[int], scenarios: list, args) -> list[str]:
+    """Warm up, then each N (each page on its own with --per-page): the summary lines, each ending in what it
+    measured (`page=scalar`, `page=all`, `page=floor:lesson`)."""
+    # warm-up: imports and model load, on every replica a balancer might pick
+    _, bad, _, _ = asyncio.run(load(url, args.warmup, 1, scenarios, seed=99))
+    print(f"warm-up: {args.warmup} sessions, {len(bad)} errors {bad[:1]}; RSS MB {rss_text(pids)}; "
+          f"quiet after {settle(pids):.0f} s", flush=True)
+    lines = []
+    for n in args.sessions:
+        for group in [[sc] for sc in scenarios] if args.per_page else [scenarios]:
+            cpu0 = cpu_s(pids)
+            lat, bad, iso, wall = asyncio.run(load(url, n, args.moves, group, args.think, args.cap, seed=n,
+                                                   scrub=args.scrub, whole=args.whole))
+            if args.scrub:  # the last settings' frames are computed after a pause (ui/live/scrub.py DELAY): count them
+                time.sleep(5)
+            name = "all" if len(group) > 1 else group[0][0].replace("?variant=", "floor:")
+            lines.append(report(n, lat, bad, iso, wall, pids, cpu_s(pids) - cpu0) + f" page={name}")
+            print(lines[-1], flush=True)
+    return lines
 
 
 if __name__ == "__main__":

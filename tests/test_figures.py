@@ -307,3 +307,33 @@ def test_the_three_cells_write_numbers_only_where_a_column_holds_them(fs):
         for trace in fig["data"]:
             cells = [c for row in trace["text"] for c in row if c]
             assert (trace["texttemplate"] == "%{text}" and len(cells) > 0) == written, (T, fs)
+
+
+def test_a_class_arriving_at_once_validates_the_house_template_once(monkeypatch):
+    """Every first run of a fresh server asks for the house template; setting it validates the whole template
+    (20-120 ms), and a class of sessions arriving together must not each pay for it."""
+    import threading
+    import time
+
+    import plotly.io as pio
+
+    from rnnviz.figures.base import use_house_template
+
+    config = type(pio.templates)
+    sets, prop = [], config.default
+
+    def slow_set(self, value):  # as slow as a validation on a busy server, so that the arrivals overlap
+        sets.append(value)
+        time.sleep(0.05)
+        prop.fset(self, value)
+
+    monkeypatch.setattr(config, "default", property(prop.fget, slow_set))
+    pio.templates.default = "plotly"
+    sets.clear()
+    start = threading.Barrier(8)
+    threads = [threading.Thread(target=lambda: (start.wait(), use_house_template())) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sets == ["plotly_white"] and pio.templates.default == "plotly_white"

@@ -225,6 +225,20 @@ def test_text_markup_is_escaped_and_one_span_per_character():
     assert faded.count('class="na"') == 2 and faded.count("background:") == 2
 
 
+
+def test_text_markup_asked_again_follows_every_argument():
+    """The markup is kept for the same arguments (a position moved, a class sampling the same seeds): a change to any
+    of them (a value, a title, the faded tail, the type size) still shows on the page."""
+    text, v = "abc", np.array([0.0, 0.5, 1.0])
+    first = figures.text_markup(text, v, 0, 1, titles=["x", "y", "z"])
+    assert figures.text_markup(text, v.copy(), 0, 1, titles=["x", "y", "z"]) == first
+    changed = [figures.text_markup(text, np.array([0.0, 0.5, 0.9]), 0, 1, titles=["x", "y", "z"]),
+               figures.text_markup(text, v, 0, 1, titles=["x", "y", "w"]),
+               figures.text_markup(text, v, 0, 1, titles=["x", "y", "z"], unread_after=0),
+               figures.text_markup(text, v, 0, 1, titles=["x", "y", "z"], font_scale=1.45),
+               figures.text_markup(text, v, -1, 1, titles=["x", "y", "z"], signed=True)]
+    assert len({first, *changed}) == 6
+
 def test_colours_and_bars():
     c = figures.colours(np.array([0.0, 1.0, np.nan, 5.0]), 0, 1)
     assert c == ["#ffffff", figures.SEQUENTIAL[-1][1], None, figures.SEQUENTIAL[-1][1]]

@@ -45,3 +45,11 @@ def test_a_question_mark_alone_is_not_a_number_and_a_header_bar_stays_in_its_cel
     assert markdown_table({"sum": ["?"], "h": ["0.5"]}).splitlines()[1] == "| --- | ---: |"
     shown = tables(_Page(markdown_table({"x | y": ["a"], "z": ["b"]})))[0]
     assert list(shown.columns) == ["x | y", "z"] and list(shown.iloc[0]) == ["a", "b"]
+
+
+def test_a_table_of_words_reads_the_same_from_a_dict_as_from_its_dataframe():
+    """The lessons' tables are dicts of written cells (drawn without a DataFrame): the page shows the same table."""
+    words = {"t": ["1", "2", "3"], "xₜ": ["a", "|b", "*c*"], "hₜ": ["0.762", "?", "−0.1"], "note": ["", " x ", "∞"]}
+    assert markdown_table(words) == markdown_table(pd.DataFrame(words))
+    empty = {"step j": [], "hⱼ": []}
+    assert markdown_table(empty) == markdown_table(pd.DataFrame(empty)) == "| step j | hⱼ |\n| --- | --- |"

@@ -212,17 +212,29 @@ def _cell(v, digits: int) -> str:
     return str(v)
 
 
+def _all_text(data) -> bool:
+    """Whether `data` is a dict of equally long lists of str: a table whose cells are written as they are, the same
+    as through a DataFrame (whose construction cost more than the rest of the table, on every rerun)."""
+    if not isinstance(data, dict) or not data:
+        return False
+    columns = list(data.values())
+    return all(type(c) is list and len(c) == len(columns[0]) and all(type(v) is str for v in c) for c in columns)
+
+
 def markdown_table(data, digits: int = 4) -> str:
     """A table (a DataFrame, or a dict of columns) as GitHub-flavoured markdown. Headers are markdown (our own words:
     LaTeX in some); cells show their text as it is (escaped by `md`: a character a visitor typed is never
     formatting); floats with `digits` decimals (4, as st.table wrote them); an index that is not 0, 1, 2... is the
     first column, as st.table shows it; a column of numbers (a '?' among them: predict mode's question; or a blank) is
     right-aligned."""
-    df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    shown = not isinstance(df.index, pd.RangeIndex) or bool(df.index.name)
-    names = ([df.index.name or ""] if shown else []) + list(df.columns)
-    rows = [([_cell(i, digits)] if shown else []) + [_cell(v, digits) for v in r]
-            for i, r in zip(df.index, df.itertuples(index=False))]
+    if _all_text(data):  # the lessons' tables: columns of words already written; a DataFrame would only copy them
+        names, rows = list(data), [list(r) for r in zip(*data.values())]
+    else:
+        df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+        shown = not isinstance(df.index, pd.RangeIndex) or bool(df.index.name)
+        names = ([df.index.name or ""] if shown else []) + list(df.columns)
+        rows = [([_cell(i, digits)] if shown else []) + [_cell(v, digits) for v in r]
+                for i, r in zip(df.index, df.itertuples(index=False))]
 
     def right(k: int) -> bool:
         cells = [r[k].strip() for r in rows]

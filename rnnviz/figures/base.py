@@ -15,6 +15,7 @@ budget of tens of milliseconds.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import plotly.graph_objects as go
@@ -41,14 +42,21 @@ GREEN = [[0, "#f4fbf8"], [1, COLORS["input"]]]
 REDS = [[0, "#fff5f0"], [1, COLORS["output"]]]
 
 
+_TEMPLATE_LOCK = threading.Lock()
+
+
 def use_house_template() -> None:
     """Make 'plotly_white' the default template. The app calls this on every rerun: choosing the template at figure
-    creation is ~20x cheaper than setting it on every figure, and setting it validates the whole template (~10 ms),
-    so it is set only when it is not the default already."""
+    creation is ~20x cheaper than setting it on every figure, and setting it validates the whole template (20-120 ms),
+    so it is set only when it is not the default already, and by one thread: the default reads as before until the
+    validation is done, so a class arriving at once on a fresh server had every first run validate it."""
     import plotly.io as pio
 
-    if pio.templates.default != "plotly_white":
-        pio.templates.default = "plotly_white"
+    if pio.templates.default == "plotly_white":
+        return
+    with _TEMPLATE_LOCK:
+        if pio.templates.default != "plotly_white":
+            pio.templates.default = "plotly_white"
 
 
 def _merge(base: dict, extra: dict) -> dict:

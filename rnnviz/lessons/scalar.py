@@ -82,10 +82,12 @@ def fixed_points(w_h: float, b: float = 0.0) -> list[tuple[float, bool]]:
     grid = np.linspace(-1.0, 1.0, 4001)
     vals = f(grid)
     roots = []
-    for a, c, fa, fc in zip(grid[:-1], grid[1:], vals[:-1], vals[1:]):
+    # only the grid intervals that hold a root are visited (a Python loop over all 4000 cost ~2 ms a rerun)
+    for k in np.flatnonzero((vals[:-1] == 0) | (vals[:-1] * vals[1:] < 0)):
+        a, c, fa = grid[k], grid[k + 1], vals[k]
         if fa == 0:
             roots.append(a)
-        elif fa * fc < 0:
+        else:
             lo, hi = a, c
             for _ in range(60):
                 mid = 0.5 * (lo + hi)
