@@ -393,7 +393,7 @@ async def attack_hang(srv: Server, watch_s: float = 40) -> None:
 async def attack_rooms(srv: Server, tries: int = 40) -> None:
     """Issue 49, item 5: rooms opened from one address, each a Class page session pressing Open a room."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from rooms import Visitor as ClassVisitor  # benchmarks/rooms.py: a Class page session from a source address
+    from class_session import Visitor as ClassVisitor  # a Class page session from a source address
 
     said: dict[str, int] = {}
 

@@ -10,8 +10,8 @@ as a phone sends it). A vote's latency runs from sending it to the server's scri
 lost unless its page then says the answer is in AND the lecturer's reveal counts it (every vote counted once).
 `--poll 1.5` adds each phone's own refresh while it waits (what a real class costs the servers).
 Finally the lecturer presses Reveal (reveal_ms: that rerun, which reads every answer and draws the chart).
-nginx holds at most 600 sessions per client address (deploy/nginx.conf.template: a hall of 300 behind one NAT,
-with a spare tab each); `--addresses 3` spreads the students' websockets over loopback source addresses
+nginx holds at most 1,500 sessions per client address (deploy/nginx.conf.template: a hall behind one NAT);
+`--addresses 3` spreads the students' websockets over loopback source addresses
 127.0.0.2-4, as phones with addresses of their own.
 Final line: `students=300 lost=0 p95_vote_ms=... reveal_ms=...`. Loopback only; bounded by --cap.
 `--live`: phones on the thin page instead, listening to pushes the whole time (benchmarks/rooms_live.py); its final
@@ -30,60 +30,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import NO_PROXY, Session, check_loopback, cpu_s  # noqa: E402 - benchmarks/ is not a package
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from class_session import Visitor, lecturer  # noqa: E402 - benchmarks/ is not a package
+from load import NO_PROXY, check_loopback, cpu_s  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
-from websockets.asyncio.client import connect  # noqa: E402
-
-PAGE = "class_room"
-
-
-class Visitor(Session):
-    """A Session that also keeps what the page says (markdown, metrics, alerts) and which fragment drew each widget."""
-
-    def __init__(self, url: str, query: str = "", source: str | None = None):
-        super().__init__(url, PAGE)
-        self.query, self.texts, self.fragment, self.source = query, [], "", source
-
-    async def open(self):
-        """As Session.open, from loopback source address `source` when one is given."""
-        if self.source is None:
-            return await super().open()
-        await asyncio.to_thread(self.http, f"/{self.page}")
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
-        self.ws = await connect("ws" + self.url.removeprefix("http") + "/_stcore/stream", subprotocols=["streamlit"],
-                                max_size=None, origin=self.url, additional_headers=headers, proxy=None,
-                                ping_interval=None, local_addr=(self.source, 0))
-        await self.rerun(None)
-
-    def started(self) -> None:
-        self.texts = []
-
-    def element(self, fm: ForwardMsg, which: str, element) -> None:
-        if which in ("markdown", "alert"):
-            self.texts.append(element.body)
-        elif which == "metric":
-            self.texts.append(f"{element.label} {element.body}")
-        self.fragment = fm.delta.fragment_id or self.fragment  # the phone's self-refreshing part
-
-    def press(self, key: str) -> WidgetState:
-        return WidgetState(id=self.widget_id(key), trigger_value=True)
-
-    def text(self) -> str:
-        return "\n".join(self.texts)
-
-
-async def lecturer(url: str) -> tuple[Visitor, str]:
-    lec = Visitor(url)
-    await lec.open()
-    await lec.rerun([lec.press("class.open")])
-    code = re.search(r"/room/([A-Z0-9]{6})", lec.text())
-    if not code:
-        raise SystemExit(f"no room code on the lecturer's page: {lec.text()[:300]}")
-    await lec.rerun([lec.press("class.ask")])
-    if "answers 0 of 0" not in lec.text():
-        raise SystemExit(f"the question did not open: {lec.text()[:300]}")
-    return lec, code.group(1)
 
 
 async def student(url: str, code: str, window: float, poll: float, rng: random.Random, joined: asyncio.Event,

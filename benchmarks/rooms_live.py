@@ -155,7 +155,7 @@ class Phone:
 
 async def run_live(url: str, lecturer_factory, n: int, window: float, seed: int, addresses: int, cpu, rounds=3):
     """The whole class; returns the figures. `lecturer_factory()` opens the room and asks question 1 later."""
-    from rooms import Visitor  # the Streamlit lecturer session (benchmarks/rooms.py)
+    from class_session import Visitor  # the Streamlit lecturer session
 
     rng = random.Random(seed)
     lec = Visitor(url)

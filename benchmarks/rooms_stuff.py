@@ -19,7 +19,7 @@ AFTER_LOCK = 50
 
 
 async def stuff(url: str, joins: int, seconds: float, conns: int = 8) -> dict:
-    from rooms import Visitor  # the Streamlit lecturer session (benchmarks/rooms.py)
+    from class_session import Visitor  # the Streamlit lecturer session
     from rooms_live import Conn, answers
 
     lec = Visitor(url)
