@@ -5,4 +5,4 @@
 character language model: checkpoints, a NumPy runner, the train / sample / evaluate / average / convert CLIs).
 Only the CLIs that train or convert need PyTorch (`pip install rnnviz[torch]`).
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
