@@ -8,6 +8,7 @@ import pandas  # noqa: F401
 import streamlit as st
 
 from rnnviz.figures.base import use_house_template
+from ui.history import one_entry_per_page
 from ui.keys import step_keys
 from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
@@ -53,6 +54,9 @@ else:
 nav.run()
 st.divider()
 foot_middle = prev_next(nav.url_path, "foot")
+with foot_middle:
+    one_entry_per_page()  # a slider's notches replace the page's history entry: Back leaves the page (ui/history.py)
+    step_keys("app")  # PageDown / → step, scroll, then open the next lesson (draws nothing; ui/keys.py)
 
 
 @fragment
@@ -71,6 +75,5 @@ if nav.url_path and nav.url_path != "class_room":  # a lesson page (the welcome 
     # Class page none either: its address holds a phone's voter token); after the page has run, so the link carries
     with link_slot or foot_middle:  # this run's settings
         setup_links(nav.url_path)
-        step_keys("app")  # PageDown / PageUp press the page's Next / Back (no row of its own: it draws nothing)
 record_run(nav.url_path, time.perf_counter() - _t0)
 warm_up()  # once per server: the sampling page's heaviest first look, computed while nobody waits for it

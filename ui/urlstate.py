@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 _KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
+APP_WIDE = ("classroom", "contrast")  # link keys every page keeps (ui/urlstate.classroom, ui/theme.py)
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,11 @@ def restore(page: str, params: list[Param], labels: dict[str, str] | None = None
                 bad.append(p.url)
         st.session_state[f"{page}._url_bad"] = bad
         st.session_state[f"{page}._url_said"] = bool(bad)
+        # The address says this page's settings and no other's, sent even when nothing changes: on a page switch the
+        # browser's new entry may hold the last page's query (a vector page's `t=2` read on the one-unit page, which
+        # has a `t` too, by a later Back), and the server's copy may hold it after a Back (ui/history.py).
+        ours = {p.url for p in params}
+        st.query_params.from_dict({k: v for k, v in st.query_params.to_dict().items() if k in ours or k in APP_WIDE})
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
