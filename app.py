@@ -35,8 +35,8 @@ guard_uploads()  # files PUT into a session that no file box holds are removed (
 st.html(LAYOUT_CSS)  # static CSS of our own (no visitor text), as below
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
-    prev_next(nav.url_path, "top")
-    link_slot = None  # on a projector, at the foot: the first screen is the control and its chart
+    link_slot = prev_next(nav.url_path, "top", voting)  # on a projector, between the lesson links at the top
+    # (at the foot it was 2,500 px down)
 elif voting:
     link_slot = None
 else:
@@ -53,7 +53,7 @@ else:
         link_slot = st.container()
 nav.run()
 st.divider()
-foot_middle = prev_next(nav.url_path, "foot")
+foot_middle = prev_next(nav.url_path, "foot", voting)
 with foot_middle:
     one_entry_per_page()  # a slider's notches replace the page's history entry: Back leaves the page (ui/history.py)
     step_keys("app")  # PageDown / → step, scroll, then open the next lesson (draws nothing; ui/keys.py)

@@ -95,11 +95,18 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
     pg.goto(f"{server.url}/scalar?classroom=1&wh=2")
     wait_idle(pg)
-    pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
+    button = pg.get_by_role("button", name=re.compile("Link to this setup"))
+    assert button.count() == 1 and button.bounding_box()["y"] < 200  # at the top of a projector's first screen
+    button.click()
     code = pg.locator('[data-testid="stCode"]').first
     code.wait_for(timeout=30_000)
     link = code.inner_text()
     assert link.startswith(server.url + "/scalar?") and "wh=2" in link and "classroom=1" in link
+    pg.mouse.move(0, 700)  # the pointer away from the box: its copy button shows all the same
+    copy = pg.locator('[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"] button').first
+    assert copy.evaluate("el => { let e = el, seen = true; while (e) { const s = getComputedStyle(e); "
+                         "seen = seen && s.visibility === 'visible' && s.opacity === '1'; e = e.parentElement; } "
+                         "return seen; }")
     pg.close()
 
 

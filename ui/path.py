@@ -14,9 +14,14 @@ def pages() -> dict[str, list]:
                              default=True)]}
     for ls in LESSONS:
         out.setdefault(ls.section, []).append(st.Page(ls.script, title=ls.title, icon=ls.icon, url_path=ls.url))
-    out["Class"] = [st.Page("app_pages/class_room.py", title="Class: everyone answers", icon=":material/groups:",
+    out["Class"] = [st.Page(CLASS_SCRIPT, title=CLASS_TITLE, icon=CLASS_ICON,
                             url_path="class_room")]  # outside the lesson numbering: rooms, phones vote (ui/rooms.py)
     return out
+
+
+CLASS_SCRIPT, CLASS_TITLE, CLASS_ICON = "app_pages/class_room.py", "Class: everyone answers", ":material/groups:"
+CLASS_WHAT = ("a room for the lecture: every phone answers a question made from a lesson's setup, then the count "
+              "and the answer on that lesson's chart")  # its line on the welcome page
 
 
 def _link(ls: Lesson | None, label: str, home: bool = False) -> None:
@@ -27,9 +32,10 @@ def _link(ls: Lesson | None, label: str, home: bool = False) -> None:
         st.page_link(ls.script, label=label, query_params=query)
 
 
-def prev_next(url_path: str, where: str):
+def prev_next(url_path: str, where: str, voting: bool = False):
     """Links to the previous and next lesson ('where' keys the row: 'top' or 'foot'); returns the empty column between
-    them, which app.py fills (at the foot) with the link to this setup once the page has run."""
+    them, which app.py fills with the link to this setup once the page has run. The Class page leads back to the
+    lesson plan, except on a voting phone (`voting`), which has nowhere else to be."""
     urls = [ls.url for ls in LESSONS]
     i = urls.index(url_path) if url_path in urls else -1
     prev_ls = LESSONS[i - 1] if i > 0 else None
@@ -41,7 +47,7 @@ def prev_next(url_path: str, where: str):
         with c1:
             if prev_ls:
                 _link(prev_ls, f"← {i}. {prev_ls.title}")
-            elif i == 0:
+            elif i == 0 or (url_path == "class_room" and not voting):
                 _link(None, "← Lesson plan", home=True)
         with c2:
             if next_ls:

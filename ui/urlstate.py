@@ -196,6 +196,16 @@ def setup_link() -> str:
     return f"{base}?{query}" if query else base
 
 
+# The code box's copy button shows only while the pointer is over it: on a projector nobody hovers to find it.
+_COPY_SHOWN = """<style>
+[data-testid="stPopoverBody"] [data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
+[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"],
+[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"] * {
+  opacity: 1 !important; visibility: visible !important;
+}
+</style>"""
+
+
 def link_control() -> None:
     """A visible way to copy the link to this setup (a full-screen projector hides the address bar). Opening it
     reruns the part of the page it is in (app.py: a fragment of its own), so the address it shows is the setup as it
@@ -203,3 +213,4 @@ def link_control() -> None:
     with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)
+        st.html(_COPY_SHOWN)  # static CSS of our own
