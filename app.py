@@ -15,6 +15,7 @@ from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import pages, prev_next
 from ui.reruns import install as drop_stale_reruns
 from ui.sample.ahead import warm_up
+from ui.theme import apply as apply_contrast
 from ui.upload import guard_uploads
 from ui.urlstate import classroom, link_control
 from ui.widgets import CLASSROOM_CSS, LAYOUT_CSS, legend
@@ -33,6 +34,7 @@ nav = st.navigation(pages(), position="hidden" if classroom() or voting else "si
 freeze_heap()  # the first run only: the loaded modules, before any page's objects exist
 guard_uploads()  # files PUT into a session that no file box holds are removed (ui/upload.py)
 st.html(LAYOUT_CSS)  # static CSS of our own (no visitor text), as below
+apply_contrast()  # ?contrast=high: black text, darker blue (ui/theme.py)
 if classroom():
     st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
     link_slot = prev_next(nav.url_path, "top", voting)  # on a projector, between the lesson links at the top
@@ -48,7 +50,7 @@ else:
             st.markdown(
                 "rnnviz runs small recurrent networks in front of you, one step at a time. Every number on a "
                 "page is computed live from the weights you set, and checked in tests against PyTorch. "
-                "Add `?classroom=1` to a link for projector-sized type."
+                "Add `?classroom=1` to a link for projector-sized type, `?contrast=high` for a washed-out projector."
             )
         link_slot = st.container()
 nav.run()

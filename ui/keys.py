@@ -4,7 +4,8 @@ they and → / ← scroll a screen, and at the page's foot (top) open the next (
 previous lesson at once. A slider dragged with the mouse lets the focus go when the drag ends, so the remote's next
 key steps the page, not the slider; a slider reached by Tab keeps it and shows it (there, ← → move the slider). A step
 key pressed while the stepper runs past the screen's foot brings the stepper to the top, with what it steps under it.
-Registered once, here; app.py mounts it on every page."""
+An equation that scrolls sideways takes the focus (Tab), so keys scroll it. Registered once, here; app.py mounts it
+on every page."""
 from __future__ import annotations
 
 import streamlit as st
@@ -17,6 +18,15 @@ _JS = """
 export default function() {
   if (document.documentElement.dataset.rnnvizKeys) return;
   document.documentElement.dataset.rnnvizKeys = '1';
+  // An equation wider than its column scrolls sideways: Tab reaches it, so the keys can scroll it too (axe's
+  // scrollable-region-focusable; KaTeX's displays often run 2 px past their box). Looked for once the page settles.
+  const reachable = () => document.querySelectorAll('.katex-display:not([tabindex])').forEach(k => {
+    if (k.scrollWidth > k.clientWidth) k.tabIndex = 0;
+  });
+  let settle = null;
+  new MutationObserver(() => { clearTimeout(settle); settle = setTimeout(reachable, 100); })
+    .observe(document.body, {childList: true, subtree: true});
+  reachable();
   const stepButton = suffix => {  // a key's dots become hyphens in its class
     const box = [...document.querySelectorAll('[class*="st-key-"]')].find(
       el => [...el.classList].some(c => c.startsWith('st-key-') && c.endsWith(suffix)));
