@@ -67,10 +67,11 @@ def setup_links(url_path: str) -> None:
     reruns these alone and shows the settings as they are now (most settings rerun only their own part of a page,
     never this foot). A lesson link clicked with the popover open closes it, and its rerun reaches the server just
     after the page switch: ui/reruns.py drops it."""
-    link_control()
-    if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
-        from ui.rooms import ask_link
-        ask_link(url_path)
+    with st.container(horizontal=True, gap="small"):  # one row: on a projector it sits at the top of the page
+        link_control()
+        if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
+            from ui.rooms import ask_link
+            ask_link(url_path)
 
 
 if nav.url_path and nav.url_path != "class_room":  # a lesson page (the welcome page has no settings to link to, the

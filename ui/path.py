@@ -43,7 +43,7 @@ def prev_next(url_path: str, where: str, voting: bool = False):
     # lesson link under Vote took them out of the room)
     next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if url_path == "" else None)
     with st.container(key=f"lessons_{where}"):
-        c1, middle, c2 = st.columns([2, 1.2, 2])
+        c1, middle, c2 = st.columns([1.5, 2.2, 1.5])  # the middle holds the link to the setup and Ask the class
         with c1:
             if prev_ls:
                 _link(prev_ls, f"← {i}. {prev_ls.title}")

@@ -33,10 +33,20 @@ _CSS = f"""<style>  /* rnnviz-contrast */
 
 
 # Both themes: Streamlit's faded grey (its text at 60 % opacity, #828180: 3.9:1) on captions and the buttons' key
-# hints, at the charts' 6.3:1.
-_FADED = """<style>  /* rnnviz-faded */
+# hints, at the charts' 6.3:1. And subscript letters (Wₕₕ, σₘₐₓ), which the page's font lacks: the fallback font draws
+# them at a subscript's size under a subscript's size, unreadable from a lecture hall's back row; here they come from
+# a font that has them, a sixth larger (a third larger read as full-size letters: Whh). Text only: KaTeX and code
+# keep their own fonts.
+_READABLE = """<style>  /* rnnviz-readable */
 [data-testid='stCaptionContainer'], [data-testid^='stBaseButton'] kbd {
   color: #5c5f6e !important; opacity: 1 !important;
+}
+@font-face {font-family: 'rnnviz-sub'; unicode-range: U+2080-209C, U+1D62-1D6A;
+  src: local('DejaVu Sans'), local('Noto Sans'), local('Segoe UI'), local('Arial Unicode MS'); size-adjust: 118%;}
+[data-testid='stMarkdownContainer'] :is(p, li, td, th), [data-testid='stWidgetLabel'] p,
+[data-testid='stCaptionContainer'] p, [data-testid='stSliderThumbValue'], [data-testid^='stBaseButton'] p,
+[data-testid='stPageLink'] p, [data-testid='stMetricLabel'] p, [data-testid='stMain'] :is(h1, h2, h3) {
+  font-family: 'rnnviz-sub', 'Source Sans', 'Source Sans Pro', sans-serif;
 }
 </style>"""
 
@@ -58,6 +68,6 @@ def high_contrast() -> bool:
 
 
 def apply() -> None:
-    """Readable greys on every page, and the high-contrast stylesheet where it is on (static CSS of our own: no
-    visitor text)."""
-    st.html(_FADED + (_CSS if high_contrast() else ""))
+    """Readable greys and subscripts on every page, and the high-contrast stylesheet where it is on (static CSS of
+    our own: no visitor text)."""
+    st.html(_READABLE + (_CSS if high_contrast() else ""))
