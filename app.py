@@ -12,7 +12,7 @@ from ui.history import one_entry_per_page
 from ui.keys import step_keys
 from ui.limits import fragment, pace_reruns
 from ui.loaders import freeze_heap, one_blas_thread, record_run
-from ui.path import pages, prev_next
+from ui.path import TOP_ROW_CSS, pages, prev_next
 from ui.reruns import install as drop_stale_reruns
 from ui.sample.ahead import warm_up
 from ui.theme import apply as apply_contrast
@@ -36,7 +36,7 @@ guard_uploads()  # files PUT into a session that no file box holds are removed (
 st.html(LAYOUT_CSS)  # static CSS of our own (no visitor text), as below
 apply_contrast()  # ?contrast=high: black text, darker blue (ui/theme.py)
 if classroom():
-    st.html(CLASSROOM_CSS)  # static CSS of our own (no visitor text)
+    st.html(CLASSROOM_CSS + TOP_ROW_CSS)  # static CSS of our own (no visitor text)
     link_slot = prev_next(nav.url_path, "top", voting)  # on a projector, between the lesson links at the top
     # (at the foot it was 2,500 px down)
 elif voting:

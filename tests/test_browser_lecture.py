@@ -285,7 +285,8 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
     is on the screen, at the defaults and after a preset, and Back / Next / ← → change what the class sees (the
     LSTM's hₜ rows were below the screen, under a 90 px empty band)."""
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    pg.goto(f"{server.url}/gates?view=lockstep&word=hello&trained=0&classroom=1")  # untrained: H = 8/3/4 (the
+    # trained cells' 67/32/37 rows are taller than a 768 px screen)
     for preset in (None, "zeros"):
         if preset:
             pg.click(f".st-key-gates-mem_{preset} button")
@@ -419,7 +420,7 @@ def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server,
     brings the stepper to the top, with every row of the cells under it. A key pressed with the stepper in view does
     not scroll (the cell page: stepper on the first screen)."""
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    pg.goto(f"{server.url}/gates?view=lockstep&word=hello&trained=0&classroom=1")  # untrained, as above
     wait_idle(pg)
     pg.wait_for_function("() => ['memory', 'lockstep'].every(k => document.querySelector("
                          "`.st-key-gates-${k} .rnnviz-chart svg.main-svg`))", timeout=60_000)  # the page laid out

@@ -7,6 +7,13 @@ import streamlit as st
 from ui.lessons.registry import LESSONS, Lesson
 from ui.urlstate import classroom
 
+# On a projector the link to the setup and Ask the class sit in the top row (app.py): buttons no taller than its
+# lesson links, so the row stays 32 px and the first screen keeps the control and its chart.
+TOP_ROW_CSS = """<style>
+.st-key-lessons_top button {min-height: 0 !important; height: 32px;
+  padding-top: 0 !important; padding-bottom: 0 !important;}
+</style>"""
+
 
 def pages() -> dict[str, list]:
     """st.navigation's sections, in lesson order, with the welcome page first."""
