@@ -317,7 +317,7 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
 WHOLE = [("scalar?t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("scalar?wh=2&t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
-          "Untrained"),
+          "Trained cells"),  # the view opens on the trained cells (test_page_gates.py)
          ("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gates?cell=gru", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gradients?view=clip&w=1.5&by=rho&xs=0&clip=10", ["grad-clip", "grad-clip_fig .nsewdrag"], "Clipped"),
