@@ -312,9 +312,12 @@ def three_cells(c: GateSetup) -> tuple[Lockstep, bool]:
     if c.trained:
         if "w" not in TRAINED:
             TRAINED["w"] = lag_results.load_weights()
+        untrained = [get(c).presentation.label for c in memory.CELLS if TRAINED["w"] and c not in TRAINED["w"]]
         if TRAINED["w"] is None:
             st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
                     "Showing untrained ones.")
+        elif untrained:  # a cell registered after the shipped ones were trained
+            st.info(f"The shipped trained cells do not include the {', '.join(untrained)}: showing untrained cells.")
         else:
             try:
                 return memory.trained_lockstep(c.x, TRAINED["w"]), True
