@@ -93,6 +93,8 @@ def view_body(view: str) -> None:
     if view == "lockstep":  # full width: three columns of heatmaps
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)
+        if classroom():  # where Ask the class is: its question's cells are not these, and its answer may differ
+            st.caption(words.asked_note(c))
     else:
         cell, d, name = c.cell, c.x.shape[1], f"rnnviz_{c.cell}.py"
         export_panel(lambda: gated_script(cell, c.x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
@@ -122,6 +124,7 @@ st.title("Gates: LSTM and GRU")
 restore(P, PARAMS)
 for p in PARAMS:  # keep settings of widgets the other view hides (Streamlit drops unrendered widgets' state)
     st.session_state[p.key] = st.session_state[p.key]
+words.open_on_the_lesson()  # three cells side by side: trained, on the first-letter input
 intro("Gated cells decide, unit by unit, what to keep, what to write and what to show. Step through a word and "
       "watch the forget gate: slide its bias up and the cell state starts to hold on to the past. **Three cells side "
       "by side** runs a vanilla RNN, an LSTM and a GRU with the same number of parameters on the same input. At the "

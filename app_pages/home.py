@@ -3,7 +3,8 @@ import streamlit as st
 
 from rnnviz.lessons.presets import SCALAR_PRESETS
 from rnnviz.nn.cells import rnn_forward
-from ui.lessons.registry import LESSONS
+from ui.lessons.registry import LESSONS, plan
+from ui.path import CLASS_ICON, CLASS_SCRIPT, CLASS_TITLE, CLASS_WHAT
 from ui.urlstate import classroom
 
 st.title("Recurrent networks, one step at a time")
@@ -34,6 +35,16 @@ for n, ls in enumerate(LESSONS, 1):
     with c1:
         st.page_link(ls.script, label=f"{n}. {ls.title}", icon=ls.icon, query_params=query)
     c2.markdown(f"{ls.what} · *about {ls.minutes} min*")
+st.markdown("**During the lecture**")
+c1, c2 = st.columns([2, 3], vertical_alignment="center")
+c1.page_link(CLASS_SCRIPT, label=CLASS_TITLE, icon=CLASS_ICON, query_params=query)
+c2.markdown(CLASS_WHAT)
+short, left = plan(50), [ls for ls in LESSONS if ls not in plan(50)]
+st.markdown("**In 50 minutes:** the same path without " + ", ".join(
+    f"{LESSONS.index(ls) + 1}. {ls.title} (about {ls.minutes} min)" for ls in left)
+    + f", which makes good reading afterwards: about {sum(ls.minutes for ls in short)} minutes. "
+    "On a projector, PageDown or → steps a page and, at its foot, opens the next lesson; N and P open the next "
+    "and previous lesson at once.")
 if not classroom():
     st.info("For a projector, open any link with `?classroom=1` (for example "
             "[this page in classroom mode](/?classroom=1)): larger type, no sidebar, previous / next links "

@@ -87,6 +87,7 @@ def selective_view(fs: float) -> None:
          alt="a_t: " + ", ".join(fmt(v) for v in tr.a[:, 0]))
     st.markdown(words.selective_text(tr))
     st.latex(words.SELECTIVE_EQ)
+    st.markdown(words.SELECTIVE_FAMILY)
     CONTROLS.widget("sx")
     if problem:
         error(problem)
@@ -99,6 +100,7 @@ def scan_view(fs: float) -> None:
     plot(figures.scan_tree(tree.levels_a, tree.levels_b, fs), f"{P}.tree",
          alt="scan tree, last level: " + ", ".join(f"{v:.2f}" for v in tree.levels_b[-1]))
     st.markdown(words.scan_text(tree))
+    st.markdown(words.SCAN_WHY)
     costs = words.measured_costs()
     plot(figures.scan_costs(costs.T, costs.work, costs.depth, costs.seconds, fs), f"{P}.costs",
          alt="loop and scan work, depth and seconds for T = 2^10 to 2^16")

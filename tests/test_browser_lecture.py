@@ -95,11 +95,18 @@ def test_a_visible_control_gives_the_link_to_this_setup(server, browser):
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
     pg.goto(f"{server.url}/scalar?classroom=1&wh=2")
     wait_idle(pg)
-    pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
+    button = pg.get_by_role("button", name=re.compile("Link to this setup"))
+    assert button.count() == 1 and button.bounding_box()["y"] < 200  # at the top of a projector's first screen
+    button.click()
     code = pg.locator('[data-testid="stCode"]').first
     code.wait_for(timeout=30_000)
     link = code.inner_text()
     assert link.startswith(server.url + "/scalar?") and "wh=2" in link and "classroom=1" in link
+    pg.mouse.move(0, 700)  # the pointer away from the box: its copy button shows all the same
+    copy = pg.locator('[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"] button').first
+    assert copy.evaluate("el => { let e = el, seen = true; while (e) { const s = getComputedStyle(e); "
+                         "seen = seen && s.visibility === 'visible' && s.opacity === '1'; e = e.parentElement; } "
+                         "return seen; }")
     pg.close()
 
 
@@ -278,7 +285,8 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
     is on the screen, at the defaults and after a preset, and Back / Next / ← → change what the class sees (the
     LSTM's hₜ rows were below the screen, under a 90 px empty band)."""
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    pg.goto(f"{server.url}/gates?view=lockstep&word=hello&trained=0&classroom=1")  # untrained: H = 8/3/4 (the
+    # trained cells' 67/32/37 rows are taller than a 768 px screen)
     for preset in (None, "zeros"):
         if preset:
             pg.click(f".st-key-gates-mem_{preset} button")
@@ -309,7 +317,7 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
 WHOLE = [("scalar?t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("scalar?wh=2&t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
-          "Untrained"),
+          "Trained cells"),  # the view opens on the trained cells (test_page_gates.py)
          ("gates?cell=lstm", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gates?cell=gru", ["gates-bf", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gradients?view=clip&w=1.5&by=rho&xs=0&clip=10", ["grad-clip", "grad-clip_fig .nsewdrag"], "Clipped"),
@@ -412,7 +420,7 @@ def test_a_step_key_pressed_above_the_stepper_brings_the_cells_into_view(server,
     brings the stepper to the top, with every row of the cells under it. A key pressed with the stepper in view does
     not scroll (the cell page: stepper on the first screen)."""
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gates?view=lockstep&classroom=1")
+    pg.goto(f"{server.url}/gates?view=lockstep&word=hello&trained=0&classroom=1")  # untrained, as above
     wait_idle(pg)
     pg.wait_for_function("() => ['memory', 'lockstep'].every(k => document.querySelector("
                          "`.st-key-gates-${k} .rnnviz-chart svg.main-svg`))", timeout=60_000)  # the page laid out

@@ -77,6 +77,7 @@ def test_without_plotly_js_served_the_pages_use_st_plotly_chart(open_page, monke
     else:
         monkeypatch.setattr(chart, "_AVAILABLE", False)
     at = open_page("scalar")
-    assert not at.exception and [e.key for e in at.get("bidi_component")] == ["app.step_keys"]  # no chart in one
+    # no chart in one: the foot's history rule and keys alone
+    assert not at.exception and [e.key for e in at.get("bidi_component")] == ["app.history", "app.step_keys"]
     assert [c.key for c in charts(at)] == ["scalar.tanh", "scalar.states", "scalar.cobweb"]
     assert all(len(c.alt) >= 10 for c in charts(at))

@@ -88,6 +88,10 @@ def test_gru_and_forget_bias(open_page):
     assert "σ(2) = **0.881**" in all_text(at)
 
 
+HELLO = {"view": "lockstep", "word": "hello", "trained": "0"}  # the three cells untrained, on the cell view's input
+# (the view's own default is the trained cells on the first-letter input: test_lockstep_opens_on_the_lesson)
+
+
 def lockstep_titles(at) -> list[str]:
     spec = next(v for k, v in chart_specs(at).items() if "lockstep" in k)
     return [a["text"] for a in spec.get("figure", spec)["layout"]["annotations"]]
@@ -97,7 +101,7 @@ def test_lockstep_three_cells_with_matched_parameters(open_page):
     from rnnviz.lessons.gates import lockstep
     from rnnviz.lessons.vector import encode_word
 
-    at = open_page(P, view="lockstep")
+    at = open_page(P, **HELLO)
     assert not at.exception
     text = all_text(at)
     assert "**108** parameters" in text and "$H$ = 4 (**120**)" in text and "$H$ = 8 (**112**)" in text
@@ -118,7 +122,7 @@ def test_how_much_survives_is_written_as_every_other_number(open_page):
     are written by rnnviz.text.fmt, and read back they are the chart's last points."""
     import re
 
-    at = open_page(P, view="lockstep")
+    at = open_page(P, **HELLO)
     note = next(m.value for m in at.markdown if "cells, after 5 steps:" in m.value)
     ends = re.findall(r"\*\*([^*]+)\*\*", note.split("after 5 steps:")[1].split("Kept longest")[0])
     assert len(ends) == 3 and not any("e-" in e or "e+" in e for e in ends)
@@ -128,7 +132,7 @@ def test_how_much_survives_is_written_as_every_other_number(open_page):
 
 
 def test_lockstep_agrees_with_torch(open_page):
-    at = open_page(P, view="lockstep", H="5")
+    at = open_page(P, **HELLO, H="5")
     at.toggle(key=f"{P}.torch").set_value(True).run()
     cap = next(c.value for c in at.caption if "PyTorch on the same weights" in c.value)
     assert cap.count("(equal to ours)") == 3 and "NOT" not in cap
@@ -137,7 +141,7 @@ def test_lockstep_agrees_with_torch(open_page):
 
 def test_torch_check_without_torch(open_page, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails, as on a server without it
-    at = open_page(P, view="lockstep", torch="1")
+    at = open_page(P, **HELLO, torch="1")
     assert not at.exception
     assert any("pip install torch" in i.value for i in at.info)
     assert "**108** parameters" in all_text(at)  # the page itself still works
@@ -182,7 +186,7 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
     from rnnviz.lessons.gates import lockstep
     from ui.lessons.gates import MEMORY_PRESETS
 
-    at = open_page(P, view="lockstep")
+    at = open_page(P, view="lockstep", trained="0")
     mem = next(v for k, v in chart_specs(at).items() if k.endswith(".memory"))
     assert len(mem["data"]) == 3 and mem["layout"]["yaxis"]["type"] == "log"
     at.button(key=f"{P}.mem_zeros").click().run()
@@ -205,6 +209,26 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
         assert any("8 inputs per step" in w.value for w in at.warning) and "*Untrained:*" in all_text(at)
 
 
+@pytest.mark.skipif(not __import__("rnnviz.experiments.lag_results").experiments.lag_results.WEIGHTS.exists(),
+                    reason="no trained cells shipped")
+def test_lockstep_opens_on_the_lesson(open_page):
+    """Three cells side by side, by its button or a link naming only the view: the trained cells on the first-letter
+    input, where the vanilla RNN loses x₁ and the LSTM and GRU keep it (it opened on untrained cells reading 'hello',
+    where the vanilla RNN kept x₁ longest, three clicks from the lesson)."""
+    from ui.lessons.gates import MEMORY_PRESETS
+
+    for at in (open_page(P, view="lockstep"),
+               open_page(P).segmented_control(key=f"{P}.view").set_value("lockstep").run()):
+        assert not at.exception and not at.warning, [w.value for w in at.warning]
+        assert at.text_input(key=f"{P}.word").value == MEMORY_PRESETS["first"]["sets"]["word"]
+        assert "Trained cells, after 65 steps" in all_text(at)
+        ends = {tr["name"]: tr["y"][-1] for tr in chart_specs(at)[f"{P}.memory"]["data"][:3]}
+        vanilla, lstm, gru = ends.values()
+        assert vanilla < 1e-8 and lstm > 0.5 and gru > 0.5, ends
+    kept = open_page(P, view="lockstep", word="hello", trained="0")  # what a link names stays
+    assert kept.text_input(key=f"{P}.word").value == "hello" and "*Untrained:*" in all_text(kept)
+
+
 def test_a_link_opens_this_steps_numbers(open_page):
     """The box with a step's numbers is in the link while open: a lecturer's link to step 3 with its products opens
     with them shown."""
@@ -215,3 +239,16 @@ def test_a_link_opens_this_steps_numbers(open_page):
     assert [t.to_dict() for t in tables(shared)] == [t.to_dict() for t in tables(at)]
     at.session_state[f"{P}.numbers"] = False
     assert "numbers" not in at.run().query_params
+
+
+def test_on_a_projector_the_lockstep_says_what_the_class_question_asks(open_page):
+    """The memory question's reveal (untrained cells of one H on 50 random inputs) can name another cell than the
+    chart: the page says which cells the question asks of, and its answer at these settings."""
+    from rnnviz.rooms.questions import gates_memory
+
+    at = open_page(P, classroom="1", **HELLO)
+    note = next(c.value for c in at.caption if "Asked of the class" in c.value)
+    answer = gates_memory(3, 0, 0.9, 1.0)
+    assert "H = 3" in note and "50 random inputs" in note and "**LSTM**" in note
+    assert answer.options[int(answer.truth)] == "lstm"
+    assert not [c for c in open_page(P, **HELLO).caption if "Asked of the class" in c.value]  # a laptop: no class

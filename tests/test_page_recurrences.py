@@ -215,3 +215,12 @@ def test_each_views_settings_outlive_a_visit_to_another_view(open_page):
     assert at.slider(key=f"{P}.a").value == 0.5 and not at.exception
     at.segmented_control(key=f"{P}.view").set_value("min").run()
     assert at.slider(key=f"{P}.H").value == 6
+
+
+def test_the_scan_says_why_and_the_selective_step_names_its_family(open_page):
+    """Why a linear recurrence can be scanned (its steps compose associatively, tanh breaks it), and the selective
+    view named as what a student has heard of: state space models, Mamba."""
+    scan = all_text(open_page(PAGE, view="scan"))
+    assert "(a₂a₁, a₂b₁ + b₂)" in scan and "associative" in scan and "tanh(a₂·tanh(a₁h + b₁) + b₂)" in scan
+    selective = all_text(open_page(PAGE, view="selective"))
+    assert "state space model" in selective and "Mamba (Gu and Dao, 2023)" in selective and "Scan view" in selective

@@ -7,6 +7,13 @@ import streamlit as st
 from ui.lessons.registry import LESSONS, Lesson
 from ui.urlstate import classroom
 
+# On a projector the link to the setup and Ask the class sit in the top row (app.py): buttons no taller than its
+# lesson links, so the row stays 32 px and the first screen keeps the control and its chart.
+TOP_ROW_CSS = """<style>
+.st-key-lessons_top button {min-height: 0 !important; height: 32px;
+  padding-top: 0 !important; padding-bottom: 0 !important;}
+</style>"""
+
 
 def pages() -> dict[str, list]:
     """st.navigation's sections, in lesson order, with the welcome page first."""
@@ -14,7 +21,7 @@ def pages() -> dict[str, list]:
                              default=True)]}
     for ls in LESSONS:
         out.setdefault(ls.section, []).append(st.Page(ls.script, title=ls.title, icon=ls.icon, url_path=ls.url))
-    out["Class"] = [st.Page("app_pages/class_room.py", title="Class: everyone answers", icon=":material/groups:",
+    out["Class"] = [st.Page(CLASS_SCRIPT, title=CLASS_TITLE, icon=CLASS_ICON,
                             url_path="class_room"),  # outside the lesson numbering: rooms, phones vote (ui/rooms.py)
                     st.Page("app_pages/decks.py", title="Decks: a lecture, prepared", icon=":material/slideshow:",
                             url_path="decks"),  # ui/deck/
@@ -22,6 +29,11 @@ def pages() -> dict[str, list]:
                     st.Page("app_pages/presenter.py", title="Presenter view", icon=":material/co_present:",
                             url_path="presenter")]
     return out
+
+
+CLASS_SCRIPT, CLASS_TITLE, CLASS_ICON = "app_pages/class_room.py", "Class: everyone answers", ":material/groups:"
+CLASS_WHAT = ("a room for the lecture: every phone answers a question made from a lesson's setup, then the count "
+              "and the answer on that lesson's chart")  # its line on the welcome page
 
 
 def _link(ls: Lesson | None, label: str, home: bool = False) -> None:
@@ -32,9 +44,10 @@ def _link(ls: Lesson | None, label: str, home: bool = False) -> None:
         st.page_link(ls.script, label=label, query_params=query)
 
 
-def prev_next(url_path: str, where: str):
+def prev_next(url_path: str, where: str, voting: bool = False):
     """Links to the previous and next lesson ('where' keys the row: 'top' or 'foot'); returns the empty column between
-    them, which app.py fills (at the foot) with the link to this setup once the page has run."""
+    them, which app.py fills with the link to this setup once the page has run. The Class page leads back to the
+    lesson plan, except on a voting phone (`voting`), which has nowhere else to be."""
     urls = [ls.url for ls in LESSONS]
     i = urls.index(url_path) if url_path in urls else -1
     prev_ls = LESSONS[i - 1] if i > 0 else None
@@ -42,11 +55,11 @@ def prev_next(url_path: str, where: str):
     # lesson link under Vote took them out of the room)
     next_ls = LESSONS[i + 1] if 0 <= i < len(LESSONS) - 1 else (LESSONS[0] if url_path == "" else None)
     with st.container(key=f"lessons_{where}"):
-        c1, middle, c2 = st.columns([2, 1.2, 2])
+        c1, middle, c2 = st.columns([1.5, 2.2, 1.5])  # the middle holds the link to the setup and Ask the class
         with c1:
             if prev_ls:
                 _link(prev_ls, f"← {i}. {prev_ls.title}")
-            elif i == 0:
+            elif i == 0 or (url_path == "class_room" and not voting):
                 _link(None, "← Lesson plan", home=True)
         with c2:
             if next_ls:

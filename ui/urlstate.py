@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 _KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
+APP_WIDE = ("classroom", "contrast")  # link keys every page keeps (ui/urlstate.classroom, ui/theme.py)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,11 @@ def restore(page: str, params: list[Param]) -> None:
                 bad.append(p.url)
         st.session_state[f"{page}._url_bad"] = bad
         st.session_state[f"{page}._url_said"] = bool(bad)
+        # The address says this page's settings and no other's, sent even when nothing changes: on a page switch the
+        # browser's new entry may hold the last page's query (a vector page's `t=2` read on the one-unit page, which
+        # has a `t` too, by a later Back), and the server's copy may hold it after a Back (ui/history.py).
+        ours = {p.url for p in params}
+        st.query_params.from_dict({k: v for k, v in st.query_params.to_dict().items() if k in ours or k in APP_WIDE})
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = st.session_state.get(_KEEP + p.key, p.default)
@@ -187,6 +193,16 @@ def setup_link() -> str:
     return f"{base}?{query}" if query else base
 
 
+# The code box's copy button shows only while the pointer is over it: on a projector nobody hovers to find it.
+_COPY_SHOWN = """<style>
+[data-testid="stPopoverBody"] [data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
+[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"],
+[data-testid="stPopoverBody"] [data-testid="stElementToolbarButton"] * {
+  opacity: 1 !important; visibility: visible !important;
+}
+</style>"""
+
+
 def link_control() -> None:
     """A visible way to copy the link to this setup (a full-screen projector hides the address bar). Opening it
     reruns the part of the page it is in (app.py: a fragment of its own), so the address it shows is the setup as it
@@ -194,6 +210,7 @@ def link_control() -> None:
     with st.popover("Link to this setup", icon=":material/link:", key="app.link_open", on_change="rerun"):
         st.caption("Students who open this address see this page as it is now. The copy button is at the right.")
         st.code(setup_link(), language=None, wrap_lines=True)
+        st.html(_COPY_SHOWN)  # static CSS of our own
 
 
 def arrive_afresh(params: list[Param]) -> None:

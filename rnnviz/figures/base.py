@@ -27,7 +27,7 @@ COLORS = {
     "gate": "#E69F00",  # amber
     "output": "#D55E00",  # red (vermillion)
     "cell": "#56B4E9",  # light blue: the LSTM's second state
-    "muted": "#8c8c8c",
+    "muted": "#6b6e7c",  # grey, and as text 5.1:1 on white (#8c8c8c was 3.4:1; WCAG asks 4.5)
     "current": "#222222",  # the current step's outline: near black, not one of the four role colours
     "vanilla": "#222222",  # the plain RNN (and the unclipped run) where cells are compared: near black, no role colour
     "other": "#CC79A7",  # reddish purple: a series that is none of the four roles

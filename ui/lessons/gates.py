@@ -44,7 +44,7 @@ CONTROLS = Controls(
                  "than it erases."),
     Control("torch", "Check with PyTorch", False, kind="toggle", url="torch",
             help="Run torch.nn.RNN, LSTM and GRU on the same weights and input, and count their parameters."),
-    Control("trained", "Trained on the lag task", False, kind="toggle", url="trained",
+    Control("trained", "Trained on the lag task", True, kind="toggle", url="trained",
             help="The three cells trained by `python -m rnnviz.lag` to name the first of "
                  f"{len(LETTERS)} symbols after the longest lag, instead of random weights. They read "
                  f"{len(LETTERS)}-wide inputs: one-hot letters of {LETTERS}, or typed vectors of 8 numbers."),
@@ -268,6 +268,35 @@ MEMORY_PRESETS = {  # button label, tooltip, and the widget states it sets
 }
 
 
+def open_on_the_lesson() -> None:
+    """The three cells' view opens on what it teaches. Arriving at it (its button, or a link naming the view and not
+    the input) with the input as declared ('hello', which the trained cells cannot read), it takes the First letter
+    preset, so the trained cells (the toggle's default) show the vanilla RNN losing x₁ while the LSTM and GRU keep it.
+    An input the visitor set or a link names ('word=hello' too) is kept, and so is the untrained toggle."""
+    ss, was = st.session_state, f"{P}._view_was"
+    view = ss.get(CONTROLS.key("view"), CONTROLS["view"].default)
+    arriving, ss[was] = view == "lockstep" and ss.get(was) != "lockstep", view
+    inputs = [CONTROLS[n] for n in ("mode", "word", "vocab", "vectors")]
+    declared = all(ss.get(CONTROLS.key(c.name), c.default) == c.default and c.url not in st.query_params
+                   for c in inputs)
+    if arriving and declared:
+        set_state({f"{P}.{k}": v for k, v in MEMORY_PRESETS["first"]["sets"].items()})
+
+
+def asked_note(c: GateSetup) -> str:
+    """What the class question about memory asks, beside the chart it can disagree with: other cells, other input."""
+    from rnnviz.rooms.questions import gates_memory
+    from ui.lessons.registry import lesson  # the registry reads this module: here, once both are loaded
+    from ui.questions.gates import CELL_NAMES
+
+    a = gates_memory(c.H, c.seed, c.radius, c.bf)
+    return (f"**Asked of the class** (*{lesson(P).asks['memory'].label}*), the cells are not these: "
+            f"untrained ones, all three with H = {c.H} (not matched in parameters), each Wₕₕ at ρ = {c.radius:g}, "
+            f"forget bias {c.bf:g}, reading 50 random inputs. Its answer at these settings is the "
+            f"**{CELL_NAMES[a.options[int(a.truth)]]}**; the chart above is the three cells this view runs, matched "
+            "in parameters, on this input.")
+
+
 def memory_presets() -> None:
     """The two inputs that show memory, as buttons one a row (two to a row cut 'One, then zeros' to 'One, the…' in
     the controls column at 1280 px)."""
@@ -285,9 +314,12 @@ def three_cells(c: GateSetup) -> tuple[Lockstep, bool]:
     if c.trained:
         if "w" not in TRAINED:
             TRAINED["w"] = lag_results.load_weights()
+        untrained = [get(c).presentation.label for c in memory.CELLS if TRAINED["w"] and c not in TRAINED["w"]]
         if TRAINED["w"] is None:
             st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
                     "Showing untrained ones.")
+        elif untrained:  # a cell registered after the shipped ones were trained
+            st.info(f"The shipped trained cells do not include the {', '.join(untrained)}: showing untrained cells.")
         else:
             try:
                 return memory.trained_lockstep(c.x, TRAINED["w"]), True

@@ -90,6 +90,20 @@ MIN_KEY = ("**keep** rows: the share of hₜ₋₁ each cell keeps (1 − zₜ f
            "whole run, the GRU's too, so the three states can be compared at any step.")
 SELECTIVE_EQ = (r"\Delta_t = \operatorname{softplus}(w x_t + c),\quad a_t = \exp(\Delta_t A),"
                 r"\quad b_t = \Delta_t B x_t,\quad h_t = a_t h_{t-1} + b_t \qquad (A = -1,\ B = 1)")
+SELECTIVE_FAMILY = (
+    "**Its family: state space models, and Mamba.** A state space model is a continuous system h′(t) = A·h(t) + "
+    "B·x(t) read at steps of length Δ: each step keeps a = exp(ΔA) of the state and writes b ≈ ΔB·x, the linear "
+    "recurrence of this page (S4 and the models after it). With one Δ for every input, every step keeps the same "
+    "share. Mamba (Gu and Dao, 2023) makes Δ, B and the readout depend on the input: *selective*, as here, where "
+    "Δₜ = softplus(w·xₜ + c) lets one input reset the memory and the next leave it alone. The recurrence is still "
+    "linear in h, so Mamba trains with the parallel scan of the Scan view.")
+SCAN_WHY = (
+    "**Why a scan can do it.** A step hₜ = aₜ·hₜ₋₁ + bₜ is the pair (aₜ, bₜ). Two steps in a row are again one step "
+    "of the same kind: (a₁, b₁) then (a₂, b₂) maps h to a₂a₁·h + (a₂b₁ + b₂), the pair (a₂a₁, a₂b₁ + b₂). This "
+    "combine is associative, (s₁ ∘ s₂) ∘ s₃ = s₁ ∘ (s₂ ∘ s₃), so the pairs may be grouped in any order: neighbours "
+    "first, then pairs of pairs, every prefix after log₂T levels (the tree above). Put tanh around the sum and two "
+    "steps are no longer one step of that kind: tanh(a₂·tanh(a₁h + b₁) + b₂) is no pair (a, b) applied to h, so "
+    "each step must wait for the one before. That is why the fast recurrent models keep the recurrence linear.")
 COSTS_NOTE = ("Work counts every application of the operator; depth, the ones that must wait for each other. Times: "
               "NumPy on this server, best of 3, measured once when the first visitor opened this view. The loop is a "
               "Python loop of T NumPy steps; each scan level is one vectorised operation over all T nodes.")

@@ -32,6 +32,7 @@ class Lesson:
     link: Callable[[Any], list[Param]] = lambda lm: []  # the page's link names (given its model), as its questions
     # read a link exactly as the page does
     model: Callable[[], Any] | None = None  # what the questions read beside the link (the sampling page's model)
+    shorter: bool = False  # the lesson a 50-minute lecture leaves for reading afterwards (see `plan`)
 
     @property
     def script(self) -> str:  # as st.Page and st.page_link name it
@@ -69,7 +70,8 @@ LESSONS = [
            {"linear": Ask("hₜ of the linear recurrence (a number)", recurrences.linear),
             "steady": Ask("Where does it settle under x = 1? (a number)", recurrences.steady),
             "parallel": Ask("Which recurrence runs in parallel?", recurrences.parallel)},
-           lambda lm: recurrences_words.PARAMS),
+           lambda lm: recurrences_words.PARAMS, shorter=True),  # past the argument (the problem, then the cure):
+    # the one a 50-minute lecture can leave for reading
     Lesson("states", "Using the states", ":material/call_split:", "4 · Putting it to work", 6,
            "classifier or language model, the padding trap, reading both ways, counting parameters",
            {"params": Ask("How many parameters? (a number)", states.parameters),
@@ -89,6 +91,14 @@ LESSONS = [
             "temp": Ask("Temperature: the favourite's probability?", sample.temperature)},
            sample.link, sample.model),
 ]
+
+
+def plan(minutes: int | None = None) -> list[Lesson]:
+    """The lessons of a lecture: all of them (about 60 minutes), or for a `minutes`-long one those left once the
+    lessons marked `shorter` are set aside, if that is needed to fit."""
+    if minutes is None or sum(ls.minutes for ls in LESSONS) <= minutes:
+        return list(LESSONS)
+    return [ls for ls in LESSONS if not ls.shorter]
 
 
 def lesson(url: str) -> Lesson | None:

@@ -91,7 +91,8 @@ export function chartElement(parentElement) {
   if (gd) return gd;
   gd = document.createElement("div");
   gd.className = "rnnviz-chart";
-  gd.setAttribute("role", "img");
+  gd.setAttribute("role", "figure");  // not "img": an image's children are presentational, and the chart's toolbar
+  // buttons must stay reachable (axe: nested-interactive)
   const problem = document.createElement("p");  // a drawing that failed says so here, not inside the chart
   problem.className = "rnnviz-chart-problem";
   problem.setAttribute("role", "alert");

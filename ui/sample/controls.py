@@ -16,21 +16,26 @@ from ui.urlstate import Param
 SHADES = ("probability", "surprisal", "hidden unit", "connectivity")
 VIEWS = {"units": "Hidden units that track something", "clamp": "Switch a unit off", "gates": "Gate saturation",
          "card": "Model card", "text": "Plain text"}
+# "Switch a unit off" opens on the shipped model's line-position unit: its top layer's c unit 415 (counted from 1),
+# the finder's first for "position in line" over the excerpt (r = -0.86). Held at 0 it takes the line breaks away
+# (p of the sample's own breaks 0.965 -> 0.095); unit 1, the default before, moved 0.0006 nats a character. On
+# another model it is one unit among others (fit_to brings it within the model's size).
+LINE_UNIT = 415
 PASSAGES_SHOWN = {"excerpt": "a passage of the play (validation text)", "sample": "this sample"}
 
 
 def declared(lm: CharLM) -> Controls:
     """The page's controls for this model (its vocabulary, layers and units bound k, the layer and the unit)."""
-    return _declared(lm.vocab_size, lm.num_layers, lm.hidden_size)
+    return _declared(lm.vocab_size, lm.num_layers, lm.hidden_size, lm.cell_type.has_cell_state)
 
 
 def prime_only() -> list[Param]:
     """What a link carries of the page without a model to size the rest: the prime."""
-    return _declared(1, 1, 1).params_of("prime")
+    return _declared(1, 1, 1, False).params_of("prime")
 
 
 @functools.lru_cache(maxsize=64)
-def _declared(vocab: int, layers: int, hidden: int) -> Controls:
+def _declared(vocab: int, layers: int, hidden: int, cell_state: bool) -> Controls:
     unit, unit_dump = from_0(hidden)
     return Controls(
         P,
@@ -66,10 +71,10 @@ def _declared(vocab: int, layers: int, hidden: int) -> Controls:
         Control("span", "Over the first", 0, kind="select", options=(0, *SPANS), url="first",
                 help="Where in the text to count: the first characters after the start, or all."),
         Control("clamp_layer", "Clamp layer", layers, kind="number", lo=1, hi=layers, url="clayer"),
-        Control("clamp_kind", "Clamp state", "h", kind="radio", options=("h", "c"), url="ckind",
-                widget_kw={"horizontal": True}),
-        Control("clamp_unit", "Clamp unit", 1, kind="number", lo=1, hi=hidden, url="cunit", parse=unit,
-                dump=unit_dump),
+        Control("clamp_kind", "Clamp state", "c" if cell_state else "h", kind="radio", options=("h", "c"),
+                url="ckind", widget_kw={"horizontal": True}),
+        Control("clamp_unit", "Clamp unit", min(LINE_UNIT, hidden), kind="number", lo=1, hi=hidden, url="cunit",
+                parse=unit, dump=unit_dump),
         Control("clamp_value", "Clamp to", 0.0, lo=-clamping.MAX_VALUE, hi=clamping.MAX_VALUE, step=0.1,
                 url="cval"),
         Control("cpos", "the character clicked in the free text", -1, lo=-1, hi=lesson.MAX_CHARS - 1,
