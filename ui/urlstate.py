@@ -12,7 +12,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 _KEEP = "app.kept."  # prefix of the copies of each setting that outlive their widgets
-APP_WIDE = ("classroom", "contrast")  # link keys every page keeps (ui/urlstate.classroom, ui/theme.py)
+APP_WIDE = ("classroom", "contrast", "deck", "step")  # link keys every page keeps (ui/urlstate.classroom,
+# ui/theme.py; a running deck and its step, ui/deck/run.py)
 
 
 @dataclass(frozen=True)

@@ -314,7 +314,7 @@ def three_cells(c: GateSetup) -> tuple[Lockstep, bool]:
     if c.trained:
         if "w" not in TRAINED:
             TRAINED["w"] = lag_results.load_weights()
-        untrained = [get(c).presentation.label for c in memory.CELLS if TRAINED["w"] and c not in TRAINED["w"]]
+        untrained = [get(c).presentation.label for c in lesson.CELLS if TRAINED["w"] and c not in TRAINED["w"]]
         if TRAINED["w"] is None:
             st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
                     "Showing untrained ones.")
