@@ -42,8 +42,8 @@ def student(code: str) -> None:
                           args=(R.vote, store, code, view.number, view.round, i))
         else:
             key = f"{P}.num.{view.number}.{view.round}"
-            st.number_input(f"Your answer ({q.lo:g} to {q.hi:g})", min_value=q.lo, max_value=q.hi, value=None,
-                            format="%.3f" if q.hi - q.lo <= 10 else "%.0f", key=key)
+            R.CONTROLS.widget("answer", key=key, label=f"Your answer ({q.lo:g} to {q.hi:g})", lo=q.lo, hi=q.hi,
+                              value=None, format="%.3f" if q.hi - q.lo <= 10 else "%.0f")
             st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=R.act,
                       args=(R.vote, store, code, view.number, view.round, key))
         R.show_message("vote")

@@ -18,6 +18,7 @@ from rnnviz.rooms.codes import clean_code
 from rnnviz.rooms.figure import reveal_figure
 from rnnviz.rooms.room import BadVoter, Question, RoomError, RoomView
 from rnnviz.text import InputError, fmt, strip_bidi
+from ui.controls import Control, Controls
 from ui.lessons.registry import lesson as find
 from ui.limits import visitor_and_address
 from ui.questions.base import plain, truth_text
@@ -26,6 +27,8 @@ from ui.urlstate import font_scale, page_setup
 from ui.widgets import plot
 
 P = "class"  # session and widget keys: class.*
+CONTROLS = Controls(P, Control("answer", "Your answer", None, kind="number", lo=0.0, hi=1.0))  # a phone's number
+# for a question (the Class page's own view): its key, range and label are the question's, given where it is drawn
 KEY_CODE, KEY_TOKEN, KEY_VOTER = f"{P}.code", f"{P}.token", f"{P}.voter"
 LECTURER_COOKIE = "rnnviz_lecturer"  # CODE.TOKEN of the room this browser steers (remember)
 VISITOR_COOKIE = "rnnviz_visitor"  # nginx's per-browser cookie (deploy/nginx.conf.template), when behind it
