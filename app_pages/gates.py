@@ -7,7 +7,7 @@ from rnnviz.lessons.export import gated_script
 from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lagview import three_cells
-from ui.lessons import gates as words
+from ui.lessons import gates as words, registry
 from ui.lessons.gates import CONTROLS, PARAMS, SETTINGS, STEPPER, VALVE, GateSetup, P
 from ui.limits import fragment
 from ui.live.scrub import scrubs
@@ -94,7 +94,7 @@ def view_body(view: str) -> None:
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)
         if classroom():  # where Ask the class is: its question's cells are not these, and its answer may differ
-            st.caption(words.asked_note(c))
+            st.caption(words.asked_note(c, registry.lesson(P).asks["memory"].label))
     else:
         cell, d, name = c.cell, c.x.shape[1], f"rnnviz_{c.cell}.py"
         export_panel(lambda: gated_script(cell, c.x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,

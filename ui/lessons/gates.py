@@ -283,18 +283,17 @@ def open_on_the_lesson() -> None:
         set_state({f"{P}.{k}": v for k, v in MEMORY_PRESETS["first"]["sets"].items()})
 
 
-def asked_note(c: GateSetup) -> str:
-    """What the class question about memory asks, beside the chart it can disagree with: other cells, other input."""
+def asked_note(c: GateSetup, asked: str) -> str:
+    """What the class question about memory (its menu label `asked`) asks, beside the chart it can disagree with:
+    other cells, other input."""
     from rnnviz.rooms.questions import gates_memory
-    from ui.lessons.registry import lesson  # the registry reads this module: here, once both are loaded
-    from ui.questions.gates import CELL_NAMES
 
     a = gates_memory(c.H, c.seed, c.radius, c.bf)
-    return (f"**Asked of the class** (*{lesson(P).asks['memory'].label}*), the cells are not these: "
+    return (f"**Asked of the class** (*{asked}*), the cells are not these: "
             f"untrained ones, all three with H = {c.H} (not matched in parameters), each Wₕₕ at ρ = {c.radius:g}, "
             f"forget bias {c.bf:g}, reading 50 random inputs. Its answer at these settings is the "
-            f"**{CELL_NAMES[a.options[int(a.truth)]]}**; the chart above is the three cells this view runs, matched "
-            "in parameters, on this input.")
+            f"**{get(a.options[int(a.truth)]).presentation.label}**; the chart above is the three cells this view "
+            "runs, matched in parameters, on this input.")
 
 
 def memory_presets() -> None:
