@@ -49,11 +49,11 @@ def test_every_import_between_the_scripts_names_a_script_and_what_it_exports():
                 for name, text in scripts.items()}
     imports = [(name, what, where) for name, text in scripts.items()
                for what, where in re.findall(r'^import \{([^}]*)\} from "\./([\w.]+)";', text, re.M)]
-    assert len(imports) >= 6  # chart.js, steps.js and scrub.js import draw.js and send.js
+    assert len(imports) >= 6  # chart.js, stepped.js and scrub.js import draw.js and send.js
     for name, what, where in imports:
         assert where in scripts and {w.strip() for w in what.split(",")} <= exported[where], (name, where)
     assert "window.__rnnviz" not in "".join(scripts.values())  # they share state by importing it
-    for script, export in [("chart.js", "default"), ("steps.js", "mark"), ("scrub.js", "default")]:  # the components
+    for script, export in [("chart.js", "default"), ("stepped.js", "mark"), ("scrub.js", "default")]:  # the components
         assert "export default function" in scripts[script] if export == "default" else export in exported[script]
         assert f"/{assets.MODULES}/{script}'" in assets.component_js(script, export)
 

@@ -23,7 +23,7 @@ def as_sent(fig) -> dict:
 
 
 def laid_out(body: bytes, t: int) -> tuple[dict, str]:
-    """Step t of a stepped chart's frames, laid out as ui/live/steps.js lays them."""
+    """Step t of a stepped chart's frames, laid out as ui/live/stepped.js lays them."""
     return lay_out(json.loads(body), t)
 
 

@@ -1,6 +1,6 @@
 """Frames for the live charts (ui/live): a figure at each notch of a slider near its value, or at each step of a
 stepper, reduced to what changes from one to the next, so that the browser can show any of them (ui/live/scrub.js,
-ui/live/steps.js) with the server's own numbers; and a figure's digest, its name in the protocol. Nothing is computed
+ui/live/stepped.js) with the server's own numbers; and a figure's digest, its name in the protocol. Nothing is computed
 twice: each frame is the page's own figure function at that value (or a form of it without its words: figure_frames)."""
 from __future__ import annotations
 

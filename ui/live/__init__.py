@@ -31,7 +31,7 @@ draws frame k at once, naming it digests[k], and the rerun's payload with that d
 
 The scripts are ES modules that import each other: chart.js (the chart component) -> draw.js (one element per key,
 Plotly.react one drawing at a time, charts out of view put off) -> look.js (template, full screen, heatmap text);
-chart.js -> steps.js (stepped charts; its `mark` is the step component) -> draw.js, send.js (work done just after
+chart.js -> stepped.js (stepped charts; its `mark` is the step component) -> draw.js, send.js (work done just after
 the page's next websocket message); scrub.js (the scrub component: drag and key frames) -> draw.js, send.js,
 words.js (the words that follow a drag).
 Streamlit imports a component's inline `js` from a blob: URL, against which no relative import resolves, and

@@ -4,7 +4,7 @@
 // the browser's time per chart). The payload is UTF-8 JSON: {figure, config, alt, src, digest}, or a stepped chart's
 // {figure, config, alt, src, steps} (ui/live/__init__.py states the protocol).
 import { chartElement, draw, serve, takeLater } from "./draw.js";
-import { STEPPED, atStep, installSteps, picture, settle, showStep, stepOf } from "./steps.js";
+import { STEPPED, atStep, installSteps, picture, settle, showStep, stepOf } from "./stepped.js";
 
 export default function ({ data, parentElement }) {
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);

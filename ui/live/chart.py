@@ -21,9 +21,9 @@ from ui.live.assets import component_js, provide, src
 _AVAILABLE = provide()
 _live = st.components.v2.component("rnnviz_chart", js=component_js("chart.js"),
                                    isolate_styles=False)  # plotly.js styles its modebar from document.head
-# The step of a stepper (ui.widgets.step_controls) as the page's last run drew it, for the stepped charts (steps.js
+# The step of a stepper (ui.widgets.step_controls) as the page's last run drew it, for the stepped charts (stepped.js
 # `mark`): a hidden element beside the stepper, rerun with it. Its time slider alone can run ahead of the page.
-_step = st.components.v2.component("rnnviz_step", js=component_js("steps.js", "mark"),
+_step = st.components.v2.component("rnnviz_step", js=component_js("stepped.js", "mark"),
                                    css="[class*='st-key-stepmark-'] {\n  display: none !important;\n}",
                                    isolate_styles=False)
 

@@ -1,6 +1,6 @@
 // Work done just after the page's next message to the server has gone. Streamlit passes a button press or a slider's
 // key on to the server a task or two after the key or click (about 2 ms, or longer on a busy page): a drawing (15-40
-// ms of the main thread) started before it would hold up the rerun by as much. So ui/live/steps.js draws a pressed
+// ms of the main thread) started before it would hold up the rerun by as much. So ui/live/stepped.js draws a pressed
 // step, and ui/live/scrub.js a keyed slider's frame, through afterSend.
 const AFTER_SEND = [];
 export function afterSend(f) {

@@ -4,7 +4,7 @@ A press of Next reruns the stepper's part of the page, and each chart in it used
 the server's answer (Plotly.react: 15-25 ms of the browser's time per chart, after the answer has come). A chart
 drawn by `stepped_plot` is sent once per setting with every step in it (the page's own figure function at t = 1..T,
 reduced to what changes from step to step: rnnviz.live.frames.figure_frames), and the same bytes whatever the step,
-so a step's answer redraws nothing. steps.js draws the step the stepper's slider holds; a press of Back, Next or
+so a step's answer redraws nothing. stepped.js draws the step the stepper's slider holds; a press of Back, Next or
 Reset (a click, the ← → Home keys, a remote's PageUp / PageDown) draws the step it asks for at once, while the server
 answers, and the answer (the slider's new value) settles it. Nothing is computed in the browser: it picks one of the
 server's figures.
