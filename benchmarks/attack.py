@@ -13,6 +13,9 @@ held       30 sessions (a cookie each) put two 21 MiB files in the sampling page
 logs       2 connections send 2-byte debug_shutdown_runtime messages for 15 s: log bytes written, replica CPU
 bystander  12 sessions of one visitor loop on the one-unit page; a bystander on the same replica reruns: its median
 bystander-fresh  the same with 4 looping clients, a cookie each (one address); the bystander reruns 0.7 s apart
+frames     issue 49 item 4: 4 clients (a cookie each) ask for drag frames around new values on a 200-step one-unit
+           page for 30 s; a bystander on the same replica reruns 0.7 s apart: its median and p90, the replica's CPU,
+           the bytes sent to one client
 hang       the replica the bystander is not on is stopped (SIGSTOP): when it is replaced, the bystander's errors
 rooms      one address opens 40 class rooms (4 at a time): how many open, the message past the cap, and whether a
            lecturer at another address (127.0.0.2) still opens one (issue 49 item 5)
@@ -362,6 +365,87 @@ async def attack_bystander(srv: Server, loopers: int = 12, moves: int = 40, fres
         await v.ws.close()
 
 
+async def attack_frames(srv: Server, clients: int = 4, seconds: float = 30, moves: int = 30, steps: int = 200) -> None:
+    """Issue 49, item 4: `clients` clients (a cookie each, one address) open the one-unit page with a `steps`-step
+    input and, as fast as the server answers, move a slider to a new value (a new setting: frames not computed yet)
+    and ask for the frames of every slider around new values (scrub.js's `want`, "<slider>@<value>"), for `seconds`;
+    a bystander on the same replica reruns 0.7 s apart: its median and p90 quiet and attacked, the replica's CPU
+    seconds meanwhile, and the bytes the server sent one client."""
+    import random
+    rng = random.Random(49)
+    query = "x=" + ",".join(["1"] + ["0"] * (steps - 1))
+    first = Visitor(srv.url, "scalar", query)
+    await first.open()
+    port = srv.replica_of(first)
+    pid = srv.replicas[port]
+    b = await bystander_on(srv, port)
+
+    async def moved(k):
+        await asyncio.sleep(0.7)
+        return await b.rerun(b.move("scalar.w_h", 0.55 + 0.05 * (k % 10)))
+    quiet = [await moved(k) for k in range(moves // 2)]
+    crowd = [first]
+    while len(crowd) < clients:
+        v = Visitor(srv.url, "scalar", query)
+        await v.open()
+        if srv.replica_of(v) != port:  # a fresh cookie lands on either replica: keep those on ours
+            await v.ws.close()
+            continue
+        crowd.append(v)
+    got = {id(v): 0 for v in crowd}
+    for v in crowd:  # count what the server sends each client
+        def counted(recv=v.ws.recv, v=v):
+            async def recv_counted(*a, **k):
+                raw = await recv(*a, **k)
+                got[id(v)] += len(raw)
+                return raw
+            return recv_counted
+        v.ws.recv = counted()
+    sliders = {"scalar.w_x": (-10.0, 10.0, 0.05), "scalar.w_h": (-10.0, 10.0, 0.05), "scalar.b": (-10.0, 10.0, 0.05),
+               "scalar.h0": (-1.0, 1.0, 0.01)}
+
+    def anywhere(key: str) -> float:
+        lo, hi, step = sliders[key]
+        return round(lo + step * rng.randrange(round((hi - lo) / step) + 1), 2)
+    stop, reruns = asyncio.Event(), [0] * clients
+
+    async def loop(i: int, v: Visitor):
+        for key in sliders:  # the pointer reaches each slider: its frames from now on
+            await v.rerun(*v.want(key))
+        k = 0
+        while not stop.is_set():
+            key = list(sliders)[k % len(sliders)]
+            await v.rerun(v.move(key, anywhere(key)), v.fragment_of(key))  # a new setting
+            for other in sliders:  # a drag on each slider, somewhere new
+                if stop.is_set():
+                    break
+                await v.rerun(*v.want(f"{other}@{anywhere(other)}"))
+                reruns[i] += 1
+            reruns[i] += 1
+            k += 1
+    tasks = [asyncio.create_task(loop(i, v)) for i, v in enumerate(crowd)]
+    await asyncio.sleep(3)  # past the first reruns
+    cpu0, bytes0, runs0, t0 = cpu_s([pid]), got[id(first)], reruns[0], time.perf_counter()
+    busy = []
+    while time.perf_counter() - t0 < seconds:
+        busy.append(await moved(len(busy)))
+    wall = time.perf_counter() - t0
+    cpu, sent, runs = cpu_s([pid]) - cpu0, got[id(first)] - bytes0, reruns[0] - runs0
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+    def p90(xs):
+        return statistics.quantiles(xs, n=10)[-1] if len(xs) > 1 else xs[0]
+    print(f"frames: {len(crowd)} clients (a cookie each) asking for frames on a {steps}-step one-unit page for "
+          f"{wall:.0f} s; the bystander's rerun (0.7 s apart) median_s quiet={statistics.median(quiet):.3f} "
+          f"attacked={statistics.median(busy):.3f} ratio={statistics.median(busy) / statistics.median(quiet):.2f} "
+          f"p90_s quiet={p90(quiet):.3f} attacked={p90(busy):.3f}; replica cpu_s={cpu:.1f} in {wall:.0f} s; "
+          f"one client: {runs} reruns, {sent / 2**20:.1f} MiB sent ({sent / max(runs, 1) / 1e6:.2f} MB a rerun); "
+          f"all clients' reruns={sum(reruns)}", flush=True)
+    for v in [*crowd, b]:
+        await v.ws.close()
+
+
 async def attack_hang(srv: Server, watch_s: float = 40) -> None:
     b = Visitor(srv.url, "scalar")
     await b.open()
@@ -520,6 +604,7 @@ def main() -> None:
                       "logs": lambda: attack_logs(srv),
                       "bystander": lambda: attack_bystander(srv),
                       "bystander-fresh": lambda: attack_bystander(srv, loopers=4, moves=30, fresh=True, think=0.7),
+                      "frames": lambda: attack_frames(srv),
                       "hang": lambda: attack_hang(srv), "rooms": lambda: attack_rooms(srv),
                       "nat": lambda: attack_nat(srv), "nat-mint": lambda: attack_nat(srv, mint=True)}[name]
             try:

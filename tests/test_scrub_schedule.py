@@ -6,7 +6,7 @@ import numpy as np
 
 from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.lessons.scalar import run_scalar
-from rnnviz.live.schedule import Budget, coarse, schedule, window
+from rnnviz.live.schedule import Budget, Budgets, coarse, schedule, window
 from rnnviz.live.words import packed, pieces, table_pieces
 from ui.lessons import scalar as words
 from ui.live import chart, scrub
@@ -64,6 +64,37 @@ def test_each_visitor_has_a_budget_and_a_fill_stops_at_it(monkeypatch):
     scrub._fill(todo, fresh)  # another visitor on the same setting: more sets, the one at hand not computed again
     assert sum(key in scrub.FRAMES for key, _ in todo) > 1
 
+
+def test_an_addresss_visitors_share_one_budget_beside_their_own(monkeypatch):
+    """Issue 49 item 4: four clients of one address, a cookie each, took 4 s of frames each per 30 s, and a bystander's
+    median rerun went from 0.04 to 0.15 s. Their frames are charged to the address too: a fresh cookie gets no more."""
+    s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))
+    items = [i for i in words.scrubs(s, 1.0) if i.slider in ("scalar.w_h", "scalar.w_x")]
+    todo = [(i.key(v), (lambda i, v: lambda: scrub._compute(i, v))(i, v)) for i in items for v in i.sets()]
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 26))
+    monkeypatch.setattr(scrub, "VISITORS", Budgets(4.0))
+    monkeypatch.setattr(scrub, "ADDRESSES", Budgets(6.0))
+    who = {"visitor": ("a", "10.0.0.1")}
+    monkeypatch.setattr(scrub, "visitor_and_address", lambda: who["visitor"])
+    for b in scrub.budgets():
+        b.spend(6.0)  # visitor a has spent its address's budget
+    who["visitor"] = ("b", "10.0.0.1")  # another cookie, the same address
+    scrub._fill(todo, *scrub.budgets())
+    assert [key in scrub.FRAMES for key, _ in todo] == [True] + [False] * (len(todo) - 1)
+    who["visitor"] = ("a", "10.0.0.2")  # visitor a from elsewhere: its own budget is spent too
+    assert scrub.budgets()[0].left() < 0
+    who["visitor"] = ("c", "10.0.0.2")  # a visitor of another address: frames
+    scrub._fill(todo, *scrub.budgets())  # (a fill stops after FILL_S: on a busy machine, one set more)
+    assert sum(key in scrub.FRAMES for key, _ in todo) > 1
+
+
+def test_budgets_by_name_forget_the_idle_ones_past_their_number():
+    by = Budgets(1.0, period=30.0, most=2)
+    by.of("x").spend(1.0, now=0.0)
+    by.of("y").spend(1.0, now=90.0)
+    assert by.of("x") is by.of("x") and by.of("x").left(now=10.0) == 0.0
+    by.of("z", now=100.0)  # a third: x, idle a whole period, is forgotten (full again); y is kept
+    assert by.of("y").left(now=100.0) == 0.0 and by.of("x", now=100.0).left(now=100.0) == 1.0
 
 def test_a_key_draws_the_tanh_charts_own_figures_near_the_value():
     s = ScalarPreset(1.0, 0.5, 0.0, 0.0, (1.0, 0.0, 0.0))

@@ -1,10 +1,11 @@
 """Which of a slider's values get frames, in what order, and how many one visitor may have computed: the whole range
 coarse first (every few notches), then fixed windows of consecutive notches, the one under the thumb first and the
 rest outward, so that a sweep across the range never waits; the windows are the same for every value (and so for
-every visitor on the same setting), and a Budget bounds the frames computed for one visitor."""
+every visitor on the same setting), and Budgets bound the frames computed for one visitor and for one address."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import deque
 
@@ -75,3 +76,20 @@ class Budget:
 
     def spend(self, seconds: float, now: float | None = None) -> None:
         self._log.append((time.monotonic() if now is None else now, seconds))
+
+
+class Budgets:
+    """A Budget for each name (a visitor's cookie, an address), made on first use, all of `seconds` per `period`:
+    once there are more than `most`, those that spent nothing for a whole period are forgotten (they are full)."""
+
+    def __init__(self, seconds: float, period: float = 30.0, most: int = 10_000):
+        self.seconds, self.period, self.most = seconds, period, most
+        self._by: dict[str, Budget] = {}
+        self._lock = threading.Lock()
+
+    def of(self, name: str, now: float | None = None) -> Budget:
+        with self._lock:
+            if name not in self._by and len(self._by) >= self.most:
+                now = time.monotonic() if now is None else now
+                self._by = {k: b for k, b in self._by.items() if b._log and b._log[-1][0] > now - self.period}
+            return self._by.setdefault(name, Budget(self.seconds, self.period))

@@ -19,7 +19,7 @@ Server -> browser
 Browser -> server: only the scrub component asks, each ask a rerun of the scrub fragment alone:
 - want = "<slider>": the pointer reached a slider without frames, or the keyboard's focus rested on it 0.4 s: its
   frames, computed in the background now and for every later setting (a visitor who never drags costs nothing), within
-  the visitor's budget (schedule.Budget).
+  the budgets of the visitor and of its address (schedule.Budgets, scrub.VISITORS and ADDRESSES).
 - want = "<slider>@<value>": a drag is on coarse frames (or none) there: the window around the thumb goes first.
 - want = "!": a set named in ids is not in the page (a payload lost): every set is sent again.
 - ready = n: frames are pending: look again after 150 + 100 n ms (40 times at most).

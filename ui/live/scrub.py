@@ -3,12 +3,13 @@ release, so a chart would stay frozen through a drag and jump at the end. The se
 slider's notches (rnnviz/live/frames.py: the page's own figure function, or for a chart whose words change with every
 value a form of it without them, `whole`), and the words beside it (`words`: each text's pieces, rnnviz/live/words.py),
 in sets (rnnviz/live/schedule.py): the whole range coarse first, then windows of consecutive notches, the one under the
-thumb first. The sets are kept per server in FRAMES, keyed by the setting, so every visitor on it shares them; each
-visitor's are computed within a Budget of its own. scrub.js shows the frame of whatever value the thumb holds, the
-nearest notch that has one, while the mouse is down, on the chart that chart.js drew. A drag on coarse frames asks for
-the window around the thumb first (`ahead`). On release the page reruns and draws as it always did. A key press on
-the slider shows the new value's frame at once, where the frames are the chart's own figures: the rerun then sends that
-figure again, and chart.js, which knows it by its digest, leaves it drawn.
+thumb first. The sets are kept per server in FRAMES, keyed by the setting, so every visitor on it shares them; those
+computed for a visitor are charged to its Budget and to its address's (VISITORS, ADDRESSES). scrub.js shows the
+frame of whatever value the thumb holds, the nearest notch that has one, while the mouse is down, on the chart that
+chart.js drew. A drag on coarse frames asks for the window around the thumb first (`ahead`). On release the page
+reruns and draws as it always did. A key press on the slider shows the new value's frame at once, where the frames
+are the chart's own figures: the rerun then sends that figure again, and chart.js, which knows it by its digest,
+leaves it drawn.
 
 The frames are computed in the background (one computation per server at a time, SharedCache.fill_ahead), never in
 the visitor's rerun: until they are ready the component says so and asks for a rerun of its own fragment, which
@@ -27,9 +28,9 @@ import streamlit as st
 
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import SPAN, encoded, figure_frames
-from rnnviz.live.schedule import Budget, schedule, window
+from rnnviz.live.schedule import Budget, Budgets, schedule, window
 from rnnviz.live.words import packed, pieces
-from ui.limits import fragment
+from ui.limits import fragment, visitor_and_address
 from ui.live import chart
 from ui.live.assets import component_js
 from ui.urlstate import classroom
@@ -40,6 +41,10 @@ DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page'
 FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
 SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
 SEND_BYTES = 2 ** 19  # new sets one payload carries at most (the server's maxMessageSize is 2 MB): the rest next poll
+# seconds of frames computed per 30 s, for one visitor (its cookie: every session of it) and for one address (all its
+# visitors): 4 clients of one address at 4 s each took 21 s of a replica's CPU in 30 s, a bystander's median rerun
+# 0.04 -> 0.15 s (issue 49 item 4; benchmarks/attack.py frames)
+VISITORS, ADDRESSES = Budgets(4.0), Budgets(6.0)
 KEY_SPAN = 17  # notches of a `whole` chart's own frames a set holds, for keys (a few ms each)
 _CSS = "[class*='st-key-scrub-'] {\n  display: none !important;\n}"  # it draws nothing: no gap either
 _scrub = st.components.v2.component("rnnviz_scrub", js=component_js("scrub.js"), css=_CSS, isolate_styles=False)
@@ -134,16 +139,23 @@ def _compute_own(item: Scrub, values: list[float]) -> bytes:
     return encoded(frames and {**frames, "keys": True})
 
 
-def _fill(todo: list[tuple[tuple, Callable[[], bytes]]], budget: Budget) -> None:
+def budgets() -> tuple[Budget, Budget]:
+    """This run's visitor's budget and its address's: a fill is charged to both."""
+    visitor, address = visitor_and_address()
+    return VISITORS.of(visitor), ADDRESSES.of(address)
+
+
+def _fill(todo: list[tuple[tuple, Callable[[], bytes]]], *budgets: Budget) -> None:
     """Compute the sets (key, compute) in order, one after the other, in one background thread: at least the first,
-    then while this fill has taken under FILL_S and the visitor's budget lasts. The time spent is the visitor's."""
+    then while this fill has taken under FILL_S and every budget lasts. The time spent is charged to each."""
     t0 = time.monotonic()
     for n, (key, compute) in enumerate(todo):
-        if n and (time.monotonic() - t0 > FILL_S or budget.left() <= 0):
+        if n and (time.monotonic() - t0 > FILL_S or min(b.left() for b in budgets) <= 0):
             break
         t = time.monotonic()
         FRAMES.get(key, compute, len)
-        budget.spend(time.monotonic() - t)
+        for b in budgets:
+            b.spend(time.monotonic() - t)
 
 
 def _gone():
@@ -200,7 +212,7 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     state = st.session_state
     wanted = state.setdefault(f"scrub.{page}.wanted", set())
     sent = state.setdefault("scrub.sent", {})  # the ids of the sets this visitor's browser was sent, oldest first
-    budget = state.setdefault("scrub.budget", Budget())
+    charged = budgets()
     sliders = {i.slider: i for i in items}
     asked = (state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
     if asked == "!":  # the browser lacks a set it was sent (a payload lost): all of them again
@@ -237,9 +249,9 @@ def scrubs(page: str, items: list[Scrub]) -> None:
         del sent[next(iter(sent))]
     todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
     pending = bool(todo) or held
-    if todo and budget.left() > 0:  # after a new setting, a pause: that rerun goes first (the computation would
-        # share its interpreter); a visitor over budget waits for it (the polls go on)
-        FRAMES.fill_ahead(("fill",) + tuple(key for key, _ in todo), lambda: _fill(todo, budget) or b"",
+    if todo and min(b.left() for b in charged) > 0:  # after a new setting, a pause: that rerun goes first (the
+        # computation would share its interpreter); a visitor or address over budget waits for it (the polls go on)
+        FRAMES.fill_ahead(("fill",) + tuple(key for key, _ in todo), lambda: _fill(todo, *charged) or b"",
                           delay=0.0 if asked in sliders or at else DELAY)
     polls = state["scrub.polls"] = state.get("scrub.polls", 0) + pending
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
