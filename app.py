@@ -79,12 +79,13 @@ def setup_links(url_path: str) -> None:
         if classroom():  # the Class page with this page's question and setup (ui/rooms.py)
             from ui.rooms import ask_link
             ask_link(url_path)
-    save_step(url_path)  # this setup as a deck's next step (ui/deck/draft.py)
 
 
 if lesson(nav.url_path):  # a lesson page (the welcome page has no settings to link to, the Class page none either: its
     # address holds a phone's voter token; nor the decks' pages); after the page has run, so the link carries
     with link_slot or foot_middle:  # this run's settings
         setup_links(nav.url_path)
+    with foot_middle if classroom() else link_slot or foot_middle:  # on a projector the top row holds the link and
+        save_step(nav.url_path)  # Ask the class alone: the deck's draft, this setup as its next step (ui/deck/draft.py)
 record_run(nav.url_path, time.perf_counter() - _t0)
 warm_up()  # once per server: the sampling page's heaviest first look, computed while nobody waits for it
