@@ -62,3 +62,24 @@ async def lecturer(url: str) -> tuple[Visitor, str]:
     if "answers 0 of 0" not in lec.text():
         raise SystemExit(f"the question did not open: {lec.text()[:300]}")
     return lec, code.group(1)
+
+
+async def open_room(url: str, answers) -> tuple[Visitor, str, str]:
+    """The lecturer opens a room: (its session, the phones' base URL, the code). `answers(url)` says whether the
+    phones' side answers at `url` itself (behind nginx); a plain streamlit run serves it on the next port. Loopback
+    only."""
+    import urllib.parse
+
+    lec = Visitor(url)
+    await lec.open()
+    await lec.rerun([lec.press("class.open")])
+    m = re.search(r"(https?://[^\s`/]+)/room/([A-Z0-9]{6})", lec.text())
+    if not m:
+        raise SystemExit(f"no join link on the lecturer's page: {lec.text()[:300]}")
+    phone_url, code = m.groups()
+    if await asyncio.to_thread(answers, url):
+        phone_url = url  # nginx serves the phones' side on the same site
+    if urllib.parse.urlsplit(phone_url).hostname not in ("127.0.0.1", "localhost"):
+        raise SystemExit(f"the join link is not on loopback: {phone_url}")
+    return lec, phone_url, code
+

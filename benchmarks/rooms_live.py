@@ -155,20 +155,10 @@ class Phone:
 
 async def run_live(url: str, lecturer_factory, n: int, window: float, seed: int, addresses: int, cpu, rounds=3):
     """The whole class; returns the figures. `lecturer_factory()` opens the room and asks question 1 later."""
-    from class_session import Visitor  # the Streamlit lecturer session
+    from class_session import open_room  # the Streamlit lecturer session
 
     rng = random.Random(seed)
-    lec = Visitor(url)
-    await lec.open()
-    await lec.rerun([lec.press("class.open")])
-    m = re.search(r"(https?://[^\s`/]+)/room/([A-Z0-9]{6})", lec.text())
-    if not m:
-        raise SystemExit(f"no join link on the lecturer's page: {lec.text()[:300]}")
-    phone_url, code = m.groups()  # a plain streamlit run serves phones on the next port; nginx on its own
-    if await asyncio.to_thread(answers, url):  # nginx: the same site (the link names the address the page was
-        phone_url = url  # asked for; this client's session tells the server none)
-    if urllib.parse.urlsplit(phone_url).hostname not in ("127.0.0.1", "localhost"):
-        raise SystemExit(f"the join link is not on loopback: {phone_url}")
+    lec, phone_url, code = await open_room(url, answers)
     sources = [None] if addresses <= 1 else [f"127.0.0.{2 + k}" for k in range(addresses)]
     phones = [Phone(phone_url, code, sources[i % len(sources)], random.Random(rng.random())) for i in range(n)]
     out = {"vote_ms": [], "question_ms": [], "reveal_ms": [], "accepted": {}, "refused": [], "confirmed": {},

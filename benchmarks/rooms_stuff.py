@@ -19,21 +19,11 @@ AFTER_LOCK = 50
 
 
 async def stuff(url: str, joins: int, seconds: float, conns: int = 8) -> dict:
-    from class_session import Visitor  # the Streamlit lecturer session
+    from class_session import open_room  # the Streamlit lecturer session
     from rooms_live import Conn, answers
 
-    lec = Visitor(url)
-    await lec.open()
-    await lec.rerun([lec.press("class.open")])
-    m = re.search(r"(https?://[^\s`/]+)/room/([A-Z0-9]{6})", lec.text())
-    if not m:
-        raise SystemExit(f"no join link on the lecturer's page: {lec.text()[:300]}")
-    phone_url, code = m.groups()
-    if await asyncio.to_thread(answers, url):
-        phone_url = url  # nginx serves the phones' side on the same site
+    lec, phone_url, code = await open_room(url, answers)
     u = urllib.parse.urlsplit(phone_url)
-    if u.hostname not in ("127.0.0.1", "localhost"):
-        raise SystemExit(f"the join link is not on loopback: {phone_url}")
     await lec.rerun([lec.press("class.ask")])  # question 1 open: the projector counts "answers 0 of N"
     api, out = f"/_rnnviz/room/{code}", {"status": collections.Counter(), "after_lock": collections.Counter()}
     t0 = time.perf_counter()
