@@ -1,17 +1,15 @@
 """Class: the whole room predicts (peer instruction). The lecturer opens a room, asks a question computed from a lesson
 page's setup, watches the count, reveals the answers against the truth, and runs a second round; phones join with
 ?room=CODE and vote once per round."""
-import urllib.parse
 
 import streamlit as st
 
-from rnnviz.rooms import questions as Q
 from rnnviz.rooms.room import RoomError
 from rnnviz.rooms.store import default_store
 from ui import phones, rooms as R
 from ui.lessons.registry import asking, lesson as find
 from ui.limits import fragment
-from ui.questions.base import plain, truth_text
+from ui.questions.base import plain
 from ui.questions.link import make
 
 P, ss, store = R.P, st.session_state, default_store()
@@ -20,39 +18,7 @@ P, ss, store = R.P, st.session_state, default_store()
 @fragment(run_every=R.REFRESH_S)
 def student(code: str) -> None:
     """The phone's view: refreshes itself, so a new question or the reveal arrives within REFRESH_S."""
-    if (view := R.enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
-        R.show_message()
-        R.join_form(ss, store, "again")
-        return
-    R.show_message()
-    if view.phase == "closed":  # a phone still on last week's link: the box for this week's code
-        st.info("The lecturer has closed this room. Thank you for answering!")
-        R.join_form(ss, store, "again")
-        return
-    if not view.number:
-        st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")
-        return
-    q, mine = view.question, R.my_answer(ss, store, code, view.number, view.round)
-    st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
-    st.markdown(plain(q.prompt))
-    if view.phase == "open" and mine is None:
-        if q.kind == "choice":
-            for i, label in enumerate(q.options):
-                st.button(plain(label), key=f"{P}.pick.{i}", on_click=R.act, width="stretch",
-                          args=(R.vote, store, code, view.number, view.round, i))
-        else:
-            key = f"{P}.num.{view.number}.{view.round}"
-            R.CONTROLS.widget("answer", key=key, label=f"Your answer ({q.lo:g} to {q.hi:g})", lo=q.lo, hi=q.hi,
-                              value=None, format="%.3f" if q.hi - q.lo <= 10 else "%.0f")
-            st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=R.act,
-                      args=(R.vote, store, code, view.number, view.round, key))
-        R.show_message("vote")
-    elif view.phase == "open":
-        st.success(f"Your answer is in: **{plain(R.answer_text(q, mine))}**. Wait for the reveal.")
-    else:
-        right = mine is not None and Q.is_right(q.kind, q.truth, q.tol, mine)
-        st.markdown(f"The answer: **{plain(truth_text(q))}**" + ("" if mine is None else
-                    f". Yours: {plain(R.answer_text(q, mine))}, {'right' if right else 'not quite'}."))
+    R.phone_view(ss, store, code)
 
 
 @fragment(run_every=R.REFRESH_S)
@@ -108,14 +74,6 @@ def room_side(code: str, token: str, url: str, view) -> None:
     R.keep_link(url, code, token)
 
 
-def back_to_lesson(q) -> None:
-    """One click back to the page the question came from, with the setup the class saw."""
-    ls = find(q.lesson)
-    if ls is not None:
-        query = {**dict(urllib.parse.parse_qsl(q.setup)), "classroom": "1"}
-        st.page_link(ls.script, label=f"Back to {ls.title}", icon=":material/arrow_back:", query_params=query)
-
-
 def lecturer() -> None:
     R.recall(ss, store)  # this browser's room, after a reload of the projector's page
     R.resume(ss, store, st.query_params)
@@ -162,7 +120,7 @@ def lecturer() -> None:
             if view.round == 1 and view.phase == "revealed":
                 st.button("Discuss and vote again", key=f"{P}.revote", on_click=R.act, args=(store.revote, code, token))
         if view.number:
-            back_to_lesson(view.question)
+            R.back_to_lesson(view.question)
         with st.expander(f"Ask question {view.number + 1}" if view.number else "Ask a question",
                          expanded=not view.number or ss.pop(f"{P}.asking", False)):
             ask_panel(code, token)

@@ -310,3 +310,49 @@ def recall(ss, store: RoomStore) -> None:
         ss[KEY_CODE], ss[KEY_TOKEN] = clean_code(code), key
     except RoomError:
         pass  # expired, or lost: the page offers a new room
+
+
+def phone_view(ss, store: RoomStore, code: str) -> None:
+    """The Class page's own view for a phone in room `code` (the page refreshes it, so a new question or the reveal
+    arrives within REFRESH_S)."""
+    if (view := enter(ss, store, code)) is None:  # a message instead (no such room, full, an edited link)
+        show_message()
+        join_form(ss, store, "again")
+        return
+    show_message()
+    if view.phase == "closed":  # a phone still on last week's link: the box for this week's code
+        st.info("The lecturer has closed this room. Thank you for answering!")
+        join_form(ss, store, "again")
+        return
+    if not view.number:
+        st.info(f"You are in room **{code}**. The first question appears here when the lecturer asks it.")
+        return
+    q, mine = view.question, my_answer(ss, store, code, view.number, view.round)
+    st.markdown(f"**Question {view.number}**" + (" · round 2: discussed, vote again" if view.round == 2 else ""))
+    st.markdown(plain(q.prompt))
+    if view.phase == "open" and mine is None:
+        if q.kind == "choice":
+            for i, label in enumerate(q.options):
+                st.button(plain(label), key=f"{P}.pick.{i}", on_click=act, width="stretch",
+                          args=(vote, store, code, view.number, view.round, i))
+        else:
+            key = f"{P}.num.{view.number}.{view.round}"
+            CONTROLS.widget("answer", key=key, label=f"Your answer ({q.lo:g} to {q.hi:g})", lo=q.lo, hi=q.hi,
+                              value=None, format="%.3f" if q.hi - q.lo <= 10 else "%.0f")
+            st.button("Vote", key=f"{P}.vote", type="primary", width="stretch", on_click=act,
+                      args=(vote, store, code, view.number, view.round, key))
+        show_message("vote")
+    elif view.phase == "open":
+        st.success(f"Your answer is in: **{plain(answer_text(q, mine))}**. Wait for the reveal.")
+    else:
+        right = mine is not None and Q.is_right(q.kind, q.truth, q.tol, mine)
+        st.markdown(f"The answer: **{plain(truth_text(q))}**" + ("" if mine is None else
+                    f". Yours: {plain(answer_text(q, mine))}, {'right' if right else 'not quite'}."))
+
+
+def back_to_lesson(q) -> None:
+    """One click back to the page the question came from, with the setup the class saw."""
+    ls = find(q.lesson)
+    if ls is not None:
+        query = {**dict(urllib.parse.parse_qsl(q.setup)), "classroom": "1"}
+        st.page_link(ls.script, label=f"Back to {ls.title}", icon=":material/arrow_back:", query_params=query)
