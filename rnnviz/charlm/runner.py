@@ -185,22 +185,28 @@ class CharLM:
         """W_ih x + b_ih for the first layer, x the embedding of character `idx`."""
         return self.table[idx] if self.table is not None else self.W_ih[0] @ self.embed[idx] + self.b_ih[0]
 
+    def layer_step(self, k: int, x, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Layer k's step: `x` is the character id (k = 0) or the layer below's new state (H,); h and c are this
+        layer's (H,). Returns its new h and c and the cell's step parts (its gates among them, `Cell.step`)."""
+        kind = self.cell_type
+        if kind.sums_inputs:  # one pre-activation: the table (or one stacked mat-vec) and the recurrent product
+            gh = None
+            if k == 0:
+                gi = self._input0(x) + self.W_hh[0] @ h + self.b_hh[0]  # (G*H,)
+            else:
+                gi = self.W_stack[k] @ np.concatenate([x, h]) + self.b_stack[k]  # (G*H,)
+        else:
+            gi = self._input0(x) if k == 0 else self.W_ih[k] @ x + self.b_ih[k]  # (G*H,)
+            gh = self.W_hh[k] @ h + self.b_hh[k]  # (G*H,)
+        return kind.step(gi, gh, h, c)
+
     def step(self, idx: int, h: np.ndarray, c: np.ndarray, clamp: Clamp | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read one character id; return the next-character logits and the new (h, c), with `clamp`'s unit held."""
         h, c = h.copy(), c.copy()
-        kind, inp = self.cell_type, None
+        inp = idx
         for k in range(self.num_layers):
-            if kind.sums_inputs:  # one pre-activation: the table (or one stacked mat-vec) and the recurrent product
-                gh = None
-                if k == 0:
-                    gi = self._input0(idx) + self.W_hh[0] @ h[0] + self.b_hh[0]  # (G*H,)
-                else:
-                    gi = self.W_stack[k] @ np.concatenate([inp, h[k]]) + self.b_stack[k]  # (G*H,)
-            else:
-                gi = self._input0(idx) if k == 0 else self.W_ih[k] @ inp + self.b_ih[k]  # (G*H,)
-                gh = self.W_hh[k] @ h[k] + self.b_hh[k]  # (G*H,)
-            h[k], c_k, _ = kind.step(gi, gh, h[k], c[k])
+            h[k], c_k, _ = self.layer_step(k, inp, h[k], c[k])
             c[k] = c_k
             if clamp is not None and clamp.layer == k:  # before the layer above, the next step or the head read it
                 (h if clamp.kind == "h" else c)[k, clamp.unit] = clamp.value
