@@ -1,4 +1,6 @@
+import copy
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -8,22 +10,56 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# Keep compiled files between runs even where PYTHONDONTWRITEBYTECODE is set (some machines set it for every
+# process): pytest rewrites the asserts of each test module it imports, and without its cached result each worker
+# spends about 6 s of CPU on that alone, every run. __pycache__/ is ignored by git and left out of the wheel.
+sys.dont_write_bytecode = False
+# One BLAS / torch thread per test worker (set before either is imported): the workers already use every core
+# (pytest.ini: -n 2), and each worker's own threads fighting the other worker's for them made the torch
+# reference checks several times slower. A variable set by the caller is kept.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
+def figure_shape(value):
+    """What Plotly's validation of a figure spec depends on, with the numbers inside arrays left out: a figure of
+    the same shape as one already validated (the same properties and scalar values, the same kinds of arrays)
+    passes or fails the same way, whatever its data. Strings are kept (colours, modes and texts are checked);
+    an array of many distinct strings (hover texts) counts as one kind."""
+    if isinstance(value, dict):
+        return tuple((k, figure_shape(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, (int, float)) or v is None for v in value):
+            return ("numbers",)
+        if value and all(isinstance(v, str) for v in value) and len(set(value)) > 8:
+            return ("strings",)
+        return tuple(figure_shape(v) for v in value)
+    if hasattr(value, "dtype") and hasattr(value, "ndim"):  # a NumPy array
+        return ("array", value.dtype.kind, value.ndim)
+    return value
 
 
 @pytest.fixture(scope="session", autouse=True)
 def validated_figures():
     """Figures skip Plotly's validation when the app draws them (it costs most of a rerun); in the tests every
-    figure built (by a page or a test) is also built as a validated go.Figure, so a malformed one fails here, not
-    in a browser. A server the tests start (tests/browser.py) runs as visitors get it."""
+    figure built (by a page or a test) is also validated as a go.Figure, so a malformed one fails here, not in a
+    browser: each shape once (figure_shape; validating every figure was a fifth of the fast tier's time). A server
+    the tests start (tests/browser.py) runs as visitors get it."""
     from rnnviz.figures import base
 
-    plain = base.SpecFigure
+    plain, seen = base.SpecFigure, set()
 
     class Validated(plain):
         def __init__(self, spec: dict):
             import plotly.graph_objects as go
 
-            go.Figure(spec)
+            try:
+                shape = hash(figure_shape(spec))
+            except TypeError:  # something unhashable inside: validate it every time
+                shape = None
+            if shape is None or shape not in seen:
+                go.Figure(copy.deepcopy(spec))  # a copy: go.Figure reorders the keys of what it is given
+                seen.add(shape)
             super().__init__(spec)
 
     base.SpecFigure = Validated

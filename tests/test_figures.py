@@ -121,6 +121,13 @@ def test_in_the_tests_every_figure_is_validated_when_built_and_sent_as_the_app_s
         assert "bogus" in str(e)
     else:
         raise AssertionError("an invalid figure was built without a complaint")
+    base._fig([dict(type="scatter", x=[1, 2], y=[2, 3], opacity=0.5)], {})  # each shape is validated once, but
+    try:  # a scalar is part of the shape: another value is validated again
+        base._fig([dict(type="scatter", x=[5, 6], y=[7, 8], opacity=5)], {})
+    except ValueError as e:
+        assert "opacity" in str(e)
+    else:
+        raise AssertionError("an invalid value passed for a shape seen before")
     spec = dict(data=[dict(type="scatter", x=[1], y=[2])], layout=dict(height=300))
     fig = base._fig(spec["data"], spec["layout"])
     assert isinstance(fig, base.SpecFigure) and fig.to_dict() == dict(spec, frames=[])  # what st.plotly_chart gets

@@ -1,5 +1,6 @@
 """Each visitor's share of a server: uploaded files a session does not use are freed, accepted models share a
 per-server budget (ui/upload.py), and reruns are paced per visitor (ui/limits.py)."""
+import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
@@ -18,11 +19,24 @@ def held(mgr) -> int:
     return sum(len(r.data) for files in mgr.file_storage.values() for r in files.values())
 
 
-def test_a_flood_of_made_up_files_is_removed_down_to_the_budget_at_once():
+@pytest.fixture
+def file_bytes(monkeypatch) -> int:
+    """The loose-file budgets scaled down with the largest file, ratios kept: the floods below send 1/64 of the
+    real bytes (840 MiB of zeros cost a busy test worker seconds of page faults, and the rule is the same)."""
+    small = FILE_BYTES // 64
+    for name in ("LOOSE_SESSION_BYTES", "LOOSE_SERVER_BYTES"):
+        monkeypatch.setattr(upload, name, getattr(upload, name) // 64)
+    # no file box ever returned these files, so letting them go closes no UploadedFile: the walk over every object
+    # that does so (tens of ms on a server) costs 0.2 s per sweep in a test worker that has run hundreds of pages
+    monkeypatch.setattr(upload.gc, "get_objects", list)
+    return small
+
+
+def test_a_flood_of_made_up_files_is_removed_down_to_the_budget_at_once(file_bytes):
     mgr, now = MemoryUploadedFileManager("/_stcore/upload_file"), [0.0]
     guard = UploadGuard(mgr, clock=lambda: now[0])
     for i in range(40):  # one session, 40 files of 21 MiB under ids no file box ever named
-        put(mgr, "attacker", f"made-up-{i}", FILE_BYTES)
+        put(mgr, "attacker", f"made-up-{i}", file_bytes)
         guard.sweep()
     assert held(mgr) <= upload.LOOSE_SESSION_BYTES  # 840 MiB sent, at most two files' worth kept
     now[0] += LOOSE_GRACE_S + 1
@@ -30,14 +44,14 @@ def test_a_flood_of_made_up_files_is_removed_down_to_the_budget_at_once():
     assert held(mgr) == 0  # and those only for a few seconds
 
 
-def test_the_files_a_session_s_boxes_hold_stay_and_the_server_wide_loose_budget_holds():
+def test_the_files_a_session_s_boxes_hold_stay_and_the_server_wide_loose_budget_holds(file_bytes):
     mgr, now = MemoryUploadedFileManager("/_stcore/upload_file"), [0.0]
     guard = UploadGuard(mgr, clock=lambda: now[0])
     put(mgr, "student", "weights", 20 * MIB)
     put(mgr, "student", "card", 1000)
     guard.hold("student", {"weights", "card"})
     for s in range(10):  # ten sessions, each with one loose file
-        put(mgr, f"s{s}", "x", FILE_BYTES)
+        put(mgr, f"s{s}", "x", file_bytes)
     guard.sweep()
     now[0] += LOOSE_GRACE_S + 1
     guard.sweep()

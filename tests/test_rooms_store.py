@@ -48,14 +48,45 @@ def redis_server(tmp_path_factory):
     server["proc"].wait(10)
 
 
+class Clock:
+    """The in-process store's clock, moved on by the test instead of slept through (the fast tier waits for
+    nothing); Redis keeps its own time, so its variant sleeps for real."""
+
+    def __init__(self):
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.slow)])
-def make(request):
-    """A factory of stores of one kind (each Redis store on its own prefix, so tests do not meet)."""
+def make(request, monkeypatch):
+    """A factory of stores of one kind (each Redis store on its own prefix, so tests do not meet); its `sleep`
+    lets the stores' time pass."""
     if request.param == "memory":
-        return lambda **kw: MemoryStore(**kw)
+        import rnnviz.rooms.base
+        import rnnviz.rooms.store
+
+        clock = Clock()
+        for module in (rnnviz.rooms.base, rnnviz.rooms.store):
+            monkeypatch.setattr(module, "time", clock)
+
+        def factory(**kw):
+            return MemoryStore(**kw)
+
+        factory.sleep = clock.sleep
+        return factory
     server = request.getfixturevalue("redis_server")
     prefix = f"test:{request.node.name}:{time.monotonic_ns()}:"
-    return lambda **kw: RedisStore(server["url"], prefix=prefix, **kw)
+
+    def factory(**kw):
+        return RedisStore(server["url"], prefix=prefix, **kw)
+
+    factory.sleep = time.sleep
+    return factory
 
 
 def test_a_room_has_a_code_hard_to_guess_and_students_see_the_question(make):
@@ -214,7 +245,7 @@ def test_rooms_and_answers_expire(make):
     code, token = s.open_room()
     s.ask(code, token, CHOICE)
     s.vote(code, s.issue_voter(code, "v"), 1, 1, 0)
-    time.sleep(2.1)
+    make.sleep(2.1)
     with pytest.raises(NoRoom):
         s.view(code)
 
@@ -274,7 +305,7 @@ def test_past_the_room_cap_the_longest_idle_room_makes_way(make, monkeypatch):
         monkeypatch.setattr(module, "EVICT_IDLE_S", 0.5)
     s = make(max_rooms=2)
     (a, ta), (b, _) = s.open_room(), s.open_room()
-    time.sleep(0.7)
+    make.sleep(0.7)
     s.ask(a, ta, CHOICE)  # a lecturer's step: a is in use again; b has been idle
     c, _ = s.open_room()
     with pytest.raises(NoRoom):
@@ -285,12 +316,12 @@ def test_past_the_room_cap_the_longest_idle_room_makes_way(make, monkeypatch):
 def test_an_idle_room_expires_and_each_lecturer_step_keeps_it(make):
     s = make(idle_s=2, ttl_s=3600)
     code, token = s.open_room()
-    time.sleep(1.5)
+    make.sleep(1.5)
     s.ask(code, token, CHOICE)  # a step: two more seconds from now
     s.vote(code, s.issue_voter(code, "v"), 1, 1, 1)
-    time.sleep(1.8)  # 3.3 s after opening: past its first expiry, within the one the step gave
+    make.sleep(1.8)  # 3.3 s after opening: past its first expiry, within the one the step gave
     assert s.view(code).answered == 1
-    time.sleep(2.3)
+    make.sleep(2.3)
     with pytest.raises(NoRoom):
         s.view(code)
 
