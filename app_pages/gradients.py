@@ -6,6 +6,7 @@ import streamlit as st
 
 from rnnviz.figures import gradients as figures
 from rnnviz.lessons import clipping, gradients as lesson
+from rnnviz.nn.cells import compared
 from rnnviz.text import fmt, format_norm
 from ui.lagview import lag_section
 from ui.lessons import clipping as clip_words, gradients as words
@@ -65,7 +66,7 @@ def explorer() -> None:
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
             st.markdown("\n\n".join(words.factor_notes(cmp, T)))
         else:
-            plain = lesson.CELLS[0]  # the vanilla RNN's gradient is the one clipped
+            plain = compared()[0]  # the vanilla RNN's gradient is the one clipped
             clip_section(cmp.reports[plain], T, curves[plain][T])
     metrics = {key: words.curve_words(key) for key in curves}
     cols = (top or right.container()).columns([width for _, _, width in metrics.values()])

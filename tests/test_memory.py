@@ -5,8 +5,9 @@ import pytest
 
 from rnnviz.experiments import lag_results
 from rnnviz.lessons import memory
-from rnnviz.lessons.gates import CELLS, lockstep
+from rnnviz.lessons.gates import lockstep
 from rnnviz.lessons.vector import encode_word
+from rnnviz.nn.cells import compared
 from rnnviz.nn.torch_ref import torch_cell
 
 torch = pytest.importorskip("torch")
@@ -35,7 +36,7 @@ def test_untrained_survival_equals_autograd(name):
     x = inputs()[name]
     ls = lockstep(x, 4, seed=2, radius=1.1, forget_bias=1.0)
     mem = memory.memory(ls)
-    for c in CELLS:
+    for c in compared():
         ref = autograd_survival(c, ls.weights[c], x)
         assert mem.norms[c].shape == (len(x),)
         np.testing.assert_allclose(mem.norms[c], ref, rtol=1e-9, atol=1e-300)
@@ -48,7 +49,7 @@ def test_trained_survival_equals_autograd_and_the_gated_cells_keep_x1_longer():
     x = inputs()["first letter"]
     ls = memory.trained_lockstep(x, weights)
     mem = memory.memory(ls, trained=True)
-    for c in CELLS:
+    for c in compared():
         np.testing.assert_allclose(mem.norms[c], autograd_survival(c, ls.weights[c], x), rtol=1e-9, atol=1e-300)
     assert min(mem.norms["lstm"][-1], mem.norms["gru"][-1]) > mem.norms["rnn"][-1]
     with pytest.raises(ValueError, match="8 inputs"):

@@ -1,6 +1,6 @@
 """A cell added in one place shows on the pages: a toy cell written here (a leaky tanh RNN, its exact Jacobians
-checked against torch.autograd) is registered, added to the cells the gates and gradients pages compare, and both
-pages draw it under its own name, in its own colour, with no other edit."""
+checked against torch.autograd) is registered with `compared` set, and the gates and gradients pages both draw it
+under its own name, in its own colour, with no other edit."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,7 @@ class Leaky(Cell):
 
     name = "leaky"
     gates = ("h",)
+    compared = True  # set beside the RNN, LSTM and GRU on the gates and gradients pages
     presentation = Presentation("leaky RNN", "#009E73", "triangle-down", "dot", title="Leaky RNN")
 
     def init(self, input_size, hidden_size, rng):
@@ -84,15 +85,12 @@ def test_the_toy_cells_jacobians_are_exact():
 
 @pytest.fixture
 def toy(monkeypatch):
-    """The toy registered, and added to the cells the gates and gradients pages compare (their one tuple each);
-    the gradients page's per-server cache emptied, so its comparison is made with the toy."""
-    from rnnviz.lessons import gates, gradients
+    """The toy registered (its one registry line; `compared` puts it beside the others on the gates and gradients
+    pages), and the gradients page's per-server cache emptied, so its comparison is made with the toy."""
     from rnnviz.lessons.cache import SharedCache
     from ui.lessons import gradients as words
 
     monkeypatch.setitem(cells.REGISTRY, "leaky", Leaky())
-    monkeypatch.setattr(gates, "CELLS", (*gates.CELLS, "leaky"))
-    monkeypatch.setattr(gradients, "CELLS", (*gradients.CELLS, "leaky"))
     monkeypatch.setattr(words, "COMPARISONS", SharedCache(2 ** 24))
     return Leaky.presentation
 

@@ -15,6 +15,7 @@ from rnnviz.nn.cells import (
     GRUTrace,
     LSTMTrace,
     RNNTrace,
+    compared,
     get,
     init_weights,
     lstm_forward,
@@ -24,17 +25,16 @@ from rnnviz.nn.cells import (
 from rnnviz.nn.params import cell_params
 from rnnviz.nn.torch_ref import import_torch, torch_cell
 
-CELLS = ("rnn", "lstm", "gru")  # the cells the lockstep compares; the first with a forget gate sets the budget
-
 
 def panels(cell: str) -> list[str]:
     """One step's heatmaps of `cell` on the gates page, top to bottom: its gates, then its states."""
     return list(get(cell).presentation.panels)
 
 
-def budget_cell(cells: tuple[str, ...] = CELLS) -> str:
-    """The cell whose hidden size sets the lockstep's parameter budget: the first with a forget gate (the LSTM)."""
-    return next(c for c in cells if get(c).forget_gate is not None)
+def budget_cell(cells: tuple[str, ...] | None = None) -> str:
+    """The cell whose hidden size sets the lockstep's parameter budget: the first with a forget gate (the LSTM)
+    among `cells` (default: those compared, `cells.compared`)."""
+    return next(c for c in cells or compared() if get(c).forget_gate is not None)
 
 
 def generate(cell: str, d: int, H: int, seed: int, radius: float | None,
@@ -112,10 +112,11 @@ def lockstep(x: np.ndarray, lstm_hidden: int, seed: int = 0, radius: float | Non
     (each W_hh block rescaled to `radius`, the LSTM's forget bias set); the three traced forward passes."""
     d = x.shape[1]
     budget = cell_params(budget_cell(), d, lstm_hidden)
-    sizes = {c: matched_size(c, d, budget) for c in CELLS}  # the LSTM's own count is the budget: it keeps its H
-    weights = {c: init_weights(c, d, sizes[c], seed=seed, radius=radius, forget_bias=forget_bias) for c in CELLS}
-    return Lockstep(x, budget, sizes, {c: cell_params(c, d, sizes[c]) for c in CELLS}, weights,
-                    {c: run(c, x, weights[c]) for c in CELLS})
+    cells = compared()
+    sizes = {c: matched_size(c, d, budget) for c in cells}  # the LSTM's own count is the budget: it keeps its H
+    weights = {c: init_weights(c, d, sizes[c], seed=seed, radius=radius, forget_bias=forget_bias) for c in cells}
+    return Lockstep(x, budget, sizes, {c: cell_params(c, d, sizes[c]) for c in cells}, weights,
+                    {c: run(c, x, weights[c]) for c in cells})
 
 
 def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
@@ -123,7 +124,7 @@ def lockstep_torch(ls: Lockstep) -> dict[str, tuple[float, int]]:
     (and the LSTM's cell states) and torch's own parameter count."""
     torch = import_torch()
     out = {}
-    for c in CELLS:
+    for c in [c for c in ls.traces if get(c).torch_module]:  # a compared cell torch lacks has no reference here
         m = torch_cell(c, ls.weights[c])
         with torch.no_grad():
             h, last = m(torch.from_numpy(np.ascontiguousarray(ls.x))[None])

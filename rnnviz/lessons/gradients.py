@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.nn.cells import get, init_weights, spectral_radius
+from rnnviz.nn.cells import compared, get, init_weights, spectral_radius
 from rnnviz.nn.gradients import (
     CELL_PATHS,
     FORGET_PATH,
@@ -23,7 +23,6 @@ from rnnviz.nn.gradients import (
 )
 from rnnviz.text import format_norm
 
-CELLS = ("rnn", "lstm", "gru")  # the cells the page compares; the first is the plain one clipping and scales follow
 INPUT_SIZE = 4
 FLOAT_FLOOR, FLOAT_CEIL = -300.0, 300.0  # log10 limits of float64's range as the page treats it
 
@@ -33,7 +32,7 @@ class Comparison:
     """Gradients back through time of several cells run over the same inputs.
 
     Attributes:
-        reports: the gradient report per cell compared (CELLS by default).
+        reports: the gradient report per cell compared (`cells.compared()` by default).
         rho: spectral radius of the vanilla W_hh.
         sigma_max: largest singular value of the vanilla W_hh.
     """
@@ -64,18 +63,18 @@ def recurrent_weights(cell: str, hidden_size: int, seed: int, scale: float, by: 
 
 def compare(hidden_size: int, T: int, w_scale: float, forget_bias: float, input_scale: float, seed: int,
             by: str = "sigma", update_bias: float = 0.0, cells: tuple[str, ...] | None = None) -> Comparison:
-    """Run a vanilla RNN, an LSTM and a GRU (`cells`, default CELLS) over the same inputs and differentiate each back
-    through time; the forget-gate bias goes to a cell whose keep gate is a forget gate, the update-gate bias to one
-    whose keep gate is another (the GRU's z)."""
+    """Run a vanilla RNN, an LSTM and a GRU (`cells`, default `cells.compared()`) over the same inputs and
+    differentiate each back through time; the forget-gate bias goes to a cell whose keep gate is a forget gate, the
+    update-gate bias to one whose keep gate is another (the GRU's z)."""
     rng = np.random.default_rng(seed)
     x = input_scale * rng.normal(size=(T, INPUT_SIZE))
     reports = {}
-    for c in CELLS if cells is None else cells:
+    for c in compared() if cells is None else cells:
         kind = get(c)
         bias = 0.0 if kind.keep_gate is None else forget_bias if kind.keep_gate == kind.forget_gate else update_bias
         w = recurrent_weights(c, hidden_size, seed, w_scale, by, bias)
         reports[c] = gradients_through_time(kind, w, kind.forward(w, x))
-    W = recurrent_weights(CELLS[0], hidden_size, seed, w_scale, by)["W_hh"]
+    W = recurrent_weights(compared()[0], hidden_size, seed, w_scale, by)["W_hh"]
     return Comparison(reports, spectral_radius(W), float(np.linalg.norm(W, 2)))
 
 
@@ -116,7 +115,7 @@ def reference_curves(steps: np.ndarray) -> dict[str, np.ndarray]:
 
 def explode(w: float = 2.0, steps: int = 50) -> float:
     """A scalar unit with weight w held at h = 0 (tanh' = 1): the gradient factor after `steps` steps."""
-    plain = get(CELLS[0])
+    plain = get(compared()[0])
     params = {"W_ih": np.ones((1, 1)), "W_hh": np.full((1, 1), w)}
     return float(gradients_through_time(plain, params, plain.forward(params, np.zeros(steps))).spectral[steps])
 

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnnviz.lessons import gates
 from rnnviz.lessons.gates import Lockstep, budget_cell, run
-from rnnviz.nn.cells import get
+from rnnviz.nn.cells import compared, get
 from rnnviz.nn.params import cell_params
 
 
@@ -57,13 +56,13 @@ def memory(ls: Lockstep, trained: bool = False) -> Memory:
 def trained_lockstep(x: np.ndarray, weights: dict[str, dict[str, np.ndarray]]) -> Lockstep:
     """A lockstep of the three shipped cells trained on the lag task (their output layers dropped) run on x; x must
     have the symbols' size as its width (ValueError otherwise)."""
-    ws = {c: {k: v for k, v in weights[c].items() if k in ("W_ih", "W_hh", "b_ih", "b_hh")} for c in gates.CELLS}
+    ws = {c: {k: v for k, v in weights[c].items() if k in ("W_ih", "W_hh", "b_ih", "b_hh")} for c in compared()}
     d = ws[budget_cell()]["W_ih"].shape[1]
     if x.shape[1] != d:
         raise ValueError(f"the trained cells read {d} inputs per step, this input has {x.shape[1]}")
-    sizes = {c: ws[c]["W_hh"].shape[1] for c in gates.CELLS}
-    params = {c: cell_params(c, d, sizes[c]) for c in gates.CELLS}
-    return Lockstep(x, params[budget_cell()], sizes, params, ws, {c: run(c, x, ws[c]) for c in gates.CELLS})
+    sizes = {c: ws[c]["W_hh"].shape[1] for c in compared()}
+    params = {c: cell_params(c, d, sizes[c]) for c in compared()}
+    return Lockstep(x, params[budget_cell()], sizes, params, ws, {c: run(c, x, ws[c]) for c in compared()})
 
 
 def one_then_zeros(T: int, d: int) -> np.ndarray:

@@ -211,7 +211,7 @@ def scan_costs(powers: range = range(10, 17), units: int = 1, repeats: int = 3, 
 
 # ---- (e) gradients through time ---------------------------------------------------------------------------------
 
-OLD_CELLS, NEW_CELLS = grad_lesson.CELLS, ("linear", "mingru", "selective")
+NEW_CELLS = ("linear", "mingru", "selective")  # beside the cells the gradients page compares
 
 
 def diagonal_log10_norms(step_jacobians: np.ndarray) -> np.ndarray:
@@ -227,7 +227,7 @@ def gradient_curves(H: int, T: int, seed: int, w_scale: float = 0.9, forget_bias
     """log10 ||dh_T/dh_{T-k}|| for k = 0..T: the gradients page's vanilla RNN, LSTM and GRU (its weights, inputs and
     functions) and, on the same inputs, the linear, minGRU and selective cells."""
     cmp = grad_lesson.compare(H, T, w_scale, forget_bias, 1.0, seed)
-    out = {c: cmp.reports[c].log10_spectral for c in OLD_CELLS}
+    out = {c: report.log10_spectral for c, report in cmp.reports.items()}
     rng = np.random.default_rng(seed)
     x = 1.0 * rng.normal(size=(T, grad_lesson.INPUT_SIZE))  # the inputs compare() drew from the same seed
     d = x.shape[1]

@@ -86,7 +86,7 @@ def gates_memory(H: int, seed: int, radius: float, bf: float, T: int = 50) -> An
     """Which cell's state still depends most on step 1 after T steps: the largest ||dh_T/dh_1|| of a vanilla RNN,
     an LSTM (forget bias bf) and a GRU, each W_hh scaled to spectral radius `radius`, on one random input."""
     cmp = gradients.compare(H, T, radius, bf, 1.0, seed, by="rho")
-    cells = gradients.CELLS  # the cells the gradients page compares
+    cells = tuple(cmp.reports)  # the cells the gradients page compares
     logs = [float(cmp.reports[c].log10_spectral[T - 1]) for c in cells]
     return _choice(cells, int(np.argmax(logs)), *logs)
 

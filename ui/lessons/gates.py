@@ -13,7 +13,7 @@ from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson, memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
-from rnnviz.nn.cells import get, sigmoid
+from rnnviz.nn.cells import compared, get, sigmoid
 from rnnviz.text import fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.lessons.scalar import near_one
@@ -313,7 +313,7 @@ def three_cells(c: GateSetup) -> tuple[Lockstep, bool]:
     if c.trained:
         if "w" not in TRAINED:
             TRAINED["w"] = lag_results.load_weights()
-        untrained = [get(c).presentation.label for c in lesson.CELLS if TRAINED["w"] and c not in TRAINED["w"]]
+        untrained = [get(c).presentation.label for c in compared() if TRAINED["w"] and c not in TRAINED["w"]]
         if TRAINED["w"] is None:
             st.info("No trained cells shipped: `python -m rnnviz.lag` makes models/lag_models.safetensors. "
                     "Showing untrained ones.")

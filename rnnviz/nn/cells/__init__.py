@@ -1,6 +1,7 @@
 """The recurrent cells, one object per cell, registered by name (see `base.Cell`: step, exact local Jacobians,
 gate table, parameter count, and its `Presentation`: name, colours, gate panels). Adding a cell is adding one file
-beside these and one line to REGISTRY; a lesson that compares cells lists it in its one cell tuple.
+beside these and one line to REGISTRY (a cell whose `compared` is set joins the gates and gradients pages'
+comparisons with no other edit).
 
 Weights use PyTorch's layout and gate order where torch has the cell, so `torch.nn.RNN/LSTM/GRU` parameters plug
 straight in: W_ih is (G*H, input_size), W_hh is (G*H, H); G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n).
@@ -46,6 +47,13 @@ def get(name: str) -> Cell:
     if cell is None:
         raise ValueError(f"no cell called {name!r}; the cells are {', '.join(REGISTRY)}")
     return cell
+
+
+def compared() -> tuple[str, ...]:
+    """The cells the gates and gradients pages set side by side, in the registry's order: the plain RNN first (the
+    one clipping and the weight scales follow), then the gated cells (the first with a forget gate, the LSTM, sets
+    the lockstep's parameter budget)."""
+    return tuple(name for name, cell in REGISTRY.items() if cell.compared)
 
 
 # stacked blocks in W_ih / W_hh of the cells torch.nn has, in torch's order (the character model's cells)

@@ -73,6 +73,7 @@ class Cell(ABC):
     keep_gate: ClassVar[str | None] = None  # the sigmoid gate that decides how much of the old state is kept
     sums_inputs: ClassVar[bool] = True  # its pre-activation is gi + gh, so a sampler may fold both into one product
     nonlinearities: ClassVar[tuple[str, ...]] = ("tanh",)  # the choices torch offers (torch.nn.RNN: tanh, relu)
+    compared: ClassVar[bool] = False  # among the cells the gates and gradients pages set side by side (cells.compared)
     presentation: ClassVar[Presentation]  # its name, colours and panels on the pages
 
     def state_size(self, hidden_size: int) -> int:

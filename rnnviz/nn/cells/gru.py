@@ -81,6 +81,7 @@ class GRU(Cell):
                                 lockstep_panels=("r", "z", "h"))
     gates = ("r", "z", "n")
     torch_module = "GRU"
+    compared = True
     sigmoid_gates = ("r", "z")
     keep_gate = "z"
     sums_inputs = False  # the reset gate scales W_hn h_{t-1} + b_hn alone

@@ -90,6 +90,7 @@ class LSTM(Cell):
                                 panels=("f", "i", "g", "o", "c", "h"), lockstep_panels=("f", "i", "o", "c", "h"))
     gates = ("i", "f", "g", "o")
     torch_module = "LSTM"
+    compared = True
     has_cell_state = True
     sigmoid_gates = ("i", "f", "o")
     forget_gate = "f"

@@ -63,6 +63,7 @@ class RNN(Cell):
     presentation = Presentation("vanilla RNN", "#222222", "circle", title="Vanilla RNN", short="vanilla")
     gates = ("h",)
     torch_module = "RNN"
+    compared = True
     nonlinearities = ("tanh", "relu")
 
     def __init__(self, nonlinearity: str = "tanh"):
