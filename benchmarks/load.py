@@ -5,6 +5,7 @@ own websocket protocol.
     python benchmarks/load.py --sessions 20 --moves 30 --think 1 --per-page --floor lesson --port 8790
     python benchmarks/load.py --url http://127.0.0.1:8600 --sessions 30 --moves 10 --think 2 --pid 1234 --pid 1235
     python benchmarks/load.py --soak 100000 --minutes 50 --uploads 5
+    python benchmarks/load.py --soak-sessions 100 --minutes 50 --think 3
 
 Each session first GETs its page as a browser does (so a balancer can set its affinity cookie), opens the
 websocket with that cookie, then moves one of its widgets `moves` times (a slider on the one-unit and gradients
@@ -320,6 +321,70 @@ async def soak(url: str, reruns: int, pids: list[int], minutes: float = 0.0,
     return out
 
 
+async def class_soak(url: str, n: int, pids: list[int], minutes: float, think: float, seed: int = 0,
+                     stay: tuple[int, int] = (20, 60)) -> dict:
+    """A class for a lesson's length: `n` visitors at once over every page (seat k starts on PAGES[k]), each moving
+    its page's widget every `think` seconds (jittered 0.5-1.5x; a page without one reruns), and after 20-60 moves
+    leaving for a new visitor on the next page: what a departed session held must be released. Prints the server's
+    RSS each minute, then its minimum, maximum and spread over the last 20 minutes (or the last 40% of a shorter
+    run); returns those figures."""
+    rng = random.Random(seed)
+    moves = {"scalar": ("scalar.w_h", [0.55 + 0.05 * k for k in range(12)]),
+             "gradients": ("grad.scale", [0.95 + 0.05 * k for k in range(12)]), "sample": ("sample.again", None)}
+    t0 = time.perf_counter()
+    end = t0 + minutes * 60
+    stats, rss = {"reruns": 0, "visitors": 0, "errors": []}, []
+
+    async def seat(k: int) -> None:
+        await asyncio.sleep(30 * k / n)  # a class arriving over half a minute
+        page_no = k
+        while time.perf_counter() < end:
+            page, s = PAGES[page_no % len(PAGES)], None
+            try:
+                s = Session(url, page)
+                await s.open()
+                stats["visitors"] += 1
+                for _ in range(rng.randint(*stay)):
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    if time.perf_counter() >= end:
+                        break
+                    if page in moves:
+                        key, values = moves[page]
+                        await s.rerun(s.move(key, rng.choice(values) if values else None), s.fragment_of(key))
+                    else:
+                        await s.rerun(None)
+                    stats["reruns"] += 1
+                if s.exceptions:
+                    stats["errors"].append(f"{page}: {s.exceptions} exception elements")
+            except Exception as e:  # noqa: BLE001 - counted, reported
+                stats["errors"].append(f"{page}: {type(e).__name__}: {e}")
+            finally:
+                if s is not None and getattr(s, "ws", None) is not None:
+                    await s.ws.close()
+            page_no += 1
+
+    async def watch() -> None:
+        while time.perf_counter() < end:
+            await asyncio.sleep(min(60.0, max(end - time.perf_counter(), 0.1)))
+            mb = sum(rss_mb(p) for p in pids)
+            rss.append(((time.perf_counter() - t0) / 60, mb))
+            print(f"{rss[-1][0]:5.1f} min  rss_mb={mb:.0f}  reruns={stats['reruns']}  visitors={stats['visitors']}  "
+                  f"errors={len(stats['errors'])}", flush=True)
+
+    await asyncio.gather(watch(), *(seat(k) for k in range(n)))
+    await asyncio.sleep(5)
+    window = min(20.0, 0.4 * minutes)
+    last = [mb for t, mb in rss if t >= minutes - window] or [sum(rss_mb(p) for p in pids)]
+    out = dict(rss_min_mb=min(last), rss_max_mb=max(last), spread_pct=100 * (max(last) - min(last)) / min(last),
+               window_min=window, reruns=stats["reruns"], visitors=stats["visitors"], errors=len(stats["errors"]),
+               after_mb=sum(rss_mb(p) for p in pids))
+    for e in stats["errors"][:3]:
+        print("   error:", e)
+    print(f"soak sessions={n} minutes={minutes:g} think={think:g} " + " ".join(
+        f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items()), flush=True)
+    return out
+
+
 def report(n: int, lat: list[tuple[str, float]], bad: list, iso: list, wall: float, pids: list[int],
            cpu: float) -> str:
     """Print the per-page detail of one N; return its summary line."""
@@ -358,7 +423,11 @@ def main() -> None:
                     help="each slider visitor's pointer reaches its slider first, so the server computes drag frames "
                          "for every setting it makes (ui/live), as a class dragging would; CPU read after they end")
     ap.add_argument("--soak", type=int, default=0, help="instead: every page visited, then this many reruns; RSS")
-    ap.add_argument("--minutes", type=float, default=0.0, help="with --soak: stop after this many minutes")
+    ap.add_argument("--soak-sessions", type=int, default=0, metavar="N",
+                    help="instead: a class of N visitors at once over every page for --minutes (default 50), "
+                         "moving every --think s (default 2) and coming and going; RSS each minute and its spread "
+                         "over the last 20 minutes")
+    ap.add_argument("--minutes", type=float, default=0.0, help="with --soak or --soak-sessions: how many minutes")
     ap.add_argument("--uploads", type=int, default=0, metavar="ROUNDS",
                     help="with --soak: then this many visitors each upload the model files of benchmarks/uploads.py "
                          "(the shipped model, crafted ones to refuse) in headless Chromium; RSS before, during, after")
@@ -382,6 +451,9 @@ def main() -> None:
         pids = [srv.pid]
     try:
         wait_healthy(url)
+        if args.soak_sessions:
+            asyncio.run(class_soak(url, args.soak_sessions, pids, args.minutes or 50.0, args.think or 2.0))
+            return
         if args.soak:
             print(f"{'moment':>10}  server RSS MB")
             asyncio.run(soak(url, args.soak, pids, args.minutes))  # prints each moment as it goes
