@@ -229,6 +229,19 @@ def test_lockstep_opens_on_the_lesson(open_page):
     assert kept.text_input(key=f"{P}.word").value == "hello" and "*Untrained:*" in all_text(kept)
 
 
+@pytest.mark.skipif(not __import__("rnnviz.experiments.lag_results").experiments.lag_results.WEIGHTS.exists(),
+                    reason="no trained cells shipped")
+def test_on_a_projector_the_trained_lockstep_fits_under_its_stepper(open_page):
+    """The trained cells (67, 32 and 37 units: over a hundred rows) drawn within LOCKSTEP_MAX_HEIGHT, so the
+    stepper and all three panels share a 768 px screen (the chart was 828 px tall)."""
+    from rnnviz.figures.gates import LOCKSTEP_MAX_HEIGHT
+
+    at = open_page(P, view="lockstep", classroom="1")
+    heat = [spec for key, spec in chart_specs(at).items() if "heatmap" in {d["type"] for d in spec["data"]}]
+    assert heat and "Trained cells" in all_text(at)
+    assert all(spec["layout"]["height"] <= LOCKSTEP_MAX_HEIGHT for spec in heat), [s["layout"]["height"] for s in heat]
+
+
 def test_a_link_opens_this_steps_numbers(open_page):
     """The box with a step's numbers is in the link while open: a lecturer's link to step 3 with its products opens
     with them shown."""

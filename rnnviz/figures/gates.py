@@ -193,9 +193,11 @@ def lockstep_heatmaps(traces: dict, sizes: dict[str, int], params: dict[str, int
 
 def _fit_height(rows: int, top: int, bottom: int, most: int, font_scale: float) -> int:
     """Side-by-side panels' height: rows as tall as reading needs, thinner where that fits the chart in `most` px
-    (under its stepper in one screen), never thinner than the numbers written in them."""
+    (under its stepper in one screen), never thinner than the numbers written in them. Past 60 rows (the trained
+    cells: no numbers in them) rows as thin as 2 px keep the chart within `most` (4 px made them 828 px tall on a
+    768 px projector)."""
     fit = (most - top - bottom) / rows
-    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(4.0, 600 / rows)
+    row = max(1.3 * tick_size(font_scale), min(20 * font_scale, fit)) if rows <= 60 else max(2.0, min(600 / rows, fit))
     return int(rows * row + top + bottom)
 
 
