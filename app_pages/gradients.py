@@ -54,7 +54,7 @@ def explorer() -> None:
             c = controls(room, scale)
     cmp = words.compared(*astuple(c))
     curves, T = lesson.curves(cmp), c.T
-    with left:
+    with left, st.container(key=words.SCALE_WORDS):  # it follows a drag of the scale (words.scrubs)
         note(words.scale_note(cmp, c.by, c.scale))
     with right, follow(P):  # on a projector the chart stays in view down the settings beside it
         if view == "decay":
@@ -69,7 +69,7 @@ def explorer() -> None:
             plain = compared()[0]  # the vanilla RNN's gradient is the one clipped
             clip_section(cmp.reports[plain], T, curves[plain][T])
     metrics = {key: words.curve_words(key) for key in curves}
-    cols = (top or right.container()).columns([width for _, _, width in metrics.values()])
+    cols = (top or right).container(key=words.METRIC_WORDS).columns([width for _, _, width in metrics.values()])
     for col, (key, (label, what, _)) in zip(cols, metrics.items()):
         col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
                    f"{format_norm(curves[key][T])}.")

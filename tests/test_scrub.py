@@ -7,13 +7,37 @@ import json
 import numpy as np
 import pytest
 
+from rnnviz.figures import base
 from rnnviz.figures.gradients import gradient_decay
 from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.live.frames import encoded, figure_frames, plain
+from rnnviz.live.words import pieces
 from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
 from ui.live import chart, scrub
 from ui.live.scrub import ahead
+
+
+def unpacked(words: dict, k: int) -> list[str]:
+    """Frame k's pieces of one text, as scrub.js unpacks them (rnnviz/live/words.py packed)."""
+    if "pieces" not in words:
+        return words["frames"][k]
+    out = list(words["pieces"])
+    for j, u in zip(words["vary"], words["frames"][k]):
+        out[j] = u
+    return out
+
+
+def test_each_frames_words_are_those_of_its_value_where_a_notch_is_left_out():
+    """A notch whose figure has other traces than most is left out of the frames; the words must be left out with it
+    (they were not, and every later frame read its left neighbour's words)."""
+    def build(v):
+        return base._fig([dict(type="scatter", x=[0, 1], y=[0, v])] * (1 if v == 0.2 else 2), {})
+
+    item = scrub.Scrub("s", "c", (), 0.0, 0.0, 1.0, 0.1, build, 11, words=lambda v: {"w": f"v is **{v:g}**"})
+    frames = json.loads(scrub._compute(item, item.values()))
+    assert 0.2 not in frames["values"] and len(frames["values"]) == 10
+    assert [unpacked(frames["words"]["w"], k) for k in range(10)] == [["v is ", f"{v:g}"] for v in frames["values"]]
 
 
 def laid_over(base: dict, frames: dict, k: int) -> dict:
@@ -74,6 +98,15 @@ def test_gradient_frames_are_the_decay_chart_at_each_value(which):
         full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
         return gradient_decay(gradients.curves(full), grad_words.reference_curves(range(13)), font_scale=1.0)
     check(item, page_figure)
+    frames = json.loads(scrub._compute(item, item.values()))
+    for k in (0, 9, len(frames["values"]) - 1):  # the words beside the chart at each frame: the page's own there
+        v = frames["values"][k]
+        args = dict(w_scale=0.9, forget_bias=1.0) | ({"w_scale": v} if which == "scale" else {"forget_bias": v})
+        full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
+        said = {grad_words.METRIC_WORDS: grad_words.metric_pieces(gradients.curves(full), 12)}
+        if which == "scale":
+            said[grad_words.SCALE_WORDS] = pieces(grad_words.scale_note(full, "sigma", v))
+        assert {key: unpacked(w, k) for key, w in frames["words"].items()} == said, v
     costlier = dataclasses.replace(c, H=64, T=200)
     assert grad_words.scrubs(costlier, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
 

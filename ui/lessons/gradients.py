@@ -137,25 +137,49 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
 
 
+SCALE_WORDS, METRIC_WORDS = f"words-{P}-scale", f"words-{P}-metrics"  # the texts that follow a drag (their containers)
+
+
+def metric_pieces(series: dict[str, np.ndarray], T: int) -> list[str]:
+    """The metrics beside the chart as they read (each label, then its value): what follows a drag of the chart."""
+    return [p for key in series for p in (curve_words(key)[0], format_norm(series[key][T], narrow=True))]
+
+
 def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
-    """The W_hh scale and forget-bias sliders, whose drag the decay chart follows: each frame is that chart (the
-    page's own call) with one of them moved, from `compare` uncached (frames are kept, not comparisons). Each
-    frame costs a comparison (~0.1 s at the defaults, more with H x T): fewer notches where they cost more."""
+    """The W_hh scale and forget-bias sliders, whose drag the decay chart follows, and the words beside it (the
+    scale's note, the metrics): each frame is that chart (the page's own call) with one of them moved, from `compare`
+    uncached (frames are kept, not comparisons; a frame's chart and its words share one). Each frame costs a
+    comparison (~0.1 s at the defaults, more with H x T): fewer notches where they cost more."""
     args = dataclasses.astuple(c)
     span = max(5, min(25, 25 * 1600 // (c.H * c.T)))
     refs = reference_curves(range(c.T + 1))
+    said: dict = {}  # (slider, value) -> the words, kept from the frame's chart until its words are read
 
-    def at_scale(v: float):
-        return gradient_decay(curves(compare(*args[:2], v, *args[3:])), refs, font_scale=fs)
+    def moved(name: str, v: float) -> Comparison:
+        if name == "scale":
+            return compare(*args[:2], v, *args[3:])
+        lstm = compare(*args[:3], v, *args[4:], cells=tuple(r for r in cmp.reports if get(r).forget_gate))
+        return dataclasses.replace(cmp, reports={**cmp.reports, **lstm.reports})  # the other cells: the page's own
 
-    def at_bias(v: float):  # only the LSTM has a forget gate: the other cells' curves are the page's own
-        lstm = compare(*args[:3], v, *args[4:], cells=tuple(r for r in cmp.reports if get(r).forget_gate)).reports
-        return gradient_decay(curves(dataclasses.replace(cmp, reports={**cmp.reports, **lstm})), refs, font_scale=fs)
+    def text(name: str, v: float, now: Comparison) -> dict:
+        out = {METRIC_WORDS: metric_pieces(curves(now), c.T)}
+        return {SCALE_WORDS: scale_note(now, c.by, v), **out} if name == "scale" else out
+
+    def chart(name: str):
+        def at(v: float):
+            now = moved(name, v)
+            if len(said) < 512:  # a set's words are read right after its charts are built: a few dozen at a time
+                said[name, v] = text(name, v, now)
+            return gradient_decay(curves(now), refs, font_scale=fs)
+        return at
+
+    def words(name: str):
+        return lambda v: said.pop((name, v), None) or text(name, v, moved(name, v))
 
     return [Scrub(CONTROLS.key("scale"), f"{P}.decay", args[:2] + args[3:] + (fs,), c.scale,
-                  *CONTROLS["scale"].span, at_scale, span),
-            Scrub(CONTROLS.key("bf"), f"{P}.decay", args[:3] + args[4:] + (fs,), c.bf, *CONTROLS["bf"].span, at_bias,
-                  span)]
+                  *CONTROLS["scale"].span, chart("scale"), span, words=words("scale")),
+            Scrub(CONTROLS.key("bf"), f"{P}.decay", args[:3] + args[4:] + (fs,), c.bf, *CONTROLS["bf"].span,
+                  chart("bf"), span, words=words("bf"))]
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------

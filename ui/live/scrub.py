@@ -126,8 +126,9 @@ def _compute(item: Scrub, values: list[float]) -> bytes:
     if values != first:
         keep = _changes(FRAMES.get(item.key(first), lambda: _compute(item, first), len))
     frames = figure_frames(item.build, values, item.whole, keep=keep)
-    if frames is not None and item.words is not None:
-        texts = [item.words(v) for v in values]
+    if frames is not None and item.words is not None:  # at the values kept: a notch whose figure has other traces
+        texts = [item.words(v) for v in frames["values"]]  # than most is left out, and words for it put the rest
+        # one notch out of step (the gradients page's first frames read their left neighbour's words)
         frames["words"] = {k: packed([t[k] if isinstance(t[k], list) else pieces(t[k]) for t in texts])
                            for k in texts[0]}
     return encoded(frames)
