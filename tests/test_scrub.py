@@ -86,23 +86,26 @@ def test_scalar_frames_are_the_states_chart_at_each_value():
         np.testing.assert_allclose(y, want, rtol=0, atol=1e-15)
 
 
-@pytest.mark.parametrize("which", ["scale", "bf"])
+@pytest.mark.parametrize("which", ["scale", "bf", "xs", "bz"])
 def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
     item = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0)}[f"grad.{which}"]
     assert item.span == 25
+    kw = {"scale": "w_scale", "bf": "forget_bias", "xs": "input_scale", "bz": "update_bias"}[which]
 
-    def page_figure(v):  # the page's own call: compare with all three cells, the slider at v
-        args = dict(w_scale=0.9, forget_bias=1.0) | ({"w_scale": v} if which == "scale" else {"forget_bias": v})
-        full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
-        return gradient_decay(gradients.curves(full), grad_words.reference_curves(range(13)), font_scale=1.0)
+    def page_comparison(v):  # the page's own call: compare with all three cells, the slider at v
+        args = dict(w_scale=0.9, forget_bias=1.0, input_scale=0.5, update_bias=0.0) | {kw: v}
+        return gradients.compare(4, 12, seed=3, by="sigma", **args)
+
+    def page_figure(v):
+        return gradient_decay(gradients.curves(page_comparison(v)), grad_words.reference_curves(range(13)),
+                              font_scale=1.0)
     check(item, page_figure)
     frames = json.loads(scrub._compute(item, item.values()))
     for k in (0, 9, len(frames["values"]) - 1):  # the words beside the chart at each frame: the page's own there
         v = frames["values"][k]
-        args = dict(w_scale=0.9, forget_bias=1.0) | ({"w_scale": v} if which == "scale" else {"forget_bias": v})
-        full = gradients.compare(4, 12, input_scale=0.5, seed=3, by="sigma", update_bias=0.0, **args)
+        full = page_comparison(v)
         said = {grad_words.METRIC_WORDS: grad_words.metric_pieces(gradients.curves(full), 12)}
         if which == "scale":
             said[grad_words.SCALE_WORDS] = pieces(grad_words.scale_note(full, "sigma", v))

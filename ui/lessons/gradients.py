@@ -45,9 +45,9 @@ CONTROLS = Controls(  # two clip thresholds, each named for what it clips
             widget_kw={"horizontal": True, "format_func": SCALE_BY.get}),
     Control("bf", "LSTM forget-gate bias", 1.0, lo=-5.0, hi=10.0, step=0.5, url="bf", scrub=True,
             help="Its bias $b_f$: σ($b_f$) is about the fraction of the cell state each step keeps."),
-    Control("bz", "GRU update-gate bias", 0.0, lo=-5.0, hi=10.0, step=0.5, url="bz",
+    Control("bz", "GRU update-gate bias", 0.0, lo=-5.0, hi=10.0, step=0.5, url="bz", scrub=True,
             help="Its bias $b_z$: σ($b_z$) is about the fraction of h the GRU copies from one step to the next."),
-    Control("xs", "Input scale", 0.5, lo=0.0, hi=5.0, step=0.1, url="xs",
+    Control("xs", "Input scale", 0.5, lo=0.0, hi=5.0, step=0.1, url="xs", scrub=True,
             help="Inputs are random normal times this. Larger inputs push tanh into saturation."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="Seeds both the weights and the inputs."),
@@ -145,21 +145,30 @@ def metric_pieces(series: dict[str, np.ndarray], T: int) -> list[str]:
     return [p for key in series for p in (curve_words(key)[0], format_norm(series[key][T], narrow=True))]
 
 
+# the explorer's sliders whose drag the decay chart follows: each one's place in `compare`'s arguments (Explorer's
+# order), and which cells it changes (None: all; else a test of the cell: the others' curves are the page's own)
+MOVES = {"scale": (2, None), "bf": (3, lambda k: k.forget_gate is not None),
+         "xs": (4, None), "bz": (7, lambda k: k.keep_gate is not None and k.keep_gate != k.forget_gate)}
+
+
 def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
-    """The W_hh scale and forget-bias sliders, whose drag the decay chart follows, and the words beside it (the
-    scale's note, the metrics): each frame is that chart (the page's own call) with one of them moved, from `compare`
-    uncached (frames are kept, not comparisons; a frame's chart and its words share one). Each frame costs a
-    comparison (~0.1 s at the defaults, more with H x T): fewer notches where they cost more."""
+    """The W_hh scale, the two gate biases and the input scale, whose drag the decay chart follows, and the words
+    beside it (the scale's note, the metrics): each frame is that chart (the page's own call) with one of them moved,
+    from `compare` uncached (frames are kept, not comparisons; a frame's chart and its words share one). Each frame
+    costs a comparison (~0.1 s at the defaults, more with H x T; a bias's, its one cell's): fewer notches where they
+    cost more."""
     args = dataclasses.astuple(c)
     span = max(5, min(25, 25 * 1600 // (c.H * c.T)))
     refs = reference_curves(range(c.T + 1))
     said: dict = {}  # (slider, value) -> the words, kept from the frame's chart until its words are read
 
     def moved(name: str, v: float) -> Comparison:
-        if name == "scale":
-            return compare(*args[:2], v, *args[3:])
-        lstm = compare(*args[:3], v, *args[4:], cells=tuple(r for r in cmp.reports if get(r).forget_gate))
-        return dataclasses.replace(cmp, reports={**cmp.reports, **lstm.reports})  # the other cells: the page's own
+        at, which = MOVES[name]
+        now = (*args[:at], v, *args[at + 1:])
+        if which is None:
+            return compare(*now)
+        part = compare(*now, cells=tuple(r for r in cmp.reports if which(get(r))))
+        return dataclasses.replace(cmp, reports={**cmp.reports, **part.reports})  # the other cells: the page's own
 
     def text(name: str, v: float, now: Comparison) -> dict:
         out = {METRIC_WORDS: metric_pieces(curves(now), c.T)}
@@ -176,10 +185,8 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
     def words(name: str):
         return lambda v: said.pop((name, v), None) or text(name, v, moved(name, v))
 
-    return [Scrub(CONTROLS.key("scale"), f"{P}.decay", args[:2] + args[3:] + (fs,), c.scale,
-                  *CONTROLS["scale"].span, chart("scale"), span, words=words("scale")),
-            Scrub(CONTROLS.key("bf"), f"{P}.decay", args[:3] + args[4:] + (fs,), c.bf, *CONTROLS["bf"].span,
-                  chart("bf"), span, words=words("bf"))]
+    return [Scrub(CONTROLS.key(name), f"{P}.decay", args[:at] + args[at + 1:] + (fs,), args[at], *CONTROLS[name].span,
+                  chart(name), span, words=words(name)) for name, (at, _) in MOVES.items()]
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------
