@@ -101,6 +101,23 @@ def test_a_step_is_drawn_as_it_is_pressed_from_the_servers_figures(page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def test_the_first_press_on_a_new_setting_is_drawn_ahead_too(page):
+    """A link to a setting nobody has opened: its first run sends the step shown and its neighbours (every step is
+    computed after it), so the first press of Back or Next is drawn as it is pressed too (it used to wait for the
+    server's answer, 175 ms on the one-unit page)."""
+    page.goto(f"{page.server.url}/recurrences?a=0.83")
+    wait_idle(page)
+    page.wait_for_selector(CHART + " .main-svg", timeout=60_000)
+    page.evaluate(HOOK)
+    before = step_now(page)
+    press(page, "ArrowLeft" if before > 1 else "ArrowRight")
+    t = step_now(page)
+    assert t != before and page.evaluate("() => window.__draws")[:1] == [[t, before]]  # drawn ahead of the answer
+    h = lesson.linear_run(0.83, 1.0, parse_sequence(X_DEFAULT)).h[:t, 0]
+    assert page.evaluate(f"() => document.querySelector('{CHART}').getAttribute('aria-label')") == (
+        "h_t: " + ", ".join(fmt(v) for v in h))
+
+
 def test_the_chart_follows_the_time_slider_while_it_is_dragged(page):
     open_stepped(page)
     if step_now(page) == 1:

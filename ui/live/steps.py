@@ -115,11 +115,19 @@ def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
     bounds or when the steps do not share their traces."""
     if not 1 < steps.T <= MAX_STEPS:
         return None
-    built = {steps.T: wrap(steps.build(steps.T))}
+    last = wrap(steps.build(steps.T))
     # each step's frame holds about as much as the last step's data: don't build what can't go
-    if steps.T * len(encoded(plain({"data": built[steps.T].to_dict()["data"]}))) > 2 * MAX_BYTES:
+    if steps.T * len(encoded(plain({"data": last.to_dict()["data"]}))) > 2 * MAX_BYTES:
         return None
-    animated = []
+    out = _framed(steps, wrap, list(range(1, steps.T + 1)), {steps.T: last})
+    return out if out is not None and len(out) <= MAX_BYTES else None
+
+
+def _framed(steps: Steps, wrap: Callable[[object], object], values: list[int], built: dict | None = None
+            ) -> bytes | None:
+    """Steps `values` in the form `frames` sends (the figure at values[0], each step's frame over it); None when
+    they do not share their traces or a figure plays frames of its own (a Play button: drawn as before)."""
+    built, animated = dict(built or {}), []
 
     def build(t):
         fig = built.pop(int(t), None)
@@ -127,14 +135,13 @@ def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
             fig = wrap(steps.build(int(t)))
         animated.append(bool(fig.to_dict().get("frames")))
         return fig
-    f = figure_frames(build, list(range(1, steps.T + 1)), whole=True, hold=False)
-    if f is None or any(animated):  # a chart with a Play button keeps its own frames: drawn as before
+    f = figure_frames(build, values, whole=True, hold=False)
+    if f is None or any(animated) or f["values"] != values:
         return None
     start = f.pop("start")
     start["layout"].pop("template", None)  # chart.js draws every chart in the app's own look
-    f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in range(1, steps.T + 1)])
-    out = b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
-    return out if len(out) <= MAX_BYTES else None
+    f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in values])
+    return b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
 
 
 def _gone():
@@ -183,10 +190,15 @@ def _work() -> None:
 
 
 def one_step(steps: Steps, wrap: Callable[[object], object], t: int) -> bytes:
-    """Step t alone, in the form of `frames` (the same text for the same figure): what a stepped chart is sent until
-    its setting's steps are at hand, or where they cannot be. chart.js can then tell that a new setting leaves the
-    step shown as it was (the cell page at step 1 whatever W_h's radius) and draw nothing, as it could when every
-    chart was sent as the figure at t."""
+    """Step t and its neighbours, in the form of `frames`: what a stepped chart is sent until its setting's steps are
+    at hand, or where they cannot be. A first press of Back or Next after a new setting (or a page's first) then
+    draws its step at once, as later presses do once every step has come (it waited for the server: 175 ms on the
+    one-unit page); two more figures built in that setting's first rerun. Step t alone where the three do not share
+    their traces. chart.js compares the picture at the step shown, so a new setting that leaves it as it was (the
+    cell page at step 1 whatever W_h's radius) still draws nothing."""
+    near = [u for u in (t - 1, t, t + 1) if 1 <= u <= steps.T]
+    if len(near) > 1 and steps.T <= MAX_STEPS and (body := _framed(steps, wrap, near)) is not None:
+        return body
     spec = wrap(steps.build(t)).to_dict()
     figure = plain({"data": spec["data"], "layout": {k: v for k, v in spec["layout"].items() if k != "template"}})
     only = {"values": [t], "traces": len(spec["data"]), "data": [], "layout": [], "stepper": steps.stepper,
