@@ -24,7 +24,8 @@ def linear_view(fs: float) -> None:
     tr = lesson.linear_run(a, b, x)
     stepped_plot(f"{P}.linear", Steps(f"{P}.lin", len(x), lambda u: figures.linear_steps(tr.x[:, 0], tr.h[:, 0], u, fs),
                                       lambda u: "h_t: " + ", ".join(fmt(v) for v in tr.h[:u, 0])), t)
-    st.markdown(words.linear_text(lesson.linear_step(tr, t), lin, t))
+    with st.container(key=words.LINEAR_WORDS):  # it follows a drag of a or b (words.linear_scrubs)
+        st.markdown(words.linear_text(lesson.linear_step(tr, t), lin, t))
     CONTROLS.widget("x")
     if problem:
         error(problem)

@@ -227,13 +227,21 @@ def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
                   *CONTROLS[f"r{k + 1}"].span, plane_at(k)) for k in range(len(r))]
 
 
+LINEAR_WORDS = f"words-{P}-linear"  # the step's sentence under the linear chart, which follows a drag of a or b
+
+
 def linear_scrubs(lin: Linear, t: int, fs: float) -> list[Scrub]:
-    """a and b, whose drag the linear chart follows: each frame is that chart (the page's own calls) with a or b
-    moved, the other, the inputs and the step as set."""
+    """a and b, whose drag the linear chart and the step's sentence under it follow: each frame is that chart and
+    sentence (the page's own calls) with a or b moved, the other, the inputs and the step as set."""
     def figure(a: float, b: float):
         tr = lesson.linear_run(a, b, list(lin.x))
         return linear_steps(tr.x[:, 0], tr.h[:, 0], t, fs)
-    return each_slider(P, "linear", {"a": lin.a, "b": lin.b}, CONTROLS.spans("a", "b"), (lin.x, t, fs), figure)
+
+    def words(a: float, b: float) -> dict:
+        tr = lesson.linear_run(a, b, list(lin.x))
+        return {LINEAR_WORDS: linear_text(lesson.linear_step(tr, t), Linear(a, b, lin.x), t)}
+    return each_slider(P, "linear", {"a": lin.a, "b": lin.b}, CONTROLS.spans("a", "b"), (lin.x, t, fs), figure,
+                       words=words)
 
 
 def selective_scrubs(sel: Selective, fs: float) -> list[Scrub]:
