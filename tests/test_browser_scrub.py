@@ -224,6 +224,39 @@ def test_a_key_on_a_slider_moves_its_chart_at_once_and_the_rerun_finds_it_drawn(
         assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
 
 
+def test_a_key_on_a_slider_beside_a_stepped_chart_draws_its_frame_once():
+    """The recurrences page's a, moved by the arrow keys: the linear chart (a stepped chart, ui/live/steps.py) shows
+    the new value's frame as the key goes to the server, and the rerun's steps, whose step shown is that very figure
+    (its digest), draw nothing more (it waited for the rerun: 160 ms under load, against 44 ms drawn ahead)."""
+    from rnnviz.lessons import recurrences as rec
+    from rnnviz.text import fmt, parse_sequence
+    from ui.lessons.recurrences import X_DEFAULT
+
+    with app_page("/recurrences") as page:
+        chart = ".st-key-rec-linear"
+        page.wait_for_function(f"() => window.Plotly && document.querySelector('{chart} .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        thumb = page.locator(".st-key-rec-a input[type=range]")
+        key_and_rerun(page, thumb, "ArrowLeft", chart)  # a key asks for the slider's frames
+        page.wait_for_function("(m) => { const v = Number(document.querySelector('.st-key-rec-a input[type=range]')"
+                               ".value); return m.scrubs().items.get('rec.a rec.linear')?.sets"
+                               ".some((f) => f.digests && f.values.includes(+(v + 0.01).toFixed(2))); }",
+                               arg=scrubs(page), timeout=60_000)
+        wait_idle(page)
+        painted(page)
+        page.evaluate(COUNT)
+        for n in range(3):
+            key_and_rerun(page, thumb, "ArrowRight", chart)
+            a, t = float(thumb.input_value()), int(page.locator(".st-key-rec-lin-t input[type=range]").input_value())
+            h = rec.linear_run(a, 1.0, parse_sequence(X_DEFAULT)).h[:, 0]
+            drawn = page.evaluate(f"() => document.querySelector('{chart} .rnnviz-chart')._fullData"
+                                  ".map((tr) => Array.from(tr.y || []))")
+            assert any(np.allclose(y, h[:len(y)], rtol=0, atol=1e-12) for y in drawn if len(y) == t), (n, a)
+            assert page.evaluate(f"() => document.querySelector('{chart} .rnnviz-chart').getAttribute('aria-label')"
+                                 ) == "h_t: " + ", ".join(fmt(v) for v in h[:t])  # the rerun's own text
+        assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
+
+
 def test_a_key_leaves_a_chart_out_of_view_to_the_page():
     """The one-unit page's hₜ over time is below the fold at 1400 x 900: a key on wₕ does not draw its frame (that would
     hold up the page; ui/chart.js draws it once the page is idle), and every chart ends as the server's figure."""

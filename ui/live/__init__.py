@@ -4,9 +4,10 @@ server. Three Streamlit components (st.components.v2, no iframe), each sending U
 Server -> browser
 - rnnviz_chart, keyed by the chart's key (chart.py live_chart): {figure, config, alt, src, digest}: the figure as
   st.plotly_chart sends it, `src` where plotly.js is served, `digest` its name (below). A stepped chart (steps.py)
-  sends {figure, config, alt, src, steps: {stepper, values: 1..T, alts, traces, data: [{trace, attr, frames}],
-  layout: [{attr, frames}]}}: step k is `figure` with frame k of each attribute; the same bytes at every step of a
-  setting, or step t alone until the setting's steps are computed in the background.
+  sends {figure, config, alt, src, steps: {stepper, values: 1..T, alts, digests, traces, data: [{trace, attr,
+  frames}], layout: [{attr, frames}]}}: step k is `figure` with frame k of each attribute, its figure's digest
+  digests[k]; the same bytes at every step of a setting, or step t and its neighbours until the setting's steps are
+  computed in the background.
 - rnnviz_step, "stepmark-<stepper>" (chart.py step_mark): {stepper, t, n}: the step this run drew; n new each run.
 - rnnviz_scrub, "scrub.<page>" (scrub.py scrubs): {pending, poll, wanted: [slider], items: [{slider, chart, ids,
   sets}]}: ids names the item's frame sets at hand, in the order they were computed (rnnviz/live/schedule.py: a

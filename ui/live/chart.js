@@ -34,15 +34,20 @@ export default function ({ data, parentElement }) {
     draw(gd, parentElement, payload.figure, payload.config, payload.alt, text, payload.digest);
     return;
   }
+  const shown = gd.__rnnvizDigest;
   gd.__rnnvizDigest = null;
   installSteps();
   const c = { gd, parentElement, text, steps: payload.steps, figure: payload.figure, config: payload.config,
               asked: null };
   STEPPED.add(c);
   const s = atStep(c, stepOf(c));
-  if (was && was.step === s.t && was.picture === picture(s) && !gd.__rnnvizNext) {
-    // a new setting that leaves this step as it was (steps 1..t do not depend on it): nothing to redraw
+  if (!gd.__rnnvizNext && ((was && was.step === s.t && was.picture === picture(s))
+                           || (s.digest && s.digest === shown && gd._fullLayout && !gd.__rnnvizBusy))) {
+    // a new setting that leaves this step as it was (steps 1..t do not depend on it), or whose step a key on a
+    // scrubbed slider has drawn already (ui/live/scrub.js): nothing to redraw
     gd.__rnnvizStep = s.t;
+    gd.__rnnvizDigest = s.digest;
+    gd.setAttribute("aria-label", s.alt);
     return;
   }
   showStep(c, s.t);

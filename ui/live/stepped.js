@@ -33,7 +33,8 @@ export function atStep(c, t) {
   for (const d of steps.data) data[d.trace][d.attr] = d.frames[k];
   const layout = { ...figure.layout };
   for (const l of steps.layout) layout[l.attr] = l.frames[k];
-  return { figure: structuredClone({ data, layout }), alt: steps.alts[k], t: steps.values[k] };
+  return { figure: structuredClone({ data, layout }), alt: steps.alts[k], t: steps.values[k],
+           digest: steps.digests?.[k] ?? null };
 }
 
 export const picture = (s) => JSON.stringify(s.figure) + "\n" + s.alt;  // what a stepped chart shows, as text
@@ -42,7 +43,8 @@ export function showStep(c, t) {
   if (!c.gd.isConnected || c.gd.__rnnvizStep === t) return;
   const s = atStep(c, t);
   c.gd.__rnnvizStep = s.t;
-  draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text);
+  // named by its digest: a key on a scrubbed slider beside it draws that slider's frames over it (ui/live/scrub.js)
+  draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text, s.digest);
 }
 
 // Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until a run of the
