@@ -14,7 +14,8 @@ BOXES = [("scalar", "text_input", "scalar.x"), ("vector", "text_input", "vector.
          ("hello", "text_input", "hello.scores"), ("vector", "text_area", "vector.edit.W_x.3x4")]
 if (ROOT / "models" / "shakespeare.safetensors").exists():
     BOXES.append(("sample", "text_input", "sample.prime"))
-VIEW = {"states": {"view": "padding"}, "vector.edit.W_x.3x4": {"w": "edit"}}  # boxes on one of several views
+VIEW = {"states": {"view": "padding"}, "vector.edit.W_x.3x4": {"w": "edit"},  # boxes on one of several views
+        "sample.prime": {"n": "20"}}  # each prime draws a sample: 20 characters, not 500, for the box's sake
 RAW_MARKUP = re.compile(r"(?<!\\)<(script|img)", re.I)
 
 
