@@ -160,11 +160,13 @@ def test_classroom_chart_numbers_are_projector_sized(open_page):
                     assert ax["tickfont"]["size"] >= 14, k
 
 
-@pytest.mark.parametrize("validated", [False, pytest.param(True, marks=pytest.mark.slow)],
+@pytest.mark.parametrize("validated", [False, pytest.param(True, marks=pytest.mark.skipif(
+    __import__("os").environ.get("RNNVIZ_LONG") != "1", reason="validating 1.7 million entries: set RNNVIZ_LONG=1"))],
                          ids=["figures-unvalidated", "figures-validated"])
 def test_extremes(open_page, request, validated):
     """The largest settings. Validating their figures (1.7 million list entries in the heatmaps) is three quarters
-    of the test's time: the fast tier runs it without, the full suite with (default sizes are validated above)."""
+    of the test's time: the default run goes without (each figure's shape is validated once there anyway, its
+    arrays of numbers left out: conftest.figure_shape), the long run with (default sizes are validated above)."""
     if not validated:
         request.getfixturevalue("unvalidated_figures")
     at = open_page(P)
