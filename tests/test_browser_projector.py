@@ -10,7 +10,7 @@ from tests.browser import Server, chromium, painted, wait_idle
 
 # the laptop widths, 46 s of a browser between them, run before a release (RNNVIZ_LONG=1): the default run keeps the
 # projector's 1024 px, the screen the app is designed for first, within CI's ten minutes
-LONG = pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="the laptop widths: set RNNVIZ_LONG=1")
+LAPTOP = pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="the laptop widths: set RNNVIZ_LONG=1")
 pytestmark = pytest.mark.slow
 
 # Every chart's label boxes: trace text (textpoint) must lie inside one of its plot areas (Plotly clips it there);
@@ -80,7 +80,7 @@ CELLS = """() => [...document.querySelectorAll('g.hm')].flatMap(hm => {
 })"""
 
 
-@pytest.mark.parametrize("width", [1024, pytest.param(1400, marks=LONG)])  # a projector in classroom mode; a laptop
+@pytest.mark.parametrize("width", [1024, pytest.param(1400, marks=LAPTOP)])  # a projector in classroom mode; a laptop
 def test_no_label_overlaps_another_or_is_cut_off(browser, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
     found = []
@@ -159,7 +159,7 @@ def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
     assert small == [] and labels == [] and clipped == [] and wrapped == []
 
 
-@pytest.mark.parametrize("width", [1024, pytest.param(1280, marks=LONG)])  # a projector without ?classroom=1, or a
+@pytest.mark.parametrize("width", [1024, pytest.param(1280, marks=LAPTOP)])  # a projector without ?classroom=1, or a
 def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(browser, width):  # small laptop; a laptop
     """At 1280 px with the sidebar open the cell and gates pages' Back / Next read '◀ B…' and 'Nex…', the gates
     page's 'One, then zeros' 'One, the…' and the hello page's vocabulary of seven letters '{a, b, c, d…'; at 1024 px
