@@ -64,7 +64,7 @@ def plain(v):
 
 
 def figure_frames(build: Callable[[float], object], values: list[float], whole: bool = False,
-                  hold: bool = True, keep: dict | None = None) -> dict | None:
+                  hold: bool = True, keep: dict | None = None, digests: bool = False) -> dict | None:
     """`build(v)` (a figure) at every value, as {values, traces (how many), data: [{trace, attr, frames}], layout:
     [{attr, frames}], hold}: each trace attribute and top-level layout entry that differs between values, with its
     value in every frame; hold: see held_axes. `whole`: the frames are not the chart as drawn but a form of it of their
@@ -103,8 +103,8 @@ def figure_frames(build: Callable[[float], object], values: list[float], whole: 
     out = {"values": list(values), "traces": len(specs[0]["data"]), "data": data, "layout": layout}
     if hold:
         out["hold"] = held_axes(specs, data, layout)
-        if not whole:  # the chart's own figures: each one's digest, as the page's chart payload carries it
-            out["digests"] = [figure_digest(pio.to_json(f, validate=False)) for f in figs]
+    if (hold and not whole) or digests:  # the chart's own figures (or `digests`, a stepped chart's steps): each
+        out["digests"] = [figure_digest(pio.to_json(f, validate=False)) for f in figs]  # one's digest, as sent
     if whole:
         out["start"] = plain({"data": specs[0]["data"], "layout": specs[0]["layout"]})
     return out

@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import plotly.io as pio
 
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.live.frames import encoded, figure_digest, figure_frames, plain
+from rnnviz.live.frames import encoded, figure_frames, plain
 from ui.live import chart
 from ui.live.assets import src
 from ui.urlstate import classroom
@@ -130,22 +129,20 @@ def _framed(steps: Steps, wrap: Callable[[object], object], values: list[int], b
     step's figure digest: a key on a scrubbed slider beside the chart draws that slider's frame over the step shown,
     ui/live/scrub.js, where the step is one of its frames); None when they do not share their traces or a figure
     plays frames of its own (a Play button: drawn as before)."""
-    built, animated, figs = dict(built or {}), [], []
+    built, animated = dict(built or {}), []
 
     def build(t):
         fig = built.pop(int(t), None)
         if fig is None:
             fig = wrap(steps.build(int(t)))
         animated.append(bool(fig.to_dict().get("frames")))
-        figs.append(fig)
         return fig
-    f = figure_frames(build, values, whole=True, hold=False)
+    f = figure_frames(build, values, whole=True, hold=False, digests=True)
     if f is None or any(animated) or f["values"] != values:
         return None
     start = f.pop("start")
     start["layout"].pop("template", None)  # chart.js draws every chart in the app's own look
-    f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in values],
-             digests=[figure_digest(pio.to_json(fig, validate=False)) for fig in figs])
+    f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in values])
     return b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
 
 
