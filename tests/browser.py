@@ -86,6 +86,17 @@ def wait_idle(page, timeout: float = 60_000) -> None:
         "'rnnviz-layout'))", timeout=timeout)
 
 
+def wait_text(page, text: str, timeout: float = 30_000) -> None:
+    """Wait until the page shows `text`; failing, say what it showed instead (a timeout alone says nothing of why)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{text!r} not shown within {timeout / 1000:g} s at {page.url}; the page shows:\n"
+                             + page.locator("body").inner_text()[:3000]) from None
+
+
 @contextmanager
 def chromium():
     """Headless Debian chromium, closed afterwards (skipped, or failed in CI, where it is missing)."""
