@@ -486,11 +486,15 @@ def floor_scenario(variant: str) -> tuple:
 
 
 def start_server(script: str, port: int) -> tuple[subprocess.Popen, str]:
-    """`streamlit run script` on loopback (a free port unless one is given): the process and its URL."""
+    """`streamlit run script` on loopback (a free port unless one is given), with the allocator settings every way
+    of serving it uses (rnnviz.serve's replicas, deploy/): the process and its URL."""
     port = port or free_port()
+    sys.path.insert(0, str(ROOT))
+    from rnnviz.serve import served_env
+
     srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
                             "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
-                           env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           env=served_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return srv, f"http://127.0.0.1:{port}"
 
 

@@ -75,15 +75,19 @@ def start_replica(app_root: Path, port: int, log: Path, server_names: Sequence[s
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", *(a for n in server_names for a in ("--server.allowedHosts", n))]
-    # glibc gives each thread that allocates its own memory pool, and Streamlit runs every session on its own
-    # thread: a process's memory then grows with each new visitor and is never handed back. Two pools kept
-    # the upload soak flat (benchmarks/load.py --soak 100 --uploads 5: 415 -> 560 MB without, 392-412 MB with).
-    env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env(),
-           **({"RNNVIZ_PUBLIC_URL": url} if url else {})}
+    env = {**served_env(), **({"RNNVIZ_PUBLIC_URL": url} if url else {})}
     proc = subprocess.Popen(cmd, cwd=app_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, env=env)
     keep_log(proc.stdout, log)
     return proc
+
+
+def served_env() -> dict[str, str]:
+    """This environment, with the allocator settings a served app runs under (deploy/ sets the same).
+    glibc gives each thread that allocates its own memory pool, and Streamlit runs every session on its own
+    thread: a process's memory then grows with each new visitor and is never handed back. Two pools kept
+    the upload soak flat (benchmarks/load.py --soak 100 --uploads 5: 415 -> 560 MB without, 392-412 MB with)."""
+    return {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env()}
 
 
 def large_blocks_env() -> dict[str, str]:
