@@ -90,17 +90,12 @@ def served_env() -> dict[str, str]:
     return {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"), **large_blocks_env()}
 
 
-MMAP_FROM_BYTES = 2**19  # glibc serves every allocation of 512 KiB or more from mmap (see large_blocks_env)
-
-
 def large_blocks_env() -> dict[str, str]:
-    """Blocks of MMAP_FROM_BYTES or more from mmap, each handed back to the system when freed. Left to itself glibc
-    raises its mmap threshold to the size of the largest block freed (up to 32 MiB), and from then on such blocks come
-    from the heap, where freed memory stays with the process, in holes between live blocks: after an upload flood a
-    replica kept 880 MB with no session left, and the sampling page's cached states (two arrays of about 1,012 KiB
-    per sample, in a 160 MiB cache that a class keeps turning over) kept a 50-minute class soak's memory swinging
-    by 8%. ui/upload.py sets the same threshold at run time, for a server not started by this launcher."""
-    return {"MALLOC_MMAP_THRESHOLD_": os.environ.get("MALLOC_MMAP_THRESHOLD_", str(MMAP_FROM_BYTES))}
+    """Uploads are read into blocks of up to 21 MiB. glibc serves a block that large from mmap, hands it back to the
+    system when it is freed, and then raises its mmap threshold (up to 32 MiB) so that the next such block comes
+    from the heap, where freed memory stays with the process: after an upload flood a replica kept 880 MB with no
+    session left. A fixed threshold keeps every block over 1 MiB in mmap, returned when freed."""
+    return {"MALLOC_MMAP_THRESHOLD_": os.environ.get("MALLOC_MMAP_THRESHOLD_", str(2**20))}
 
 
 def start_rooms_store(workdir: Path) -> subprocess.Popen | None:

@@ -24,7 +24,6 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from rnnviz import charlm
 from rnnviz.charlm.checkpoint import CARD_KEYS, MAX_FILE_BYTES
 from rnnviz.lessons.cache import deep_sizeof
-from rnnviz.serve import MMAP_FROM_BYTES
 from ui.widgets import error
 
 FILE_BYTES = 21 * 2**20  # server.maxUploadSize in .streamlit/config.toml
@@ -160,14 +159,14 @@ _SWEEPER: threading.Thread | None = None
 
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_FROM_BYTES = 4 * 2**20  # glibc's own starts at 128 KiB; the pages' arrays are far smaller, uploads far larger
 
 
 def _map_large_allocations() -> None:
-    """Have glibc mmap every allocation of MMAP_FROM_BYTES or more (rnnviz.serve, which sets the same for the
-    replicas it starts), so that a freed upload or cached sample goes back to the system at once. Left to itself glibc
-    raises its threshold to the size of the first large block freed (up to 32 MiB), and from then on a 21 MiB upload,
-    read in a worker thread, lands in that thread's arena, which keeps it when freed: 30 files read by 8 threads and
-    freed left 476 MB resident (141 MB after malloc_trim; 14 MB with this)."""
+    """Have glibc mmap every allocation of MMAP_FROM_BYTES or more, so that a freed upload goes back to the system
+    at once. Left to itself glibc raises its threshold to the size of the first large block freed (up to 32 MiB), and
+    from then on a 21 MiB upload, read in a worker thread, lands in that thread's arena, which keeps it when freed:
+    30 files read by 8 threads and freed left 476 MB resident (141 MB after malloc_trim; 14 MB with this)."""
     try:
         ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_FROM_BYTES)
     except (OSError, AttributeError):  # not glibc: its allocator is its own
