@@ -51,6 +51,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: rnnviz and benchmarks.* import from the checkout
+    sys.path.insert(0, str(ROOT))
 # page, widget key, kind, values to cycle through, query parameter that echoes the value
 SCENARIOS = [("scalar", "scalar.w_h", "slider", [0.55 + 0.05 * k for k in range(12)], "wh"),
              ("gradients", "grad.scale", "slider", [0.95 + 0.05 * k for k in range(12)], "w"),
@@ -458,7 +460,6 @@ def main() -> None:
             print(f"{'moment':>10}  server RSS MB")
             asyncio.run(soak(url, args.soak, pids, args.minutes))  # prints each moment as it goes
             if args.uploads:
-                sys.path.insert(0, str(ROOT))
                 from benchmarks.uploads import upload_phase
 
                 upload_phase(url, args.uploads, lambda: sum(rss_mb(p) for p in pids), lambda: cpu_s(pids),
@@ -489,7 +490,6 @@ def start_server(script: str, port: int) -> tuple[subprocess.Popen, str]:
     """`streamlit run script` on loopback (a free port unless one is given), with the allocator settings every way
     of serving it uses (rnnviz.serve's replicas, deploy/): the process and its URL."""
     port = port or free_port()
-    sys.path.insert(0, str(ROOT))
     from rnnviz.serve import served_env
 
     srv = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
