@@ -1,6 +1,5 @@
 """The upload phase of `benchmarks/load.py --soak`: its files are what it says, and a visitor's round of uploads gets
 the expected answers in a real browser with the server's memory bounded."""
-import os
 import time
 
 import pytest
@@ -8,6 +7,7 @@ import pytest
 from benchmarks.uploads import pairs, upload_phase
 from rnnviz import charlm
 from tests.browser import Server, need_browser
+from tests.conftest import long_only
 
 REASONS = {"vocab-40000": "itos lists 40,000 characters", "tensors-1500": "names 1,500 tensors",
            "tensors-290000": "header is 19,318,890 bytes", "truncated": "cut short"}
@@ -25,9 +25,8 @@ def test_the_benchmark_uploads_are_accepted_or_refused_for_their_own_reason():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="90 s of a browser and a server: set RNNVIZ_LONG=1 "
-                    "(the upload refusals are tested above and in tests/test_robustness.py, a real upload through "
-                    "nginx in tests/test_serve.py)")
+@long_only("90 s of a browser and a server (the upload refusals are tested above and in tests/test_robustness.py, "
+           "a real upload through nginx in tests/test_serve.py)")
 def test_one_round_of_uploads_in_a_browser():
     need_browser()
     from benchmarks.load import cpu_s, rss_mb

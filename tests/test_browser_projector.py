@@ -1,16 +1,16 @@
 """In a real browser, what a projector shows (issue 23): no chart label overlaps another or is cut off, on a projector
 (1024 px, classroom) and a laptop (1400 px), at the one-unit page's presets and slider extremes and on the other crowded
 charts; and no text on any page is under 14 px in classroom mode (body, equations, chart text and its subscripts)."""
-import os
 from contextlib import closing
 
 import pytest
 
 from tests.browser import Server, chromium, painted, wait_idle
+from tests.conftest import long_only
 
 # the laptop widths, 46 s of a browser between them, run before a release (RNNVIZ_LONG=1): the default run keeps the
 # projector's 1024 px, the screen the app is designed for first, within CI's ten minutes
-LAPTOP = pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="the laptop widths: set RNNVIZ_LONG=1")
+LAPTOP = long_only("the laptop widths")
 pytestmark = pytest.mark.slow
 
 # Every chart's label boxes: trace text (textpoint) must lie inside one of its plot areas (Plotly clips it there);

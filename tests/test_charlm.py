@@ -1,6 +1,5 @@
 """The character model: training CLI, checkpoint format, validation of bad files, the NumPy sampler."""
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from rnnviz import charlm
 from rnnviz.charlm import CharRNNConfig, CheckpointError
 from rnnviz.charlm.model import CharRNN
 from rnnviz.charlm.train import main as train_main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, long_only
 
 CORPUS = "the cat sat on the mat. " * 40
 
@@ -344,7 +343,7 @@ def test_evaluate_without_torch_scores_in_numpy(small_model, tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="12-60 s of CPU: set RNNVIZ_LONG=1")
+@long_only("12-60 s of CPU")
 def test_readme_evaluate_command_reproduces_the_cards_val_loss():
     # 111,540 characters through a 2 x 512 LSTM one at a time: 12 s of CPU idle, a minute on a busy machine
     out = _evaluate("models/shakespeare.safetensors", "--corpus", "data/tinyshakespeare.txt", timeout=3600)

@@ -1,6 +1,5 @@
 """Data-parallel training: torchrun with two CPU processes (gloo) reaches the same loss as one process."""
 import json
-import os
 import subprocess
 import sys
 
@@ -8,7 +7,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, long_only
 
 CORPUS = "to be or not to be, that is the question. " * 30
 
@@ -25,8 +24,7 @@ def train(tmp_path, out, nproc=None):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="three torch training processes, 25-30 s: set "
-                    "RNNVIZ_LONG=1 (before a release, or after a change to rnnviz/charlm/train.py)")
+@long_only("three torch training processes, 25-30 s (and after a change to rnnviz/charlm/train.py)")
 def test_two_processes_match_one(tmp_path):
     (tmp_path / "c.txt").write_text(CORPUS)
     card1, w1 = train(tmp_path, "one")

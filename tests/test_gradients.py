@@ -1,5 +1,4 @@
 """Analytic BPTT Jacobians against torch.autograd, and the edge cases of the log-scale products."""
-import os
 
 import numpy as np
 import pytest
@@ -7,6 +6,7 @@ import torch
 
 from rnnviz.nn.cells import gru_forward, init_weights, lstm_forward, rnn_forward
 from rnnviz.nn.gradients import clip_by_norm, decay_table, gradients_through_time
+from tests.conftest import long_only
 
 CELLS = {"rnn": (torch.nn.RNNCell, rnn_forward), "lstm": (torch.nn.LSTMCell, lstm_forward),
          "gru": (torch.nn.GRUCell, gru_forward)}
@@ -82,8 +82,7 @@ def test_full_jacobians_match_autograd(cell, T, d, H):
         assert rep.log10_spectral[T - t] == pytest.approx(np.log10(spec), abs=1e-9)
 
 
-@pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason="20-40 s of CPU each: set RNNVIZ_LONG=1 (the short "
-                    "runs above check the same functions)")
+@long_only("20-40 s of CPU each (the short runs above check the same functions)")
 @pytest.mark.parametrize("cell", CELLS)
 def test_long_runs_match_autograd(cell):
     """T = 200, H = 64: the loss gradient at every step and the Jacobian back to h_0."""

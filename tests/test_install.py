@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, long_only
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PYPROJECT_VERSION = re.search(r'__version__ = "(.+)"', (ROOT / "rnnviz" / "__init__.py").read_text()).group(1)
@@ -23,8 +23,7 @@ SCRIPTS = ("train", "sample", "evaluate", "average", "convert", "lag", "serve")
 NEEDS_TORCH = {"rnnviz.charlm.model"}  # the CLIs that train or average import it only to run
 # the console scripts run from an installed wheel, 50 s between them: before a release (RNNVIZ_LONG=1), to keep the
 # default run under ten minutes (the wheel is still built, installed and served from in the default run)
-WHEEL_SCRIPTS = pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1",
-                                   reason="the console scripts from a wheel: set RNNVIZ_LONG=1")
+WHEEL_SCRIPTS = long_only("the console scripts from a wheel")
 
 
 def requirement_names(lines) -> dict[str, str]:

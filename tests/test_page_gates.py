@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rnnviz.text import fmt
-from tests.conftest import all_text, charts, shown_number, tables
+from tests.conftest import all_text, charts, long_only, shown_number, tables
 from tests.helpers import code_of
 
 P = "gates"
@@ -160,8 +160,8 @@ def test_classroom_chart_numbers_are_projector_sized(open_page):
                     assert ax["tickfont"]["size"] >= 14, k
 
 
-@pytest.mark.parametrize("validated", [False, pytest.param(True, marks=pytest.mark.skipif(
-    __import__("os").environ.get("RNNVIZ_LONG") != "1", reason="validating 1.7 million entries: set RNNVIZ_LONG=1"))],
+@pytest.mark.parametrize("validated", [False, pytest.param(True, marks=long_only(
+    "validating 1.7 million entries"))],
                          ids=["figures-unvalidated", "figures-validated"])
 def test_extremes(open_page, request, validated):
     """The largest settings. Validating their figures (1.7 million list entries in the heatmaps) is three quarters
