@@ -12,8 +12,9 @@ from ui.deck.draft import save_step
 from ui.deck.run import deck_bar
 from ui.history import one_entry_per_page
 from ui.keys import step_keys
-from ui.lessons.registry import lesson
+from ui.lessons.registry import LESSONS, lesson
 from ui.limits import fragment, pace_reruns
+from ui.live.scrub import warm
 from ui.loaders import freeze_heap, one_blas_thread, record_run
 from ui.path import TOP_ROW_CSS, pages, prev_next
 from ui.phones import start_phones
@@ -89,3 +90,4 @@ if lesson(nav.url_path):  # a lesson page (the welcome page has no settings to l
         save_step(nav.url_path)  # Ask the class alone: the deck's draft, this setup as its next step (ui/deck/draft.py)
 record_run(nav.url_path, time.perf_counter() - _t0)
 warm_up()  # once per server: the sampling page's heaviest first look, computed while nobody waits for it
+warm([ls.scrubbed for ls in LESSONS if ls.scrubbed])  # once per server: the frames of each page's sliders as it opens

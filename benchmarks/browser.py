@@ -43,8 +43,10 @@ from playwright.sync_api import (
 )
 
 try:
+    from benchmarks.load import settle
     from benchmarks.sweep import SWEEPS, Sweep, report, server_item, sweep_fps
 except ImportError:  # run as a script: its folder is on the path
+    from load import settle
     from sweep import SWEEPS, Sweep, report, server_item, sweep_fps
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,9 +112,11 @@ FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 c
                   "controls": "no chart, 9 unchanged controls", "words": "no chart, 5 metrics + a paragraph",
                   "lesson": "9 controls, 5 metrics, a paragraph, 1 chart in place"}
 WARMUP = 2
-SETTLE_S = 8.0  # after a server started here has run once: its one-time background warm-up (ui.sample.ahead.warm_up,
-# ~3 s of CPU a second after the first run) is over before any row is timed, as for a class on a server that has been
-# up for more than a few seconds (it took ~40 ms from the first row's inputs and the floors beside them)
+SETTLE_S = 2.0  # after a server started here has run once, then until it is quiet: its one-time background work (the
+# sampling page's first look, ui.sample.ahead.warm_up, ~3 s of CPU, and the frames of the pages' sliders as they open,
+# ui.live.scrub.warm, ~5 s; both a second after the first run) is over before any row is timed, as for a class on a
+# server that has been up a little while (the sampling warm-up alone took ~40 ms from the first row's inputs and the
+# floors beside them)
 TIMEOUT_MS = 60_000
 LOST_MS = 10_000
 
@@ -515,7 +519,8 @@ def main() -> None:
                 app_page.goto(app_url)
                 app_page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                            timeout=TIMEOUT_MS)
-                time.sleep(SETTLE_S)  # readiness, not timing
+                time.sleep(SETTLE_S)  # readiness, not timing: the background work starts, then is over
+                settle([aproc.pid], limit=90)
         except (Skip, PlaywrightError) as e:
             sys.exit(f"the floor page could not be opened: {reason(e)}")
         for sc in rows:  # each input on the app is followed by one on each floor page: floors paired with each row

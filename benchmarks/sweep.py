@@ -4,7 +4,8 @@ end); frames painted per second, the longest still (no new frame while the thumb
 numbers and words against the server's at the value it shows. Then the key column: an arrow key on the slider to the
 chart's first repaint (the frame drawn ahead, or the rerun's figure), median of KEYS presses.
 
-Used by benchmarks/browser.py (its --sweep rows); the page's defaults are what `server_item` computes."""
+Used by benchmarks/browser.py (its --sweep rows); the page's defaults are what `server_item` computes (the
+lesson registry's `scrubbed`)."""
 from __future__ import annotations
 
 import statistics
@@ -32,41 +33,14 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
 
 
 def server_item(sw: Sweep, classroom: bool = False):
-    """The Scrub the page builds for the sweep's slider and chart at its defaults (its `build` and `words`)."""
+    """The Scrub the page builds for the sweep's slider and chart as it opens (ui/lessons/registry.py `scrubbed`), as a
+    projector's page has it if `classroom`: its `build` and `words`."""
     sys.path.insert(0, str(ROOT))
-    fs = 1.0
-    if sw.page == "scalar":
-        from rnnviz.lessons.scalar import run_scalar
-        from ui.lessons import scalar as words
-        d = words.D
-        items = words.scrubs(d, fs) + words.tanh_scrubs(run_scalar(list(d.x), d.w_x, d.w_h, d.b, d.h0), d,
-                                                        len(d.x), fs)
-    elif sw.page == "gradients":
-        from dataclasses import astuple, fields
+    from ui.lessons.registry import lesson
+    from ui.live.scrub import on_projector
 
-        from ui.lessons import gradients as words
-        c = words.Explorer(**{f.name: words.CONTROLS[f.name].default for f in fields(words.Explorer)})
-        items = words.scrubs(c, words.compared(*astuple(c)), fs)
-    elif sw.page in ("vector", "gates"):
-        from rnnviz.lessons.vector import encode_word, parse_vocab
-        from ui.lessons import gates, vector
-        d = (gates if sw.page == "gates" else vector).CONTROLS.defaults()
-        word, vocab = d["word"], parse_vocab(d["vocab"])
-        x = encode_word(word, vocab)
-        if sw.page == "vector":
-            items = vector.scrubs(vector.Settings(x, list(word), vocab, d["H"], d["K"], d["seed"], d["radius"],
-                                                  False), fs)
-        else:
-            c = gates.GateSetup(d["cell"], x, list(word), d["H"], d["seed"], d["radius"], d["bf"], False)
-            items = gates.scrubs(c, d["t"], fs, classroom)
-    else:
-        from rnnviz.text import parse_sequence
-        from ui.lessons import recurrences as words
-        c = {p.key.split(".", 1)[1]: p.default for p in words.PARAMS}
-        n = c["N"]
-        items = (words.scrubs([c[f"r{k}"] for k in range(1, n + 1)], [c[f"th{k}"] for k in range(1, n + 1)], fs)
-                 + words.linear_scrubs(words.Linear(c["a"], c["b"], tuple(parse_sequence(c["x"]))), c["lin.t"], fs)
-                 + words.selective_scrubs(words.Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs))
+    items = lesson(sw.page.split("?")[0]).scrubbed(classroom)
+    items = on_projector(items) if classroom else items
     return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)
 
 
@@ -204,11 +178,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         page.mouse.move(left, g["y"])
         page.mouse.up()
         item = server_item(sw, classroom)
-        if classroom:
-            from ui.widgets import fig_at_least
-            build = (lambda b: lambda v: fig_at_least(b(v)))(item.build)
-        else:
-            build = item.build
+        build = item.build
         end = at[-1] + MOVE_MS
         phases = [_phase(frames, at[0], at[len(up)]), _phase(frames, at[len(up)], end)]
         row = {"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width, "classroom": classroom,

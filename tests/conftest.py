@@ -25,6 +25,10 @@ sys.dont_write_bytecode = False
 # reference checks several times slower. A variable set by the caller is kept.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# A server computes the frames of every page's sliders as it opens, once, in the background (ui/live/scrub.py warm:
+# about 5 s of CPU): each AppTest process and each server a test starts would spend it, and few tests drag a slider
+# at the defaults. tests/test_scrub_warm.py tests it; the browser's sweep rows (benchmarks/browser.py) run with it.
+os.environ.setdefault("RNNVIZ_WARM_FRAMES", "0")
 
 
 def figure_shape(value):

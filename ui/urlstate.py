@@ -183,8 +183,9 @@ def classroom() -> bool:
     return bool(st.session_state.get("app.classroom", False))
 
 
-def font_scale() -> float:
-    return 1.45 if classroom() else 1.0
+def font_scale(room: bool | None = None) -> float:
+    """Chart text's scale: larger on a projector (`room`; by default, this page's classroom mode)."""
+    return 1.45 if (classroom() if room is None else room) else 1.0
 
 
 def setup_link() -> str:

@@ -13,12 +13,13 @@ from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson, memory
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
+from rnnviz.lessons.vector import encode_word, parse_vocab
 from rnnviz.nn.cells import compared, get, sigmoid
 from rnnviz.text import fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.lessons.scalar import near_one
 from ui.live.scrub import Scrub
-from ui.urlstate import set_state
+from ui.urlstate import font_scale, set_state
 from ui.widgets import SEQUENCE, md, steps_ahead
 
 P = "gates"
@@ -393,3 +394,13 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
     return [Scrub(CONTROLS.key(n), f"{P}.heat", setting + tuple(getattr(c, o) for o in sliders if o != n),
                   getattr(c, n), *CONTROLS[n].span, moved(n, lambda s, m: heat_chart(s, m, t, fs, split)),
                   words=moved(n, lambda s, m: {STEP_WORDS: step_words(s, m, t)})) for n in sliders]
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed sliders as it opens, its cell view (see ui/lessons/scalar.py default_scrubs); on a
+    projector its heatmaps are split (gates beside states), as the page draws them there."""
+    d = CONTROLS.defaults()
+    word = d["word"]
+    c = GateSetup(d["cell"], encode_word(word, parse_vocab(d["vocab"])), list(word), d["H"], d["seed"], d["radius"],
+                  d["bf"], False)
+    return scrubs(c, d["t"], font_scale(room), room)

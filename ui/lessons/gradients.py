@@ -16,7 +16,7 @@ from rnnviz.nn.gradients import CELL_PATHS, FORGET_PATH, decay_table
 from rnnviz.text import fmt, format_norm, sup
 from ui.controls import Control, Controls
 from ui.live.scrub import Scrub
-from ui.urlstate import set_state
+from ui.urlstate import font_scale, set_state
 
 P = "grad"
 SCALE_BY = {"sigma": "σₘₐₓ = scale", "rho": "ρ = scale"}  # what the W_hh scale slider sets
@@ -187,6 +187,12 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
 
     return [Scrub(CONTROLS.key(name), f"{P}.decay", args[:at] + args[at + 1:] + (fs,), args[at], *CONTROLS[name].span,
                   chart(name), span, words=words(name)) for name, (at, _) in MOVES.items()]
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed sliders as it opens (see ui/lessons/scalar.py default_scrubs)."""
+    c = Explorer(**{f.name: CONTROLS[f.name].default for f in dataclasses.fields(Explorer)})
+    return scrubs(c, compared(*dataclasses.astuple(c)), font_scale(room))
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
 from ui.controls import Control, Controls, time_step
 from ui.live.scrub import Scrub, each_slider
+from ui.urlstate import font_scale
 from ui.widgets import md
 
 P = "rec"
@@ -250,3 +251,12 @@ def selective_scrubs(sel: Selective, fs: float) -> list[Scrub]:
         tr = lesson.selective_run(list(sel.x), w, c)
         return selective_steps(tr.x[:, 0], tr.delta[:, 0], tr.a[:, 0], tr.h[:, 0], fs)
     return each_slider(P, "selective", {"w": sel.w, "c": sel.c}, CONTROLS.spans("w", "c"), (sel.x, fs), figure)
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed sliders as each of its views opens (see ui/lessons/scalar.py default_scrubs)."""
+    c, fs = {p.key.split(".", 1)[1]: p.default for p in PARAMS}, font_scale(room)
+    n = c["N"]
+    return (scrubs([c[f"r{k}"] for k in range(1, n + 1)], [c[f"th{k}"] for k in range(1, n + 1)], fs)
+            + linear_scrubs(Linear(c["a"], c["b"], tuple(parse_sequence(c["x"]))), c["lin.t"], fs)
+            + selective_scrubs(Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs))

@@ -33,6 +33,9 @@ class Lesson:
     # read a link exactly as the page does
     model: Callable[[], Any] | None = None  # what the questions read beside the link (the sampling page's model)
     shorter: bool = False  # the lesson a 50-minute lecture leaves for reading afterwards (see `plan`)
+    # the page's scrubbed sliders as it opens, on a projector (True) or not: their frames are computed as a server
+    # starts (ui/live/scrub.py warm)
+    scrubbed: Callable[[bool], list] | None = None
 
     @property
     def script(self) -> str:  # as st.Page and st.page_link name it
@@ -46,32 +49,33 @@ LESSONS = [
            {"state": Ask("hₜ for these weights (a number)", scalar.state, scalar.chart_state),
             "settle": Ask("Where does the state settle? (a number)", scalar.settle, scalar.chart_settle),
             "fate": Ask("Once the inputs stop: fade, settle, flip or grow?", scalar.fate, scalar.chart_settle)},
-           lambda lm: scalar_words.PARAMS),
+           lambda lm: scalar_words.PARAMS, scrubbed=scalar_words.default_scrubs),
     Lesson("vector", "The cell, step by step", ":material/grid_on:", "1 · The recurrence", 7,
            "the same step with vectors: the six moves of one step, states over time, a check against PyTorch",
            {"unit": Ask("Which unit of h_T is largest?", vector.largest_unit),
             "params": Ask("How many parameters in the cell?", vector.parameters),
             "range": Ask("Which values can hₜ take?", vector.state_range)},
-           lambda lm: vector_words.PARAMS),
+           lambda lm: vector_words.PARAMS, scrubbed=vector_words.default_scrubs),
     Lesson("gradients", "Gradients through time", ":material/trending_down:", "2 · The problem", 10,
            "why plain RNNs forget: gradients that vanish or explode, and clipping",
            {"threshold": Ask("‖∂h_T/∂h₀‖ above or below 10⁻³?", gradients.threshold, gradients.chart_threshold),
             "explode": Ask("‖∂h_T/∂h₀‖ above or below 1?", gradients.above_one),
             "clip": Ask("What does clipping do to this gradient?", gradients.clipped)},
-           lambda lm: gradients_words.PARAMS),
+           lambda lm: gradients_words.PARAMS, scrubbed=gradients_words.default_scrubs),
     Lesson("gates", "Gates: LSTM and GRU", ":material/valve:", "3 · The cure", 8,
            "gates that decide what to keep: the LSTM's cell path, the GRU, three cells side by side",
            {"memory": Ask("Which cell still holds x₁ after 50 steps?", gates.memory, gates.chart_memory),
             "gate": Ask("A gate's value at step t (a number)", gates.gate_value),
             "kept": Ask("What share of c₀ survives 10 steps? (a number)", gates.kept)},
-           lambda lm: gates_words.PARAMS),
+           lambda lm: gates_words.PARAMS, scrubbed=gates_words.default_scrubs),
     Lesson("recurrences", "Recurrence returns", ":material/linear_scale:", "3 · The cure", 10,
            "linear recurrences that train in parallel: minGRU, the LRU, selective state spaces, the scan",
            {"linear": Ask("hₜ of the linear recurrence (a number)", recurrences.linear),
             "steady": Ask("Where does it settle under x = 1? (a number)", recurrences.steady),
             "parallel": Ask("Which recurrence runs in parallel?", recurrences.parallel)},
-           lambda lm: recurrences_words.PARAMS, shorter=True),  # past the argument (the problem, then the cure):
-    # the one a 50-minute lecture can leave for reading
+           lambda lm: recurrences_words.PARAMS, scrubbed=recurrences_words.default_scrubs,
+           shorter=True),  # past the argument (the problem, then the cure): the one a 50-minute lecture can leave for
+    # reading
     Lesson("states", "Using the states", ":material/call_split:", "4 · Putting it to work", 6,
            "classifier or language model, the padding trap, reading both ways, counting parameters",
            {"params": Ask("How many parameters? (a number)", states.parameters),

@@ -16,7 +16,7 @@ from rnnviz.nn.cells import RNNTrace
 from rnnviz.text import fmt, plus, power_text, sub, sup, times
 from ui.controls import Control, Controls, time_step
 from ui.live.scrub import Scrub, each_slider
-from ui.urlstate import set_state
+from ui.urlstate import font_scale, set_state
 
 P = "scalar"
 D = SCALAR_PRESETS[DEFAULT_SCALAR]
@@ -106,6 +106,13 @@ def tanh_scrubs(trace: RNNTrace, s: ScalarPreset, shown: int, fs: float) -> list
                         lambda run: tanh_drag(run.pre[:shown, 0], run.h[:shown, 0], size, fs, title), whole=True,
                         words=lambda setup, run: step_words(shown, setup, run),
                         own=lambda setup, run: tanh_chart(run, setup.b, shown, fs))
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed sliders as it opens, on a projector (`room`) or not: what a server computes the frames of
+    before anyone asks (ui/live/scrub.py warm), as a class opens the same link."""
+    fs = font_scale(room)
+    return scrubs(D, fs) + tanh_scrubs(run_scalar(list(D.x), D.w_x, D.w_h, D.b, D.h0), D, len(D.x), fs)
 
 
 def tanh_chart(trace: RNNTrace, b: float, shown: int, fs: float):

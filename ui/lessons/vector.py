@@ -245,3 +245,11 @@ def scrubs(s: Settings, fs: float) -> list[Scrub]:
     charts = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
     return [Scrub(CONTROLS.key("radius"), f"{P}.{name}", (d, s.H, s.K, s.seed, fs), s.radius,
                   *CONTROLS["radius"].span, follow(chart)) for name, chart in charts.items()]
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed sliders as it opens (see ui/lessons/scalar.py default_scrubs)."""
+    d = CONTROLS.defaults()
+    word, vocab = d["word"], lesson.parse_vocab(d["vocab"])
+    return scrubs(Settings(lesson.encode_word(word, vocab), list(word), vocab, d["H"], len(vocab), d["seed"],
+                           d["radius"], False), font_scale(room))  # characters read: one score each (K is theirs)

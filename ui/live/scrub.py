@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -110,6 +113,51 @@ def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, 
 
 def _at_least(build: Callable[[float], object]) -> Callable[[float], object]:
     return lambda v: fig_at_least(build(v))
+
+
+def on_projector(items: list[Scrub]) -> list[Scrub]:
+    """The items as a projector's page has them: its charts are drawn with fig_at_least (ui.widgets.plot), so their
+    frames are too, and kept apart from a laptop's."""
+    return [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build), own=i.own and _at_least(i.own))
+            for i in items]
+
+
+def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list[float], Callable]]:
+    """Every set of an item's frames, in the order they are computed: (rank, key, values, compute). The chart's own
+    frames near the value first (small: a key draws them), then the drag's sets (the window around `focus` first)."""
+    return [(-1, item.key(v) + ("keys",), v, _compute_own) for v in item.key_sets()] + [
+        (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(focus))]
+
+
+_WARM = {"started": False}
+_WARM_LOCK = threading.Lock()
+
+
+def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> bool:
+    """Once per server: every frame of every lesson's scrubbed sliders as its page opens, on a laptop and on a
+    projector (`makers`: ui/lessons/registry.py), computed in a thread of its own and pinned in FRAMES. A class opens
+    the same link, so the first sweep of a slider finds its whole range at hand instead of waiting for the windows the
+    thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). It is charged to no visitor:
+    it is a fixed amount (about 5 s of CPU, a few MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's
+    servers, each of which would spend it). Whether this call started it."""
+    with _WARM_LOCK:
+        if _WARM["started"] or os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
+            return False
+        _WARM["started"] = True
+
+    def work():
+        time.sleep(delay)  # the first page is drawn before the work starts (the thread shares the interpreter)
+        for room in (False, True):
+            for make in makers:
+                try:
+                    items = make(room)
+                    for item in on_projector(items) if room else items:
+                        for _, key, values, compute in plan(item):
+                            FRAMES.get(key, lambda: compute(item, values), len, pinned=True)
+                except Exception:  # nobody waits for it: a visitor's own ask computes what is missing
+                    logging.getLogger(__name__).exception("computing the frames of a page's defaults failed")
+    threading.Thread(target=work, name="rnnviz-warm-frames", daemon=True).start()
+    return True
 
 
 def _changes(frames: bytes) -> dict | None:
@@ -207,9 +255,8 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     background, coarse sets first, then the windows nearest the thumb."""
     if not chart.live():
         return
-    if classroom():  # a projector's charts are drawn with fig_at_least (ui.widgets.plot): their frames too
-        items = [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build),
-                         own=i.own and _at_least(i.own)) for i in items]
+    if classroom():
+        items = on_projector(items)
     state = st.session_state
     wanted = state.setdefault(f"scrub.{page}.wanted", set())
     sent = state.setdefault("scrub.sent", {})  # the ids of the sets this visitor's browser was sent, oldest first
@@ -224,10 +271,7 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     parts, todo, room, held = [], [], SEND_BYTES, False
     for item in items:
         ids, sets = [], []
-        # the chart's own frames near the value first (small: a key draws them), then the drag's sets
-        plan = [(-1, item.key(v) + ("keys",), v, _compute_own) for v in item.key_sets()] + [
-            (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(at.get(item.slider)))]
-        for rank, key, values, compute in plan:
+        for rank, key, values, compute in plan(item, at.get(item.slider)):
             if key not in FRAMES:
                 if item.slider in wanted:
                     todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))

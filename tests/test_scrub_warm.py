@@ -1,0 +1,76 @@
+"""A server computes the frames of each page's scrubbed sliders as the page opens, once, before anyone asks (ui/live/
+scrub.py warm): the declarations it computes from (ui/lessons/registry.py `scrubbed`) must be what each page really
+builds at its defaults, on a laptop and on a projector, or the frames would be computed for nothing."""
+import threading
+
+import pytest
+
+from ui.lessons import recurrences as rec_words
+from ui.lessons.registry import LESSONS
+from ui.live import scrub
+
+SCRUBBED = [ls for ls in LESSONS if ls.scrubbed]
+VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"})}  # a page whose views scrub different sliders
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The items each run of a page hands to ui.live.scrub.scrubs."""
+    seen = []
+    original = scrub.scrubs
+
+    def spy(page, items):
+        seen.extend(items)
+        return original(page, items)
+    monkeypatch.setattr(scrub, "scrubs", spy)
+    return seen
+
+
+@pytest.mark.parametrize("room", [False, True], ids=["laptop", "projector"])
+@pytest.mark.parametrize("ls", SCRUBBED, ids=[ls.url for ls in SCRUBBED])
+def test_each_page_at_its_defaults_builds_the_sliders_its_lesson_declares(open_page, built, ls, room):
+    declared = ls.scrubbed(room)
+    for query in VIEWS.get(ls.url, ({},)):
+        at = open_page(ls.url, **query, **({"classroom": "1"} if room else {}))
+        assert not at.exception
+    assert built, f"{ls.url}: no scrubbed slider on the page"
+    missing = [(i.slider, i.chart) for i in built if i not in declared]
+    assert not missing, f"{ls.url}: built at its defaults but not declared (their frames would not be warm): {missing}"
+    unused = [(i.slider, i.chart) for i in declared if i not in built]
+    assert not unused, f"{ls.url}: declared but not built by the page at its defaults: {unused}"
+
+
+def _selective(room: bool):
+    """A small page's sliders, as a lesson declares them (w and c: 81 notches each, a few ms)."""
+    return rec_words.selective_scrubs(rec_words.Selective(1.0, 0.0, (1.0, 0.0, 2.0)), 1.45 if room else 1.0)
+
+
+def _finish():
+    for t in threading.enumerate():
+        if t.name == "rnnviz-warm-frames":
+            t.join(30)
+
+
+def test_warm_computes_every_set_of_every_declared_slider_once_and_pins_it(monkeypatch):
+    monkeypatch.setattr(scrub, "_WARM", {"started": False})
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 20))
+    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
+    assert scrub.warm([_selective], delay=0)
+    assert not scrub.warm([_selective], delay=0)  # once per server
+    _finish()
+    items = _selective(False) + scrub.on_projector(_selective(True))
+    keys = [key for i in items for _, key, _, _ in scrub.plan(i)]
+    assert len(keys) == 4 and all(k in scrub.FRAMES for k in keys)  # w and c, each one set, laptop and projector
+    # a visitor's frames filling the cache do not push them out
+    for n in range(40):
+        scrub.FRAMES.get(("other", n), lambda: b"x" * 100_000, len)
+    assert all(k in scrub.FRAMES for k in keys)
+    # and a visitor on the page's defaults is sent them as they are, without computing anything
+    first = items[0]
+    assert scrub._cached(first.key(first.sets()[0])) == scrub._compute(first, first.sets()[0])
+
+
+def test_warm_is_left_out_where_the_environment_says_so(monkeypatch):
+    monkeypatch.setattr(scrub, "_WARM", {"started": False})
+    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "0")
+    assert not scrub.warm([_selective], delay=0)
