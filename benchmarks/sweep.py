@@ -53,7 +53,18 @@ GEOMETRY = """([slider, scrub, chart]) => { const css = """ + _CSS + """;
   const track = input.parentElement.parentElement.parentElement.getBoundingClientRect();
   const thumb = input.parentElement.parentElement.getBoundingClientRect();
   return {left: track.left, width: track.width, x: thumb.left + thumb.width / 2, y: thumb.top + thumb.height / 2,
-          min: Number(input.min), max: Number(input.max), value: Number(input.value)}; }"""
+          min: Number(input.min), max: Number(input.max), step: Number(input.step), value: Number(input.value)}; }"""
+# the share of the chart's height inside the window (0: the visitor cannot see it move)
+IN_VIEW = """(chart) => { const css = """ + _CSS + """;
+  const r = document.querySelector(css(chart) + ' .rnnviz-chart').getBoundingClientRect();
+  return r.height ? Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)) / r.height : 0; }"""
+# until the element has kept its place for 5 animation frames running (at most 2 s)
+STILL = """(css) => new Promise(done => { const el = document.querySelector(css); let last = null, same = 0;
+  const t0 = performance.now();
+  const look = () => { const r = el.getBoundingClientRect(), now = `${r.x},${r.y},${r.width},${r.height}`;
+    same = now === last ? same + 1 : 0; last = now;
+    if (same >= 5 || performance.now() - t0 > 2000) done(); else requestAnimationFrame(look); };
+  requestAnimationFrame(look); })"""
 # every animation frame in which ui/live/scrub.js drew a new frame: when, the value drawn, the thumb's, the moving
 # traces' points as plotly.js holds them, and the words of each text the frames carry
 RECORD = """([slider, chart, scrub]) => { const css = """ + _CSS + """;
@@ -160,7 +171,10 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
                 return {"skip": f"the slider {sw.slider!r} is hidden"}
             fold.first.click()
             page.locator(slider).wait_for(state="visible", timeout=10_000)
-        page.locator(slider).scroll_into_view_if_needed()
+        for _ in range(2):  # a fold just opened is still sliding open: the thumb is pressed where it stops
+            page.evaluate(STILL, slider)
+            page.locator(slider).scroll_into_view_if_needed()
+        page.evaluate(STILL, slider)
         g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
         if not g or not 0 <= g["y"] <= height:
             return {"skip": f"the slider {sw.slider!r} is not on screen"}
@@ -170,6 +184,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         right, left = g["left"] + g["width"] + 4, g["left"] - 4  # past the ends: the thumb stops there
         up = [min(right, g["x"] + step * (k + 1)) for k in range(int((right - g["x"]) / step) + 1)]
         down = [max(left, right - step * (k + 1)) for k in range(int((right - left) / step) + 1)]
+        seen = page.evaluate(IN_VIEW, sw.chart)  # how much of the chart the visitor sees as they press
         page.evaluate(RECORD, [sw.slider, sw.chart, scrub])
         page.mouse.down()
         at = page.evaluate(MOVES, [up + down, g["y"], MOVE_MS])
@@ -187,7 +202,8 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
                "equal": sum(_equal_figure(f, build) for f in frames),
                "words": sum(_equal_words(f, item.words) for f in frames) if item.words else None,
                "with_words": sum(bool(f["words"]) for f in frames),
-               "whole": sum(f["whole"] for f in frames), "seconds": (end - at[0]) / 1000}
+               "whole": sum(f["whole"] for f in frames), "seconds": (end - at[0]) / 1000, "in_view": seen,
+               "notches": round((g["max"] - g["min"]) / g["step"])}
         # the key column: the page settled at the bottom end after the release, then arrows up
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
         page.wait_for_timeout(500)
@@ -198,6 +214,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
             page.evaluate(KEY, [sw.chart])
             page.keyboard.press("ArrowRight")
             ms = page.evaluate("() => window.__key")
+            row["key_in_view"] = page.evaluate(IN_VIEW, sw.chart)
             page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
             page.wait_for_timeout(300)
             if n and ms is not None:  # the first asks for the frames at the new value (a rest on the slider)
@@ -210,7 +227,8 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
 
 def report(rows: list[dict]) -> None:
     print(f"sweeps: the pointer rests {REST_MS} ms on the thumb, presses, and sweeps the whole range in {SWEEP_S:g} s "
-          "each way (up, then down); fps = frames painted per second (the slower way); still = the longest time no "
+          "each way (up, then down); fps = frames painted per second (the slower way; a slider of N notches shows at "
+          "most N / 2 s, one frame a notch, and the screen at most 60); still = the longest time no "
           "new frame was painted while the thumb moved; values / words = painted frames whose numbers / words are "
           "the server's at the value shown; key = an arrow key to the chart's first repaint (median)")
     for d in rows:
@@ -220,6 +238,8 @@ def report(rows: list[dict]) -> None:
             continue
         words = f"{d['words']}/{d['with_words']}" if d["words"] is not None else "-"
         key = f"{d['key_ms']:.0f} ms" if d.get("key_ms") is not None else "-"
-        print(f"  {where:<48} {d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f})  still "
-              f"{d['still_ms']:>4.0f} ms  values {d['equal']}/{d['painted']}  words {words}  key {key}  "
-              f"{d['whole']} whole redraws")
+        seen = "" if d["in_view"] >= 0.5 and d["key_in_view"] >= 0.5 else (
+            f"  CHART {100 * d['in_view']:.0f}% IN VIEW (press), {100 * d['key_in_view']:.0f}% (keys)")
+        print(f"  {where:<48} {d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f}; {d['notches']} "
+              f"notches: at most {min(60, d['notches'] / SWEEP_S):.0f})  still {d['still_ms']:>4.0f} ms  values "
+              f"{d['equal']}/{d['painted']}  words {words}  key {key}  {d['whole']} whole redraws{seen}")

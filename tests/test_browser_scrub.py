@@ -257,6 +257,45 @@ def test_a_key_on_a_slider_beside_a_stepped_chart_draws_its_frame_once():
         assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
 
 
+def test_frames_another_visitor_asked_for_do_not_keep_a_visitor_from_asking_for_the_next():
+    """A second visitor on the one-unit page is sent the frames the first one's reach for w_h computed, without asking.
+    Reaching for w_h still asks: after End (w_h = 10, where nobody has frames) the arrow keys draw the tanh chart's new
+    frame at once (the frames near the released value are computed only for a visitor who reached for the slider;
+    without the ask, each key waited for the rerun, 100-130 ms). A server's opening frames (ui/live/scrub.py warm)
+    reach every visitor the same way."""
+    server = Server()
+    try:
+        with chromium() as browser:
+            def visit():
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                page.goto(server.url + "/scalar")
+                wait_idle(page)
+                return page
+            first = visit()
+            first.locator(".st-key-scalar-w_h [data-testid='stSlider']").hover()  # the first visitor reaches for w_h
+            first.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(first),
+                                    timeout=60_000)
+            wait_idle(first)
+            second = visit()  # its first run is sent the frames at hand
+            second.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(second),
+                                     timeout=30_000)
+            chart, thumb = ".st-key-scalar-tanh", second.locator(".st-key-scalar-w_h input[type=range]")
+            key_and_rerun(second, thumb, "End", chart)
+            assert float(thumb.input_value()) == 10
+            second.wait_for_function("(m) => m.scrubs().items.get('scalar.w_h scalar.tanh').sets"
+                                     ".some((f) => f.digests && f.values.includes(9.95))", arg=scrubs(second),
+                                     timeout=30_000)
+            wait_idle(second)
+            painted(second)
+            second.evaluate(COUNT_BY)
+            key_and_rerun(second, thumb, "ArrowLeft", chart)
+            assert float(thumb.input_value()) == 9.95
+            assert second.evaluate(COUNT_BY).get("scalar-tanh") == 1  # drawn from its frame as the key went
+            assert second.evaluate(SAME_AS_SENT, chart)["differ"] == []  # and it is the rerun's figure
+    finally:
+        server.close()
+
+
 def test_a_key_leaves_a_chart_out_of_view_to_the_page():
     """The one-unit page's hₜ over time is below the fold at 1400 x 900: a key on wₕ does not draw its frame (that would
     hold up the page; ui/chart.js draws it once the page is idle), and every chart ends as the server's figure."""

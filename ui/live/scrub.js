@@ -229,18 +229,21 @@ function install() {
     d.queued = true;
     requestAnimationFrame(() => { if (R.drag === d) show(); });
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["value", "aria-valuetext"] });
-  // A slider the pointer enters, or the keyboard's focus reaches, without frames: ask the server for them, once per
-  // payload (ui/live/scrub.py computes frames only for the sliders a visitor reaches for, and from then on for each
-  // setting). The keyboard's focus asks once no key has moved the slider for QUIET_MS: an ask whose rerun met a key's
-  // own (the ask as the focus came, a key pressed at once; or the ask just after the key's move had gone) lost the
-  // key's move or left an element of the run before on the page (the thumb moved, the page did not, on 4 of 6 first
-  // visits of a fresh server), while an ask well before the press never did.
+  // A slider the pointer enters, or the keyboard's focus reaches, that this visitor has not reached for yet: ask the
+  // server for its frames, once per payload (ui/live/scrub.py computes frames only for the sliders a visitor reaches
+  // for, and from then on for each setting). Frames at hand already (a server's opening frames, ui/live/scrub.py
+  // warm, or another visitor's) are no reason not to ask: the next setting's, and the frames a key draws near the
+  // released value, are computed only for a slider reached for (without it, keys after a sweep waited for the rerun,
+  // 100-130 ms instead of about 30). The keyboard's focus asks once no key has moved the slider for QUIET_MS: an ask
+  // whose rerun met a key's own (the ask as the focus came, a key pressed at once; or the ask just after the key's
+  // move had gone) lost the key's move or left an element of the run before on the page (the thumb moved, the page
+  // did not, on 4 of 6 first visits of a fresh server), while an ask well before the press never did.
   const ask = (e) => {
     const box = sliderOf(e.target);
     if (!box) return;
     for (const it of R.items.values()) {
       const page = R.pages.get(it.page);
-      if (it.sets.length || !page || page.wanted.includes(it.slider) || page.asked.has(it.slider)) continue;
+      if (!page || page.wanted.includes(it.slider) || page.asked.has(it.slider)) continue;
       if (!box.matches(css(it.slider))) continue;
       page.asked.add(it.slider);
       page.trigger("want", it.slider);
