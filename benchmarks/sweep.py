@@ -200,7 +200,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
                "fps": min(p["fps"] for p in phases), "still_ms": max(p["still_ms"] for p in phases),
                "fps_up": phases[0]["fps"], "fps_down": phases[1]["fps"], "painted": len(frames),
                "equal": sum(_equal_figure(f, build) for f in frames),
-               "words": sum(_equal_words(f, item.words) for f in frames) if item.words else None,
+               "words": sum(_equal_words(f, item.words) for f in frames if f["words"]) if item.words else None,
                "with_words": sum(bool(f["words"]) for f in frames),
                "whole": sum(f["whole"] for f in frames), "seconds": (end - at[0]) / 1000, "in_view": seen,
                "notches": round((g["max"] - g["min"]) / g["step"])}

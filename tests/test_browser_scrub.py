@@ -257,12 +257,12 @@ def test_a_key_on_a_slider_beside_a_stepped_chart_draws_its_frame_once():
         assert page.evaluate(COUNT) == [0, 3]  # each drawn once, from its frame; none by the rerun
 
 
-def test_frames_another_visitor_asked_for_do_not_keep_a_visitor_from_asking_for_the_next():
-    """A second visitor on the one-unit page is sent the frames the first one's reach for w_h computed, without asking.
-    Reaching for w_h still asks: after End (w_h = 10, where nobody has frames) the arrow keys draw the tanh chart's new
-    frame at once (the frames near the released value are computed only for a visitor who reached for the slider;
-    without the ask, each key waited for the rerun, 100-130 ms). A server's opening frames (ui/live/scrub.py warm)
-    reach every visitor the same way."""
+def test_frames_another_visitor_asked_for_are_sent_on_a_reach_and_the_next_ones_computed():
+    """Frames the first visitor's reach for w_h computed are not sent to a second visitor who has not reached for it
+    (a visitor who never drags or keys costs nothing); once they do, they are, and from then on theirs are computed
+    too: after End (w_h = 10, where nobody has frames) the arrow keys draw the tanh chart's new frame at once (without
+    them each key waited for the rerun, 100-130 ms). A server's opening frames (ui/live/scrub.py warm) reach a visitor
+    the same way."""
     server = Server()
     try:
         with chromium() as browser:
@@ -276,7 +276,9 @@ def test_frames_another_visitor_asked_for_do_not_keep_a_visitor_from_asking_for_
             first.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(first),
                                     timeout=60_000)
             wait_idle(first)
-            second = visit()  # its first run is sent the frames at hand
+            second = visit()
+            assert not frames(second)  # not reached for: nothing sent
+            second.locator(".st-key-scalar-w_h [data-testid='stSlider']").hover()
             second.wait_for_function(f"(m) => ({FRAMES})(m).includes('scalar.w_h')", arg=scrubs(second),
                                      timeout=30_000)
             chart, thumb = ".st-key-scalar-tanh", second.locator(".st-key-scalar-w_h input[type=range]")

@@ -251,8 +251,9 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
     for (scrub.js asks when the pointer reaches a slider, before the press, or the keyboard's focus has rested on it),
     and from then on for each new setting: a visitor who never drags or keys costs nothing, and one who does, only
-    the sliders they use. The sets at hand are named, those not sent yet sent; the missing ones are computed in the
-    background, coarse sets first, then the windows nearest the thumb."""
+    the sliders they use. For those, the sets at hand are named, those not sent yet sent (frames another visitor or
+    the server's opening asked for too); the missing ones are computed in the background, coarse sets first, then
+    the windows nearest the thumb."""
     if not chart.live():
         return
     if classroom():
@@ -271,10 +272,11 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     parts, todo, room, held = [], [], SEND_BYTES, False
     for item in items:
         ids, sets = [], []
-        for rank, key, values, compute in plan(item, at.get(item.slider)):
+        # only the sliders this visitor reached for: frames at hand (a server's opening frames, another visitor's)
+        # are not sent to a visitor who never drags or keys (up to 1.5 MB on the one-unit page)
+        for rank, key, values, compute in plan(item, at.get(item.slider)) if item.slider in wanted else ():
             if key not in FRAMES:
-                if item.slider in wanted:
-                    todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
+                todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
                 continue
             sid = set_id(key)
             if sid not in sent:
