@@ -10,10 +10,9 @@ import streamlit as st
 
 from rnnviz.experiments import lag_results
 from rnnviz.figures import gates as figures
-from rnnviz.lessons import gates as lesson, memory
+from rnnviz.lessons import gates as lesson, memory, vector as vectors
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
-from rnnviz.lessons.vector import encode_word, parse_vocab
 from rnnviz.nn.cells import compared, get, sigmoid
 from rnnviz.text import fmt, sub
 from ui.controls import Control, Controls, time_step
@@ -64,6 +63,7 @@ VALVE = [p for p in PARAMS if p.key == CONTROLS.key("T")]  # what the valve's sl
 SETTINGS = [p for p in PARAMS if p not in STEPPER + VALVE and p.key != CONTROLS.key("view")]  # a view's own
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
+STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
 
 
 @dataclass(frozen=True)
@@ -367,9 +367,6 @@ def trained_text() -> str:
             "lag_models.safetensors); the H, seed, radius and bias settings do not apply to them.")
 
 
-STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
-
-
 def step_words(c: GateSetup, model, t: int) -> str:
     """Step t in words above the gate heatmaps (markdown): what was read, and what the gates did on average."""
     what = f"the character {md(repr(c.chars[t - 1]))}" if c.chars else f"the vector x{sub(t)}"
@@ -397,10 +394,7 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
-    """The page's scrubbed sliders as it opens, its cell view (see ui/lessons/scalar.py default_scrubs); on a
-    projector its heatmaps are split (gates beside states), as the page draws them there."""
+    """The cell view's scrubbed sliders as it opens (see ui/lessons/scalar.py); split heatmaps on a projector."""
     d = CONTROLS.defaults()
-    word = d["word"]
-    c = GateSetup(d["cell"], encode_word(word, parse_vocab(d["vocab"])), list(word), d["H"], d["seed"], d["radius"],
-                  d["bf"], False)
-    return scrubs(c, d["t"], font_scale(room), room)
+    return scrubs(GateSetup(d["cell"], vectors.encode_word(d["word"], vectors.parse_vocab(d["vocab"])), list(d["word"]),
+                            d["H"], d["seed"], d["radius"], d["bf"], False), d["t"], font_scale(room), room)
