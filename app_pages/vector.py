@@ -16,6 +16,7 @@ from ui.urlstate import classroom, font_scale, publish, restore
 from ui.widgets import (
     controls_box,
     export_panel,
+    follow,
     intro,
     md,
     number_table,
@@ -75,7 +76,7 @@ def lesson_body() -> None:
     """The settings and all they move: a setting changed reruns this, not app.py's navigation and sidebar."""
     fs = font_scale()
     left, right = page_columns([1, 2.3])
-    with left, controls_box():
+    with left, follow(P), controls_box():  # on a projector the radius stays on screen down to the charts it moves
         s = controls()
         w = lesson.generate(s.x.shape[1], s.H, s.K, s.seed, s.radius)
         hand = s.by_hand and words.edit_weights(w, s)

@@ -175,7 +175,15 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
             page.evaluate(STILL, slider)
             page.locator(slider).scroll_into_view_if_needed()
         page.evaluate(STILL, slider)
+        # the chart the hand moves brought into view, as a visitor does, where the slider stays on screen with it (on a
+        # projector a page can keep its controls in view beside its charts: ui.widgets.follow)
+        page.locator(f"{css_key(sw.chart)} .rnnviz-chart").scroll_into_view_if_needed()
+        page.evaluate(STILL, slider)
         g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+        if not g or not 0 <= g["y"] <= height:  # the slider went: back to it
+            page.locator(slider).scroll_into_view_if_needed()
+            page.evaluate(STILL, slider)
+            g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
         if not g or not 0 <= g["y"] <= height:
             return {"skip": f"the slider {sw.slider!r} is not on screen"}
         page.mouse.move(g["x"], g["y"])  # the pointer reaches the thumb and rests there (the page asks for frames)

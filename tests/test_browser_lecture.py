@@ -401,6 +401,20 @@ def test_on_a_projector_the_gradient_chart_stays_in_view_down_its_more_settings(
     pg.close()
 
 
+def test_on_a_projector_the_cells_radius_stays_in_view_down_to_the_charts_it_moves(server, browser):
+    """The cell page on a projector: a drag of the spectral radius moves the singular values and the heatmap of W_h,
+    which sat 1,424 px below the slider (nobody saw them move). The settings' column now stays on screen (position:
+    sticky) as the lecturer scrolls down to those charts."""
+    pg = browser.new_page(viewport={"width": 1024, "height": 768})
+    pg.goto(f"{server.url}/vector?classroom=1")
+    wait_idle(pg)
+    pg.wait_for_function("() => document.querySelector('.st-key-vector-sv .rnnviz-chart svg.main-svg')",
+                         timeout=60_000)
+    chart, slider = pg.wait_for_function(STILL, arg=["vector-sv", "vector-radius"], timeout=10_000).json_value()
+    assert all(0 <= top and bottom <= 768 for top, bottom in (chart, slider)), (chart, slider)
+    pg.close()
+
+
 def test_on_a_projector_the_memory_charts_lines_are_named_on_the_first_screen(server, browser):
     """Gates, three cells side by side, 1024 x 768: the first screen holds the presets and the survival chart they
     move; its legend sat under the step axis, below the screen, so the three lines were unnamed there."""
