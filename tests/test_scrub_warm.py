@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from ui import loaders
 from ui.lessons import recurrences as rec_words
 from ui.lessons.registry import LESSONS
 from ui.live import scrub
@@ -52,7 +53,7 @@ def _finish():
 
 
 def test_warm_computes_every_set_of_every_declared_slider_once_and_pins_it(monkeypatch):
-    monkeypatch.setattr(scrub, "_WARM", {"started": False})
+    monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 20))
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
     assert scrub.warm([_selective], delay=0)
@@ -71,6 +72,6 @@ def test_warm_computes_every_set_of_every_declared_slider_once_and_pins_it(monke
 
 
 def test_warm_is_left_out_where_the_environment_says_so(monkeypatch):
-    monkeypatch.setattr(scrub, "_WARM", {"started": False})
+    monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "0")
     assert not scrub.warm([_selective], delay=0)

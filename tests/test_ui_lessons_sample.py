@@ -15,6 +15,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.nn.sampling import SamplingSettings
 from tests.conftest import ROOT
 from tests.test_inspect import tiny
+from ui import loaders
 from ui.sample import ahead, cache, controls, links, shading, words
 
 
@@ -301,7 +302,7 @@ def test_a_new_server_analyses_the_excerpt_before_anyone_opens_the_sampling_page
     from ui.loaders import shipped_model
 
     monkeypatch.setattr(cache, "PASSAGES", SharedCache(0))
-    monkeypatch.setattr(ahead, "_WARM", {"started": False})
+    monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setattr(ahead, "WARM_DELAY", 0.0)
     full = lesson.excerpt
     monkeypatch.setattr(lesson, "excerpt", lambda lm: full(lm)[:400])  # the same work on a tenth of the text

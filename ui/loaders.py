@@ -7,12 +7,39 @@ from __future__ import annotations
 
 import collections
 import gc
+import logging
 import sys
+import threading
+import time
+from typing import Callable
 
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from rnnviz.lessons.cache import SharedCache
+
+_STARTED: set[str] = set()  # the background work this server has started (once_in_background)
+_STARTED_LOCK = threading.Lock()
+
+
+def once_in_background(name: str, work: Callable[[], None], delay: float, what: str) -> bool:
+    """Once per server: `work` in a thread of its own named `name`, `delay` seconds after this first call, so that the
+    page being drawn goes first (the thread shares the interpreter). Nobody waits for it: an error is logged as
+    "`what` failed", and what it would have computed is computed when a visitor asks. Whether this call started it."""
+    with _STARTED_LOCK:
+        if name in _STARTED:
+            return False
+        _STARTED.add(name)
+
+    def run():
+        time.sleep(delay)
+        try:
+            work()
+        except Exception:  # nobody waits for it
+            logging.getLogger(__name__).exception("%s failed", what)
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return True
+
 
 RUN_TIMES: collections.deque = collections.deque(maxlen=10_000)  # (page, seconds) of this server's last runs
 

@@ -22,7 +22,6 @@ import hashlib
 import json
 import logging
 import os
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -36,6 +35,7 @@ from rnnviz.live.words import packed, pieces
 from ui.limits import fragment, visitor_and_address
 from ui.live import chart
 from ui.live.assets import component_js
+from ui.loaders import once_in_background
 from ui.urlstate import classroom
 from ui.widgets import fig_at_least
 
@@ -129,10 +129,6 @@ def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list
         (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(focus))]
 
 
-_WARM = {"started": False}
-_WARM_LOCK = threading.Lock()
-
-
 def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> bool:
     """Once per server: every frame of every lesson's scrubbed sliders as its page opens, on a laptop and on a
     projector (`makers`: ui/lessons/registry.py), computed in a thread of its own and pinned in FRAMES. A class opens
@@ -140,13 +136,10 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). It is charged to no visitor:
     it is a fixed amount (about 5 s of CPU, a few MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's
     servers, each of which would spend it). Whether this call started it."""
-    with _WARM_LOCK:
-        if _WARM["started"] or os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
-            return False
-        _WARM["started"] = True
+    if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
+        return False
 
-    def work():
-        time.sleep(delay)  # the first page is drawn before the work starts (the thread shares the interpreter)
+    def work():  # a page that fails is left to its visitors' own asks; the other pages go on
         for room in (False, True):
             for make in makers:
                 try:
@@ -156,8 +149,7 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
                             FRAMES.get(key, lambda: compute(item, values), len, pinned=True)
                 except Exception:  # nobody waits for it: a visitor's own ask computes what is missing
                     logging.getLogger(__name__).exception("computing the frames of a page's defaults failed")
-    threading.Thread(target=work, name="rnnviz-warm-frames", daemon=True).start()
-    return True
+    return once_in_background("rnnviz-warm-frames", work, delay, "computing the opening frames")
 
 
 def _changes(frames: bytes) -> dict | None:

@@ -3,16 +3,13 @@
 model's excerpt analysed. The sample asked for is drawn or kept as ui/sample/cache.py keeps it."""
 from __future__ import annotations
 
-import logging
-import threading
-import time
 from dataclasses import replace
 from typing import Callable
 
 from rnnviz.charlm import SHIPPED_MODEL, CharLM
 from rnnviz.lessons import sample as lesson
 from rnnviz.nn.sampling import SamplingSettings
-from ui.loaders import shipped_model
+from ui.loaders import once_in_background, shipped_model
 from ui.sample import P, Session, cache
 
 
@@ -45,8 +42,6 @@ def draw_ahead(model_id: str, lm: CharLM, s: SamplingSettings, analysed: bool = 
     return cache.SAMPLES.fill_ahead((model_id, nxt), draw, lambda v: v.nbytes)
 
 
-_WARM = {"started": False}
-_WARM_LOCK = threading.Lock()
 WARM_DELAY = 1.0  # s: the first page is drawn before the work starts (a Python thread shares the interpreter)
 
 
@@ -56,18 +51,8 @@ def warm_up() -> bool:
     first visitor to that page waited for it with nothing cached). A visitor asking sooner computes it, and the
     thread then finds it done (SharedCache: one computation per key); one asking while the thread reads waits for it
     (an empty progress bar, which a newer click cannot stop). Whether this call started the thread."""
-    with _WARM_LOCK:
-        if _WARM["started"]:
-            return False
-        _WARM["started"] = True
-
-    def work():
-        try:
-            time.sleep(WARM_DELAY)
-            lm = shipped_model(str(SHIPPED_MODEL))
-            passage = lesson.excerpt(lm)
-            cache.PASSAGES.get(("shipped", passage), lambda: lesson.analyse_passage(lm, passage), pinned=True)
-        except Exception:  # nobody waits for it: the page computes it when asked, and shows any error then
-            logging.getLogger(__name__).exception("warming up the sampling page failed")
-    threading.Thread(target=work, name="rnnviz-warm-up", daemon=True).start()
-    return True
+    def work():  # on an error the page computes it when asked, and shows the error then
+        lm = shipped_model(str(SHIPPED_MODEL))
+        passage = lesson.excerpt(lm)
+        cache.PASSAGES.get(("shipped", passage), lambda: lesson.analyse_passage(lm, passage), pinned=True)
+    return once_in_background("rnnviz-warm-up", work, WARM_DELAY, "warming up the sampling page")
