@@ -171,19 +171,19 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
                 return {"skip": f"the slider {sw.slider!r} is hidden"}
             fold.first.click()
             page.locator(slider).wait_for(state="visible", timeout=10_000)
-        for _ in range(2):  # a fold just opened is still sliding open: the thumb is pressed where it stops
+        def to(target: str) -> dict | None:  # scrolled to, once the slider holds still there: its geometry
+            page.locator(target).scroll_into_view_if_needed()
             page.evaluate(STILL, slider)
-            page.locator(slider).scroll_into_view_if_needed()
-        page.evaluate(STILL, slider)
+            return page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+
+        page.evaluate(STILL, slider)  # a fold just opened is still sliding open: the thumb is pressed where it stops
+        to(slider)
+        to(slider)
         # the chart the hand moves brought into view, as a visitor does, where the slider stays on screen with it (on a
         # projector a page can keep its controls in view beside its charts: ui.widgets.follow)
-        page.locator(f"{css_key(sw.chart)} .rnnviz-chart").scroll_into_view_if_needed()
-        page.evaluate(STILL, slider)
-        g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+        g = to(f"{css_key(sw.chart)} .rnnviz-chart")
         if not g or not 0 <= g["y"] <= height:  # the slider went: back to it
-            page.locator(slider).scroll_into_view_if_needed()
-            page.evaluate(STILL, slider)
-            g = page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+            g = to(slider)
         if not g or not 0 <= g["y"] <= height:
             return {"skip": f"the slider {sw.slider!r} is not on screen"}
         page.mouse.move(g["x"], g["y"])  # the pointer reaches the thumb and rests there (the page asks for frames)
