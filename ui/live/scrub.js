@@ -73,7 +73,12 @@ function install() {
     join(d);  // frames that arrived since
     const v = Number(d.thumb.value);
     const waits = [];
-    for (const c of d.charts) {
+    // a chart out of view is left as drawn (the release's rerun draws it): the cell page's radius moves four charts,
+    // and drawing all four took about 120 ms a frame at 1400 x 900, where two of them are below the fold. Read before
+    // any is drawn this frame: the page's layout is clean then (a read after a redraw would lay it out again)
+    const away = d.charts.map((c) => outOfView(c.gd));
+    for (const [j, c] of d.charts.entries()) {
+      if (away[j]) continue;
       const it = R.items.get(c.item);  // the sets at hand now: more arrive during a drag
       const sets = (it?.drag || []).filter((f) => f.traces === c.frames.traces && !f.start === !c.frames.start);
       const got = pick(sets, v, c.frames);
@@ -186,6 +191,8 @@ function install() {
       if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
       if (!start && gd.data.length !== frames.traces) continue;
       joined.add(item);
+      // frames that change nothing (the cell page's states at step 1 do not depend on the radius): nothing to draw
+      if (!start && !frames.data.length && !frames.layout.length) continue;
       if (!Number(thumb.step)) it.drag.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
