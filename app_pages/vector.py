@@ -47,8 +47,9 @@ def controls() -> words.Settings:
 
 
 @fragment
-def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
+def step_view(s: words.Settings, setup: lesson.VectorSetup, trace, fs: float) -> None:
     """What follows the current step; stepping reruns only this part of the page."""
+    vocab = s.vocab
     T, H = setup.x.shape[0], setup.W_h.shape[0]
     chars = setup.labels
     t = step_controls(CONTROLS, T)
@@ -60,14 +61,17 @@ def step_view(setup: lesson.VectorSetup, trace, vocab, fs: float) -> None:
     stepped_plot(f"{P}.moves", Steps(P, T, lambda u: figures.six_moves(lesson.moves(setup, trace, u), vocab, fs,
                                                                        titles, scale),
                                      lambda u: f"Step {u}: h_t = " + ", ".join(fmt(v) for v in trace.h[u - 1])), t)
-    st.markdown(words.pass_on_text(t, T, m.probs, vocab))
-    with st.expander("The numbers of this step", expanded=H <= 8):
-        number_table(pd.DataFrame(words.step_table(m), index=[f"h{k + 1}" for k in range(H)]), 4)
+    with st.container(key=words.PASS_WORDS):  # a drag of the radius writes the words at its value here
+        st.markdown(words.pass_on_text(t, T, m.probs, vocab))
+    with st.expander("The numbers of this step", expanded=H <= 8), st.container(key=words.TABLE_WORDS):
+        number_table(words.step_frame(m), 4)
     # states up to this step, as the gates page draws them: the steps the cell has not reached are blank
     stepped_plot(f"{P}.heat", Steps(P, T, lambda u: figures.states_heatmap(trace.h, chars, fs, current=u - 1),
                                     lambda u: f"heatmap of the states of {H} units at steps 1 to {u} of {T}"), t)
     if t < T:
         st.caption(steps_ahead(t, T))
+    # the charts of W_h, the six moves and the states follow the radius while it is dragged (not typed by hand)
+    scrubs(P, words.scrubs(s, fs, t, classroom()))
     publish(PARAMS)
 
 
@@ -86,7 +90,7 @@ def lesson_body() -> None:
     T, H = s.x.shape[0], s.H
     with right:
         st.markdown(words.untrained_note(s.seed, hand))
-        step_view(setup, trace, s.vocab, fs)
+        step_view(s, setup, trace, fs)
         sv = lesson.spectrum(setup.W_h)[1]
         g1, g2 = st.columns(2)
         with g1:
@@ -96,7 +100,6 @@ def lesson_body() -> None:
                 plot(words.memory_chart(setup.W_h, fs), f"{P}.Wh", alt="W_h values")
             else:
                 st.caption(words.no_heatmap(H))
-        scrubs(P, words.scrubs(s, fs))  # the charts of W_h follow the radius while it is dragged (not typed by hand)
         st.caption(words.SPECTRUM_NOTE)
         if CONTROLS.widget("torch") and (res := torch_check(lambda: lesson.torch_agreement(setup, trace))):
             h_torch, diff = res
@@ -112,6 +115,6 @@ def lesson_body() -> None:
 st.title("The cell, step by step")
 restore(P, PARAMS)
 intro("Now the state is a vector of H numbers and the weights are matrices. Pick a step and follow its six moves "
-      "from the input to the prediction. Then raise the spectral radius of Wₕ past 1 and watch the heatmap of "
-      "states fill with ±1.")
+      "from the input to the prediction. Then go to the last step, raise the spectral radius of Wₕ past 1 and "
+      "watch the heatmap of states fill with ±1.")
 lesson_body()

@@ -28,7 +28,7 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("gradients", "grad.xs", "grad.decay"), Sweep("gradients", "grad.bz", "grad.decay"),
     Sweep("recurrences?view=eigen", "rec.r2", "rec.plane"), Sweep("recurrences", "rec.a", "rec.linear"),
     Sweep("recurrences", "rec.b", "rec.linear"), Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
-    Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.sv"),
+    Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.moves"),
     Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat")]
 
 

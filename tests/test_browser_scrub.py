@@ -91,7 +91,8 @@ def last_step(w_h: float) -> list[float]:
 
 
 def test_the_chart_follows_the_w_h_slider_while_dragged():
-    with app_page("/scalar") as page:
+    # a tall window: hₜ over time is in view (below the fold at 900 px a drag leaves it as drawn until the release)
+    with app_page("/scalar", height=1600) as page:
         page.wait_for_function("() => document.documentElement.dataset.rnnvizScrub === 'ready' && "
                                "document.querySelector('.st-key-scalar-states .rnnviz-chart')?._fullLayout",
                                timeout=60_000)
@@ -368,3 +369,63 @@ def test_a_sweep_across_the_range_paints_the_servers_frames_and_words_all_the_wa
         after = page.evaluate(READ)
         assert 8 < after["value"] < 10
         assert [after["step"], after["table"]] == words_at(after["value"])  # the release's own words, whole
+
+
+# every frame the cell page's six moves paint during a drag: the radius it shows, the x-axis of its first panel and
+# move ⑥'s sentence at that moment
+VECTOR_SWEEP = """() => { const gd = document.querySelector('.st-key-vector-moves .rnnviz-chart'), pieces = """ + \
+    PIECES + """;
+  const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
+  const loop = () => {
+    if (!rec.on) return;
+    const s = gd.__rnnvizScrub;
+    if (s && s.drawn !== rec.last) {
+      rec.last = s.drawn;
+      rec.frames.push({value: s.value, x: Array.from(gd._fullData[1].x), said: pieces('.st-key-words-vector-pass')});
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop); }"""
+
+
+def test_the_cell_page_s_moves_and_words_follow_the_radius_and_charts_out_of_view_wait():
+    """The cell page at its last step, 1400 x 900: dragging the spectral radius, the six moves beside it (in view)
+    paint the server's figure and move ⑥'s sentence at each value the thumb passes; the singular values, below the
+    fold, are left as drawn until the release (drawing every chart each frame took about 120 ms a frame)."""
+    from rnnviz.lessons import vector as lesson
+    from ui.lessons import vector as words
+
+    vocab, chars = list("helo"), list("hello")
+    x = lesson.encode_word("hello", vocab)
+
+    def at(v: float):
+        w = lesson.generate(4, 3, 4, 0, v)
+        setup = lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3), chars)
+        m = lesson.moves(setup, lesson.run(setup), 5)
+        return list(m.read_memory), pieces(words.pass_on_text(5, 5, m.probs, vocab))
+
+    with app_page("/vector?t=5") as page:
+        page.wait_for_function("() => document.querySelector('.st-key-vector-moves .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        page.locator(".st-key-vector-radius").hover()
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('vector.radius')", arg=scrubs(page), timeout=60_000)
+        thumb = page.locator(".st-key-vector-radius input[type=range]").locator("xpath=../..").bounding_box()
+        box = page.locator(".st-key-vector-radius input[type=range]").locator("xpath=../../..").bounding_box()
+        x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+        assert page.evaluate("() => document.querySelector('.st-key-vector-sv .rnnviz-chart')"
+                             ".getBoundingClientRect().top") > 1000  # below the fold
+        page.mouse.move(x0, y)
+        page.wait_for_timeout(300)
+        page.evaluate(VECTOR_SWEEP)
+        page.mouse.down()
+        for k in range(1, 21):  # a third of the track to the right
+            page.mouse.move(x0 + box["width"] / 3 * k / 20, y)
+            page.wait_for_timeout(50)
+        painted = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        left = page.evaluate("() => document.querySelector('.st-key-vector-sv .rnnviz-chart').__rnnvizScrub ?? null")
+        page.mouse.up()
+        assert len({f["value"] for f in painted}) >= 5
+        for f in painted:
+            memory, said = at(f["value"])
+            assert f["x"] == pytest.approx(memory, abs=1e-9) and f["said"] == said, f["value"]
+        assert left is None  # out of view: no frame drawn on it

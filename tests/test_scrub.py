@@ -239,26 +239,56 @@ def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_rele
     assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again
 
 
-def test_vector_frames_are_the_charts_of_w_h_at_each_radius():
+@pytest.mark.parametrize("room", [False, True])
+def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_radius(room):
     from rnnviz.figures import vector as vector_figures
     from rnnviz.lessons import vector as vector_lesson
+    from rnnviz.live.words import pieces
     from ui.lessons import vector as vector_words
+    from ui.widgets import markdown_table
 
+    chars, vocab, t = list("hello"), list("helo"), 4
     x = np.eye(4)[[0, 1, 2, 2, 3]]
-    s = vector_words.Settings(x, None, None, H=3, K=2, seed=0, radius=0.9, by_hand=False)
-    items = {i.chart: i for i in vector_words.scrubs(s, 1.0)}
-    assert set(items) == {"vector.sv", "vector.Wh"} and {i.slider for i in items.values()} == {"vector.radius"}
+    s = vector_words.Settings(x, chars, vocab, H=3, K=4, seed=0, radius=0.9, by_hand=False)
+    items = {i.chart: i for i in vector_words.scrubs(s, 1.0, t, room)}
+    assert set(items) == {"vector.sv", "vector.Wh", "vector.moves", "vector.heat"}
+    assert {i.slider for i in items.values()} == {"vector.radius"}
 
-    def w_h(v):  # the page's own calls, with the radius at v
-        return vector_lesson.generate(4, 3, 2, 0, v)["W_h"]
+    def run(v):  # the page's own calls, with the radius at v
+        w = vector_lesson.generate(4, 3, 4, 0, v)
+        setup = vector_lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3), chars)
+        return setup, vector_lesson.run(setup)
 
     def bars(v):
-        rho, sv = vector_lesson.spectrum(w_h(v))
+        rho, sv = vector_lesson.spectrum(run(v)[0].W_h)
         return vector_figures.singular_value_bars(sv[:32], rho, 1.0, of=len(sv))
+
+    def moves(v):
+        setup, trace = run(v)
+        titles = vector_words.MOVE_NAMES if room else vector_words.MOVE_TITLES
+        return vector_figures.six_moves(vector_lesson.moves(setup, trace, t), vocab, 1.0, titles,
+                                        vector_lesson.moves_scale(setup, trace))
     check(items["vector.sv"], bars)
-    check(items["vector.Wh"], lambda v: vector_figures.matrix_heatmap(w_h(v), "W<sub>h</sub> (memory weights)",
+    check(items["vector.Wh"], lambda v: vector_figures.matrix_heatmap(run(v)[0].W_h, "W<sub>h</sub> (memory weights)",
                                                                      font_scale=1.0))
-    assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0) == []  # typed weights: the radius sets none
+    check(items["vector.moves"], moves)
+    check(items["vector.heat"], lambda v: vector_figures.states_heatmap(run(v)[1].h, chars, 1.0, current=t - 1))
+    # the words at each radius: move ⑥'s sentence (the best guess and its probability) and the step's table
+    item = items["vector.moves"]
+    f = json.loads(scrub._compute(item, item.values()))["words"]
+    seen = set()
+    for k in (0, 20, len(item.values()) - 1):
+        m = vector_lesson.moves(*run(item.values()[k]), t)
+        said = {vector_words.PASS_WORDS: pieces(vector_words.pass_on_text(t, 5, m.probs, vocab)),
+                vector_words.TABLE_WORDS: pieces(markdown_table(vector_words.step_frame(m), 4))}
+        for key, w in said.items():
+            got = list(f[key]["pieces"])
+            for j, u in zip(f[key]["vary"], f[key]["frames"][k]):
+                got[j] = u
+            assert got == w, (key, k)
+        seen.add(said[vector_words.PASS_WORDS][-1])
+    assert len(seen) == 3  # the sentence's probability changes with the radius
+    assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0, t, room) == []  # typed weights: none
 
 
 @pytest.mark.parametrize("which", ["bf", "radius"])

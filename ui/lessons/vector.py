@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from rnnviz.figures import vector as figures
@@ -15,7 +16,7 @@ from rnnviz.text import InputError, fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.live.scrub import Scrub
 from ui.urlstate import classroom, font_scale
-from ui.widgets import SEQUENCE, error, md
+from ui.widgets import SEQUENCE, error, markdown_table, md
 
 P = "vector"
 CONTROLS = Controls(
@@ -233,18 +234,50 @@ def memory_chart(W_h: np.ndarray, fs: float):
     return figures.matrix_heatmap(W_h, "W<sub>h</sub> (memory weights)", font_scale=fs)
 
 
-def scrubs(s: Settings, fs: float) -> list[Scrub]:
-    """The spectral radius, whose drag the singular values and the heatmap of W_h follow: each frame the page's own
-    charts of W_h generated at that radius. None while the weights are typed by hand (the radius does not set them)."""
+PASS_WORDS, TABLE_WORDS = "words-vector-pass", "words-vector-table"  # the containers of the words a drag writes
+
+
+def step_words(m: StepMoves, t: int, T: int, vocab: list[str] | None) -> dict[str, str]:
+    """The step's words that follow a drag of the radius: move ⑥'s sentence and the step's table (as the page writes
+    it up to 30 units: a longer one is a grid, whose cells are no text to write)."""
+    table = {TABLE_WORDS: markdown_table(step_frame(m), 4)} if len(m.h) <= 30 else {}
+    return {PASS_WORDS: pass_on_text(t, T, m.probs, vocab)} | table
+
+
+def step_frame(m: StepMoves) -> pd.DataFrame:
+    """The step's table as the page draws it: a row per unit."""
+    return pd.DataFrame(step_table(m), index=[f"h{k + 1}" for k in range(len(m.h))])
+
+
+def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
+    """The spectral radius, whose drag the page's charts of W_h follow (its singular values and heatmap) and, at step
+    t, the six moves, the heatmap of states (the intro's "watch it fill with ±1") and the step's words: each frame the
+    page's own chart for the weights generated at that radius. None while the weights are typed by hand (the radius
+    does not set them). The moves' titles are the projector's on one (`room`)."""
     if s.by_hand:
         return []
-    d = s.x.shape[1]
+    d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
+
+    def run(v: float):
+        w = lesson.generate(d, s.H, s.K, s.seed, v)
+        setup = lesson.VectorSetup(s.x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(s.H), s.chars)
+        return setup, lesson.run(setup)
+
+    def moves(v: float):
+        setup, trace = run(v)
+        return figures.six_moves(lesson.moves(setup, trace, t), s.vocab, fs, titles, lesson.moves_scale(setup, trace))
 
     def follow(chart):
-        return lambda v: chart(lesson.generate(d, s.H, s.K, s.seed, v)["W_h"], fs)
-    charts = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
-    return [Scrub(CONTROLS.key("radius"), f"{P}.{name}", (d, s.H, s.K, s.seed, fs), s.radius,
-                  *CONTROLS["radius"].span, follow(chart)) for name, chart in charts.items()]
+        return lambda v: chart(run(v)[0].W_h, fs)
+    weights = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
+    setting, at_t = (d, s.H, s.K, s.seed, fs), (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
+
+    def item(chart: str, key: tuple, build, **kw) -> Scrub:
+        return Scrub(CONTROLS.key("radius"), f"{P}.{chart}", key, s.radius, *CONTROLS["radius"].span, build, **kw)
+    return [item(name, setting, follow(chart)) for name, chart in weights.items()] + [
+        item("moves", setting + at_t, moves,
+             words=lambda v: step_words(lesson.moves(*run(v), t), t, T, s.vocab)),
+        item("heat", setting + at_t, lambda v: figures.states_heatmap(run(v)[1].h, s.chars, fs, current=t - 1))]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
@@ -252,4 +285,4 @@ def default_scrubs(room: bool) -> list[Scrub]:
     d = CONTROLS.defaults()
     word, vocab = d["word"], lesson.parse_vocab(d["vocab"])
     return scrubs(Settings(lesson.encode_word(word, vocab), list(word), vocab, d["H"], len(vocab), d["seed"],
-                           d["radius"], False), font_scale(room))  # characters read: one score each (K is theirs)
+                           d["radius"], False), font_scale(room), d["t"], room)  # one score per character read
