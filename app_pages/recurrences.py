@@ -52,9 +52,10 @@ def eigen_view(fs: float) -> None:
     with c2:
         plot(figures.impulse_response(resp.log10_abs, lesson.LOG_FLOOR, fs), f"{P}.impulse",
              alt="|h_t| at t = 1000: " + ", ".join(f"{10 ** v:.2e}" for v in resp.log10_abs[-1]))
-    st.markdown(words.eigen_text(resp))
+    with st.container(key=words.EIGEN_WORDS):  # it follows a drag of a radius (words.scrubs)
+        st.markdown(words.eigen_text(resp))
     CONTROLS.widget("N")
-    scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius while it is dragged
+    scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius or an angle while it is dragged
 
 
 def min_view(fs: float) -> None:

@@ -114,12 +114,23 @@ def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     assert grad_words.scrubs(costlier, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
 
 
-def test_recurrence_frames_are_the_plane_at_each_radius():
+def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_angle():
     from rnnviz.figures.recurrences import eigen_plane
+    from rnnviz.live.words import pieces
     r, th = [0.9, 0.5, 0.99], [0.0, 1.0, 2.0]
-    item = rec_words.scrubs(r, th, 1.0)[1]
+    items = {i.slider: i for i in rec_words.scrubs(r, th, 1.0)}
+    assert list(items) == [f"rec.{n}{k}" for n in ("r", "th") for k in (1, 2, 3)]
+    item = items["rec.r2"]
     frames = check(item, lambda v: eigen_plane(recurrences.eigen_response([0.9, v, 0.99], th, 1000).lam, 1.0))
     assert {d["trace"] for d in frames["data"]} == {2}  # the second eigenvalue moves, alone
+    said = json.loads(scrub._compute(item, item.values()))["words"]  # |λ₂|, its half-life and γ₂ with it
+    for k in (0, 50, len(item.values()) - 1):
+        resp = recurrences.eigen_response([0.9, item.values()[k], 0.99], th, 1000)
+        assert {key: unpacked(w, k) for key, w in said.items()} == {rec_words.EIGEN_WORDS: pieces(
+            rec_words.eigen_text(resp))}
+    angle = items["rec.th3"]
+    frames = check(angle, lambda v: eigen_plane(recurrences.eigen_response(r, [0.0, 1.0, v], 1000).lam, 1.0))
+    assert {d["trace"] for d in frames["data"]} == {3} and angle.words is None  # the angle turns λ₃; |λ₃| stays
 
 
 def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():

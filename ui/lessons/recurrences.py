@@ -218,14 +218,26 @@ def gradient_curves(H: int, T: int, seed: int) -> dict[str, np.ndarray]:
                             lambda c: list(c.values()))
 
 
-def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
-    """The radius sliders, whose drag the eigenvalue plane follows: each frame is that chart (the page's own call)
-    with one radius moved (the eigenvalues do not depend on the steps run: two are run, not 1,000)."""
-    def plane_at(k: int):
-        return lambda v: eigen_plane(lesson.eigen_response(r[:k] + [v] + r[k + 1:], th, 2).lam, fs)
+EIGEN_WORDS = f"words-{P}-eigen"  # the eigenvalues' sentence under the plane, which follows a drag of a radius
 
-    return [Scrub(CONTROLS.key(f"r{k + 1}"), f"{P}.plane", (tuple(r[:k] + r[k + 1:]), tuple(th), fs), r[k],
-                  *CONTROLS[f"r{k + 1}"].span, plane_at(k)) for k in range(len(r))]
+
+def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
+    """The radius and angle sliders, whose drag the eigenvalue plane follows (each frame is that chart, the page's own
+    call, with one slider moved), and a radius's the sentence under it too (|λ|, half-life and γ; an angle changes
+    none of them). Neither depends on the steps run, so two are run, not 1,000. The impulse response does not follow:
+    its 1,000 steps a unit would make one set of frames about 3 MB."""
+    def at(name: str, k: int, v: float) -> lesson.EigenResponse:
+        moved = lambda xs: xs[:k] + [v] + xs[k + 1:]  # noqa: E731
+        return lesson.eigen_response(moved(r) if name == "r" else r, moved(th) if name == "th" else th, 2)
+
+    def item(name: str, k: int) -> Scrub:
+        slider, values = f"{name}{k + 1}", r if name == "r" else th
+        # every other slider's value: this kind's others, then the other kind's
+        setting = (name, k, tuple(values[:k] + values[k + 1:]), tuple(th if name == "r" else r), fs)
+        return Scrub(CONTROLS.key(slider), f"{P}.plane", setting, values[k], *CONTROLS[slider].span,
+                     lambda v: eigen_plane(at(name, k, v).lam, fs),
+                     words=(lambda v: {EIGEN_WORDS: eigen_text(at(name, k, v))}) if name == "r" else None)
+    return [item(name, k) for name in ("r", "th") for k in range(len(r))]
 
 
 LINEAR_WORDS = f"words-{P}-linear"  # the step's sentence under the linear chart, which follows a drag of a or b
