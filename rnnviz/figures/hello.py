@@ -25,13 +25,24 @@ from rnnviz.text import VISIBLE  # how a space or a line break is drawn
 
 
 def softmax_bars(labels: list[str], probs: np.ndarray, compare: np.ndarray | None = None, compare_name: str = "",
-                 name: str = "p", font_scale: float = 1.0, title: str = "") -> go.Figure:
+                 name: str = "p", font_scale: float = 1.0, title: str = "", compare_shown: bool = True) -> go.Figure:
     """The shared probability bars, with ticks, legend and the numbers on the bars sized for the page's font scale;
     on a projector the numbers at the floor's 14 px, where a letter's two bars leave them apart (at 17.4 px plotly.js
-    shrank each to its bar's width, and a letter's two numbers touched: '0.0380.000')."""
+    shrank each to its bar's width, and a letter's two numbers touched: '0.0380.000'). `compare_shown=False` keeps the
+    comparison as a hidden trace: the chart looks as without it, and has the traces it has with it, so that figures
+    with and without it differ only in attributes (rnnviz/live/frames.py: a temperature slider's frames)."""
+    if compare is not None and not compare_shown:
+        spec = softmax_bars(labels, probs, None, name=name, font_scale=font_scale, title=title).to_dict()
+        hidden = prob_bars(labels, probs, compare, compare_name, name, font_scale, title).to_dict()["data"][0]
+        # plotly.js's own bar gap and legend for one visible trace, written out: the shown form sets both
+        data = [{**hidden, "visible": False, "textfont": spec["data"][0]["textfont"]}, {**spec["data"][0]}]
+        return _fig(data, {**spec["layout"], "bargap": 0.2, "showlegend": False})
     spec = prob_bars(labels, probs, compare, compare_name, name, font_scale, title).to_dict()
     for tr in spec["data"]:
         tr["textfont"] = dict(size=12 * font_scale if font_scale <= 1 or compare is None else LEAST)
+    if compare is not None:
+        spec["data"][0]["visible"] = True
+        spec["layout"]["showlegend"] = True
     return _fig(spec["data"], text_sizes(spec["layout"], font_scale))
 
 
