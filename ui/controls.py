@@ -64,7 +64,10 @@ class Control:
 
     @property
     def span(self) -> tuple[float, float, float]:
-        """(lo, hi, step): the notches a drag's frames cover."""
+        """(lo, hi, step): the notches a drag's frames cover; a select slider's are its options' positions (0, 1,
+        ...), which its range input holds (ui/live/scrub.js reads the thumb), not the options themselves."""
+        if self.kind == "select":
+            return 0.0, float(len(self.options) - 1), 1.0
         return float(self.lo), float(self.hi), float(self.step)
 
 
