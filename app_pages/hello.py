@@ -7,12 +7,13 @@ import streamlit as st
 
 from rnnviz.figures import hello as figures
 from rnnviz.lessons import hello as lesson
-from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES, SOFTMAX_WORD
+from rnnviz.lessons.presets import NOTES_SOFTMAX_PRINTED, SOFTMAX_SCORES
 from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import InputError, fmt, parse_sequence
 from ui.lessons import hello as words
 from ui.lessons.hello import CONTROLS, PARAMS, P
 from ui.limits import fragment
+from ui.live.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
 
@@ -51,7 +52,8 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         start = CONTROLS.widget("start", key=f"{P}.start_pick", options=w.vocab, on_change=picked, args=(w.vocab,))
         n = CONTROLS.widget("n")
         st.markdown("**Sample** (each character fed back in as the next input):")
-        st.code(start + lesson.sample(w, start, n, temp, seed=seed), language=None, wrap_lines=True)
+        with st.container(key=words.SAMPLE_WORDS):  # a drag of Temperature writes the sample at its value here
+            st.code(words.sampled(w, start, n, temp, seed), language=None, wrap_lines=True)
     with s2:
         chart_slot = st.container() if classroom() else None  # on a projector the chart first, beside Temperature
         raw_scores = CONTROLS.widget("scores")
@@ -60,16 +62,16 @@ def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
         except InputError as e:
             error(f"{e} Using the notes' scores.")
             sc = np.array(SOFTMAX_SCORES)
-        word_vocab = lesson.vocabulary(SOFTMAX_WORD)
-        labels = word_vocab if len(sc) == len(word_vocab) else [f"#{k + 1}" for k in range(len(sc))]
         p1, pt = softmax(sc), sampling_distribution(sc, temp)
         with chart_slot if chart_slot is not None else nullcontext():
-            plot(figures.softmax_bars(labels, pt, p1 if temp != 1 else None, "temperature 1",
-                                      f"temperature {temp:g}", fs, title=f"softmax(scores / {temp:g})"),
-                 f"{P}.softmax", alt="probabilities " + ", ".join(fmt(v) for v in pt))
-        st.markdown(words.temperature_sentence(p1, pt, temp))
+            plot(words.softmax_chart(words.score_labels(sc), sc, temp, fs), f"{P}.softmax",
+                 alt="probabilities " + ", ".join(fmt(v) for v in pt))
+        with st.container(key=words.TEMP_WORDS):  # it follows a drag of Temperature, with the chart
+            st.markdown(words.temperature_sentence(p1, pt, temp))
         if note := words.softmax_note(sc, p1, SOFTMAX_SCORES, NOTES_SOFTMAX_PRINTED):
             st.caption(note)
+    with s1:  # the shorter column: the scrub part's (empty) place adds a gap to it, moving nothing
+        scrubs(P, words.temp_scrubs(w, start, n, seed, sc, temp, fs))  # the chart follows Temperature while dragged
     publish(PARAMS)
 
 

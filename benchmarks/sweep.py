@@ -30,7 +30,8 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("recurrences", "rec.a", "rec.linear"), Sweep("recurrences", "rec.b", "rec.linear"),
     Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
     Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.moves"),
-    Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat")]
+    Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat"),
+    Sweep("hello", "hello.temp", "hello.softmax")]
 
 
 def server_item(sw: Sweep, classroom: bool = False):

@@ -429,3 +429,88 @@ def test_the_cell_page_s_moves_and_words_follow_the_radius_and_charts_out_of_vie
             memory, said = at(f["value"])
             assert f["x"] == pytest.approx(memory, abs=1e-9) and f["said"] == said, f["value"]
         assert left is None  # out of view: no frame drawn on it
+
+
+def hello_at(temp: float) -> dict:
+    """What the hello page shows at a temperature as it opens otherwise (the untrained model, seed 0, 30 characters
+    from 'h', the notes' scores): the bars, the sentence under them and the sample, as its rerun writes them."""
+    from rnnviz.lessons import hello
+    from rnnviz.lessons.presets import SOFTMAX_SCORES
+    from rnnviz.nn.sampling import sampling_distribution, softmax
+    from ui.lessons.hello import temperature_sentence
+
+    sc = np.array(SOFTMAX_SCORES)
+    w = hello.train("hello", 3, 0, seed=0).weights
+    return {"bars": sampling_distribution(sc, temp).tolist(), "title": f"softmax(scores / {temp:g})",
+            "said": pieces(temperature_sentence(softmax(sc), sampling_distribution(sc, temp), temp)),
+            "sample": ["h" + hello.sample(w, "h", 30, temp, seed=0)]}
+
+
+HELLO = """() => { const pieces = """ + PIECES + """;
+  const gd = document.querySelector('.st-key-hello-softmax .rnnviz-chart');
+  const input = document.querySelector('.st-key-hello-temp input[type=range]');
+  return {index: Number(input.value), shown: gd.__rnnvizScrub?.value ?? null, bars: Array.from(gd._fullData[1].y),
+          grey: gd._fullData[0].visible, title: gd._fullLayout.title.text, url: location.search,
+          painted: gd.querySelectorAll('g.barlayer g.point path').length,
+          said: pieces('.st-key-words-hello-temp'), sample: pieces('.st-key-words-hello-sample')}; }"""
+
+
+@pytest.mark.parametrize("width,classroom", [(1400, False), (1024, True)])
+def test_the_softmax_chart_its_sentence_and_the_sample_follow_the_temperature_while_dragged(width, classroom):
+    """The hello page's Temperature, a select slider whose thumb holds the notch's position (0-9), not the
+    temperature: dragged, the softmax bars, the sentence under them and the sampled text show the server's at the
+    temperature under the thumb, before Streamlit has heard of it (the link still lacks it); released, the rerun
+    shows the same; an arrow key then draws the next notch's figure at once, the one the rerun sends."""
+    from ui.lessons.hello import TEMPERATURES
+
+    with app_page("/hello" + ("?classroom=1" if classroom else ""), width, 768 if classroom else 900) as page:
+        slider = page.locator(".st-key-hello-temp")
+        slider.scroll_into_view_if_needed()
+        page.wait_for_function("() => window.Plotly && document.querySelector('.st-key-hello-softmax .rnnviz-chart')"
+                               "?._fullLayout", timeout=60_000)
+        slider.hover()  # frames for Temperature
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('hello.temp')", arg=scrubs(page), timeout=60_000)
+        wait_idle(page)
+        painted(page)
+        before = page.evaluate(HELLO)
+        assert before["index"] == TEMPERATURES.index(1.0) and before["painted"] == 4  # one bar a letter at 1
+        assert {k: before[k] for k in ("bars", "title", "said", "sample")} == hello_at(1.0)
+        thumb = slider.locator("input[type=range]").locator("xpath=../..").bounding_box()
+        track = slider.locator("input[type=range]").locator("xpath=../../..").bounding_box()
+        x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+        notch = track["width"] / (len(TEMPERATURES) - 1)
+        page.mouse.move(x, y)
+        page.wait_for_timeout(300)  # the pointer rests on the thumb, as a hand does before it presses
+        page.mouse.down()
+        seen = []
+        for k in range(1, 8):  # to the left, half a notch at a time: 0.7, 0.5, 0.3, 0.2
+            page.mouse.move(x - notch * k / 2, y)
+            page.wait_for_timeout(100)
+            seen.append(page.evaluate(HELLO))
+        page.wait_for_function("() => { const i = Number(document.querySelector('.st-key-hello-temp input[type=range]')"
+                               ".value); return document.querySelector('.st-key-hello-softmax .rnnviz-chart')"
+                               ".__rnnvizScrub?.value === i; }", timeout=30_000)  # the thumb held still: its frame
+        seen.append(page.evaluate(HELLO))
+        mid = seen[-1]
+        assert mid["index"] <= 2 and "temp=" not in mid["url"]  # moved, and Streamlit has heard nothing yet
+        shown = [s for s in seen if s["shown"] is not None]
+        assert len({s["shown"] for s in shown}) >= 3  # the chart followed through the notches
+        for s in shown:  # each painted frame: the server's bars, sentence and sample at the temperature it shows
+            got = {k: s[k] for k in ("bars", "title", "said", "sample")}
+            assert got == hello_at(TEMPERATURES[int(s["shown"])]), s["shown"]
+            assert s["grey"] is True and s["painted"] == 8  # beside the bars at temperature 1
+        page.mouse.up()
+        page.wait_for_function("() => location.search.includes('temp=')", timeout=30_000)  # the release's rerun
+        wait_idle(page)
+        painted(page)
+        after = page.evaluate(HELLO)
+        released = TEMPERATURES[mid["index"]]
+        assert after["index"] == mid["index"] and f"temp={released:g}" in after["url"]
+        assert {k: after[k] for k in ("bars", "title", "said", "sample")} == hello_at(released) == {
+            k: mid[k] for k in ("bars", "title", "said", "sample")}  # what the drag showed, exactly
+        page.evaluate(COUNT_BY)
+        key_and_rerun(page, slider.locator("input[type=range]"), "ArrowRight", ".st-key-hello-softmax")
+        assert page.evaluate(COUNT_BY).get("hello-softmax") == 1  # drawn from its frame as the key went
+        assert page.evaluate(SAME_AS_SENT, ".st-key-hello-softmax")["differ"] == []  # and it is the rerun's figure
+        now = page.evaluate(HELLO)
+        assert {k: now[k] for k in ("bars", "title", "said", "sample")} == hello_at(TEMPERATURES[mid["index"] + 1])

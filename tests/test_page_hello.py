@@ -172,3 +172,50 @@ def test_the_opening_lines_give_the_example_the_page_opens_on(open_page):
     letters = len(metrics(at)["Vocabulary"].strip("{}").split(", "))
     assert intro.startswith("It opens on the notes' example: “hello”")
     assert f"{letters} one-hot letters" in intro and f"{at.slider(key=f'{P}.H').value} hidden units" in intro
+
+
+def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_each_notch(open_page, monkeypatch):
+    """Temperature scrubs (ui/live/scrub.py): the page hands its slider to the scrub part as its lesson declares it,
+    at the notches its range input holds (positions 0-9, not temperatures), and each notch's frame, laid over the
+    chart as the page opens, is the chart the page sends once released at that temperature (its numbers, words and
+    digest: a key draws it ahead of the rerun), with the sentence under it and the sample it prints."""
+    import json
+
+    from rnnviz.live.words import pieces
+    from tests.conftest import _as_list
+    from ui.lessons.hello import SAMPLE_WORDS, TEMP_WORDS, TEMPERATURES
+    from ui.lessons.registry import lesson
+    from ui.live import scrub
+
+    built = []
+    original = scrub.scrubs
+    monkeypatch.setattr(scrub, "scrubs", lambda page, items: built.extend(items) or original(page, items))
+
+    def sent(at) -> dict:  # the softmax chart's payload (ui/live/chart.py)
+        return next(json.loads(el.proto.bytes) for el in at.get("bidi_component")
+                    if el.proto.component_name == "rnnviz_chart" and el.proto.id.endswith(f"{P}.softmax"))
+
+    def at_notch(w: dict, k: int) -> list[str]:  # frame k's pieces of a text (rnnviz/live/words.py packed)
+        return w["frames"][k] if "pieces" not in w else [
+            dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
+
+    base = sent(open_page(P))["figure"]
+    [item] = built
+    assert (item.slider, item.chart, item.value) == (f"{P}.temp", f"{P}.softmax", TEMPERATURES.index(1.0))
+    assert item in lesson(P).scrubbed(False)  # what the server computes as it starts
+    frames = json.loads(scrub._compute(item, item.values()))
+    assert frames["values"] == list(range(len(TEMPERATURES)))  # every notch, 1.0 too
+    for k, t in enumerate(TEMPERATURES):
+        at = open_page(P, temp=f"{t:g}")
+        assert at.select_slider(key=f"{P}.temp").value == t and not at.exception
+        data = [dict(trace) for trace in base["data"]]
+        for d in frames["data"]:
+            data[d["trace"]][d["attr"]] = d["frames"][k]
+        layout = {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}
+        page = sent(at)
+        want = _as_list(page["figure"])
+        assert _as_list({"data": data, "layout": layout}) == {"data": want["data"], "layout": want["layout"]}, t
+        assert frames["digests"][k] == page["digest"], t
+        sentence = next(m.value for m in at.markdown if m.value.startswith("At temperature 1:"))
+        assert at_notch(frames["words"][TEMP_WORDS], k) == pieces(sentence), t
+        assert "".join(at_notch(frames["words"][SAMPLE_WORDS], k)) == page_codes(at)[0], t

@@ -75,6 +75,13 @@ def test_temperature_sentence_prints_the_same_probabilities_once():
     assert at_one.count("(0.0377, 0.125, 6.90 × 10⁻⁴, 0.837)") == 1 and "At 1:" not in at_one
     # 3 significant figures and a power of ten: three decimals wrote the smallest as 0.001 and, at 0.5, as 0.000
     assert temperature_sentence(p1, p2, 0.5).endswith("At 0.5: **(0.00198, 0.0218, 6.65 × 10⁻⁷, 0.976)**.")
+    # as many pieces at 1 as elsewhere: a drag of Temperature from 1 writes each over the page's (ui/live/words.js)
+    from rnnviz.live.words import pieces
+    from ui.lessons.hello import TEMPERATURES
+
+    shapes = {len(pieces(temperature_sentence(p1, sampling_distribution(np.array(SOFTMAX_SCORES), t), t)))
+              for t in TEMPERATURES}
+    assert shapes == {5}
 
 
 def test_train_shared_trains_once_per_setting_and_shares_read_only_weights(monkeypatch):

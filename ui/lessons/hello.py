@@ -1,30 +1,38 @@
 """The hello page's words, controls and the per-server cache of trained models (its numbers are
-rnnviz/lessons/hello.py): the budget and status sentences, the step table, the temperature and softmax notes."""
+rnnviz/lessons/hello.py): the budget and status sentences, the step table, the temperature and softmax notes, and
+what a drag of Temperature shows (its frames: ui/live/scrub.py)."""
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from rnnviz.figures.hello import softmax_bars
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.hello import (
     MAX_TEXT,
     MIN_COUNTED,
     VISIBLE,
     WORK_BUDGET,
+    CharRNNWeights,
     CharSteps,
     TrainResult,
+    sample,
     step_work,
     steps_within_budget,
     train,
     vocabulary,
 )
-from rnnviz.lessons.presets import SOFTMAX_SCORES
-from rnnviz.text import fmt
+from rnnviz.lessons.presets import SOFTMAX_SCORES, SOFTMAX_WORD
+from rnnviz.nn.sampling import sampling_distribution, softmax
+from rnnviz.text import fmt, parse_sequence
 from ui.controls import Control, Controls
-from ui.urlstate import text
+from ui.live.scrub import Scrub
+from ui.urlstate import font_scale, text
 from ui.widgets import md
 
 P = "hello"
@@ -48,7 +56,7 @@ CONTROLS = Controls(
     # no widget: whether Train's model is on the page, which a shared link retrains on open (to the same weights); a
     # notice about a bad value names the Train button
     Control("trained", "Train", False, kind="toggle", url="trained"),
-    Control("temp", "Temperature", 1.0, kind="select", options=TEMPERATURES, url="temp",
+    Control("temp", "Temperature", 1.0, kind="select", options=TEMPERATURES, url="temp", scrub=True,
             help="Scores are divided by the temperature before the softmax: below 1 the distribution sharpens toward "
                  "the top choice, above 1 it flattens toward uniform."),
     Control("n", "Characters to sample", 30, lo=1, hi=200, url="n"),
@@ -177,8 +185,8 @@ def temperature_sentence(p1: np.ndarray, pt: np.ndarray, temp: float) -> str:
     """The probabilities at temperature 1 and at the slider's temperature (markdown); at 1 they are the same, so
     they are printed once."""
     listed = lambda p: "**(" + ", ".join(fmt(v) for v in p) + ")**"  # noqa: E731
-    if temp == 1:
-        return f"At temperature 1: {listed(p1)}. Below 1 sharpens them, above 1 flattens them: move the slider."
+    if temp == 1:  # as many bold runs as at other temperatures: a drag writes those over these (ui/live/words.js)
+        return f"At temperature 1: {listed(p1)}. Below 1 sharpens them, above 1 flattens them: **move the slider**."
     return f"At temperature 1: {listed(p1)}. At {temp:g}: {listed(pt)}."
 
 
@@ -189,3 +197,58 @@ def softmax_note(scores, probs, notes_scores, notes_printed) -> str | None:
         return None
     return ("The notes print these as (" + ", ".join(f"{v:.2f}" for v in notes_printed) + "), two decimals and "
             "roughly rounded; to three decimals they are (" + ", ".join(f"{v:.3f}" for v in probs) + ").")
+
+
+TEMP_WORDS, SAMPLE_WORDS = "words-hello-temp", "words-hello-sample"  # the containers of the words a drag writes
+
+
+def score_labels(scores: np.ndarray) -> list[str]:
+    """The softmax chart's bars: the notes' word's letters for as many scores, else #1, #2, ..."""
+    letters = vocabulary(SOFTMAX_WORD)
+    return letters if len(scores) == len(letters) else [f"#{k + 1}" for k in range(len(scores))]
+
+
+def softmax_chart(labels: list[str], scores: np.ndarray, temp: float, fs: float):
+    """The bars of softmax(scores / temp), beside those at temperature 1 (hidden at 1, where they are the same)."""
+    return softmax_bars(labels, sampling_distribution(scores, temp), softmax(scores), "temperature 1",
+                        f"temperature {temp:g}", fs, title=f"softmax(scores / {temp:g})", compare_shown=temp != 1)
+
+
+def sampled(w: CharRNNWeights, start: str, n: int, temp: float, seed: int) -> str:
+    """What the page prints under Sample: the start and the n characters sampled after it."""
+    return start + sample(w, start, n, temp, seed=seed)
+
+
+def code_pieces(code: str) -> list[str]:
+    """st.code's text as the browser holds it (rnnviz/live/words.py pieces, for a code block): a text node a line,
+    each with its line break but the last, blank lines left out."""
+    return [line for line in re.split(r"(?<=\n)", code) if line.strip()]
+
+
+def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.ndarray, temp: float,
+                fs: float) -> list[Scrub]:
+    """The Temperature slider, whose drag the softmax chart follows, the sentence under it and the sample with it:
+    each frame the page's own chart and words at a notch. Its range input holds the notch's position among
+    TEMPERATURES (0 to 9; CONTROLS["temp"].span), not the temperature, so the frames are at positions."""
+    labels, p1 = score_labels(scores), softmax(scores)
+
+    def at(v: float) -> float:
+        return TEMPERATURES[round(v)]
+
+    def said(v: float) -> dict[str, str | list[str]]:
+        t = at(v)
+        return {TEMP_WORDS: temperature_sentence(p1, sampling_distribution(scores, t), t),
+                SAMPLE_WORDS: code_pieces(sampled(w, start, n, t, seed))}
+    model = hashlib.blake2b(repr(w.vocab).encode() + b"".join(
+        a.tobytes() for a in vars(w).values() if isinstance(a, np.ndarray)), digest_size=16).hexdigest()
+    setting = (model, start, n, seed, tuple(labels), tuple(float(v) for v in scores), fs)
+    return [Scrub(CONTROLS.key("temp"), f"{P}.softmax", setting, float(TEMPERATURES.index(temp)),
+                  *CONTROLS["temp"].span, lambda v: softmax_chart(labels, scores, at(v), fs), words=said)]
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """The page's scrubbed slider as it opens (see ui/lessons/scalar.py default_scrubs): the untrained model."""
+    d = CONTROLS.defaults()
+    w = train(d["text"], d["H"], 0, seed=d["seed"]).weights
+    return temp_scrubs(w, d["start"] or w.vocab[0], d["n"], d["seed"], np.array(parse_sequence(d["scores"])),
+                       d["temp"], font_scale(room))

@@ -87,7 +87,7 @@ LESSONS = [
            {"softmax": Ask("Softmax: the first probability (a number)", hello.first_probability, hello.chart_softmax),
             "sampled": Ask("Share of samples not the most likely (a number)", hello.not_most_likely),
             "temp": Ask("The first probability at temperature τ (a number)", hello.hotter)},
-           lambda lm: hello_words.PARAMS),
+           lambda lm: hello_words.PARAMS, scrubbed=hello_words.default_scrubs),
     Lesson("sample", "Sample a trained model", ":material/auto_stories:", "4 · Putting it to work", 6,
            "a Shakespeare LSTM writes; look inside at probabilities, units and gates",
            {"next": Ask("Which character comes next?", sample.next_char),
