@@ -125,6 +125,9 @@ def test_a_window_carries_all_that_the_coarse_set_changes():
 def test_the_words_are_the_pieces_of_the_pages_markdown():
     assert pieces("**Step 3.** Read: 1 × 0 = **0.000**. Add") == ["Step 3.", " Read: 1 × 0 = ", "0.000", ". Add"]
     assert pieces("a  \nb\n\nc") == ["a", "b", "c"]
+    # an italic run is an element of its own too (the clipping sentence's *vanilla h*); an escaped star is a star
+    assert pieces("The metric *vanilla h* above, **1.00** after \\* 2") == [
+        "The metric ", "vanilla h", " above, ", "1.00", " after * 2"]
     run = run_scalar([1.0, 0.0, 1.0], 1.0, -0.5, 0.25, 0.0)
     table = words.worked_table(run, 0.25, 3, False)
     assert pieces(markdown_table(table)) == table_pieces(table)  # the cells unescaped: 0.000 - 0.424

@@ -9,6 +9,7 @@ import re
 _ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~$=:\"'])")
 _BAR = re.compile(r"(?<!\\)\|")
 _RULE = re.compile(r"\s*:?-{3,}:?\s*")
+_EMPHASIS = re.compile(r"(?<!\\)\*\*?")  # a bold or an italic mark (not an escaped star)
 
 
 def _plain(s: str) -> str:
@@ -17,8 +18,9 @@ def _plain(s: str) -> str:
 
 def pieces(markdown: str) -> list[str]:
     """The non-blank text pieces of `markdown` as the page's markdown shows them: a table's cells (its rule row left
-    out), the runs of text between `**` marks, each line of the rest; escapes undone. Only what the lessons write:
-    bold, tables and escaped characters (LaTeX, links or lists would not line up, and are greyed)."""
+    out), the runs of text between `**` marks and between `*` marks (bold, italics: each an element of its own), each
+    line of the rest; escapes undone. Only what the lessons write: bold, italics, tables and escaped characters (LaTeX,
+    links or lists would not line up, and are greyed)."""
     out: list[str] = []
     for line in re.split(r" {2}\n|\n", markdown):
         if line.startswith("|") and line.rstrip().endswith("|"):
@@ -27,7 +29,7 @@ def pieces(markdown: str) -> list[str]:
                 continue
             out += [_plain(c.strip()) for c in cells if c.strip()]
             continue
-        out += [_plain(p) for p in line.split("**") if p.strip()]
+        out += [_plain(p) for p in _EMPHASIS.split(line) if p.strip()]
     return out
 
 
