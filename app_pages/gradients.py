@@ -82,15 +82,17 @@ def explorer() -> None:
 
 @fragment
 def clip_section(report, T: int, metric_log10: float) -> None:
-    demo = lesson.clip_demo(report, T, CONTROLS.widget("clip"))
+    demo = lesson.clip_demo(report, T, threshold := CONTROLS.widget("clip"))
     room = classroom()  # on a projector the chart under its threshold slider, the words after it (the first screen)
     for part in ("chart", "words") if room else ("words", "chart"):
         if part == "chart":
             plot(figures.clip_figure(demo, fs), f"{P}.clip_fig",
                  alt=f"gradient components before (norm {demo['before']}) and after clipping (norm {demo['after']})")
         else:
-            st.markdown(words.clip_note(demo, metric_log10, T, where="below" if room else "above"))
+            with st.container(key=words.CLIP_WORDS):  # it follows a drag of the threshold, with the chart
+                st.markdown(words.clip_note(demo, metric_log10, T, where="below" if room else "above"))
             (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
+    scrubs(P, words.clip_scrubs(report, T, threshold, metric_log10, fs, room))  # the chart follows the threshold
     publish(PARAMS)
 
 

@@ -514,3 +514,35 @@ def test_the_softmax_chart_its_sentence_and_the_sample_follow_the_temperature_wh
         assert page.evaluate(SAME_AS_SENT, ".st-key-hello-softmax")["differ"] == []  # and it is the rerun's figure
         now = page.evaluate(HELLO)
         assert {k: now[k] for k in ("bars", "title", "said", "sample")} == hello_at(TEMPERATURES[mid["index"] + 1])
+
+
+def test_the_clipping_chart_and_its_sentence_follow_the_threshold():
+    """The gradients page's clipping view with an exploding gradient (Explode's settings): dragging the threshold,
+    the after-clipping panel and the sentence beside it show the server's norm at each value the thumb passes (the
+    sentence's italic *vanilla h* is an element of its own: its words line up, not greyed)."""
+    with app_page("/gradients?view=clip&by=rho&w=1.5&xs=0") as page:
+        chart, words = ".st-key-grad-clip_fig .rnnviz-chart", ".st-key-words-grad-clip"
+        page.wait_for_function(f"() => document.querySelector('{chart}')?._fullLayout", timeout=60_000)
+        page.locator(".st-key-grad-clip").hover()
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('grad.clip')", arg=scrubs(page), timeout=60_000)
+        thumb = page.locator(".st-key-grad-clip input[type=range]").locator("xpath=../..").bounding_box()
+        box = page.locator(".st-key-grad-clip input[type=range]").locator("xpath=../../..").bounding_box()
+        x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+        page.mouse.move(x0, y)
+        page.wait_for_timeout(300)
+        page.mouse.down()
+        seen = []
+        for k in range(1, 11):
+            page.mouse.move(x0 + box["width"] / 3 * k / 10, y)
+            page.wait_for_timeout(80)
+            seen.append(page.evaluate(f"""() => {{ const gd = document.querySelector('{chart}');
+              return {{value: gd.__rnnvizScrub?.value, titles: gd._fullLayout.annotations.map(a => a.text),
+                       said: document.querySelector('{words}').innerText,
+                       grey: document.querySelector('{words}').style.opacity}}; }}"""))
+        page.mouse.up()
+        shown = [s for s in seen if s["value"] is not None]
+        assert len({s["value"] for s in shown}) >= 5
+        for s in shown:
+            after = f"{s['value']:.2f}"
+            assert f"after: ‖g‖ = {after}" in s["titles"], s
+            assert f", {after} after." in s["said"] and s["grey"] == "", s

@@ -86,6 +86,27 @@ def test_scalar_frames_are_the_states_chart_at_each_value():
         np.testing.assert_allclose(y, want, rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("room", [False, True])
+def test_clip_frames_are_the_before_and_after_chart_and_its_sentence_at_each_threshold(room):
+    from rnnviz.figures.gradients import clip_figure
+    from rnnviz.live.words import pieces
+
+    cmp = gradients.compare(4, 30, 1.6, 1.0, 0.0, 3, "rho", 0.0)  # an exploding vanilla gradient: clipping cuts it
+    report, T = cmp.reports["rnn"], 30
+    metric = gradients.curves(cmp)["rnn"][T]
+    [item] = grad_words.clip_scrubs(report, T, 1.0, metric, 1.0, room)
+    assert (item.slider, item.chart) == ("grad.clip", "grad.clip_fig")
+    check(item, lambda v: clip_figure(gradients.clip_demo(report, T, v), 1.0))
+    said = json.loads(scrub._compute(item, item.values()))["words"][grad_words.CLIP_WORDS]
+    seen = set()
+    for k in (0, 40, len(item.values()) - 1):
+        demo = gradients.clip_demo(report, T, item.values()[k])
+        want = pieces(grad_words.clip_note(demo, metric, T, where="below" if room else "above"))
+        assert unpacked(said, k) == want
+        seen.add(demo["after"])
+    assert len(seen) == 3  # the norm after clipping is the threshold's
+
+
 @pytest.mark.parametrize("which", ["scale", "bf", "xs", "bz"])
 def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)

@@ -11,7 +11,8 @@ from ui.lessons.registry import LESSONS
 from ui.live import scrub
 
 SCRUBBED = [ls for ls in LESSONS if ls.scrubbed]
-VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"})}  # a page whose views scrub different sliders
+# the pages whose views scrub different sliders
+VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}), "gradients": ({}, {"view": "clip"})}
 
 
 @pytest.fixture

@@ -8,10 +8,18 @@ import dataclasses
 import numpy as np
 import streamlit as st
 
-from rnnviz.figures.gradients import gradient_decay
+from rnnviz.figures.gradients import clip_figure, gradient_decay
 from rnnviz.lessons.cache import SharedCache
-from rnnviz.lessons.gradients import Comparison, compare, comparison_arrays, curves, factor_inputs, slowest
-from rnnviz.nn.cells import REGISTRY, get
+from rnnviz.lessons.gradients import (
+    Comparison,
+    clip_demo,
+    compare,
+    comparison_arrays,
+    curves,
+    factor_inputs,
+    slowest,
+)
+from rnnviz.nn.cells import REGISTRY, compared as compared_cells, get
 from rnnviz.nn.gradients import CELL_PATHS, FORGET_PATH, decay_table
 from rnnviz.text import fmt, format_norm, sup
 from ui.controls import Control, Controls
@@ -52,6 +60,7 @@ CONTROLS = Controls(  # two clip thresholds, each named for what it clips
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="Seeds both the weights and the inputs."),
     Control("clip", "Clip threshold on ∂L/∂h₀ (clipping view)", 1.0, lo=CLIP_MIN, hi=10.0, step=0.1, url="clip",
+            scrub=True,
             help="A gradient ∂L/∂h₀ longer than this is rescaled to this length. The training below has its own "
                  "threshold, on the whole gradient g of its weights."),
     Control("rho", "Spectral radius ρ of Wₕₕ at the start", 2.0, lo=0.5, hi=3.0, step=0.1, url="trho"),
@@ -189,10 +198,31 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
                   chart(name), span, words=words(name)) for name, (at, _) in MOVES.items()]
 
 
+CLIP_WORDS = f"words-{P}-clip"  # the clipping sentence, which follows a drag of the threshold
+
+
+def clip_scrubs(report, T: int, threshold: float, metric_log10: float, fs: float, room: bool) -> list[Scrub]:
+    """The clipping view's threshold, whose drag the before-and-after chart and the sentence beside it follow: each
+    frame the page's own chart and sentence with the threshold there. (The verdict's box, clipped or not, changes its
+    kind with the value: it comes back on release.) Its setting is what those read of the report: the gradient T
+    steps back."""
+    def demo(v: float) -> dict:
+        return clip_demo(report, T, v)
+    where = "below" if room else "above"
+    grad = (T, float(report.log10_loss_grad[T]), report.loss_grad_dirs[T].tobytes(), metric_log10, fs, room)
+    return [Scrub(CONTROLS.key("clip"), f"{P}.clip_fig", grad, threshold, *CONTROLS["clip"].span,
+                  lambda v: clip_figure(demo(v), fs), words=lambda v: {CLIP_WORDS: clip_note(demo(v), metric_log10,
+                                                                                            T, where=where)})]
+
+
 def default_scrubs(room: bool) -> list[Scrub]:
-    """The page's scrubbed sliders as it opens (see ui/lessons/scalar.py default_scrubs)."""
+    """The page's scrubbed sliders as each of its views opens (see ui/lessons/scalar.py default_scrubs): the decay
+    view's, and the clipping view's threshold."""
     c = Explorer(**{f.name: CONTROLS[f.name].default for f in dataclasses.fields(Explorer)})
-    return scrubs(c, compared(*dataclasses.astuple(c)), font_scale(room))
+    cmp, fs = compared(*dataclasses.astuple(c)), font_scale(room)
+    plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped (app_pages/gradients.py)
+    return scrubs(c, cmp, fs) + clip_scrubs(cmp.reports[plain], c.T, CONTROLS["clip"].default,
+                                            curves(cmp)[plain][c.T], fs, room)
 
 
 # ---- the words beside the numbers -----------------------------------------------------------------------------------
