@@ -7,26 +7,23 @@ import pytest
 
 from rnnviz.live.words import pieces
 from tests.browser import painted, wait_idle
-from tests.test_browser_scrub import COUNT_BY, FRAMES, PIECES, SAME_AS_SENT, app_page, key_and_rerun, scrubs
+from tests.test_browser_scrub import (
+    COUNT_BY,
+    FRAMES,
+    PIECES,
+    SAME_AS_SENT,
+    app_page,
+    key_and_rerun,
+    recorder,
+    scrubs,
+)
 
 pytestmark = pytest.mark.slow
 
 
 # every frame the cell page's six moves paint during a drag: the radius it shows, the x-axis of its first panel and
 # move ⑥'s sentence at that moment
-VECTOR_SWEEP = """() => { const gd = document.querySelector('.st-key-vector-moves .rnnviz-chart'), pieces = """ + \
-    PIECES + """;
-  const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
-  const loop = () => {
-    if (!rec.on) return;
-    const s = gd.__rnnvizScrub;
-    if (s && s.drawn !== rec.last) {
-      rec.last = s.drawn;
-      rec.frames.push({value: s.value, x: Array.from(gd._fullData[1].x), said: pieces('.st-key-words-vector-pass')});
-    }
-    requestAnimationFrame(loop);
-  };
-  requestAnimationFrame(loop); }"""
+VECTOR_SWEEP = recorder("vector-moves", "x: Array.from(gd._fullData[1].x), said: pieces('.st-key-words-vector-pass')")
 
 
 def test_the_cell_page_s_moves_and_words_follow_the_radius_and_charts_out_of_view_wait():

@@ -318,20 +318,27 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
         assert page.evaluate(COUNT_BY).get("scalar-states", 0) == 0
 
 
-# every frame the tanh chart paints during a drag: the value it shows and the words beside it at that moment
-SWEEP = """() => { const gd = document.querySelector('.st-key-scalar-tanh .rnnviz-chart'), pieces = """ + PIECES + """;
+def recorder(chart: str, record: str) -> str:
+    """A script that records every frame `chart` (its key's class) paints during a drag, in window.__sweep.frames:
+    the value it shows and `record`, the fields of a JS object read at that moment (gd, the chart, and pieces, as
+    PIECES, at hand)."""
+    return """() => { const gd = document.querySelector('.st-key-""" + chart + """ .rnnviz-chart'), pieces = """ + \
+        PIECES + """;
   const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
   const loop = () => {
     if (!rec.on) return;
     const s = gd.__rnnvizScrub;
     if (s && s.drawn !== rec.last) {
       rec.last = s.drawn;
-      rec.frames.push({value: s.value, step: pieces('.st-key-words-scalar-step'),
-                       table: pieces('.st-key-long-worked')});
+      rec.frames.push({value: s.value, """ + record + """});
     }
     requestAnimationFrame(loop);
   };
   requestAnimationFrame(loop); }"""
+
+
+# every frame the tanh chart paints during a drag: the value it shows and the words beside it at that moment
+SWEEP = recorder("scalar-tanh", "step: pieces('.st-key-words-scalar-step'), table: pieces('.st-key-long-worked')")
 
 
 def test_a_sweep_across_the_range_paints_the_servers_frames_and_words_all_the_way():
