@@ -44,10 +44,10 @@ from playwright.sync_api import (
 
 try:
     from benchmarks.load import settle
-    from benchmarks.sweep import SWEEPS, Sweep, report, server_item, sweep_fps
+    from benchmarks.sweep import STEPPING, SWEEPS, Sweep, report, report_steps, server_item, step_keys, sweep_fps
 except ImportError:  # run as a script: its folder is on the path
     from load import settle
-    from sweep import SWEEPS, Sweep, report, server_item, sweep_fps
+    from sweep import STEPPING, SWEEPS, Sweep, report, report_steps, server_item, step_keys, sweep_fps
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -483,21 +483,25 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true",
                     help="also the sweep rows (benchmarks/sweep.py): each scrubbed slider's whole range in 2 s both "
                          "ways, and a key to the chart's first repaint")
-    ap.add_argument("--sweep-only", action="store_true", help="only the sweep rows")
+    ap.add_argument("--sweep-only", action="store_true", help="only the sweep rows (and the stepping keys')")
+    ap.add_argument("--steps-only", action="store_true",
+                    help="only the stepping keys' rows: Back and Next to the stepped chart's first repaint")
     ap.add_argument("--ports", default="8700-8799", help="the loopback ports the servers started here may take")
     args = ap.parse_args()
     PORTS[:] = [int(p) for p in args.ports.split("-")]
-    if args.sweep_only:
+    if args.sweep_only or args.steps_only:
         args.sweep, args.drag_only, args.no_scrub = True, True, True
     rows = [s for s in SCENARIOS if (not args.only or s.page.split("?")[0] in args.only) and not args.drag_only]
     scrubs = [] if args.no_scrub else [s for s in SCRUBS if not args.only or s.page.split("?")[0] in args.only]
-    sweeps = [s for s in SWEEPS if args.sweep and (not args.only or s.page.split("?")[0] in args.only)]
-    results, variants, floor_samples, bare_samples, dragged, swept = [], {}, [], [], [], []
+    sweeps = [s for s in SWEEPS if args.sweep and not args.steps_only and (not args.only or s.page.split("?")[0] in
+                                                                         args.only)]
+    steppings = [s for s in STEPPING if args.sweep and (not args.only or s.page.split("?")[0] in args.only)]
+    results, variants, floor_samples, bare_samples, dragged, swept, stepped = [], {}, [], [], [], [], []
     with ExitStack() as stack:
         fproc, floor_url = serve("benchmarks/floor_app.py", free_port(PORTS[0]))
         stack.callback(lambda: fproc.kill() or fproc.wait())
         app_url = args.url
-        if not app_url and (rows or scrubs or sweeps):
+        if not app_url and (rows or scrubs or sweeps or steppings):
             aproc, app_url = serve("app.py", free_port(int(floor_url.rsplit(":", 1)[1]) + 1))
             stack.callback(lambda: aproc.kill() or aproc.wait())
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path="/usr/bin/chromium",
@@ -515,7 +519,8 @@ def main() -> None:
             floor_page, bare_page = new_page(floor_url + "/?variant=one"), new_page(floor_url + "/?variant=bare", BARE)
             app_page = new_page()
             other_page = new_page() if args.against else None
-            if not args.url and (rows or scrubs or sweeps):  # the app's first run, then its warm-up over (SETTLE_S)
+            # the app's first run, then its warm-up over (SETTLE_S)
+            if not args.url and (rows or scrubs or sweeps or steppings):
                 app_page.goto(app_url)
                 app_page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                            timeout=TIMEOUT_MS)
@@ -566,6 +571,14 @@ def main() -> None:
                     swept.append({"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width,
                                   "classroom": classroom, "skip": reason(e)})
                 print(f"  sweep {sw.slider} at {width}: {swept[-1].get('fps', 'SKIP')}", file=sys.stderr, flush=True)
+        for sp in steppings:
+            for width, height, classroom in ((args.width, 900, False), (1024, 768, True)):
+                try:
+                    stepped.append({"page": sp.page, "chart": sp.chart, "width": width, "classroom": classroom}
+                                   | step_keys(browser, app_url, sp, width, height, classroom, css_key))
+                except PlaywrightError as e:
+                    stepped.append({"page": sp.page, "chart": sp.chart, "width": width, "classroom": classroom,
+                                    "skip": reason(e)})
         try:  # one page per variant, inputs round robin
             chosen = FLOOR_VARIANTS if args.floor_variants else ()
             pages = [(new_page(f"{floor_url}/?variant={v}"), FLOOR) for v in chosen]
@@ -577,7 +590,7 @@ def main() -> None:
         Path(args.json).write_text(json.dumps({"repeat": args.repeat, "width": args.width, "load": os.getloadavg(),
                                                "floor_samples": floor_samples, "bare_samples": bare_samples,
                                                "results": results, "floor_variants": variants, "dragging": dragged,
-                                               "sweeps": swept},
+                                               "sweeps": swept, "stepping": stepped},
                                               indent=1))
     print(f"{'page':<26} {'interaction':<34} {'ms':>7} {'xfloor':>7} {'xbare':>7} {'all ms':>7}   (medians of "
           f"{args.repeat}; xfloor: against the one-chart floor, xbare: against the no-chart page, both timed alongside "
@@ -613,6 +626,8 @@ def main() -> None:
                                        if "fps" in d else f"SKIP {d['skip']}"))
     if swept:
         report(swept)
+    if stepped:
+        report_steps(stepped)
     if variants:
         one, bare = statistics.median(variants["one"]), statistics.median(variants["bare"])
         print("floor experiment, round robin over one page per variant (xfloor: against the first, xbare: against "

@@ -235,6 +235,83 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         page.close()
 
 
+class Stepping(NamedTuple):
+    page: str  # URL path
+    chart: str  # the chart's key: the stepped chart a step redraws
+
+
+STEPPING = [Stepping("scalar?t=1", "scalar.tanh"), Stepping("vector", "vector.moves"), Stepping("gates", "gates.heat"),
+            Stepping("gates?view=lockstep", "gates.lockstep"), Stepping("recurrences", "rec.linear"),
+            Stepping("recurrences?view=min", "rec.min")]
+
+
+# a key to the first drawing of the chart (its key) after it: Plotly.react or newPlot called on an element inside the
+# chart's container (a rerun may put a new element there), then the animation frame after it; null after 3 s
+KEY_DRAWN = """([chart]) => { window.__key = new Promise(done => { const css = """ + _CSS + """;
+  let t0 = null, stop = null;
+  const undo = ['react', 'newPlot'].map((name) => { const f = Plotly[name];
+    Plotly[name] = function (gd, ...rest) { const r = f.call(this, gd, ...rest);
+      if (t0 !== null && gd?.closest?.(css(chart))) {
+        clearTimeout(stop); restore(); Promise.resolve(r).then(() => requestAnimationFrame((now) => done(now - t0)));
+      }
+      return r; };
+    return () => { Plotly[name] = f; }; });
+  const restore = () => undo.forEach((u) => u());
+  stop = setTimeout(() => { restore(); done(null); }, 3000);
+  document.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, {capture: true, once: true});
+}); }"""
+PRESSES = 4  # each way: the cell and gates pages' word has 5 steps
+
+
+def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, classroom: bool, css_key) -> dict:
+    """The stepping keys: Next (→) PRESSES times, then Back (←) as many (Back first on a page that opens at its last
+    step), each from the keydown to the animation frame after the chart's first drawing (KEY_DRAWN), the page idle
+    between presses."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+    try:
+        url = app_url.rstrip("/") + "/" + sp.page
+        page.goto(url + ("&" if "?" in url else "?") + "classroom=1" if classroom else url)
+        page.wait_for_selector(idle, timeout=60_000)
+        page.wait_for_function(f"() => document.querySelector('{css_key(sp.chart)} .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        page.locator(f"{css_key(sp.chart)} .rnnviz-chart").scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        out, ways = {}, [("ArrowRight", "next"), ("ArrowLeft", "back")]
+        if page.locator("button:has-text('Next ▶'):disabled").count():  # a page that opens at its last step
+            ways.reverse()
+        for key, name in ways:
+            ms = []
+            for _ in range(PRESSES):
+                page.evaluate("() => document.activeElement?.blur()")  # the page's own keys, not a widget's
+                page.evaluate(KEY_DRAWN, [sp.chart])
+                page.keyboard.press(key)
+                ms.append(page.evaluate("() => window.__key"))
+                page.wait_for_selector(idle, timeout=60_000)
+                page.wait_for_timeout(300)
+            got = [m for m in ms if m is not None]
+            out[f"{name}_ms"], out[f"{name}_missed"] = (statistics.median(got) if got else None), len(ms) - len(got)
+        out["in_view"] = page.evaluate(IN_VIEW, sp.chart)
+        return out
+    finally:
+        page.close()
+
+
+def report_steps(rows: list[dict]) -> None:
+    print(f"stepping keys: → pressed {PRESSES} times then ← as many (← first where a page opens at its last step), "
+          "the page idle between; ms = the keydown to the chart's first repaint (median; 'none' if it was not "
+          "redrawn within 3 s)")
+    for d in rows:
+        where = f"{d['page']} {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
+        if "skip" in d:
+            print(f"  {where:<52} SKIP {d['skip']}")
+            continue
+        ms = {k: f"{d[k + '_ms']:.0f} ms" if d[k + "_ms"] is not None else "none" for k in ("next", "back")}
+        print(f"  {where:<52} Next {ms['next']:>7}  Back {ms['back']:>7}" + (
+            f"  ({d['next_missed'] + d['back_missed']} not redrawn)" if d["next_missed"] + d["back_missed"] else "")
+              + ("" if d["in_view"] >= 0.5 else f"  CHART {100 * d['in_view']:.0f}% IN VIEW"))
+
+
 def report(rows: list[dict]) -> None:
     print(f"sweeps: the pointer rests {REST_MS} ms on the thumb, presses, and sweeps the whole range in {SWEEP_S:g} s "
           "each way (up, then down); fps = frames painted per second (the slower way; a slider of N notches shows at "
