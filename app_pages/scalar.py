@@ -10,6 +10,7 @@ from ui.lessons import scalar as words
 from ui.lessons.scalar import CONTROLS, PARAMS, P
 from ui.limits import fragment
 from ui.live.scrub import scrubs
+from ui.live.steps import Steps, stepped_plot
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
 from ui.widgets import controls_box, error, export_panel, intro, long_table, page_columns, plot, step_controls
 
@@ -43,8 +44,11 @@ def steps_view(trace, s: ScalarPreset, predict: bool, fs: float) -> None:
     shown = view.shown
     c1, c2 = st.columns([1.15, 1])
     with c1:
-        plot(words.tanh_chart(trace, s.b, shown, fs), f"{P}.tanh",
-             alt=f"tanh curve with steps 1 to {shown} marked")
+        if predict:  # the steps revealed so far: not one of the stepper's steps
+            plot(words.tanh_chart(trace, s.b, shown, fs), f"{P}.tanh", alt=f"tanh curve with steps 1 to {shown} marked")
+        else:  # Back and Next draw the step as they are pressed (ui/live/steps.py)
+            stepped_plot(f"{P}.tanh", Steps(P, len(s.x), lambda u: words.tanh_chart(trace, s.b, u, fs),
+                                            lambda u: f"tanh curve with steps 1 to {u} marked"), t)
         if not predict:  # dragged, the steps move on this curve, and h_t over time (further down) follows too
             scrubs(P, words.scrubs(s, fs) + words.tanh_scrubs(trace, s, shown, fs))
     with c2:

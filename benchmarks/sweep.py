@@ -264,9 +264,9 @@ PRESSES = 4  # each way: the cell and gates pages' word has 5 steps
 
 
 def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, classroom: bool, css_key) -> dict:
-    """The stepping keys: Next (→) PRESSES times, then Back (←) as many (Back first on a page that opens at its last
-    step), each from the keydown to the animation frame after the chart's first drawing (KEY_DRAWN), the page idle
-    between presses."""
+    """The stepping keys: Next (→) up to PRESSES times, then Back (←) as many (Back first on a page that opens at its
+    last step; none past an end), each from the keydown to the animation frame after the chart's first drawing
+    (KEY_DRAWN), the page idle between presses."""
     page = browser.new_page(viewport={"width": width, "height": height})
     idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
     try:
@@ -283,6 +283,8 @@ def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, clas
         for key, name in ways:
             ms = []
             for _ in range(PRESSES):
+                if page.locator(f"button:has-text('{'Next ▶' if name == 'next' else '◀ Back'}'):disabled").count():
+                    break  # at the end: nothing to step to (the one-unit page has 3 steps)
                 page.evaluate("() => document.activeElement?.blur()")  # the page's own keys, not a widget's
                 page.evaluate(KEY_DRAWN, [sp.chart])
                 page.keyboard.press(key)
@@ -298,8 +300,8 @@ def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, clas
 
 
 def report_steps(rows: list[dict]) -> None:
-    print(f"stepping keys: → pressed {PRESSES} times then ← as many (← first where a page opens at its last step), "
-          "the page idle between; ms = the keydown to the chart's first repaint (median; 'none' if it was not "
+    print(f"stepping keys: → pressed up to {PRESSES} times then ← as many (← first where a page opens at its last "
+          "step), the page idle between; ms = the keydown to the chart's first repaint (median; 'none' if it was not "
           "redrawn within 3 s)")
     for d in rows:
         where = f"{d['page']} {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")

@@ -210,7 +210,8 @@ def lay_out(sent: dict, t: int) -> tuple[dict, str]:
     layout = dict(figure["layout"])
     for item in steps["layout"]:
         layout[item["attr"]] = item["frames"][k]
-    return _as_list({"data": data, "layout": layout}), steps["alts"][k]
+    plays = {"frames": steps["plays"][k]} if "plays" in steps else {}  # what a Play button plays at that step
+    return _as_list({"data": data, "layout": layout, **plays}), steps["alts"][k]
 
 
 def charts(at) -> list[Chart]:

@@ -166,13 +166,19 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
 
 
 # The chart as drawn against the same chart drawn afresh from the server's last payload for it (its numbers, axes,
-# words): the keys that differ.
+# words; a stepped chart's, ui/live/steps.py, at the step it shows): the keys that differ.
 SAME_AS_SENT = """(sel) => { const gd = document.querySelector(sel + ' .rnnviz-chart');
   const arr = (v) => v == null ? null : Array.from(v, (u) => (u == null || Number.isNaN(+u) ? null : +u));
   const snap = (g) => ({data: g._fullData.map((t) => [arr(t.x), arr(t.y), t.name, t.mode, JSON.stringify(t.line)]),
     x: g._fullLayout.xaxis.range, y: g._fullLayout.yaxis.range, title: g._fullLayout.title?.text,
     notes: (g._fullLayout.annotations || []).map((a) => [a.text, a.x, a.y])});
-  const sent = JSON.parse(gd.__rnnvizText), fresh = document.createElement('div');
+  const sent = JSON.parse(gd.__rnnvizText), fresh = document.createElement('div'), steps = sent.steps;
+  if (steps) {  // the step shown: the payload's figure with that step's attributes, as ui/live/stepped.js lays it
+    const k = steps.values.indexOf(gd.__rnnvizStep);
+    for (const d of steps.data) sent.figure.data[d.trace][d.attr] = d.frames[k];
+    for (const l of steps.layout) sent.figure.layout[l.attr] = l.frames[k];
+    sent.alt = steps.alts[k];
+  }
   fresh.style.width = gd.clientWidth + 'px';
   document.body.append(fresh);
   return Plotly.newPlot(fresh, sent.figure.data, {...sent.figure.layout, template: gd.layout.template,

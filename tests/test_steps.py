@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from rnnviz.figures import gates as gate_figures, recurrences as rec_figures, vector as vector_figures
-from rnnviz.figures.base import _fig
 from rnnviz.lessons import gates as gate_lesson, recurrences as rec_lesson
 from rnnviz.live.frames import plain
 from tests.conftest import _as_list, lay_out
@@ -66,10 +65,32 @@ def test_every_step_is_that_steps_own_figure(make):
         assert alt == steps.alt(t)
 
 
-def test_a_chart_that_plays_its_own_frames_or_a_long_input_is_drawn_as_before():
-    play = Steps("scalar", 3, lambda u: _fig([dict(type="scatter", x=[u], y=[u])], {},  # a Play button's frames
-                                             frames=[dict(name="1", data=[dict(x=[1], y=[1])])]), lambda u: "")
-    assert S.frames(play, lambda f: f) is None
+def test_a_chart_that_plays_frames_of_its_own_carries_each_steps_frames():
+    """The one-unit page's tanh chart has a Play button that plays steps 1 to t: each step, laid out, is the page's
+    own figure with its own Play frames (a step drawn ahead plays what the rerun's figure would)."""
+    from rnnviz.lessons.scalar import run_scalar
+    from ui.lessons import scalar as words
+
+    D = words.D
+    trace = run_scalar(list(D.x), D.w_x, D.w_h, D.b, D.h0)
+    steps = Steps("scalar", len(D.x), lambda u: words.tanh_chart(trace, D.b, u, 1.0), lambda u: f"steps 1 to {u}")
+    body = S.frames(steps, lambda f: f)
+    assert body is not None
+    played = []
+    for t in range(1, steps.T + 1):
+        figure, _ = laid_out(body, t)
+        d = steps.build(t).to_dict()
+        own = _as_list(json.loads(json.dumps(plain({"data": d["data"], "layout": d["layout"],
+                                                   "frames": d.get("frames", [])}))))
+        own["layout"].pop("template", None)
+        # a layout entry a step does not have is null in its frame (plotly.js reads it as absent): step 1's Play menu
+        figure["layout"] = {k: v for k, v in figure["layout"].items() if v is not None}
+        assert figure == own, t
+        played.append(len(figure["frames"]))
+    assert played == list(range(1, steps.T + 1))  # step t plays steps 1 to t
+
+
+def test_a_long_input_is_drawn_as_before():
     assert S.frames(linear_steps(x=[1.0] * (S.MAX_STEPS + 1)), lambda f: f) is None
     assert S.frames(linear_steps(x=[1.0]), lambda f: f) is None  # one step: nothing to step through
 

@@ -33,7 +33,8 @@ export function atStep(c, t) {
   for (const d of steps.data) data[d.trace][d.attr] = d.frames[k];
   const layout = { ...figure.layout };
   for (const l of steps.layout) layout[l.attr] = l.frames[k];
-  return { figure: structuredClone({ data, layout }), alt: steps.alts[k], t: steps.values[k],
+  const plays = steps.plays ? { frames: steps.plays[k] } : {};  // what its Play button plays at this step
+  return { figure: structuredClone({ data, layout, ...plays }), alt: steps.alts[k], t: steps.values[k],
            digest: steps.digests?.[k] ?? null };
 }
 

@@ -127,22 +127,25 @@ def _framed(steps: Steps, wrap: Callable[[object], object], values: list[int], b
             ) -> bytes | None:
     """Steps `values` in the form `frames` sends (the figure at values[0], each step's frame over it, and each
     step's figure digest: a key on a scrubbed slider beside the chart draws that slider's frame over the step shown,
-    ui/live/scrub.js, where the step is one of its frames); None when they do not share their traces or a figure
-    plays frames of its own (a Play button: drawn as before)."""
-    built, animated = dict(built or {}), []
+    ui/live/scrub.js, where the step is one of its frames); None when they do not share their traces. A figure that
+    plays frames of its own (a Play button: the one-unit page's tanh chart plays steps 1 to t) has each step's
+    frames under `plays`, whole (they are the steps' data again)."""
+    built, plays = dict(built or {}), []
 
     def build(t):
         fig = built.pop(int(t), None)
         if fig is None:
             fig = wrap(steps.build(int(t)))
-        animated.append(bool(fig.to_dict().get("frames")))
+        plays.append(plain(fig.to_dict().get("frames") or []))
         return fig
     f = figure_frames(build, values, whole=True, hold=False, digests=True)
-    if f is None or any(animated) or f["values"] != values:
+    if f is None or f["values"] != values:
         return None
     start = f.pop("start")
     start["layout"].pop("template", None)  # chart.js draws every chart in the app's own look
     f.update(stepper=steps.stepper, alts=[steps.alt(t) for t in values])
+    if any(plays):
+        f["plays"] = plays
     return b'{"figure":%s,"steps":%s}' % (encoded(start), encoded(f))
 
 
