@@ -156,6 +156,7 @@ function drawNow(gd, { parentElement, figure, config, alt, text, digest }) {
   const run = window.Plotly ? new Promise((resolve) => resolve(react(window.Plotly))) : plotly().then(react);
   run.then(() => {
     problem.hidden = true;
+    gd.__rnnvizFailed = null;
     if (!gd.__rnnvizFits && gd.on) {  // each later drawing, a resize's too; this first one has drawn already
       gd.on("plotly_afterplot", () => fitCellText(gd));
       gd.__rnnvizFits = true;
@@ -164,6 +165,7 @@ function drawNow(gd, { parentElement, figure, config, alt, text, digest }) {
   }, (e) => {
     if (gd.__rnnvizNext) return;  // overtaken: the next drawing starts afresh
     if (gd.__rnnvizText === text) gd.__rnnvizText = null;  // the next run draws it again
+    gd.__rnnvizFailed = text;  // a stepped chart does not try the same payload again (ui/live/stepped.js)
     gd.__rnnvizDigest = null;
     gd.__rnnvizStep = null;
     if (window.Plotly) window.Plotly.purge(gd);

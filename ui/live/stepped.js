@@ -42,6 +42,9 @@ export const picture = (s) => JSON.stringify(s.figure) + "\n" + s.alt;  // what 
 
 export function showStep(c, t) {
   if (!c.gd.isConnected || c.gd.__rnnvizStep === t) return;
+  // its drawing failed (plotly.js unreachable): not again until a new payload comes. Each failure writes the chart's
+  // notice, a change to the page, which settles every stepped chart again: it tried again every frame
+  if (c.gd.__rnnvizFailed === c.text) return;
   const s = atStep(c, t);
   c.gd.__rnnvizStep = s.t;
   // named by its digest: a key on a scrubbed slider beside it draws that slider's frames over it (ui/live/scrub.js)
