@@ -299,19 +299,24 @@ def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, clas
         page.close()
 
 
+def _rows(rows: list[dict], name, width: int, line) -> None:
+    """Each row: where it was measured (`name(row)`, the width, classroom), then `line(row)` or why it was skipped."""
+    for d in rows:
+        where = f"{name(d)} at {d['width']}" + (" classroom" if d.get("classroom") else "")
+        print(f"  {where:<{width}} " + (f"SKIP {d['skip']}" if "skip" in d else line(d)))
+
+
 def report_steps(rows: list[dict]) -> None:
     print(f"stepping keys: → pressed up to {PRESSES} times then ← as many (← first where a page opens at its last "
           "step), the page idle between; ms = the keydown to the chart's first repaint (median; 'none' if it was not "
           "redrawn within 3 s)")
-    for d in rows:
-        where = f"{d['page']} {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
-        if "skip" in d:
-            print(f"  {where:<52} SKIP {d['skip']}")
-            continue
+
+    def line(d: dict) -> str:
         ms = {k: f"{d[k + '_ms']:.0f} ms" if d[k + "_ms"] is not None else "none" for k in ("next", "back")}
-        print(f"  {where:<52} Next {ms['next']:>7}  Back {ms['back']:>7}" + (
-            f"  ({d['next_missed'] + d['back_missed']} not redrawn)" if d["next_missed"] + d["back_missed"] else "")
-              + ("" if d["in_view"] >= 0.5 else f"  CHART {100 * d['in_view']:.0f}% IN VIEW"))
+        missed = d["next_missed"] + d["back_missed"]
+        return (f"Next {ms['next']:>7}  Back {ms['back']:>7}" + (f"  ({missed} not redrawn)" if missed else "")
+                + ("" if d["in_view"] >= 0.5 else f"  CHART {100 * d['in_view']:.0f}% IN VIEW"))
+    _rows(rows, lambda d: f"{d['page']} {d['chart']}", 52, line)
 
 
 def report(rows: list[dict]) -> None:
@@ -320,15 +325,12 @@ def report(rows: list[dict]) -> None:
           "most N / 2 s, one frame a notch, and the screen at most 60); still = the longest time no "
           "new frame was painted while the thumb moved; values / words = painted frames whose numbers / words are "
           "the server's at the value shown; key = an arrow key to the chart's first repaint (median)")
-    for d in rows:
-        where = f"{d['slider']} -> {d['chart']} at {d['width']}" + (" classroom" if d.get("classroom") else "")
-        if "skip" in d:
-            print(f"  {where:<48} SKIP {d['skip']}")
-            continue
+    def line(d: dict) -> str:
         words = f"{d['words']}/{d['with_words']}" if d["words"] is not None else "-"
         key = f"{d['key_ms']:.0f} ms" if d.get("key_ms") is not None else "-"
         seen = "" if d["in_view"] >= 0.5 and d["key_in_view"] >= 0.5 else (
             f"  CHART {100 * d['in_view']:.0f}% IN VIEW (press), {100 * d['key_in_view']:.0f}% (keys)")
-        print(f"  {where:<48} {d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f}; {d['notches']} "
-              f"notches: at most {min(60, d['notches'] / SWEEP_S):.0f})  still {d['still_ms']:>4.0f} ms  values "
-              f"{d['equal']}/{d['painted']}  words {words}  key {key}  {d['whole']} whole redraws{seen}")
+        return (f"{d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f}; {d['notches']} notches: at "
+                f"most {min(60, d['notches'] / SWEEP_S):.0f})  still {d['still_ms']:>4.0f} ms  values "
+                f"{d['equal']}/{d['painted']}  words {words}  key {key}  {d['whole']} whole redraws{seen}")
+    _rows(rows, lambda d: f"{d['slider']} -> {d['chart']}", 48, line)
