@@ -3,7 +3,6 @@ rnnviz/lessons/hello.py): the budget and status sentences, the step table, the t
 what a drag of Temperature shows (its frames: ui/live/scrub.py)."""
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import fmt, parse_sequence
 from ui.controls import Control, Controls
 from ui.live.scrub import Scrub
+from ui.live.steps import fingerprint
 from ui.urlstate import font_scale, text
 from ui.widgets import md
 
@@ -239,9 +239,7 @@ def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.nda
         t = at(v)
         return {TEMP_WORDS: temperature_sentence(p1, sampling_distribution(scores, t), t),
                 SAMPLE_WORDS: code_pieces(sampled(w, start, n, t, seed))}
-    model = hashlib.blake2b(repr(w.vocab).encode() + b"".join(
-        a.tobytes() for a in vars(w).values() if isinstance(a, np.ndarray)), digest_size=16).hexdigest()
-    setting = (model, start, n, seed, tuple(labels), tuple(float(v) for v in scores), fs)
+    setting = (fingerprint(w), start, n, seed, tuple(labels), tuple(float(v) for v in scores), fs)  # the model by value
     return [Scrub(CONTROLS.key("temp"), f"{P}.softmax", setting, float(TEMPERATURES.index(temp)),
                   *CONTROLS["temp"].span, lambda v: softmax_chart(labels, scores, at(v), fs), words=said)]
 

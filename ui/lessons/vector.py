@@ -258,8 +258,11 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         return []
     d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
 
+    def generated(v: float) -> dict:
+        return lesson.generate(d, s.H, s.K, s.seed, v)
+
     def run(v: float):
-        w = lesson.generate(d, s.H, s.K, s.seed, v)
+        w = generated(v)
         setup = lesson.VectorSetup(s.x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(s.H), s.chars)
         return setup, lesson.run(setup)
 
@@ -267,8 +270,8 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         setup, trace = run(v)
         return figures.six_moves(lesson.moves(setup, trace, t), s.vocab, fs, titles, lesson.moves_scale(setup, trace))
 
-    def follow(chart):
-        return lambda v: chart(run(v)[0].W_h, fs)
+    def follow(chart):  # the charts of W_h alone: no run of the cell
+        return lambda v: chart(generated(v)["W_h"], fs)
     weights = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
     setting, at_t = (d, s.H, s.K, s.seed, fs), (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
 
