@@ -63,6 +63,11 @@ def test_valve_figure_thins_points_but_keeps_exact_values():
     np.testing.assert_array_equal(h.y, v.rnn.h[np.asarray(h.x) - 1, 0])
 
 
+def outlines(fig) -> list:
+    """The current step's outlines: the shapes other than the white covers over the steps not reached."""
+    return [s for s in fig.layout.shapes if s.name != "not reached"]
+
+
 @pytest.mark.parametrize("fs", [1.0, 1.45])
 def test_heatmaps_one_panel_and_numbers_scale(fs):
     tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
@@ -73,14 +78,14 @@ def test_heatmaps_one_panel_and_numbers_scale(fs):
     tr_c = fig.data[0].customdata[4 * 4][1]  # the cell state c, unit 1, t = 2 (rows: 4 per gate with the gap)
     assert tr_c[0] == tr.c[1, 0] and fig.data[0].text[16][1] == f"{tr.c[1, 0]:.2f}"  # printed at the current step
     assert fig.data[0].text[16][2] == ""  # and only there
-    assert len(fig.layout.shapes) == 1  # the current step, outlined once
+    assert len(outlines(fig)) == 1  # the current step, outlined once
     roles = {figures.COLORS[k] for k in ("input", "state", "weight", "output")}
-    assert fig.layout.shapes[0].line.color not in roles  # a marker of time, not an output (red in the legend)
+    assert outlines(fig)[0].line.color not in roles  # a marker of time, not an output (red in the legend)
     ls = lesson.lockstep(X, 3)
     lf = figures.lockstep_heatmaps(ls.traces, ls.sizes, ls.params, list("hello"), 0, fs)
     assert len(lf.data) == 3 and lf.layout.xaxis3.domain[1] == pytest.approx(1)  # one trace per cell
     assert lf.data[0].text[0][0] == f"{ls.traces['rnn'].h[0, 0]:.2f}".replace("-", "−")  # true values, true minus
-    rnn_rect = lf.layout.shapes[0]
+    rnn_rect = outlines(lf)[0]
     assert (rnn_rect.y0, rnn_rect.y1) == (-0.5, 7.5)  # around the RNN's own 8 rows
 
 
@@ -102,14 +107,14 @@ def test_split_heatmaps_put_gates_beside_states_at_half_the_height(cell):
                 value, name = panel.customdata[4 * j + u][3]
                 assert float(value) == getattr(tr, n)[3, u] and name == f"{n} unit {u + 1}"
                 assert panel.text[4 * j + u][3] == f"{getattr(tr, n)[3, u]:.2f}".replace("-", "−")
-    assert [s.xref for s in split.layout.shapes] == ["x", "x2"]
-    assert {s.x0 for s in split.layout.shapes} == {2.5}
+    assert [s.xref for s in outlines(split)] == ["x", "x2"]
+    assert {s.x0 for s in outlines(split)} == {2.5}
     assert split.data[0].textfont.size >= 14
     for word, digits in (("hellos", 1), ("hellothere", None)):  # narrower columns: one decimal, then colours only
         x = encode_word(word, list("helostr"))
         fig = figures.gate_heatmaps(lesson.run(cell, x, lesson.generate(cell, 7, 3, 0, 0.9, 1.0)), names, list(word),
                                     3, 1.45, split=True)
-        shown = [row[3] for panel in fig.data for row in panel.text if row[3]]
+        shown = [row[3] for panel in fig.data for row in panel.text or () if row[3]]
         assert bool(fig.data[0].texttemplate) == (digits is not None)
         assert digits is None or all(len(s.split(".")[1]) == digits for s in shown), shown
     word = "thequickbrownfoxjumpsoverthelazydog"  # stacked, beside the settings at 1400 px: its numbers read '.82'
@@ -124,8 +129,9 @@ def test_heatmaps_leave_later_steps_blank_and_say_their_colours():
     from ui.lessons import gates as words
 
     tr = lesson.run("lstm", X, lesson.generate("lstm", 4, 3, 0, 0.9, 1.0))
-    z = np.array(figures.gate_heatmaps(tr, lesson.panels("lstm"), list("hello"), 1).data[0].z, dtype=float)
-    assert np.isnan(z[:, 2:]).all() and not np.isnan(z[0, :2]).any()  # steps 3.. blank, 1..2 coloured
+    fig = figures.gate_heatmaps(tr, lesson.panels("lstm"), list("hello"), 1)
+    cover = [s for s in fig.layout.shapes if s.name == "not reached"]  # steps 3.. covered in white, 1..2 coloured
+    assert [(s.x0, s.x1, s.fillcolor, s.yref, s.y0, s.y1) for s in cover] == [(1.5, 4.5, "#FFFFFF", "y domain", 0, 1)]
     key = words.colour_key(lesson.panels("lstm"), tr, 2, 5)
     assert "0, white (closed), to 1, amber (open)" in key and "−1 purple" in key and "Steps 3 to 5 stay blank" in key
     assert f"c on ±{np.abs(tr.c).max():.2f}" in key or np.abs(tr.c).max() <= 1

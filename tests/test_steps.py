@@ -90,6 +90,39 @@ def test_a_chart_that_plays_frames_of_its_own_carries_each_steps_frames():
     assert played == list(range(1, steps.T + 1))  # step t plays steps 1 to t
 
 
+def test_the_three_trained_cells_65_steps_are_sent_at_once(monkeypatch, validated_figures):
+    """The lockstep view opens on the shipped trained cells reading 'First letter' (65 steps, 13,000 cells): every step
+    goes out at once, each step's own figure, and the steps add a few KB a step to the figure, not a figure each (a
+    step covers the steps it has not reached with a shape: the cells' values stay as they are)."""
+    from rnnviz.experiments import lag_results
+    from rnnviz.figures import base
+
+    # each step's notes make it a figure of a shape of its own to conftest's validation (0.4 s each): the lockstep
+    # figure is validated by the gates tests
+    monkeypatch.setattr(base, "SpecFigure", validated_figures)
+    from rnnviz.lessons import memory
+    from ui.lessons import gates as words
+
+    weights = lag_results.load_weights()
+    if weights is None:
+        pytest.skip("no trained cells shipped (models/lag_models.safetensors)")
+    word = memory.first_letter_word(words.MEMORY_T, words.LETTERS)
+    x = np.eye(len(words.LETTERS))[[words.LETTERS.index(ch) for ch in word]]
+    ls = memory.trained_lockstep(x, weights)
+    steps = Steps("gates", len(x), lambda u: gate_figures.lockstep_heatmaps(
+        ls.traces, ls.sizes, ls.params, list(word), u - 1, 1.0, words.lockstep_notes(ls, u)),
+        lambda u: words.lockstep_alt(ls, u))
+    body = S.frames(steps, lambda f: f)
+    assert body is not None and steps.T == 65 > 60  # 60 steps was the bound before
+    alone = len(json.dumps(json.loads(body)["figure"], separators=(",", ":")))
+    assert len(body) - alone < 65 * 4_000 <= S.MAX_BYTES < alone  # the figure itself is 1.2 MB
+    for t in (1, 33, 65):
+        figure, alt = laid_out(body, t)
+        own = as_sent(steps.build(t))
+        own["layout"].pop("template", None)
+        assert figure == own and alt == steps.alt(t), t
+
+
 def test_a_long_input_is_drawn_as_before():
     assert S.frames(linear_steps(x=[1.0] * (S.MAX_STEPS + 1)), lambda f: f) is None
     assert S.frames(linear_steps(x=[1.0]), lambda f: f) is None  # one step: nothing to step through

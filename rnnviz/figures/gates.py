@@ -81,8 +81,8 @@ JOINED = [[p / 4, c] for p, c in AMBER] + [[0.5 + p / 2, c] for p, c in DIVERGIN
 def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: float, text: bool | str, k: int = 1,
            short: bool = False, current: int | None = None):
     """Gates and states over time stacked in ONE subplot and ONE trace, a blank row between them; the values
-    printed in the current step's column (a few dozen labels redraw faster than every cell's). Returns the
-    trace, the y tick positions and labels, and the number of rows."""
+    printed in the current step's column (a few dozen labels redraw faster than every cell's), and the steps after
+    `current` covered (`_cover`). Returns the traces, the y tick positions and labels, and the number of rows."""
     rows = sum(v.shape[1] for _, v in panels) + len(panels) - 1
     z, value = np.full((rows, len(xs)), np.nan), np.full((rows, len(xs)), np.nan)
     name = np.full((rows, len(xs)), "", dtype=object)
@@ -101,17 +101,29 @@ def _stack(panels: list[tuple[str, np.ndarray]], xs: list[str], font_scale: floa
                 title = f"{n}<sub>t</sub>" if short else GATE_INFO[n][0]
                 labels.append((f"{title}·u{u + 1}" if short else f"{title} · u{u + 1}") if u == 0 else f"u{u + 1}")
         y0 += H + 1
-    z, value = not_reached(z, current), not_reached(value, current)  # steps the cell has not reached yet
-    digits = 2 if text is True else 1
-    shown = np.array(cell_text(value, digits), dtype=object)
-    if current is not None:
-        shown[:, np.arange(len(xs)) != current] = ""
-    trace = dict(type="heatmap", z=z.tolist(), x=xs, y=list(range(rows)), zmin=0, zmax=4, colorscale=JOINED,
+    trace = dict(type="heatmap", z=z, x=xs, y=list(range(rows)), zmin=0, zmax=4, colorscale=JOINED,
                  showscale=False, xgap=1, ygap=1, customdata=np.stack([value, name], -1).tolist(), hoverongaps=False,
-                 text=shown.tolist(), texttemplate="%{text}" if text else None,
-                 textfont=dict(size=tick_size(font_scale)),
                  hovertemplate="%{customdata[1]}, t=%{x}: %{customdata[0]:.4f}<extra></extra>")
+    if text:  # the current step's numbers, or none at all (no array of blanks sent with every step)
+        shown = np.array(cell_text(not_reached(value, current), 2 if text is True else 1), dtype=object)
+        if current is not None:
+            shown[:, np.arange(len(xs)) != current] = ""
+        trace.update(text=shown.tolist(), texttemplate="%{text}", textfont=dict(size=tick_size(font_scale)))
     return [_in(trace, k)], vals, labels, rows
+
+
+# The steps after the current one are covered by a white rectangle (a layout shape) rather than blanked in the values
+# (base.not_reached): a step then changes the layout alone, which plotly.js redraws without recomputing the heatmaps.
+# With the three trained cells' 65 steps (13,000 cells), a step that changed the values took Plotly.react 75-120 ms
+# of the browser's time against 6-13 ms for the layout alone, and each step's figure was 2.5 MB a rerun and too many
+# bytes to send every step at once (ui/live/steps.py); now a step adds 2.6 KB. The cover is the plot's own white
+# and hides the gaps as the blanks did. Hover passes through a shape: a covered cell still gives its value there.
+def _cover(current: int | None, T: int, xref: str = "x", yref: str = "y domain", y0: float = 0, y1: float = 1
+           ) -> list[dict]:
+    if current is None or current >= T - 1:
+        return []
+    return [dict(type="rect", x0=current + 0.5, x1=T - 0.5, y0=y0, y1=y1, xref=xref, yref=yref, layer="above",
+                 fillcolor="#FFFFFF", line=dict(width=0), name="not reached")]
 
 
 def _label_margin(labels: list[str], font_scale: float) -> int:
@@ -138,7 +150,7 @@ def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, cu
                   xaxis=dict(type="category"), yaxis=dict(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels,
                                                           showgrid=False, zeroline=False))
     if current is not None:
-        lay["shapes"] = [_vrect(current - 0.5, current + 0.5, COLORS["current"], 3)]
+        lay["shapes"] = _cover(current, len(xs)) + [_vrect(current - 0.5, current + 0.5, COLORS["current"], 3)]
     return _fig(data, text_sizes(lay, font_scale))
 
 
@@ -203,7 +215,7 @@ def _fit_height(rows: int, top: int, bottom: int, most: int, font_scale: float) 
 
 def _panels(lay: dict, stacks: list, rows: int, current: int | None) -> list[dict]:
     """Side-by-side `_stack`s into `lay`: each panel's axes over the same `rows`, the current step outlined around
-    each panel's own rows (not the blank below a shorter one); returns their traces."""
+    each panel's own rows (not the blank below a shorter one) and the steps after it covered; returns their traces."""
     data, shapes = [], []
     for k, (d, vals, labels, n) in enumerate(stacks, 1):
         data += d
@@ -211,6 +223,7 @@ def _panels(lay: dict, stacks: list, rows: int, current: int | None) -> list[dic
         lay[_axis_name("y", k)].update(range=[rows - 0.5, -0.5], tickvals=vals, ticktext=labels, showgrid=False,
                                       zeroline=False)
         if current is not None:
+            shapes += _cover(current, len(d[0]["x"]), _ref("x", k), _ref("y", k), -0.5, n - 0.5)
             shapes.append(dict(type="rect", x0=current - 0.5, x1=current + 0.5, y0=-0.5, y1=n - 0.5,
                                xref=_ref("x", k), yref=_ref("y", k), line=dict(color=COLORS["current"], width=3)))
     lay["shapes"] = shapes

@@ -13,8 +13,8 @@ Frames are computed in the background after a setting's first rerun (which draws
 one chart at a time per server, and kept per server in FRAMES, keyed by what the figure depends on: the `fingerprint`
 of the figure and text functions, their code and the values they close over (so a figure function must take
 everything it depends on from those: the lambdas in the pages do). A step's rerun only looks them up. Bounded: at
-most MAX_STEPS steps and MAX_BYTES of frames per chart, else (and without live charts) the chart is the figure at t,
-drawn as before.
+most MAX_STEPS steps, MAX_WORK of figures built and MAX_BYTES of frames beyond the figure itself per chart, else (and
+without live charts) the chart is the figure at t, drawn as before.
 """
 from __future__ import annotations
 
@@ -39,8 +39,10 @@ from ui.urlstate import classroom
 from ui.widgets import chart_config, fig_at_least, plot
 
 FRAMES = SharedCache(32 * 2 ** 20)  # per server
-MAX_STEPS = 60  # a longer input steps as before (its frames would be T figures of T steps each)
-MAX_BYTES = 2 ** 19  # frames of one chart, as sent: about 20 steps of the gates page's heatmap
+MAX_STEPS = 100  # a longer input steps as before: its frames are T figures built
+MAX_WORK = 2 ** 27  # bytes of figures built for a chart's frames (T times its figure's data): the three trained cells'
+# 65 steps after 'First letter' are 65 x 1.2 MB, 2 s of one core once per setting and server
+MAX_BYTES = 2 ** 19  # what a chart's frames add to its figure (sent with every step anyway): 2.6 KB a step there
 DELAY = 0.1  # s: the frames' computation waits this long, so that the rerun that asked for them goes first
 
 
@@ -116,11 +118,11 @@ def frames(steps: Steps, wrap: Callable[[object], object]) -> bytes | None:
     if not 1 < steps.T <= MAX_STEPS:
         return None
     last = wrap(steps.build(steps.T))
-    # each step's frame holds about as much as the last step's data: don't build what can't go
-    if steps.T * len(encoded(plain({"data": last.to_dict()["data"]}))) > 2 * MAX_BYTES:
+    alone = len(encoded(plain({"data": last.to_dict()["data"]})))
+    if steps.T * alone > MAX_WORK:  # don't build what would take too long
         return None
     out = _framed(steps, wrap, list(range(1, steps.T + 1)), {steps.T: last})
-    return out if out is not None and len(out) <= MAX_BYTES else None
+    return out if out is not None and len(out) - alone <= MAX_BYTES else None
 
 
 def _framed(steps: Steps, wrap: Callable[[object], object], values: list[int], built: dict | None = None
