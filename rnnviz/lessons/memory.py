@@ -17,22 +17,24 @@ from rnnviz.nn.cells import compared, get
 from rnnviz.nn.params import cell_params
 
 
-def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+def survival(cell: str, params: dict[str, np.ndarray], x: np.ndarray, trace=None) -> np.ndarray:
     """||dh_t/dx_1||_2 (largest singular value of the H x d block) for t = 1..T, from the cell's exact Jacobians;
-    exactly 0 where the product underflows."""
+    exactly 0 where the product underflows. `trace`: the cell's forward pass over x, where it has run already."""
     kind = get(cell)
-    trace = kind.forward(params, np.asarray(x, np.float64))
+    trace = kind.forward(params, np.asarray(x, np.float64)) if trace is None else trace
     J, first = kind.step_jacobians(params, trace), kind.input_jacobians(params, trace)[0]
     H = trace.h.shape[1]
-    P, out = first, np.empty(len(J))
+    P, blocks = first, np.empty((len(J), H, first.shape[1]))
     for t in range(len(J)):
         if t:
             P = J[t] @ P
             s = np.abs(P).max()
             if not np.isfinite(s):
                 P = np.zeros_like(P)
-        out[t] = np.linalg.norm(P[:H], 2)
-    return out
+        blocks[t] = P[:H]
+    # the largest singular value of each block (np.linalg.norm(block, 2)), all in one call: one per step took most of
+    # the time a drag's frames of the gates page's memory chart need (ui/lagview.py memory_scrubs)
+    return np.linalg.svd(blocks, compute_uv=False)[:, 0]
 
 
 @dataclass
@@ -50,7 +52,7 @@ class Memory:
 
 def memory(ls: Lockstep, trained: bool = False) -> Memory:
     """The survival curve of each of a lockstep's cells on its own input and weights."""
-    return Memory({c: survival(c, w, ls.x) for c, w in ls.weights.items()}, trained)
+    return Memory({c: survival(c, w, ls.x, ls.traces[c]) for c, w in ls.weights.items()}, trained)
 
 
 def trained_lockstep(x: np.ndarray, weights: dict[str, dict[str, np.ndarray]]) -> Lockstep:
