@@ -31,7 +31,23 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
     Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("vector", "vector.radius", "vector.moves"),
     Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat"),
-    Sweep("hello", "hello.temp", "hello.softmax")]
+    Sweep("hello", "hello.temp", "hello.softmax"),
+    Sweep("gates?view=lockstep&trained=0", "gates.bf", "gates.memory"),
+    Sweep("gates?view=lockstep&trained=0", "gates.radius", "gates.memory")]
+
+
+def _lockstep_items(classroom: bool) -> list:
+    """The three untrained cells' scrubbed sliders as the lockstep view opens with trained=0: the First letter preset
+    (ui/lessons/gates.py open_on_the_lesson) at the declared H, seed, radius and b_f."""
+    from rnnviz.lessons import vector
+    from ui.lagview import memory_scrubs
+    from ui.lessons import gates as g
+    from ui.urlstate import font_scale
+
+    d, sets = g.CONTROLS.defaults(), g.MEMORY_PRESETS["first"]["sets"]
+    x = vector.encode_word(sets["word"], vector.parse_vocab(sets["vocab"]))
+    c = g.GateSetup("lstm", x, list(sets["word"]), d["H"], d["seed"], d["radius"], d["bf"], False)
+    return memory_scrubs(c, font_scale(classroom))
 
 
 def server_item(sw: Sweep, classroom: bool = False):
@@ -41,7 +57,8 @@ def server_item(sw: Sweep, classroom: bool = False):
     from ui.lessons.registry import lesson
     from ui.live.scrub import on_projector
 
-    items = lesson(sw.page.split("?")[0]).scrubbed(classroom)
+    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page
+             else lesson(sw.page.split("?")[0]).scrubbed(classroom))
     items = on_projector(items) if classroom else items
     return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)
 

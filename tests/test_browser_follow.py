@@ -184,3 +184,48 @@ def test_the_clipping_chart_and_its_sentence_follow_the_threshold():
             after = f"{s['value']:.2f}"
             assert f"after: ‖g‖ = {after}" in s["titles"], s
             assert f", {after} after." in s["said"] and s["grey"] == "", s
+
+
+# every frame the three untrained cells' survival chart paints during a drag: the value, each cell's last norm, and
+# the sentence under it at that moment
+MEMORY_SWEEP = recorder("gates-memory", "ends: gd._fullData.map(t => t.y[t.y.length - 1]), "
+                                        "said: pieces('.st-key-words-gates-memory')")
+
+
+def test_the_survival_chart_and_its_sentence_follow_the_untrained_cells_forget_bias():
+    """The three cells side by side, untrained, on a projector (First letter, 65 steps): dragging b_f, the chart of how
+    much of x₁ survives (beside the slider) and the sentence under it show the server's numbers at each value the
+    thumb passes; they jumped on release before."""
+    from rnnviz.lessons import gates as lesson, vector
+    from rnnviz.lessons.memory import memory
+    from ui.lessons import gates as words
+
+    sets = words.MEMORY_PRESETS["first"]["sets"]
+    x = vector.encode_word(sets["word"], vector.parse_vocab(sets["vocab"]))
+
+    def at(bf: float):
+        ls = lesson.lockstep(x, 3, 0, 0.9, bf)
+        mem = memory(ls, False)
+        return [v[-1] for v in mem.norms.values()], pieces(words.MEMORY_ABOUT + " " + words.memory_text(mem, ls))
+
+    with app_page("/gates?view=lockstep&trained=0&classroom=1", width=1024, height=768) as page:
+        page.wait_for_function("() => document.querySelector('.st-key-gates-memory .rnnviz-chart')?._fullLayout",
+                               timeout=60_000)
+        page.locator(".st-key-gates-bf").hover()
+        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('gates.bf')", arg=scrubs(page), timeout=60_000)
+        thumb = page.locator(".st-key-gates-bf input[type=range]").locator("xpath=../..").bounding_box()
+        box = page.locator(".st-key-gates-bf input[type=range]").locator("xpath=../../..").bounding_box()
+        x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+        page.mouse.move(x0, y)
+        page.wait_for_timeout(300)
+        page.evaluate(MEMORY_SWEEP)
+        page.mouse.down()
+        for k in range(1, 21):  # most of the way to the right: b_f from 1 to about 4
+            page.mouse.move(x0 + box["width"] / 3 * k / 20, y)
+            page.wait_for_timeout(50)
+        painted = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        page.mouse.up()
+        assert len({f["value"] for f in painted}) >= 5 and max(f["value"] for f in painted) > 2
+        for f in painted:
+            ends, said = at(f["value"])
+            assert f["ends"] == pytest.approx(ends, rel=1e-12) and f["said"] == said, f["value"]

@@ -349,3 +349,29 @@ def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which)
         assert got == said, v
     gru = dataclasses.replace(c, cell="gru", bf=0.0)
     assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.radius"]  # no forget gate: no b_f
+
+
+@pytest.mark.parametrize("which", ["bf", "radius"])
+def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(which):
+    """The three untrained cells: the chart of how much of x₁ survives follows the radius and b_f, its sentence too;
+    each frame the page's own chart and words (ui/lagview.py three_cells) for the cells at that value."""
+    from rnnviz.figures import gates as gate_figures
+    from rnnviz.lessons import gates as gate_lesson
+    from rnnviz.lessons.memory import memory
+    from ui import lagview
+    from ui.lessons import gates as gate_words
+
+    x = np.eye(4)[[0, 1, 2, 2, 3, 1, 0]]
+    c = gate_words.GateSetup("lstm", x, list("helllo!"), 3, 2, 0.9, 1.0, False)
+    item = {i.slider: i for i in lagview.memory_scrubs(c, 1.0)}[f"gates.{which}"]
+    assert item.chart == "gates.memory"
+
+    def page(v):  # the page's own calls, with the slider at v
+        s = dataclasses.replace(c, **{which: v})
+        model = gate_lesson.lockstep(x, 3, 2, s.radius, s.bf)
+        return model, memory(model, False)
+    check(item, lambda v: gate_figures.survival_figure(page(v)[1].norms, page(v)[0].sizes, None, 1.0))
+    f = json.loads(scrub._compute(item, item.values()))["words"][lagview.MEMORY_WORDS]
+    for k in (0, len(item.values()) // 2, len(item.values()) - 1):
+        model, mem = page(item.values()[k])
+        assert unpacked(f, k) == pieces(gate_words.MEMORY_ABOUT + " " + gate_words.memory_text(mem, model)), k

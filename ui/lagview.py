@@ -3,6 +3,8 @@ by lag with the seeds' spread, the learning curve, the sentences made from them)
 the gates page (untrained, or the lag task's trained cells, with how much of x₁ survives). Words: ui/lessons/."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import streamlit as st
 
 from rnnviz.experiments import lag_results
@@ -10,8 +12,11 @@ from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
 from ui.lessons import gates as gate_words, gradients as gradient_words, lag as lag_words
+from ui.live.scrub import Scrub, each_slider, scrubs
 from ui.urlstate import classroom
 from ui.widgets import note, plot, split, torch_check
+
+MEMORY_WORDS = f"words-{gate_words.P}-memory"  # the sentence under the survival chart, which follows a drag
 
 
 def lag_section(fs: float) -> None:
@@ -50,9 +55,35 @@ def three_cells(c: gate_words.GateSetup, fs: float):
     plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
     for text in about if room else ():
         st.markdown(text)
-    st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
+    with st.container(key=MEMORY_WORDS):  # a drag of the radius or b_f writes the sentence at its value here
+        st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
+    if not trained:  # the untrained cells' chart and sentence follow the radius and b_f while dragged
+        scrubs(P, memory_scrubs(c, fs))
     if words.CONTROLS.widget("torch"):
         res = torch_check(lambda: gate_lesson.lockstep_torch(model))
         if res:
             st.caption(words.torch_caption(model, res))
     return model
+
+
+def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
+    """The untrained cells' spectral radius and forget bias, whose drag the chart of how much of x₁ survives follows,
+    its sentence with it: each frame the page's own chart and words for the cells at that value (about 8 ms a notch at
+    H = 3, 40 at H = 64: the three cells run and their Jacobians multiplied out)."""
+    words = gate_words
+
+    @lru_cache(maxsize=128)  # a set's charts, then their words: the cells run once for both
+    def cells(radius: float, bf: float):
+        model = gate_lesson.lockstep(c.x, c.H, c.seed, radius, bf)
+        mem = memory(model, False)
+        return mem.norms, model.sizes, words.MEMORY_ABOUT + " " + words.memory_text(mem, model)
+
+    def chart(radius: float, bf: float):
+        norms, sizes, _ = cells(radius, bf)
+        return gate_figures.survival_figure(norms, sizes, None, fs)
+
+    def said(radius: float, bf: float) -> dict[str, str]:
+        return {MEMORY_WORDS: cells(radius, bf)[2]}
+    return each_slider(words.P, "memory", {"radius": c.radius, "bf": c.bf},
+                       {n: words.CONTROLS[n].span for n in ("radius", "bf")},
+                       ("lockstep", c.x.tobytes(), c.x.shape, c.H, c.seed, fs), chart, words=said)

@@ -336,7 +336,7 @@ MEMORY_ABOUT = ("**How much of x₁ survives.** Each line is ‖∂hₜ/∂x₁�
 
 
 def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
-    """Where each curve ends and how long it stays above 10⁻⁶ (markdown, every number computed)."""
+    """Where each curve ends and how long it stays above 10⁻⁶ (bold: the ends alone, as a drag writes it)."""
     T = len(ls.x)
     name = {c: get(c).presentation.label for c in mem.norms}
     ends = "; ".join(f"{name[c]} **{fmt(v[-1])}**" + (f" (under 10⁻⁶ from step {memory.last_alive(v) + 1})"
@@ -349,7 +349,7 @@ def memory_text(mem: memory.Memory, ls: Lockstep) -> str:
     kept = [c for c in mem.norms if get(c).forget_gate]  # the LSTM
     if not mem.trained and kept and order[0] not in kept:
         text += (" Nothing here is learned: untrained, the spectral radius and the forget bias decide how long each "
-                 "cell keeps x₁. **Trained on the lag task** shows the three after learning to remember.")
+                 f"cell keeps x₁. “{CONTROLS['trained'].label}” shows the three after learning to remember.")
     return text
 
 
