@@ -171,6 +171,31 @@ def test_the_payload_comes_once_computed_and_is_the_same_whatever_the_step(monke
         assert laid_out(_body(first), t) == laid_out(_body(sent), t)
 
 
+def test_a_visitor_past_its_budget_steps_as_before_and_the_steps_it_has_computed_are_charged(monkeypatch):
+    """A setting's steps are computed on the budgets of the visitor who asked and its address (the dragged sliders'
+    budgets, ui/live/scrub.py): a visitor with nothing left gets the step and its neighbours, nothing computed; one
+    who asks is charged the time it took."""
+    from rnnviz.live.schedule import Budget
+
+    monkeypatch.setattr(S, "FRAMES", S.SharedCache(2 ** 20))
+    monkeypatch.setattr(S, "DELAY", 0.0)
+    spent, fresh = Budget(1.0), Budget(4.0)
+    spent.spend(1.5)
+    monkeypatch.setattr(S, "budgets", lambda: (spent, fresh))
+    for _ in range(3):
+        assert json.loads(S.stepped_payload("rec.linear", linear_steps(), S._as_is, {}, False, 3))["steps"][
+            "values"] == [2, 3, 4]
+        time.sleep(0.05)
+    assert fresh.left() == 4.0 and not S._PENDING  # nothing asked, nothing charged
+    monkeypatch.setattr(S, "budgets", lambda: (fresh,))
+    for _ in range(200):
+        if len(json.loads(S.stepped_payload("rec.linear", linear_steps(), S._as_is, {}, False, 3))["steps"][
+                "values"]) == 8:
+            break
+        time.sleep(0.01)
+    assert 0 < 4.0 - fresh.left() < 1.0  # its computation, charged
+
+
 def test_a_pages_second_stepped_chart_is_computed_too(monkeypatch):
     """Two stepped charts on one page (the cell page's moves and states), each asked for once by the page's first
     rerun, are both computed, one after the other: the second is not left for a later rerun to ask again."""

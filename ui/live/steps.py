@@ -13,8 +13,9 @@ Frames are computed in the background after a setting's first rerun (which draws
 one chart at a time per server, and kept per server in FRAMES, keyed by what the figure depends on: the `fingerprint`
 of the figure and text functions, their code and the values they close over (so a figure function must take
 everything it depends on from those: the lambdas in the pages do). A step's rerun only looks them up. Bounded: at
-most MAX_STEPS steps, MAX_WORK of figures built and MAX_BYTES of frames beyond the figure itself per chart, else (and
-without live charts) the chart is the figure at t, drawn as before.
+most MAX_STEPS steps, MAX_WORK of figures built and MAX_BYTES of frames beyond the figure itself per chart, computed
+on the budgets of the visitor who asked and its address (ui/live/scrub.py's, which the dragged sliders' frames spend
+too), else (and without live charts) the chart is the figure at t, drawn as before.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import encoded, figure_frames, plain
 from ui.live import chart
 from ui.live.assets import src
+from ui.live.scrub import budgets
 from ui.urlstate import classroom
 from ui.widgets import chart_config, fig_at_least, plot
 
@@ -155,6 +157,16 @@ def _gone():
     raise LookupError
 
 
+def _charged(compute: Callable[[], bytes], charged) -> bytes:
+    """compute(), its time charged to each budget of `charged` (up to 3 s for the longest steps: MAX_WORK)."""
+    t = time.monotonic()
+    try:
+        return compute()
+    finally:
+        for b in charged:
+            b.spend(time.monotonic() - t)
+
+
 _PENDING: OrderedDict = OrderedDict()  # key -> computation, oldest first, at most MAX_PENDING
 _LOCK = threading.Lock()
 _WORKING = [False]  # whether the worker thread is at work (it takes every ask made meanwhile)
@@ -225,7 +237,9 @@ def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], co
     try:
         body = FRAMES.get(key, _gone)
     except LookupError:
-        _ahead(key, lambda: frames(steps, wrap) or b"")
+        charged = budgets()  # the visitor's and its address's, as for a dragged slider's frames (ui/live/scrub.py)
+        if min(b.left() for b in charged) > 0:  # past either: the chart steps as before, this setting not computed
+            _ahead(key, lambda: _charged(lambda: frames(steps, wrap) or b"", charged))
         body = b""
     # the same bytes at every step of a setting: chart.js then has nothing to redraw (each step's text is in alts)
     head = json.dumps({"config": config, "alt": steps.alt(1 if body else t), "src": src()})
