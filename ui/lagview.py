@@ -68,8 +68,8 @@ def three_cells(c: gate_words.GateSetup, fs: float):
 
 def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
     """The untrained cells' spectral radius and forget bias, whose drag the chart of how much of x₁ survives follows,
-    its sentence with it: each frame the page's own chart and words for the cells at that value (about 8 ms a notch at
-    H = 3, 40 at H = 64: the three cells run and their Jacobians multiplied out)."""
+    its sentence with it: each frame the page's own chart and words for the cells at that value (about 3 ms a notch at
+    H = 3, 30 at H = 64: the three cells run and their Jacobians multiplied out)."""
     words = gate_words
 
     @lru_cache(maxsize=128)  # a set's charts, then their words: the cells run once for both
