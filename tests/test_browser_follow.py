@@ -21,6 +21,26 @@ from tests.test_browser_scrub import (
 pytestmark = pytest.mark.slow
 
 
+def recorded_drag(page, slider: str, record: str) -> list[dict]:
+    """Once the frames of `slider` (its widget key) are at hand: the pointer rests on its thumb 300 ms, presses and
+    drags a third of the track to the right in 20 moves, while `record` (a recorder() script) records each frame the
+    chart paints; those frames, the mouse still down."""
+    css = ".st-key-" + slider.replace(".", "-")
+    page.locator(css).hover()
+    page.wait_for_function(f"(m) => ({FRAMES})(m).includes('{slider}')", arg=scrubs(page), timeout=60_000)
+    thumb = page.locator(f"{css} input[type=range]").locator("xpath=../..").bounding_box()
+    box = page.locator(f"{css} input[type=range]").locator("xpath=../../..").bounding_box()
+    x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    page.mouse.move(x0, y)
+    page.wait_for_timeout(300)
+    page.evaluate(record)
+    page.mouse.down()
+    for k in range(1, 21):
+        page.mouse.move(x0 + box["width"] / 3 * k / 20, y)
+        page.wait_for_timeout(50)
+    return page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+
+
 # every frame the cell page's six moves paint during a drag: the radius it shows, the x-axis of its first panel and
 # move ⑥'s sentence at that moment
 VECTOR_SWEEP = recorder("vector-moves", "x: Array.from(gd._fullData[1].x), said: pieces('.st-key-words-vector-pass')")
@@ -45,21 +65,9 @@ def test_the_cell_page_s_moves_and_words_follow_the_radius_and_charts_out_of_vie
     with app_page("/vector?t=5") as page:
         page.wait_for_function("() => document.querySelector('.st-key-vector-moves .rnnviz-chart')?._fullLayout",
                                timeout=60_000)
-        page.locator(".st-key-vector-radius").hover()
-        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('vector.radius')", arg=scrubs(page), timeout=60_000)
-        thumb = page.locator(".st-key-vector-radius input[type=range]").locator("xpath=../..").bounding_box()
-        box = page.locator(".st-key-vector-radius input[type=range]").locator("xpath=../../..").bounding_box()
-        x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
         assert page.evaluate("() => document.querySelector('.st-key-vector-sv .rnnviz-chart')"
                              ".getBoundingClientRect().top") > 1000  # below the fold
-        page.mouse.move(x0, y)
-        page.wait_for_timeout(300)
-        page.evaluate(VECTOR_SWEEP)
-        page.mouse.down()
-        for k in range(1, 21):  # a third of the track to the right
-            page.mouse.move(x0 + box["width"] / 3 * k / 20, y)
-            page.wait_for_timeout(50)
-        painted = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        painted = recorded_drag(page, "vector.radius", VECTOR_SWEEP)
         left = page.evaluate("() => document.querySelector('.st-key-vector-sv .rnnviz-chart').__rnnvizScrub ?? null")
         page.mouse.up()
         assert len({f["value"] for f in painted}) >= 5
@@ -211,19 +219,7 @@ def test_the_survival_chart_and_its_sentence_follow_the_untrained_cells_forget_b
     with app_page("/gates?view=lockstep&trained=0&classroom=1", width=1024, height=768) as page:
         page.wait_for_function("() => document.querySelector('.st-key-gates-memory .rnnviz-chart')?._fullLayout",
                                timeout=60_000)
-        page.locator(".st-key-gates-bf").hover()
-        page.wait_for_function(f"(m) => ({FRAMES})(m).includes('gates.bf')", arg=scrubs(page), timeout=60_000)
-        thumb = page.locator(".st-key-gates-bf input[type=range]").locator("xpath=../..").bounding_box()
-        box = page.locator(".st-key-gates-bf input[type=range]").locator("xpath=../../..").bounding_box()
-        x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
-        page.mouse.move(x0, y)
-        page.wait_for_timeout(300)
-        page.evaluate(MEMORY_SWEEP)
-        page.mouse.down()
-        for k in range(1, 21):  # most of the way to the right: b_f from 1 to about 4
-            page.mouse.move(x0 + box["width"] / 3 * k / 20, y)
-            page.wait_for_timeout(50)
-        painted = page.evaluate("() => { window.__sweep.on = false; return window.__sweep.frames; }")
+        painted = recorded_drag(page, "gates.bf", MEMORY_SWEEP)  # b_f from 1 to about 4
         page.mouse.up()
         assert len({f["value"] for f in painted}) >= 5 and max(f["value"] for f in painted) > 2
         for f in painted:
