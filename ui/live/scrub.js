@@ -19,6 +19,7 @@ import { outOfView } from "./draw.js";
 import { afterSend } from "./send.js";
 import { collect, settle, write } from "./words.js";
 
+const FLAT = 4;  // looks for pending frames every 150 ms before backing off
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
 // plotly.js's typed-array form ({dtype: "f8", bdata}: rnnviz/live/frames.py plain) as an array: Plotly.react reads
 // that form itself, the animation path takes plain arrays. Decoded once per frame and kept.
@@ -347,9 +348,11 @@ export default function ({ data, key, setTriggerValue }) {
   const rests = [...document.querySelectorAll(":hover")].pop();  // a pointer on a slider as the page arrives
   if (rests) R.ask({ target: rests });
   document.documentElement.dataset.rnnvizScrub = page.pending ? "pending" : "ready";
-  if (page.pending && page.tries < 40) {  // frames being computed: look again shortly (a rerun of this part only)
+  if (page.pending && page.tries < 40) {  // frames being computed: look again shortly (a rerun of this part only),
+    // every 150 ms for the first FLAT looks (a set takes 0.1-0.5 s: the untrained cells' b_f, 0.3 s, came at the
+    // third look, 650 ms after the ask, with looks 250, 350 ms apart), then less and less often
     page.tries += 1;
     clearTimeout(page.timer);
-    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), 150 + 100 * page.tries);
+    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), 150 + 100 * Math.max(0, page.tries - FLAT));
   }
 }
