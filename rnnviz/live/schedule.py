@@ -8,6 +8,7 @@ import math
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 
 from rnnviz.live.frames import SPAN
 
@@ -76,6 +77,18 @@ class Budget:
 
     def spend(self, seconds: float, now: float | None = None) -> None:
         self._log.append((time.monotonic() if now is None else now, seconds))
+
+
+@contextmanager
+def charged(*budgets: Budget):
+    """The time the block takes, spent from each of `budgets` (a computation that fails is charged too)."""
+    t = time.monotonic()
+    try:
+        yield
+    finally:
+        spent = time.monotonic() - t
+        for b in budgets:
+            b.spend(spent)
 
 
 class Budgets:

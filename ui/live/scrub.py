@@ -30,7 +30,7 @@ import streamlit as st
 
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import SPAN, encoded, figure_frames
-from rnnviz.live.schedule import Budget, Budgets, schedule, window
+from rnnviz.live.schedule import Budget, Budgets, charged, schedule, window
 from rnnviz.live.words import packed, pieces
 from ui.limits import fragment, visitor_and_address
 from ui.live import chart
@@ -193,10 +193,8 @@ def _fill(todo: list[tuple[tuple, Callable[[], bytes]]], *budgets: Budget) -> No
     for n, (key, compute) in enumerate(todo):
         if n and (time.monotonic() - t0 > FILL_S or min(b.left() for b in budgets) <= 0):
             break
-        t = time.monotonic()
-        FRAMES.get(key, compute, len)
-        for b in budgets:
-            b.spend(time.monotonic() - t)
+        with charged(*budgets):
+            FRAMES.get(key, compute, len)
 
 
 def _gone():

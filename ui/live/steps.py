@@ -34,6 +34,7 @@ import numpy as np
 
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import encoded, figure_frames, plain
+from rnnviz.live.schedule import charged
 from ui.live import chart
 from ui.live.assets import src
 from ui.live.scrub import budgets
@@ -157,14 +158,10 @@ def _gone():
     raise LookupError
 
 
-def _charged(compute: Callable[[], bytes], charged) -> bytes:
-    """compute(), its time charged to each budget of `charged` (up to 3 s for the longest steps: MAX_WORK)."""
-    t = time.monotonic()
-    try:
-        return compute()
-    finally:
-        for b in charged:
-            b.spend(time.monotonic() - t)
+def _charged(steps: Steps, wrap: Callable[[object], object], spent_by) -> bytes:
+    """`frames`, its time spent from each budget of `spent_by` (up to 3 s for the longest steps: MAX_WORK)."""
+    with charged(*spent_by):
+        return frames(steps, wrap) or b""
 
 
 _PENDING: OrderedDict = OrderedDict()  # key -> computation, oldest first, at most MAX_PENDING
@@ -237,9 +234,9 @@ def stepped_payload(key: str, steps: Steps, wrap: Callable[[object], object], co
     try:
         body = FRAMES.get(key, _gone)
     except LookupError:
-        charged = budgets()  # the visitor's and its address's, as for a dragged slider's frames (ui/live/scrub.py)
-        if min(b.left() for b in charged) > 0:  # past either: the chart steps as before, this setting not computed
-            _ahead(key, lambda: _charged(lambda: frames(steps, wrap) or b"", charged))
+        spent_by = budgets()  # the visitor's and its address's, as for a dragged slider's frames (ui/live/scrub.py)
+        if min(b.left() for b in spent_by) > 0:  # past either: the chart steps as before, this setting not computed
+            _ahead(key, lambda: _charged(steps, wrap, spent_by))
         body = b""
     # the same bytes at every step of a setting: chart.js then has nothing to redraw (each step's text is in alts)
     head = json.dumps({"config": config, "alt": steps.alt(1 if body else t), "src": src()})
