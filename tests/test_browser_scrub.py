@@ -324,11 +324,11 @@ def test_a_key_leaves_a_chart_out_of_view_to_the_page():
         assert page.evaluate(COUNT_BY).get("scalar-states", 0) == 0
 
 
-def recorder(chart: str, record: str) -> str:
+def recorder(chart: str, record: str, inside: str = " .rnnviz-chart") -> str:
     """A script that records every frame `chart` (its key's class) paints during a drag, in window.__sweep.frames:
     the value it shows and `record`, the fields of a JS object read at that moment (gd, the chart, and pieces, as
-    PIECES, at hand)."""
-    return """() => { const gd = document.querySelector('.st-key-""" + chart + """ .rnnviz-chart'), pieces = """ + \
+    PIECES, at hand). `inside` "": words with no chart, whose frames mark their container."""
+    return """() => { const gd = document.querySelector('.st-key-""" + chart + inside + """'), pieces = """ + \
         PIECES + """;
   const rec = window.__sweep = {frames: [], on: true, last: gd.__rnnvizScrub?.drawn || 0};
   const loop = () => {

@@ -92,7 +92,7 @@ def dist_markup(rows: list[tuple[str, float, float | None]], model_name: str, sa
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     fs = 14 * font_scale
     bar = lambda p, colour: (f'<td style="padding:1px 6px;width:42%"><div style="display:flex;align-items:center;'  # noqa: E731
-                             f'gap:6px"><div style="height:{0.75 * fs:.0f}px;width:{max(p, 0) * 100:.1f}%;'
+                             f'gap:6px"><div data-bar style="height:{0.75 * fs:.0f}px;width:{max(p, 0) * 100:.1f}%;'
                              f'background:{colour};min-width:1px"></div><span>{p:.3f}</span></div></td>')
     head = (f'<tr><th style="text-align:left;padding:1px 6px">next</th><th style="text-align:left;padding:1px 6px">'
             f'<span style="color:{MODEL_BAR}">■</span> {e(model_name)}</th>'

@@ -16,7 +16,10 @@ Server -> browser
   sent). frames = rnnviz.live.frames.figure_frames at the set's notches: {values, traces, data, layout, hold: null or
   {axis: [[lo, hi] per frame]}, and `digests` (one per frame, when the frames are the chart's own figures) or `start`
   (a figure of their own, drawn whole as a drag begins), `keys` (own figures for keys only), `words` ({container key:
-  rnnviz/live/words.py packed pieces}: the texts beside the chart at each frame)}.
+  rnnviz/live/words.py packed pieces}: the texts beside the chart at each frame), and where the frames carry them
+  (rnnviz/live/words.py followed) `bars` ({container key: packed widths of its data-bar elements}), `marks`
+  ({text view key: [character outlined per frame]}), `html` ({text view key: [its markup per frame]}), `stale`
+  ([container keys greyed through a drag]); `alone`: words with no chart (`chart` is then a container's key)}.
 Browser -> server: only the scrub component asks, each ask a rerun of the scrub fragment alone:
 - want = "<slider>": the pointer reached a slider without frames, or the keyboard's focus rested on it 0.4 s: its
   frames, computed in the background now and for every later setting (a visitor who never drags costs nothing), within

@@ -10,14 +10,14 @@
 // window holds it). A drag on coarse frames asks the server for the window around the thumb (ui/live/scrub.py `ahead`).
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value) are
 // drawn whole once as the drag begins, then by moving their points. A set's `words` replace the page's texts beside
-// the chart with the same frame's (words.js).
+// the chart with the same frame's (words.js); frames `alone` have words and no chart (the sampling page's position).
 // The payload: {pending, poll, wanted: [slider], items: [{slider, chart, ids: [set id], sets: {id: {values, traces,
 // data: [{trace, attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?:
 // {data, layout}, words?: {key: [pieces per frame]}}}}]} (rnnviz/live/frames.py): `sets` holds only those this page
 // was not sent before; the module keeps every set it was sent, by id.
 import { outOfView } from "./draw.js";
 import { afterSend } from "./send.js";
-import { collect, settle, write } from "./words.js";
+import { collect, keysOf, settle, write } from "./words.js";
 
 const FLAT = 4;  // looks for pending frames every 150 ms before backing off
 const css = (key) => ".st-key-" + key.trim().replace(/[^a-zA-Z0-9_-]/g, "-");
@@ -109,9 +109,13 @@ function install() {
       const t0 = performance.now();
       const mark = { value: values[k], frame: k, drawn: (c.gd.__rnnvizScrub?.drawn || 0) + 1, ms: null };
       const moved = c.quick && !c.fresh && movePoints(c, k);
-      mark.whole = !moved;
+      mark.whole = !c.alone && !moved;
       c.gd.__rnnvizScrub = mark;
-      if (c.frames.words) write(c.texts, c.frames.words, k);  // the words with the frame: synchronous, as the chart
+      write(c.texts, c.frames, k);  // the words with the frame: synchronous, as the chart
+      if (c.alone) {  // the words alone: drawn
+        mark.ms = performance.now() - t0;
+        continue;
+      }
       if (moved) {
         waits.push(moved.then(() => { mark.ms = performance.now() - t0; },
                               () => { c.quick = false; c.shown = null; }));  // then whole redraws
@@ -176,7 +180,7 @@ function install() {
   // others as their frames arrive (a hand that presses before the server has sent them is followed from then on).
   const begin = (box) => {
     const thumb = box && box.querySelector('input[type="range"]');
-    if (!thumb || !window.Plotly || R.drag || ![...R.items.values()].some((it) => box.matches(css(it.slider)))) return;
+    if (!thumb || R.drag || ![...R.items.values()].some((it) => box.matches(css(it.slider)))) return;
     R.drag = { box, thumb, charts: [], joined: new Set(), start: thumb.value, queued: false, busy: false,
                step: Number(thumb.step) || Infinity };
     join(R.drag);
@@ -187,21 +191,25 @@ function install() {
     for (const it of R.items.values()) {
       const item = it.slider + " " + it.chart;
       if (!it.drag.length || joined.has(item) || !box.matches(css(it.slider))) continue;
-      const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
-      const frames = (pick(it.drag, v) || { f: it.drag[0] }).f, start = frames.start;
-      if (!gd || !gd._fullLayout || gd.getAttribute("aria-busy")) continue;
-      if (!start && gd.data.length !== frames.traces) continue;
+      const frames = (pick(it.drag, v) || { f: it.drag[0] }).f, start = frames.start, alone = !!frames.alone;
+      // the chart, or for words alone (no chart follows: `alone`) the container they are in
+      const gd = document.querySelector(css(it.chart) + (alone ? "" : " .rnnviz-chart"));
+      if (!gd || (!alone && (!gd._fullLayout || gd.getAttribute("aria-busy")))) continue;
+      if (!alone && !start && gd.data.length !== frames.traces) continue;
       joined.add(item);
       // frames that change nothing (the cell page's states at step 1 do not depend on the radius): nothing to draw
-      if (!start && !frames.data.length && !frames.layout.length) continue;
+      if (!alone && !start && !frames.data.length && !frames.layout.length) continue;
       if (!Number(thumb.step)) it.drag.forEach((f) => { d.step = Math.min(d.step, stepOf(f.values)); });
+      const texts = collect(it.drag.flatMap(keysOf));
+      if (alone) {
+        charts.push({ gd, frames, item, alone, asked: null, texts, shown: null, held: {}, quick: false });
+        continue;
+      }
       // copies: Plotly.animate writes the moved points into gd.data's traces, and the release may put them back
       const drawn = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
       const types = start ? start.data.map((t) => t.type ?? "scatter") : gd._fullData.map((t) => t.type);
       const moving = new Set(frames.data.map((d2) => d2.trace));
-      const words = new Set(it.drag.flatMap((f) => Object.keys(f.words || {})));
-      charts.push({ gd, frames, item, asked: null, text: gd.__rnnvizText,
-                    texts: collect(words),
+      charts.push({ gd, frames, item, asked: null, text: gd.__rnnvizText, texts,
                     digest: gd.__rnnvizDigest, shown: null, held: {}, fresh: !!start,
                     quick: !!frames.hold && typeof window.Plotly.animate === "function",
                     animated: types.map((t, i) => i).filter((i) => types[i] !== "scatter" || moving.has(i)), drawn,
@@ -221,8 +229,8 @@ function install() {
     for (const c of d.charts) {
       c.gd.style.opacity = "";
       const at = same ? null : pick(R.items.get(c.item)?.drag || [], v);  // the released value's words, if at hand
-      settle(c.texts, at && at.d <= d.step / 4 ? at.f.words : null, at ? at.k : -1);
-      if (same && c.shown !== null) {
+      settle(c.texts, at && at.d <= d.step / 4 ? at.f : null, at ? at.k : -1);
+      if (same && c.shown !== null && !c.alone) {
         window.Plotly.react(c.gd, c.drawn.data, c.drawn.layout);
         c.gd.__rnnvizText = c.text;
         c.gd.__rnnvizDigest = c.digest;
@@ -274,10 +282,19 @@ function install() {
   // 15-50 ms later than without.)
   const ahead = (box) => {
     const thumb = box.querySelector('input[type="range"]');
-    if (!thumb || !window.Plotly || R.drag) return;
+    if (!thumb || R.drag) return;
     const v = Number(thumb.value);
     for (const it of R.items.values()) {
-      if (!it.sets.some((f) => f.digests) || !box.matches(css(it.slider))) continue;
+      if (!box.matches(css(it.slider))) continue;
+      // words alone: the new value's, written over the page's (the rerun's elements then hold the same words)
+      const alone = it.drag.find((u) => u.alone && frameOf(u.values, v) >= 0), el = document.querySelector(css(it.chart));
+      if (alone && el) {
+        const k = frameOf(alone.values, v);
+        write(collect(keysOf(alone)), alone, k, false);
+        el.__rnnvizScrub = { value: alone.values[k], frame: k, drawn: (el.__rnnvizScrub?.drawn || 0) + 1, ms: 0,
+                             whole: false };
+      }
+      if (!window.Plotly || !it.sets.some((f) => f.digests)) continue;
       const gd = document.querySelector(css(it.chart) + " .rnnviz-chart");
       if (!gd?._fullLayout || gd.__rnnvizBusy || !it.sets.some((f) => f.digests?.includes(gd.__rnnvizDigest))) continue;
       // a chart out of view waits for the page to be idle (ui/live/draw.js): drawn now, it would hold up the page

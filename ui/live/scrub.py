@@ -31,7 +31,7 @@ import streamlit as st
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import SPAN, encoded, figure_frames
 from rnnviz.live.schedule import Budget, Budgets, charged, schedule, window
-from rnnviz.live.words import packed, pieces
+from rnnviz.live.words import followed
 from ui.limits import fragment, visitor_and_address
 from ui.live import chart
 from ui.live.assets import component_js
@@ -58,16 +58,18 @@ class Scrub:
     """One slider and the chart that follows it: `build(v)` is the chart's figure with the slider at v, and `setting`
     is everything else the figure depends on (with a set's notches, the key of its frames). `words(v)`, where the page
     has words that follow too: {container key: markdown} for the texts beside the chart with the slider at v (each
-    drawn inside st.container(key=...); or its pieces, rnnviz/live/words.py); nothing outside `setting` changes them."""
+    drawn inside st.container(key=...); or its pieces, or a Shown: rnnviz/live/words.py); nothing outside `setting`
+    changes them. Without a chart (`build` None: the sampling page's position) only the words follow, and `chart` is
+    the key of the container they are in."""
 
     slider: str  # the slider's widget key
-    chart: str  # the chart's key (ui.widgets.plot)
+    chart: str  # the chart's key (ui.widgets.plot), or without a chart the words' container's
     setting: tuple
     value: float
     lo: float
     hi: float
     step: float
-    build: Callable[[float], object] = field(compare=False, repr=False)
+    build: Callable[[float], object] | None = field(compare=False, repr=False)
     span: int = SPAN
     whole: bool = False  # the frames are a form of the chart of their own, drawn whole as a drag begins
     words: Callable[[float], dict[str, str]] | None = field(default=None, compare=False, repr=False)
@@ -118,7 +120,8 @@ def _at_least(build: Callable[[float], object]) -> Callable[[float], object]:
 def on_projector(items: list[Scrub]) -> list[Scrub]:
     """The items as a projector's page has them: its charts are drawn with fig_at_least (ui.widgets.plot), so their
     frames are too, and kept apart from a laptop's."""
-    return [replace(i, setting=i.setting + ("classroom",), build=_at_least(i.build), own=i.own and _at_least(i.own))
+    return [replace(i, setting=i.setting + ("classroom",), build=i.build and _at_least(i.build),
+                    own=i.own and _at_least(i.own))
             for i in items]
 
 
@@ -134,8 +137,9 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     projector (`makers`: ui/lessons/registry.py), computed in a thread of its own and pinned in FRAMES. A class opens
     the same link, so the first sweep of a slider finds its whole range at hand instead of waiting for the windows the
     thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). It is charged to no visitor:
-    it is a fixed amount (about 5 s of CPU, a few MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's
-    servers, each of which would spend it). Whether this call started it."""
+    it is a fixed amount (about 16 s of CPU here, 4 of them the sampling page's Temperature samples; 13 MB), once.
+    RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would spend it). Whether this call
+    started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
@@ -161,16 +165,18 @@ def _changes(frames: bytes) -> dict | None:
 def _compute(item: Scrub, values: list[float]) -> bytes:
     """One set of frames, with the words at each value. A window carries everything the coarse set changes (computed
     first if need be), so that a drag can go from one set to another."""
-    first = item.sets()[0]
-    keep = None
-    if values != first:
-        keep = _changes(FRAMES.get(item.key(first), lambda: _compute(item, first), len))
-    frames = figure_frames(item.build, values, item.whole, keep=keep)
+    if item.build is None:  # the words alone, `alone`: no chart to draw
+        frames = {"values": values, "traces": 0, "data": [], "layout": [], "hold": None, "alone": True}
+    else:
+        first = item.sets()[0]
+        keep = None
+        if values != first:
+            keep = _changes(FRAMES.get(item.key(first), lambda: _compute(item, first), len))
+        frames = figure_frames(item.build, values, item.whole, keep=keep)
     if frames is not None and item.words is not None:  # at the values kept: a notch whose figure has other traces
-        texts = [item.words(v) for v in frames["values"]]  # than most is left out, and words for it put the rest
-        # one notch out of step (the gradients page's first frames read their left neighbour's words)
-        frames["words"] = {k: packed([t[k] if isinstance(t[k], list) else pieces(t[k]) for t in texts])
-                           for k in texts[0]}
+        # than most is left out, and words for it put the rest one notch out of step (the gradients page's first
+        # frames read their left neighbour's words)
+        frames.update(followed([item.words(v) for v in frames["values"]]))
     return encoded(frames)
 
 
