@@ -7,8 +7,9 @@ from rnnviz.charlm.inspect import GATE_NAMES
 from rnnviz.figures import sample as figures
 from rnnviz.lessons import sample as lesson
 from ui.limits import fragment
+from ui.live.scrub import scrubs
 from ui.loaders import force_character, shipped_model
-from ui.sample import P, cache, controls as ctl, shading, words
+from ui.sample import P, cache, controls as ctl, follow, shading, words
 from ui.sample.view import branch_notice, clamp_view, position_notice, restore_page, sample_shown
 from ui.textview import textview
 from ui.upload import model_upload
@@ -32,14 +33,15 @@ def controls(lm: charlm.CharLM) -> tuple[charlm.SamplingSettings, list[str]]:
     d1, d2, d3, d4 = st.columns([1.5, 1.35, 1.35, 1.1], vertical_alignment="bottom")
     top_k, top_p, greedy, seed = (C.widget(name, col) for name, col in zip(("top_k", "top_p", "greedy", "seed"),
                                                                            (d1, d2, d3, d4)))
-    st.caption(words.temperature_sentence(temp))
+    with st.container(key=follow.SAID):  # its words follow a drag of Temperature
+        st.caption(words.temperature_sentence(temp))
     forced, problems = ctl.check(lm, prime, n, ss[f"{P}.forced"])
-    top_k, top_p = 1 if greedy else (top_k or None), top_p if top_p < 1 else None
-    return charlm.SamplingSettings(prime, n, temp, top_k, top_p, int(seed), forced), problems
+    return ctl.settings(prime, n, temp, top_k, top_p, greedy, seed, forced), problems
 
 
 @fragment
-def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, url: list[Param]) -> None:
+def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, settings: charlm.SamplingSettings, fs: float,
+              url: list[Param]) -> None:
     """The shaded text and one position up close: moving the position or the shading reruns only this."""
     position_notice(smp)
     i = ctl.inspected(ss, len(smp.text))  # an index into the text; the page writes it from 1
@@ -57,13 +59,16 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
         markup = figures.text_markup(smp.text, v.values, v.lo, v.hi, v.signed, sh.titles, None, v.unread_after, fs)
         textview(markup, f"The text, shaded by {shade}; character {i + 1} outlined. Click a character to inspect it.",
                  f"{P}.text", f"{P}.pos", selected=i)
-        st.html(words.legend_markup(sh.caption, *sh.ends, v.signed, fs, words.summary(smp)))
+        with st.container(key=follow.LEGEND):
+            st.html(follow.legend(sh, smp, fs))
     with right:
         C.widget("char", hi=max(3, len(smp.text)), on_change=ctl.char_moved, args=(ss,))
         info = lesson.position(lm, smp, i)
-        st.markdown(f"Character **{i + 1}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}")
-        st.html(figures.dist_markup(words.top_rows(info), "model (T = 1)", words.sampled_name(info), fs))
-        st.markdown(words.entropy_sentence(info))
+        with st.container(key=follow.AT):  # its words follow a drag of Position (scrubs, below)
+            said, bars, entropy = follow.position_texts(lm, smp, i, fs)
+            st.markdown(said)
+            st.html(bars)
+            st.markdown(entropy)
         if info.source != "prime":
             ctl.force_box(ss, i, info.char)
             st.selectbox("Force a character here", lm.itos, key=f"{P}.force_char", format_func=words.label,
@@ -81,6 +86,7 @@ def inspector(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, fs: float, u
         if box.open:  # a label of its own each position would shut the box at each move (a new widget)
             plot(figures.state_grid(smp.h[i], f"after character {i + 1:,}", font_scale=fs), f"{P}.state",
                  alt=f"every layer's hidden state after character {i + 1}")
+    scrubs(P, follow.scrubs(model_id, lm, smp, settings, i, shade, fs))
     publish(url)
 
 
@@ -128,7 +134,8 @@ def lesson_body(model_id: str, lm: charlm.CharLM, params: list[Param]) -> None:
     if problems:
         return error(" ".join(problems))
     branch_notice(lm, smp := sample_shown(model_id, lm, settings), settings)
-    inspector(model_id, lm, smp, fs, [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit", "state")])
+    inspector(model_id, lm, smp, settings, fs,
+              [p for p in params if p.url in ("pos", "shade", "layer", "kind", "unit", "state")])
     look_inside(model_id, lm, smp, settings, fs, [p for p in params if p.url in ctl.LOOK_URLS])
     publish(params)
 

@@ -20,7 +20,13 @@ SWEEP_S, MOVE_MS, REST_MS, KEYS = 2.0, 16, 300, 5
 class Sweep(NamedTuple):
     page: str  # URL path
     slider: str  # widget key
-    chart: str  # the chart's key: the one in view beside the slider
+    chart: str  # the chart's key: the one in view beside the slider (`alone`: the key of the words' container)
+    alone: bool = False  # words alone follow the slider, no chart (ui/live/scrub.py Scrub without `build`)
+
+    @property
+    def target(self) -> str:
+        """What the frames are painted on, as a CSS selector: the chart, or the words' container."""
+        return ".st-key-" + self.chart.replace(".", "-") + ("" if self.alone else " .rnnviz-chart")
 
 
 SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", "b", "h0")] + [
@@ -33,7 +39,8 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat"),
     Sweep("hello", "hello.temp", "hello.softmax"),
     Sweep("gates?view=lockstep&trained=0", "gates.bf", "gates.memory"),
-    Sweep("gates?view=lockstep&trained=0", "gates.radius", "gates.memory")]
+    Sweep("gates?view=lockstep&trained=0", "gates.radius", "gates.memory"),
+    Sweep("sample", "sample.char", "sample.at", alone=True), Sweep("sample", "sample.temp", "sample.text", alone=True)]
 
 
 def _lockstep_items(classroom: bool) -> list:
@@ -65,17 +72,18 @@ def server_item(sw: Sweep, classroom: bool = False):
 
 _CSS = "(k) => '.st-key-' + k.trim().replace(/[^a-zA-Z0-9_-]/g, '-')"
 # the track's box, the slider's range and value, the thumb's centre, and the words the chart's frames carry
-GEOMETRY = """([slider, scrub, chart]) => { const css = """ + _CSS + """;
+GEOMETRY = """([slider, scrub, target]) => { const css = """ + _CSS + """;
   const input = document.querySelector(css(slider) + ' input[type=range]');
-  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
-  if (!input || !gd?._fullLayout || !input.closest('[data-testid="stSlider"]').checkVisibility()) return null;
+  const gd = document.querySelector(target);
+  if (!input || !(gd?._fullLayout || gd?.matches('[class*="st-key-"]'))
+      || !input.closest('[data-testid="stSlider"]').checkVisibility()) return null;
   const track = input.parentElement.parentElement.parentElement.getBoundingClientRect();
   const thumb = input.parentElement.parentElement.getBoundingClientRect();
   return {left: track.left, width: track.width, x: thumb.left + thumb.width / 2, y: thumb.top + thumb.height / 2,
           min: Number(input.min), max: Number(input.max), step: Number(input.step), value: Number(input.value)}; }"""
 # the share of the chart's height inside the window (0: the visitor cannot see it move)
-IN_VIEW = """(chart) => { const css = """ + _CSS + """;
-  const r = document.querySelector(css(chart) + ' .rnnviz-chart').getBoundingClientRect();
+IN_VIEW = """(target) => {
+  const r = document.querySelector(target).getBoundingClientRect();
   return r.height ? Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)) / r.height : 0; }"""
 # until the element has kept its place for 5 animation frames running (at most 2 s)
 STILL = """(css) => new Promise(done => { const el = document.querySelector(css); let last = null, same = 0;
@@ -86,9 +94,9 @@ STILL = """(css) => new Promise(done => { const el = document.querySelector(css)
   requestAnimationFrame(look); })"""
 # every animation frame in which ui/live/scrub.js drew a new frame: when, the value drawn, the thumb's, the moving
 # traces' points as plotly.js holds them, and the words of each text the frames carry
-RECORD = """([slider, chart, scrub]) => { const css = """ + _CSS + """;
+RECORD = """([slider, chart, scrub, target]) => { const css = """ + _CSS + """;
   const input = document.querySelector(css(slider) + ' input[type=range]');
-  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
+  const gd = document.querySelector(target);
   const pieces = (key) => { const el = document.querySelector(css(key)); if (!el) return null;
     const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), out = [];
     while (w.nextNode()) if (w.currentNode.nodeValue.trim()) out.push(w.currentNode.nodeValue);
@@ -129,17 +137,24 @@ MOVES = """([xs, y, ms]) => new Promise(done => {
 })"""
 # a key on the focused slider to the chart's first repaint: the keydown's timestamp to the animation frame after the
 # chart's next drawing (plotly_afterplot: a frame drawn ahead or the rerun's figure); null after 3 s
-KEY = """([chart]) => { window.__key = new Promise(done => { const css = """ + _CSS + """;
-  const gd = document.querySelector(css(chart) + ' .rnnviz-chart');
+KEY = """([target]) => { window.__key = new Promise(done => {
+  const gd = document.querySelector(target);
   let t0 = null;
-  const stop = setTimeout(() => { gd.removeListener('plotly_afterplot', drawn); done(null); }, 3000);
+  // a chart: its next drawing (plotly_afterplot); words alone: the next change to their container's text or bars
+  const watch = gd.on ? null : new MutationObserver(() => drawn());
+  const off = () => (watch ? watch.disconnect() : gd.removeListener('plotly_afterplot', drawn));
+  const stop = setTimeout(() => { off(); done(null); }, 3000);
   const drawn = () => {
     if (t0 === null) return;
-    gd.removeListener('plotly_afterplot', drawn);
+    off();
     clearTimeout(stop);
     requestAnimationFrame((now) => done(now - t0));
   };
-  gd.on('plotly_afterplot', drawn);
+  // (a text view's markup is in its component's shadow root: watched too)
+  const roots = [gd, ...[...gd.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot)];
+  if (watch) roots.forEach((r) => watch.observe(r, {subtree: true, childList: true, characterData: true,
+                                                    attributes: true}));
+  else gd.on('plotly_afterplot', drawn);
   document.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, {capture: true, once: true});
 }); }"""
 
@@ -153,13 +168,12 @@ def _equal_figure(frame: dict, build) -> bool:
 
 
 def _equal_words(frame: dict, said) -> bool:
-    from rnnviz.live.words import pieces
+    from rnnviz.live.words import as_pieces
 
     if not frame["words"]:
         return True
     want = said(frame["value"])
-    return all(frame["words"][k] == (w if isinstance(w, list) else pieces(w)) for k, w in want.items()
-               if k in frame["words"])
+    return all(frame["words"][k] == as_pieces(w) for k, w in want.items() if k in frame["words"])
 
 
 def _phase(frames: list[dict], t0: float, t1: float) -> dict:
@@ -182,8 +196,8 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         if not page.locator(slider).count():
             return {"skip": f"no slider {sw.slider!r}"}
         scrub = page.evaluate_handle(f"() => import(new URL('app/static/{MODULES}/scrub.js', document.baseURI).href)")
-        page.wait_for_function(f"(m) => document.querySelector('{css_key(sw.chart)} .rnnviz-chart')?._fullLayout && "
-                               "m.scrubs()?.items.size", arg=scrub, timeout=60_000)
+        drawn = "true" if sw.alone else f"document.querySelector('{sw.target}')?._fullLayout"
+        page.wait_for_function(f"(m) => {drawn} && m.scrubs()?.items.size", arg=scrub, timeout=60_000)
         if not page.locator(slider).is_visible():  # on a projector the page folds its secondary settings away
             fold = page.locator(f"details:has({slider}) > summary")
             if not fold.count():
@@ -193,14 +207,14 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         def to(target: str) -> dict | None:  # scrolled to, once the slider holds still there: its geometry
             page.locator(target).scroll_into_view_if_needed()
             page.evaluate(STILL, slider)
-            return page.evaluate(GEOMETRY, [sw.slider, scrub, sw.chart])
+            return page.evaluate(GEOMETRY, [sw.slider, scrub, sw.target])
 
         page.evaluate(STILL, slider)  # a fold just opened is still sliding open: the thumb is pressed where it stops
         to(slider)
         to(slider)
         # the chart the hand moves brought into view, as a visitor does, where the slider stays on screen with it (on a
         # projector a page can keep its controls in view beside its charts: ui.widgets.follow)
-        g = to(f"{css_key(sw.chart)} .rnnviz-chart")
+        g = to(sw.target)
         if not g or not 0 <= g["y"] <= height:  # the slider went: back to it
             g = to(slider)
         if not g or not 0 <= g["y"] <= height:
@@ -211,8 +225,8 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         right, left = g["left"] + g["width"] + 4, g["left"] - 4  # past the ends: the thumb stops there
         up = [min(right, g["x"] + step * (k + 1)) for k in range(int((right - g["x"]) / step) + 1)]
         down = [max(left, right - step * (k + 1)) for k in range(int((right - left) / step) + 1)]
-        seen = page.evaluate(IN_VIEW, sw.chart)  # how much of the chart the visitor sees as they press
-        page.evaluate(RECORD, [sw.slider, sw.chart, scrub])
+        seen = page.evaluate(IN_VIEW, sw.target)  # how much of the chart the visitor sees as they press
+        page.evaluate(RECORD, [sw.slider, sw.chart, scrub, sw.target])
         page.mouse.down()
         at = page.evaluate(MOVES, [up + down, g["y"], MOVE_MS])
         page.wait_for_timeout(100)
@@ -226,7 +240,7 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         row = {"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width, "classroom": classroom,
                "fps": min(p["fps"] for p in phases), "still_ms": max(p["still_ms"] for p in phases),
                "fps_up": phases[0]["fps"], "fps_down": phases[1]["fps"], "painted": len(frames),
-               "equal": sum(_equal_figure(f, build) for f in frames),
+               "equal": sum(_equal_figure(f, build) for f in frames) if build else None,
                "words": sum(_equal_words(f, item.words) for f in frames if f["words"]) if item.words else None,
                "with_words": sum(bool(f["words"]) for f in frames),
                "whole": sum(f["whole"] for f in frames), "seconds": (end - at[0]) / 1000, "in_view": seen,
@@ -238,10 +252,10 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         keys = []
         for n in range(KEYS + 1):
             thumb.focus()
-            page.evaluate(KEY, [sw.chart])
+            page.evaluate(KEY, [sw.target])
             page.keyboard.press("ArrowRight")
             ms = page.evaluate("() => window.__key")
-            row["key_in_view"] = page.evaluate(IN_VIEW, sw.chart)
+            row["key_in_view"] = page.evaluate(IN_VIEW, sw.target)
             page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
             page.wait_for_timeout(300)
             if n and ms is not None:  # the first asks for the frames at the new value (a rest on the slider)
@@ -310,7 +324,7 @@ def step_keys(browser, app_url: str, sp: Stepping, width: int, height: int, clas
                 page.wait_for_timeout(300)
             got = [m for m in ms if m is not None]
             out[f"{name}_ms"], out[f"{name}_missed"] = (statistics.median(got) if got else None), len(ms) - len(got)
-        out["in_view"] = page.evaluate(IN_VIEW, sp.chart)
+        out["in_view"] = page.evaluate(IN_VIEW, f"{css_key(sp.chart)} .rnnviz-chart")
         return out
     finally:
         page.close()
@@ -349,5 +363,6 @@ def report(rows: list[dict]) -> None:
             f"  CHART {100 * d['in_view']:.0f}% IN VIEW (press), {100 * d['key_in_view']:.0f}% (keys)")
         return (f"{d['fps']:>5.1f} fps (up {d['fps_up']:.0f}, down {d['fps_down']:.0f}; {d['notches']} notches: at "
                 f"most {min(60, d['notches'] / SWEEP_S):.0f})  still {d['still_ms']:>4.0f} ms  values "
-                f"{d['equal']}/{d['painted']}  words {words}  key {key}  {d['whole']} whole redraws{seen}")
+                f"{'-' if d['equal'] is None else d['equal']}/{d['painted']}"
+                f"  words {words}  key {key}  {d['whole']} whole redraws{seen}")
     _rows(rows, lambda d: f"{d['slider']} -> {d['chart']}", 48, line)

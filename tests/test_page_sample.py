@@ -4,6 +4,7 @@ import html
 import json
 import pickle
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -297,3 +298,101 @@ def test_a_costly_uploaded_model_gets_fewer_characters(open_page, monkeypatch):
     assert cost > L.SHIPPED_COST and most < 2000
     assert at.slider(key=f"{P}.n").max == most and at.slider(key=f"{P}.n").value == most
     assert len(view(at)["text"]) == most + 2 and not at.exception
+
+
+class Parsed(HTMLParser):
+    """HTML's text and the widths of its bars (data-bar) as an HTML parser reads them (not the frames' own way)."""
+
+    def __init__(self, markup: str):
+        super().__init__()
+        self.texts, self.bars = [], []
+        self.feed(markup)
+
+    def handle_data(self, data):
+        if data.strip():
+            self.texts.append(data)
+
+    def handle_starttag(self, tag, attrs):
+        if "data-bar" in dict(attrs):
+            self.bars.append(re.search(r"width:([^;]+)", dict(attrs)["style"]).group(1))
+
+
+def test_position_frames_are_the_page_s_words_bars_and_outline_at_each_position(open_page):
+    """Dragged, Position shows the inspected character's words, bars and outline from frames (ui/sample/view.py
+    position_scrubs): each frame, unpacked as the browser unpacks it, is what the page itself shows at that position
+    (its sentence, its table's text and bar widths, its entropies; the character outlined). Shaded by connectivity the
+    text is marked stale instead of outlined."""
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as lesson
+    from rnnviz.live.words import pieces
+    from rnnviz.nn.sampling import SamplingSettings
+    from tests.test_scrub import unpacked
+    from ui.live import scrub
+    from ui.sample.follow import AT, position_scrubs
+
+    lm = charlm.load(str(MODEL))
+    s = SamplingSettings("ROMEO:", 500, 0.8, None, None, 1, ())
+    smp = lesson.draw_sample(lm, s)
+    at = open_page(P)
+    for shade in ("probability", "connectivity"):
+        item, = position_scrubs("shipped", lm, smp, s, 6, shade, 1.0)
+        assert (item.slider, item.chart, item.lo, item.hi, item.step) == (f"{P}.char", AT, 2, 506, 1)
+        sets = [json.loads(scrub._compute(item, values)) for values in item.sets()]
+        assert all(f["alone"] and not f["data"] for f in sets)
+        for v in (4, 21, 120, 506):  # in the prime and after it; in the coarse set and in a window only
+            f = next(f for f in sets if v in f["values"])
+            k = f["values"].index(v)
+            if shade == "connectivity":
+                assert f["stale"] == [f"{P}.text", f"{P}.legend"] and "marks" not in f
+                continue
+            at.slider(key=f"{P}.char").set_value(v).run()
+            said, entropy = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
+            table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
+            assert unpacked(f["words"][AT], k) == pieces(said) + table.texts + pieces(entropy), v
+            assert unpacked(f["bars"][AT], k) == table.bars, v
+            assert f["marks"][f"{P}.text"][k] == v - 1 == view(at)["selected"][0], v
+
+
+def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page):
+    """Dragged, Temperature shows the sample drawn at each of its values from frames (ui/sample/follow.py
+    temperature_scrubs): each frame is what the page itself shows at that temperature, the text's markup (its hover
+    titles left out), the sentence under the slider, the legend's text and character 7's words. Shaded by a hidden
+    unit (each sample's states would be needed) the text and its legend are marked stale instead."""
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as lesson
+    from rnnviz.live.words import pieces
+    from rnnviz.nn.sampling import SamplingSettings
+    from tests.test_scrub import unpacked
+    from ui.live import scrub
+    from ui.sample.follow import AT, LEGEND, SAID, TEXT, temperature_scrubs
+
+    lm = charlm.load(str(MODEL))
+    s = SamplingSettings("ROMEO:", 500, 0.8, None, None, 1, ())
+    smp = lesson.draw_sample(lm, s)
+    item, = temperature_scrubs("shipped", lm, smp, s, 6, "probability", 1.0)
+    assert (item.slider, item.chart, item.lo, item.hi, item.step, item.value) == (f"{P}.temp", TEXT, 0, 10, 1, 5)
+    assert sorted({v for values in item.sets() for v in values}) == list(range(11))
+    assert all(len(values) <= 3 for values in item.sets())  # a sample a notch: other visitors' sets take turns
+    at = open_page(P)
+    for k in (0, 5, 6, 10):  # temperatures 0.1, 0.8 (the page's own sample), 1.0 (a window's) and 3.0
+        f = json.loads(scrub._compute(item, next(values for values in item.sets() if k in values)))
+        j = f["values"].index(k)
+        at.select_slider(key=f"{P}.temp").set_value(lesson.TEMPS[k]).run()
+        assert f["html"][TEXT][j] == re.sub(r' title="[^"]*"', "", textviews(at)[0]["html"]), k
+        assert f["marks"][TEXT][j] == 6 == textviews(at)[0]["selected"], k
+        said = next(c.value for c in at.caption if c.value.startswith("Temperature"))
+        assert unpacked(f["words"][SAID], j) == pieces(said), k
+        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
+        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
+        assert unpacked(f["words"][AT], j) == pieces(shown[0]) + table.texts + pieces(shown[1]), k
+        assert unpacked(f["bars"][AT], j) == table.bars, k
+        legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
+        assert unpacked(f["words"][LEGEND], j) == legend.texts, k
+    assert temperature_scrubs("shipped", lm, smp, s, 6, "hidden unit", 1.0)[0].setting != item.setting
+    hotter = SamplingSettings("ROMEO:", 500, 1.5, None, None, 1, ())  # released elsewhere: the same frames
+    hot, = temperature_scrubs("shipped", lm, smp, hotter, 6, "probability", 1.0)
+    assert hot.value == 8 and all(hot.key(v) == item.key(v) for v in item.sets())
+    f = json.loads(scrub._compute(temperature_scrubs("shipped", lm, smp, s, 6, "hidden unit", 1.0)[0], [4, 5, 6]))
+    assert sorted(f["stale"]) == sorted([TEXT, LEGEND]) and "html" not in f and AT in f["words"]
+    long = SamplingSettings("ROMEO:", 2000, 0.8, None, None, 1, ())
+    assert lesson.is_long(lm, long) and not temperature_scrubs("shipped", lm, smp, long, 6, "probability", 1.0)

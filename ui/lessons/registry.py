@@ -42,6 +42,13 @@ class Lesson:
         return f"app_pages/{self.url}.py"
 
 
+def _sample_scrubs(room: bool) -> list:
+    """The sampling page's Position and Temperature as it opens (imported when asked: the shipped model loads)."""
+    from ui.sample.follow import default_scrubs
+
+    return default_scrubs(room)
+
+
 # The problem before the cure: the plain recurrence, how its gradients fade or blow up, then the gated cells.
 LESSONS = [
     Lesson("scalar", "One unit by hand", ":material/edit:", "1 · The recurrence", 8,
@@ -93,7 +100,7 @@ LESSONS = [
            {"next": Ask("Which character comes next?", sample.next_char),
             "prob": Ask("With what probability? (a number)", sample.next_probability),
             "temp": Ask("Temperature: the favourite's probability?", sample.temperature)},
-           sample.link, sample.model),
+           sample.link, sample.model, scrubbed=_sample_scrubs),
 ]
 
 

@@ -8,6 +8,7 @@ import functools
 from rnnviz.charlm import CharLM, Clamp
 from rnnviz.charlm.inspect import SPANS, PassageAnalysis, UnitHit
 from rnnviz.lessons import clamp as clamping, sample as lesson
+from rnnviz.nn.sampling import SamplingSettings
 from ui.controls import Control, Controls
 from ui.sample import P, Session
 from ui.sample.links import dump_branches, from_0, parse_branches
@@ -42,7 +43,7 @@ def _declared(vocab: int, layers: int, hidden: int, cell_state: bool) -> Control
         Control("prime", "Prime text", "ROMEO:", kind="text", url="prime", max_chars=500,
                 help="What the model reads before it writes."),
         Control("n", "Characters", 500, lo=1, hi=lesson.MAX_NEW, url="n"),  # its help names the limit for the prime
-        Control("temp", "Temperature", 0.8, kind="select", options=lesson.TEMPS, url="temp",
+        Control("temp", "Temperature", 0.8, kind="select", options=lesson.TEMPS, url="temp", scrub=True,
                 help="Scores are divided by this before the softmax."),
         Control("top_k", "Top-k (0 = off)", 0, kind="number", lo=0, hi=vocab, url="k",
                 help="Keep only the k most likely characters."),
@@ -55,7 +56,7 @@ def _declared(vocab: int, layers: int, hidden: int, cell_state: bool) -> Control
         Control("forced", "Branch from here", {}, kind="text", url="branch", parse=parse_branches,
                 dump=dump_branches),  # no box of its own: "Branch from here" sets it
         Control("pos", "Position", 6, lo=1, hi=lesson.MAX_CHARS - 1, url="pos"),  # drawn as `char`, from 1
-        Control("char", "Position", 7, lo=2, hi=lesson.MAX_CHARS,
+        Control("char", "Position", 7, lo=2, hi=lesson.MAX_CHARS, scrub=True,
                 help="Which character to inspect, counted from 1 (the first has no prediction to show)."),
         Control("shade", "Shade by", "probability", kind="segmented", options=SHADES, url="shade",
                 help="What colours each character."),
@@ -95,6 +96,13 @@ def fit_to(lm: CharLM, session: Session) -> None:
         session[f"{P}.{key}"] = min(session[f"{P}.{key}"], most)
     if not lm.cell_type.has_cell_state:
         session[f"{P}.clamp_kind"] = "h"
+
+
+def settings(prime: str, n: int, temp: float, top_k: int, top_p: float, greedy: bool, seed: int,
+             forced: tuple = ()) -> SamplingSettings:
+    """The sampling settings the controls' values describe (top-k 0 and top-p 1 are off; greedy is top-k 1)."""
+    return SamplingSettings(prime, n, temp, 1 if greedy else (top_k or None), top_p if top_p < 1 else None, int(seed),
+                            forced)
 
 
 def check(lm: CharLM, prime: str, n: int, forced: dict[int, str]) -> tuple[tuple, list[str]]:

@@ -1,0 +1,121 @@
+"""What follows a drag on the sampling page, where no chart does (ui/live/scrub.py: a Scrub without `build`). Position
+moves the inspected character's words, its bars and the text's outline; Temperature draws the sample at each of its
+values: the text, the sentence under the slider, the legend's summary and the inspected character's words. Each frame
+holds the page's own texts at that value (`position_texts`, `legend`, rnnviz.figures.sample.text_markup), written
+over the page's in the browser (ui/live/words.js); the release's rerun draws the page as always."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rnnviz import charlm
+from rnnviz.figures import sample as figures
+from rnnviz.lessons import sample as lesson
+from rnnviz.lessons.cache import SharedCache
+from rnnviz.live.words import Shown
+from rnnviz.nn.sampling import SamplingSettings
+from ui.live.scrub import Scrub
+from ui.sample import P, cache, controls, shading, words
+from ui.widgets import md
+
+AT = f"{P}.at"  # the container of the inspected character's words
+SAID = f"{P}.said"  # the temperature's sentence under the settings
+LEGEND = f"{P}.legend"  # the shading's legend, with the sample's summary
+TEXT = f"{P}.text"  # the text view's key (ui/textview.py)
+# the samples a drag of Temperature shows, without their states (the text, its probabilities and distributions: about
+# 0.1 MB for 500 characters instead of 8), per server: drawing one again takes as long as the first time
+LIGHT = SharedCache(32 * 2 ** 20)
+FOLLOWED = ("probability", "surprisal")  # the shadings a Temperature frame draws (the others need states or gradients)
+
+
+def position_texts(lm: charlm.CharLM, smp: lesson.Sample, i: int, fs: float) -> tuple[str, str, str]:
+    """Character i (an index into the text) in words: its sentence (markdown), the distributions it was predicted and
+    sampled from (a table of bars, HTML) and their entropies (markdown)."""
+    info = lesson.position(lm, smp, i)
+    return (f"Character **{i + 1}**: {md(repr(words.label(info.char)))}, {words.describe_position(info)}",
+            figures.dist_markup(words.top_rows(info), "model (T = 1)", words.sampled_name(info), fs),
+            words.entropy_sentence(info))
+
+
+def legend(sh: shading.Shade, smp: lesson.Sample, fs: float) -> str:
+    """The shading's legend (HTML): what the colours mean, the scale's two ends and the sample's summary."""
+    return words.legend_markup(sh.caption, *sh.ends, sh.numbers.signed, fs, words.summary(smp))
+
+
+def _at(lm: charlm.CharLM, smp: lesson.Sample, i: int, fs: float) -> Shown:
+    return Shown.of(*position_texts(lm, smp, i, fs), html_at=(1,))
+
+
+def position_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int, shade: str,
+                    fs: float) -> list[Scrub]:
+    """The Position slider (from 1, as the page writes it; at character i, an index), whose drag the inspected
+    character's words follow (`position_texts`, under AT: the sentences, and the bars with their numbers) and the
+    text's outline with them. Shaded by connectivity, the text's colours and its legend's scale are the position's own
+    (a gradient through the model each, never computed ahead), so they grey through the drag instead. About 0.2 ms
+    and 0.8 kB a position."""
+    last = len(smp.text) - 1
+
+    def said(v: float) -> dict[str, Shown]:
+        j = min(max(1, round(v) - 1), last)  # as controls.inspected clamps it
+        if shade == "connectivity":  # the colours and the legend's scale are the position's own
+            return {AT: _at(lm, smp, j, fs), TEXT: Shown(stale=True), LEGEND: Shown(stale=True)}
+        return {AT: _at(lm, smp, j, fs), TEXT: Shown(mark=j)}
+    C = controls.declared(lm)
+    return [Scrub(C.key("char"), AT, (model_id, s, shade == "connectivity"), i + 1, C["char"].lo, max(3, last + 1), 1,
+                  None, words=said)]
+
+
+def _light(model_id: str, lm: charlm.CharLM, s: SamplingSettings) -> lesson.Sample:
+    """The sample for `s`, without its states, kept in LIGHT."""
+    return LIGHT.get((model_id, s), lambda: replace(lesson.draw_sample(lm, s), h=None, c=None), lambda v: v.nbytes)
+
+
+def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int,
+                       shade: str, fs: float) -> list[Scrub]:
+    """The Temperature select slider (its notches are its options' positions, Control.span), whose drag shows the
+    sample drawn at each temperature: its text, shaded as the page shades it (without the hover titles, which no drag
+    shows), the sentence under the slider, the legend's summary and character i's words. A text shaded by a hidden
+    unit or by connectivity needs each sample's states or gradients: it greys through the drag instead, its legend
+    with it, while the words follow. Each value is a sample of its own (0.35 s for the shipped model's 500
+    characters, 3.9 s for the 11 temperatures: once per setting and server, within a visitor's budget, in sets of
+    three so that other visitors' frames take turns); a long sample (lesson.is_long) is left to the release."""
+    if lesson.is_long(lm, s):
+        return []
+    C = controls.declared(lm)
+    temps = C["temp"].options
+
+    def said(v: float) -> dict[str, Shown | str]:
+        t = temps[round(v)]
+        x = smp if t == s.temperature else _light(model_id, lm, replace(s, temperature=t))
+        j = min(i, len(x.text) - 1)
+        out: dict[str, Shown | str] = {SAID: words.temperature_sentence(t), AT: _at(lm, x, j, fs),
+                                       TEXT: Shown(stale=True), LEGEND: Shown(stale=True)}
+        if shade in FOLLOWED:
+            sh = shading.shade(shade, lm, x, j)
+            n = sh.numbers
+            out[TEXT] = Shown(mark=j, html=figures.text_markup(x.text, n.values, n.lo, n.hi, n.signed, None, None,
+                                                               n.unread_after, fs))  # outlined as the page's is
+            out[LEGEND] = Shown.of(legend(sh, x, fs), html_at=(0,))
+        return out
+    rest = tuple((k, v) for k, v in vars(s).items() if k != "temperature")  # the setting: all but the temperature
+    return [Scrub(C.key("temp"), TEXT, (model_id, rest, i, shade in FOLLOWED), float(temps.index(s.temperature)),
+                  *C["temp"].span, None, span=3, words=said)]
+
+
+def scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int, shade: str,
+           fs: float) -> list[Scrub]:
+    """The page's sliders that follow a drag: Position and Temperature."""
+    return (position_scrubs(model_id, lm, smp, s, i, shade, fs)
+            + temperature_scrubs(model_id, lm, smp, s, i, shade, fs))
+
+
+def default_scrubs(room: bool) -> list[Scrub]:
+    """Both as the page opens with the shipped model, on a projector (`room`) or not: their frames are computed as a
+    server starts (ui/live/scrub.py warm; Temperature's 3.9 s of samples once), as a class opens the same link."""
+    from ui.loaders import shipped_model
+    from ui.urlstate import font_scale
+
+    lm = shipped_model(str(charlm.SHIPPED_MODEL))
+    d = controls.declared(lm).defaults()
+    s = controls.settings(d["prime"], d["n"], d["temp"], d["top_k"], d["top_p"], d["greedy"], d["seed"])
+    smp = cache.kept_sample("shipped", lm, s, {})
+    return scrubs("shipped", lm, smp, s, min(max(1, d["pos"]), len(smp.text) - 1), d["shade"], font_scale(room))
