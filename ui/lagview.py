@@ -66,6 +66,18 @@ def three_cells(c: gate_words.GateSetup, fs: float):
     return model
 
 
+# the work a set of the memory chart's frames holds: about 80 ms, so that the first set is at hand when a drag begins
+# 300 ms after the pointer reached the slider (all 101 notches of b_f in one set, 318 ms at H = 3, came 137-240 ms into
+# the drag; in sets of 26 the longest still was 54-77 ms: benchmarks/browser.py --sweep-only)
+SET_MS = 80
+
+
+def _span(H: int) -> int:
+    """Notches a set holds at hidden size H: SET_MS of work at about 3 ms a notch at H = 3 and 30 at H = 64 (the
+    measured ends, in between as a line), 6 to 26."""
+    return max(6, min(26, round(SET_MS / (3 + 27 * (H - 3) / 61))))
+
+
 def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
     """The untrained cells' spectral radius and forget bias, whose drag the chart of how much of x₁ survives follows,
     its sentence with it: each frame the page's own chart and words for the cells at that value (about 3 ms a notch at
@@ -86,4 +98,4 @@ def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
         return {MEMORY_WORDS: cells(radius, bf)[2]}
     return each_slider(words.P, "memory", {"radius": c.radius, "bf": c.bf},
                        {n: words.CONTROLS[n].span for n in ("radius", "bf")},
-                       ("lockstep", c.x.tobytes(), c.x.shape, c.H, c.seed, fs), chart, words=said)
+                       ("lockstep", c.x.tobytes(), c.x.shape, c.H, c.seed, fs), chart, words=said, span=_span(c.H))

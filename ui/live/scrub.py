@@ -101,15 +101,15 @@ class Scrub:
 
 def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, tuple[float, float, float]],
                 setting: tuple, figure: Callable[..., object], whole: bool = False,
-                words: Callable[..., dict[str, str]] | None = None, own: Callable[..., object] | None = None
-                ) -> list[Scrub]:
+                words: Callable[..., dict[str, str]] | None = None, own: Callable[..., object] | None = None,
+                span: int = SPAN) -> list[Scrub]:
     """One Scrub for each slider in `now` (its widget key `page.name`, its range and step in `ranges`) and the chart
     `page.chart`: each frame is `figure(**now)` with that slider moved (and its words `words(**now)`, the chart as
-    drawn `own(**now)`); a frame set's key is `setting` and the other sliders' values."""
+    drawn `own(**now)`); a frame set's key is `setting` and the other sliders' values; at most `span` frames a set."""
     def moved(f, name: str):
         return None if f is None else (lambda v: f(**{**now, name: v}))
     return [Scrub(f"{page}.{name}", f"{page}.{chart}", setting + tuple(u for k, u in now.items() if k != name),
-                  now[name], *ranges[name], moved(figure, name), whole=whole, words=moved(words, name),
+                  now[name], *ranges[name], moved(figure, name), span, whole=whole, words=moved(words, name),
                   own=moved(own, name)) for name in now]
 
 
