@@ -330,3 +330,16 @@ def test_the_sampling_page_s_words_and_text_follow_position_and_temperature():
         painted(page)
         shown = page.evaluate(f"() => ({{text: {TEXT}, titles: {VIEW}.querySelectorAll('span[title]').length}})")
         assert shown == {"text": hot(8)["text"], "titles": len(hot(8)["text"])}
+
+        # keys: each draws its own notch's sample at once (6 is a coarse set's nearest neighbour of 5: not that one)
+        thumb = page.locator(".st-key-sample-temp").get_by_role("slider")
+        for k in (7, 6):
+            n = page.evaluate("() => document.querySelector('.st-key-sample-text').__rnnvizScrub.drawn")
+            thumb.press("ArrowLeft")
+            page.wait_for_function("(n) => document.querySelector('.st-key-sample-text').__rnnvizScrub.drawn > n",
+                                   arg=n, timeout=5_000)
+            assert page.evaluate(f"() => {TEXT}") == hot(k)["text"], k  # as written ahead, before the rerun
+            wait_idle(page)
+            painted(page)
+            shown = page.evaluate(f"() => ({{text: {TEXT}, titles: {VIEW}.querySelectorAll('span[title]').length}})")
+            assert shown == {"text": hot(k)["text"], "titles": len(hot(k)["text"])}, k  # the rerun's, titles back

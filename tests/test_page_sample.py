@@ -318,7 +318,7 @@ class Parsed(HTMLParser):
 
 
 def test_position_frames_are_the_page_s_words_bars_and_outline_at_each_position(open_page):
-    """Dragged, Position shows the inspected character's words, bars and outline from frames (ui/sample/view.py
+    """Dragged, Position shows the inspected character's words, bars and outline from frames (ui/sample/follow.py
     position_scrubs): each frame, unpacked as the browser unpacks it, is what the page itself shows at that position
     (its sentence, its table's text and bar widths, its entropies; the character outlined). Shaded by connectivity the
     text is marked stale instead of outlined."""
@@ -356,8 +356,12 @@ def test_position_frames_are_the_page_s_words_bars_and_outline_at_each_position(
 def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page):
     """Dragged, Temperature shows the sample drawn at each of its values from frames (ui/sample/follow.py
     temperature_scrubs): each frame is what the page itself shows at that temperature, the text's markup (its hover
-    titles left out), the sentence under the slider, the legend's text and character 7's words. Shaded by a hidden
-    unit (each sample's states would be needed) the text and its legend are marked stale instead."""
+    titles left out), the sentence under the slider, the legend's text and character 7's words. The texts' frames
+    are keyed by the shading they draw (probability and surprisal apart), not by the character inspected, whose words
+    are an item of their own. Shaded by a hidden unit (each sample's states would be needed) the text and its legend
+    are marked stale instead; greedy, only the sentence follows (every temperature writes the same text)."""
+    from dataclasses import replace
+
     from rnnviz import charlm
     from rnnviz.lessons import sample as lesson
     from rnnviz.live.words import pieces
@@ -369,30 +373,41 @@ def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page)
     lm = charlm.load(str(MODEL))
     s = SamplingSettings("ROMEO:", 500, 0.8, None, None, 1, ())
     smp = lesson.draw_sample(lm, s)
-    item, = temperature_scrubs("shipped", lm, smp, s, 6, "probability", 1.0)
-    assert (item.slider, item.chart, item.lo, item.hi, item.step, item.value) == (f"{P}.temp", TEXT, 0, 10, 1, 5)
-    assert sorted({v for values in item.sets() for v in values}) == list(range(11))
-    assert all(len(values) <= 3 for values in item.sets())  # a sample a notch: other visitors' sets take turns
+    texts, character = temperature_scrubs("shipped", lm, smp, s, 6, "probability", 1.0)
+    for item, chart in ((texts, TEXT), (character, AT)):
+        assert (item.slider, item.chart, item.lo, item.hi, item.step, item.value) == (f"{P}.temp", chart, 0, 10, 1, 5)
+    assert sorted({v for values in texts.sets() for v in values}) == list(range(11))
+    assert all(len(values) <= 3 for values in texts.sets())  # a sample a notch: other visitors' sets take turns
+
+    def frames(item, k: int) -> tuple[dict, int]:  # the first set holding notch k, and k's place in it
+        f = json.loads(scrub._compute(item, next(values for values in item.sets() if k in values)))
+        return f, f["values"].index(k)
     at = open_page(P)
     for k in (0, 5, 6, 10):  # temperatures 0.1, 0.8 (the page's own sample), 1.0 (a window's) and 3.0
-        f = json.loads(scrub._compute(item, next(values for values in item.sets() if k in values)))
-        j = f["values"].index(k)
+        (f, j), (g, jj) = frames(texts, k), frames(character, k)
         at.select_slider(key=f"{P}.temp").set_value(lesson.TEMPS[k]).run()
         assert f["html"][TEXT][j] == re.sub(r' title="[^"]*"', "", textviews(at)[0]["html"]), k
-        assert f["marks"][TEXT][j] == 6 == textviews(at)[0]["selected"], k
         said = next(c.value for c in at.caption if c.value.startswith("Temperature"))
         assert unpacked(f["words"][SAID], j) == pieces(said), k
-        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
-        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
-        assert unpacked(f["words"][AT], j) == pieces(shown[0]) + table.texts + pieces(shown[1]), k
-        assert unpacked(f["bars"][AT], j) == table.bars, k
         legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
         assert unpacked(f["words"][LEGEND], j) == legend.texts, k
-    assert temperature_scrubs("shipped", lm, smp, s, 6, "hidden unit", 1.0)[0].setting != item.setting
-    hotter = SamplingSettings("ROMEO:", 500, 1.5, None, None, 1, ())  # released elsewhere: the same frames
-    hot, = temperature_scrubs("shipped", lm, smp, hotter, 6, "probability", 1.0)
-    assert hot.value == 8 and all(hot.key(v) == item.key(v) for v in item.sets())
-    f = json.loads(scrub._compute(temperature_scrubs("shipped", lm, smp, s, 6, "hidden unit", 1.0)[0], [4, 5, 6]))
-    assert sorted(f["stale"]) == sorted([TEXT, LEGEND]) and "html" not in f and AT in f["words"]
+        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
+        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
+        assert unpacked(g["words"][AT], jj) == pieces(shown[0]) + table.texts + pieces(shown[1]), k
+        assert unpacked(g["bars"][AT], jj) == table.bars, k
+        assert set(f) & {"words", "html"} and AT not in f["words"] and set(g["words"]) == {AT}, k
+
+    def key(s2: SamplingSettings, i: int, shade: str) -> list[tuple]:
+        return [item.key(values) for item in temperature_scrubs("shipped", lm, smp, s2, i, shade, 1.0)
+                for values in item.sets()[:1]]
+    hotter = replace(s, temperature=1.5)  # released elsewhere: the same frames
+    assert key(hotter, 6, "probability") == key(s, 6, "probability")
+    assert [a == b for a, b in zip(key(s, 40, "probability"), key(s, 6, "probability"))] == [True, False]
+    assert [a == b for a, b in zip(key(s, 6, "surprisal"), key(s, 6, "probability"))] == [False, True]
+    hidden = temperature_scrubs("shipped", lm, smp, s, 6, "hidden unit", 1.0)[0]
+    f = json.loads(scrub._compute(hidden, [4, 5, 6]))
+    assert sorted(f["stale"]) == sorted([TEXT, LEGEND]) and "html" not in f and set(f["words"]) == {SAID}
+    greedy = temperature_scrubs("shipped", lm, smp, replace(s, top_k=1), 6, "probability", 1.0)
+    assert len(greedy) == 1 and set(json.loads(scrub._compute(greedy[0], [4, 5, 6]))) & {"html", "stale"} == set()
     long = SamplingSettings("ROMEO:", 2000, 0.8, None, None, 1, ())
     assert lesson.is_long(lm, long) and not temperature_scrubs("shipped", lm, smp, long, 6, "probability", 1.0)

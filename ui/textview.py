@@ -23,6 +23,10 @@ export default function(component) {
     });
   }
   root.setAttribute('aria-label', data.alt);
+  // what the server sent last, for a drag that draws its own frames here to put back (ui/live/words.js); _html: the
+  // markup shown, which such a frame sets to null so that the next run draws the server's again
+  root._sent = data.html;
+  root._selected = data.selected;
   if (root._html !== data.html) { root.innerHTML = data.html; root._html = data.html; }
   const sel = root.querySelector('span.sel');  // the outline moves without the text being laid out again
   if (!sel || Number(sel.dataset.i) !== data.selected) {

@@ -13,13 +13,14 @@ Server -> browser
   sets}]}: ids names the item's frame sets at hand, in the order they were computed (rnnviz/live/schedule.py: a
   `whole` chart's own figures near the value, then the whole range coarse, then windows of every notch, the thumb's
   first); sets = {id: frames} holds only those not sent to this visitor before (the browser keeps every set it was
-  sent). frames = rnnviz.live.frames.figure_frames at the set's notches: {values, traces, data, layout, hold: null or
+  sent). frames = rnnviz.live.frames.figure_frames at the set's notches (for `alone` sets, words with no chart: values,
+  traces 0, data and layout empty, hold null, and the texts' parts): {values, traces, data, layout, hold: null or
   {axis: [[lo, hi] per frame]}, and `digests` (one per frame, when the frames are the chart's own figures) or `start`
   (a figure of their own, drawn whole as a drag begins), `keys` (own figures for keys only), `words` ({container key:
   rnnviz/live/words.py packed pieces}: the texts beside the chart at each frame), and where the frames carry them
   (rnnviz/live/words.py followed) `bars` ({container key: packed widths of its data-bar elements}), `marks`
-  ({text view key: [character outlined per frame]}), `html` ({text view key: [its markup per frame]}), `stale`
-  ([container keys greyed through a drag]); `alone`: words with no chart (`chart` is then a container's key)}.
+  ({text view key: [character outlined per frame]}), `html` ({text view key: [its markup, or null, per frame]}),
+  `stale` ([container keys greyed through a drag]); `alone`: words with no chart (`chart` is then a container's key)}.
 Browser -> server: only the scrub component asks, each ask a rerun of the scrub fragment alone:
 - want = "<slider>": the pointer reached a slider without frames, or the keyboard's focus rested on it 0.4 s: its
   frames, computed in the background now and for every later setting (a visitor who never drags costs nothing), within
@@ -31,7 +32,9 @@ A chart or a step mark asks nothing: the page's own reruns (a release, a key, a 
 
 A digest names a figure: blake2b (8 bytes, hex) of the figure's JSON text as the chart payload carries it
 (rnnviz.live.frames.figure_digest). The chart element keeps the digest of what it shows; a key on a scrubbed slider
-draws frame k at once, naming it digests[k], and the rerun's payload with that digest is then not drawn again.
+draws frame k at once, naming it digests[k], and the rerun's payload with that digest is then not drawn again. A key
+on a slider whose words follow alone writes its notch's frame (that notch's exactly) over the page's texts: the rerun
+then rewrites only what changed from the old value, the same words.
 
 The scripts are ES modules that import each other: chart.js (the chart component) -> draw.js (one element per key,
 Plotly.react one drawing at a time, charts out of view put off) -> look.js (template, full screen, heatmap text);

@@ -10,11 +10,12 @@
 // window holds it). A drag on coarse frames asks the server for the window around the thumb (ui/live/scrub.py `ahead`).
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value) are
 // drawn whole once as the drag begins, then by moving their points. A set's `words` replace the page's texts beside
-// the chart with the same frame's (words.js); frames `alone` have words and no chart (the sampling page's position).
+// the chart with the same frame's (words.js); frames `alone` have words and no chart (the sampling page's sliders).
 // The payload: {pending, poll, wanted: [slider], items: [{slider, chart, ids: [set id], sets: {id: {values, traces,
 // data: [{trace, attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?:
-// {data, layout}, words?: {key: [pieces per frame]}}}}]} (rnnviz/live/frames.py): `sets` holds only those this page
-// was not sent before; the module keeps every set it was sent, by id.
+// {data, layout}, words?, bars?, marks?, html?, stale?, alone?}}}]} (rnnviz/live/frames.py; the texts' parts:
+// rnnviz/live/words.py followed, written by words.js): `sets` holds only those this page was not sent before; the
+// module keeps every set it was sent, by id.
 import { outOfView } from "./draw.js";
 import { afterSend } from "./send.js";
 import { collect, keysOf, settle, write } from "./words.js";
@@ -284,12 +285,18 @@ function install() {
     const thumb = box.querySelector('input[type="range"]');
     if (!thumb || R.drag) return;
     const v = Number(thumb.value);
+    // the frame of exactly this notch (a coarse set's nearest notch may be another: its words would outlive the
+    // rerun, which rewrites only what changed between the old value and the new)
+    const exactly = (f) => {
+      const k = frameOf(f.values, v);
+      return k >= 0 && Math.abs(f.values[k] - v) <= (Number(thumb.step) || stepOf(f.values)) / 4 + 1e-9 ? k : -1;
+    };
     for (const it of R.items.values()) {
       if (!box.matches(css(it.slider))) continue;
       // words alone: the new value's, written over the page's (the rerun's elements then hold the same words)
-      const alone = it.drag.find((u) => u.alone && frameOf(u.values, v) >= 0), el = document.querySelector(css(it.chart));
+      const alone = it.drag.find((u) => u.alone && exactly(u) >= 0), el = document.querySelector(css(it.chart));
       if (alone && el) {
-        const k = frameOf(alone.values, v);
+        const k = exactly(alone);
         write(collect(keysOf(alone)), alone, k, false);
         el.__rnnvizScrub = { value: alone.values[k], frame: k, drawn: (el.__rnnvizScrub?.drawn || 0) + 1, ms: 0,
                              whole: false };
@@ -300,8 +307,8 @@ function install() {
       // a chart out of view waits for the page to be idle (ui/live/draw.js): drawn now, it would hold up the page
       if (gd.hasAttribute("data-rnnviz-later") || outOfView(gd)) continue;
       // the new value's frame in any set (each lays all it changes over the chart as drawn): a window's, exact
-      const f = it.sets.find((u) => u.digests && frameOf(u.values, v) >= 0);
-      const k = f ? frameOf(f.values, v) : -1;
+      const f = it.sets.find((u) => u.digests && exactly(u) >= 0);
+      const k = f ? exactly(f) : -1;
       if (k < 0 || f.digests[k] === gd.__rnnvizDigest) continue;
       try {
         redraw({ gd, frames: f, held: {}, base: { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } } },
@@ -318,7 +325,10 @@ function install() {
     if (!box) return;
     let done = false;
     askQuietly(e);
-    const go = () => { if (!done) { done = true; ahead(box); } };
+    const thumb = box.querySelector('input[type="range"]'), was = thumb?.value;
+    // drawn only where the key moved the thumb: at an end nothing changes, and no rerun would put back what a frame
+    // leaves out (a text view's hover titles)
+    const go = () => { if (!done) { done = true; if (thumb?.value !== was) ahead(box); } };
     afterSend(go);
     setTimeout(go, 150);  // none went (the slider was at its end): nothing to draw either, as a rule
   }, true);

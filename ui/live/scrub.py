@@ -72,7 +72,8 @@ class Scrub:
     build: Callable[[float], object] | None = field(compare=False, repr=False)
     span: int = SPAN
     whole: bool = False  # the frames are a form of the chart of their own, drawn whole as a drag begins
-    words: Callable[[float], dict[str, str]] | None = field(default=None, compare=False, repr=False)
+    # {container key: markdown, pieces or a Shown} at a value
+    words: Callable[[float], dict] | None = field(default=None, compare=False, repr=False)
     # for `whole` frames: the chart as the page draws it, whose frames near the value a key on the slider draws
     own: Callable[[float], object] | None = field(default=None, compare=False, repr=False)
 
@@ -101,7 +102,7 @@ class Scrub:
 
 def each_slider(page: str, chart: str, now: dict[str, float], ranges: dict[str, tuple[float, float, float]],
                 setting: tuple, figure: Callable[..., object], whole: bool = False,
-                words: Callable[..., dict[str, str]] | None = None, own: Callable[..., object] | None = None,
+                words: Callable[..., dict] | None = None, own: Callable[..., object] | None = None,
                 span: int = SPAN) -> list[Scrub]:
     """One Scrub for each slider in `now` (its widget key `page.name`, its range and step in `ranges`) and the chart
     `page.chart`: each frame is `figure(**now)` with that slider moved (and its words `words(**now)`, the chart as

@@ -73,9 +73,12 @@ export function write(texts, f, k, grey = true) {
     t.el.style.opacity = "";
     if (pieces) t.nodes.forEach((n, j) => { if (n.nodeValue !== pieces[j]) n.nodeValue = pieces[j]; });
     if (widths) t.bars.forEach((b, j) => { if (b.style.width !== widths[j]) b.style.width = widths[j]; });
-    if (html && t.htmlShown !== html) {
+    if (html && t.htmlShown !== html) {  // the outline stays on its character
+      const at = outlined(t.view)?.dataset.i;
       t.root.innerHTML = html;
+      t.root._html = null;  // not the server's markup: the next run draws that again (hover titles included)
       t.htmlShown = html;
+      if (at !== undefined) outline(t.view, t.view.querySelector(`span[data-i="${at}"]`));
     }
     if (mark) outline(t.view, t.view.querySelector(`span[data-i="${mark[k]}"]`));
   }
@@ -89,12 +92,13 @@ export function settle(texts, f = null, k = -1) {
     t.el.style.opacity = "";
     t.nodes.forEach((n, j) => { if (n.nodeValue !== t.was[j]) n.nodeValue = t.was[j]; });
     t.bars.forEach((b, j) => { if (b.style.width !== t.barsWas[j]) b.style.width = t.barsWas[j]; });
-    if (t.htmlShown !== undefined) {  // its own markup, outline included
-      t.root.innerHTML = t.htmlWas;
+    if (t.htmlShown !== undefined) {  // the server's last markup (a run may have come during the drag)
+      t.root.innerHTML = t.root._html = t.root._sent ?? t.htmlWas;
       t.htmlShown = undefined;
-    } else {
-      outline(t.view, t.markWas);
     }
+    // the server's last outline, where the text view keeps it, else the one the drag began with
+    const sel = t.root?._selected;
+    outline(t.view, sel !== undefined && sel !== null ? t.view.querySelector(`span[data-i="${sel}"]`) : t.markWas);
   }
   if (f && k >= 0) write(texts, f, k, false);
 }

@@ -73,32 +73,46 @@ def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: 
                        shade: str, fs: float) -> list[Scrub]:
     """The Temperature select slider (its notches are its options' positions, Control.span), whose drag shows the
     sample drawn at each temperature: its text, shaded as the page shades it (without the hover titles, which no drag
-    shows), the sentence under the slider, the legend's summary and character i's words. A text shaded by a hidden
-    unit or by connectivity needs each sample's states or gradients: it greys through the drag instead, its legend
-    with it, while the words follow. Each value is a sample of its own (0.35 s for the shipped model's 500
+    shows; the outline stays on character i), the sentence under the slider and the legend's summary; and, an item of
+    its own keyed by i (a move of Position leaves the texts' frames as they are), character i's words. A text shaded
+    by a hidden unit or by connectivity needs each sample's states or gradients: it greys through the drag instead,
+    its legend with it, while the words follow. Each value is a sample of its own (0.35 s for the shipped model's 500
     characters, 3.9 s for the 11 temperatures: once per setting and server, within a visitor's budget, in sets of
-    three so that other visitors' frames take turns); a long sample (lesson.is_long) is left to the release."""
+    three so that other visitors' fills take turns); greedy sampling writes the same text at every temperature, so
+    only the sentence follows it; a long sample (lesson.is_long) is left to the release. An upload's samples and
+    frames are kept per server as the shipped model's are, under its upload's ids (LIGHT, ui/live/scrub.py FRAMES:
+    both bounded), which only its visitor's page names."""
     if lesson.is_long(lm, s):
         return []
     C = controls.declared(lm)
     temps = C["temp"].options
 
-    def said(v: float) -> dict[str, Shown | str]:
+    def sample(v: float) -> tuple[float, lesson.Sample]:
         t = temps[round(v)]
-        x = smp if t == s.temperature else _light(model_id, lm, replace(s, temperature=t))
-        j = min(i, len(x.text) - 1)
-        out: dict[str, Shown | str] = {SAID: words.temperature_sentence(t), AT: _at(lm, x, j, fs),
-                                       TEXT: Shown(stale=True), LEGEND: Shown(stale=True)}
+        return t, smp if t == s.temperature else _light(model_id, lm, replace(s, temperature=t))
+
+    def texts(v: float) -> dict[str, Shown | str]:
+        if s.greedy:
+            return {SAID: words.temperature_sentence(temps[round(v)])}
+        t, x = sample(v)
+        out: dict[str, Shown | str] = {SAID: words.temperature_sentence(t), TEXT: Shown(stale=True),
+                                       LEGEND: Shown(stale=True)}
         if shade in FOLLOWED:
-            sh = shading.shade(shade, lm, x, j)
+            sh = shading.shade(shade, lm, x, min(i, len(x.text) - 1))
             n = sh.numbers
-            out[TEXT] = Shown(mark=j, html=figures.text_markup(x.text, n.values, n.lo, n.hi, n.signed, None, None,
-                                                               n.unread_after, fs))  # outlined as the page's is
+            out[TEXT] = Shown(html=figures.text_markup(x.text, n.values, n.lo, n.hi, n.signed, None, None,
+                                                       n.unread_after, fs))
             out[LEGEND] = Shown.of(legend(sh, x, fs), html_at=(0,))
         return out
+
+    def character(v: float) -> dict[str, Shown]:
+        x = sample(v)[1]
+        return {AT: _at(lm, x, min(i, len(x.text) - 1), fs)}
     rest = tuple((k, v) for k, v in vars(s).items() if k != "temperature")  # the setting: all but the temperature
-    return [Scrub(C.key("temp"), TEXT, (model_id, rest, i, shade in FOLLOWED), float(temps.index(s.temperature)),
-                  *C["temp"].span, None, span=3, words=said)]
+    at, span = float(temps.index(s.temperature)), C["temp"].span
+    return [Scrub(C.key("temp"), TEXT, (model_id, rest, shade if shade in FOLLOWED else None), at, *span, None,
+                  span=3, words=texts)] + ([] if s.greedy else [
+        Scrub(C.key("temp"), AT, (model_id, rest, i), at, *span, None, span=3, words=character)])
 
 
 def scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int, shade: str,
