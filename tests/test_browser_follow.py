@@ -250,8 +250,8 @@ def test_the_sampling_page_s_words_and_text_follow_position_and_temperature():
       character's words as it goes to the server; shaded by connectivity, whose colours are each position's own, the
       text and its legend grey through a drag while the words still follow;
     - dragging Temperature, the text shows the sample the server draws at each temperature the thumb passes (the
-      character inspected still outlined), with the sentence under the slider and the legend's summary; the release's
-      rerun draws the same text, its hover titles back."""
+      character inspected still outlined, its hover titles with it), with the sentence under the slider and the
+      legend's summary; the release's rerun shows the same; a key draws its notch's sample as it goes."""
     import functools
 
     from rnnviz import charlm
@@ -342,4 +342,4 @@ def test_the_sampling_page_s_words_and_text_follow_position_and_temperature():
             wait_idle(page)
             painted(page)
             shown = page.evaluate(f"() => ({{text: {TEXT}, titles: {VIEW}.querySelectorAll('span[title]').length}})")
-            assert shown == {"text": hot(k)["text"], "titles": len(hot(k)["text"])}, k  # the rerun's, titles back
+            assert shown == {"text": hot(k)["text"], "titles": len(hot(k)["text"])}, k  # and after the rerun

@@ -24,7 +24,7 @@ export default function(component) {
   }
   root.setAttribute('aria-label', data.alt);
   // what the server sent last, for a drag that draws its own frames here to put back (ui/live/words.js); _html: the
-  // markup shown, which such a frame sets to null so that the next run draws the server's again
+  // markup shown, which such a frame sets to its own (the server's at that value)
   root._sent = data.html;
   root._selected = data.selected;
   if (root._html !== data.html) { root.innerHTML = data.html; root._html = data.html; }

@@ -76,7 +76,7 @@ export function write(texts, f, k, grey = true) {
     if (html && t.htmlShown !== html) {  // the outline stays on its character
       const at = outlined(t.view)?.dataset.i;
       t.root.innerHTML = html;
-      t.root._html = null;  // not the server's markup: the next run draws that again (hover titles included)
+      t.root._html = html;  // the server's markup at that value: a run that sends the same leaves it drawn
       t.htmlShown = html;
       if (at !== undefined) outline(t.view, t.view.querySelector(`span[data-i="${at}"]`));
     }

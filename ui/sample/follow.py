@@ -72,8 +72,8 @@ def _light(model_id: str, lm: charlm.CharLM, s: SamplingSettings) -> lesson.Samp
 def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int,
                        shade: str, fs: float) -> list[Scrub]:
     """The Temperature select slider (its notches are its options' positions, Control.span), whose drag shows the
-    sample drawn at each temperature: its text, shaded as the page shades it (without the hover titles, which no drag
-    shows; the outline stays on character i), the sentence under the slider and the legend's summary; and, an item of
+    sample drawn at each temperature: its text, the page's own markup (hover titles included: a key's rerun then finds
+    it drawn; the outline stays on character i), the sentence under the slider and the legend's summary; and, an item of
     its own keyed by i (a move of Position leaves the texts' frames as they are), character i's words. A text shaded
     by a hidden unit or by connectivity needs each sample's states or gradients: it greys through the drag instead,
     its legend with it, while the words follow. Each value is a sample of its own (0.35 s for the shipped model's 500
@@ -100,8 +100,8 @@ def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: 
         if shade in FOLLOWED:
             sh = shading.shade(shade, lm, x, min(i, len(x.text) - 1))
             n = sh.numbers
-            out[TEXT] = Shown(html=figures.text_markup(x.text, n.values, n.lo, n.hi, n.signed, None, None,
-                                                       n.unread_after, fs))
+            out[TEXT] = Shown(html=figures.text_markup(x.text, n.values, n.lo, n.hi, n.signed, sh.titles, None,
+                                                       n.unread_after, fs))  # the page's markup, to the byte
             out[LEGEND] = Shown.of(legend(sh, x, fs), html_at=(0,))
         return out
 
