@@ -60,7 +60,7 @@ def explorer() -> None:
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
                  alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))
-            scrubs(P, words.scrubs(c, cmp, fs))  # the chart follows the W_hh scale or b_f while dragged
+            scrubs(P, words.scrubs(c, cmp, fs))  # the chart follows H, T, the W_hh scale, the biases while dragged
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
@@ -76,7 +76,8 @@ def explorer() -> None:
     if paths := words.paths_note(curves, T):
         with top or right:
             note(paths)
-    note(f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + words.SCALE_NOTE)
+    with st.container(key=words.NUMBERS_WORDS):  # it follows a drag of T
+        note(words.numbers_note(T))
     publish(PARAMS)
 
 

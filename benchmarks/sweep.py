@@ -32,6 +32,7 @@ class Sweep(NamedTuple):
 SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", "b", "h0")] + [
     Sweep("gradients", "grad.scale", "grad.decay"), Sweep("gradients", "grad.bf", "grad.decay"),
     Sweep("gradients", "grad.xs", "grad.decay"), Sweep("gradients", "grad.bz", "grad.decay"),
+    Sweep("gradients", "grad.H", "grad.decay"), Sweep("gradients", "grad.T", "grad.decay"),
     Sweep("recurrences?view=eigen", "rec.r2", "rec.plane"), Sweep("recurrences?view=eigen", "rec.th2", "rec.plane"),
     Sweep("recurrences", "rec.a", "rec.linear"), Sweep("recurrences", "rec.b", "rec.linear"),
     Sweep("recurrences?view=selective", "rec.w", "rec.selective"),

@@ -107,32 +107,39 @@ def test_clip_frames_are_the_before_and_after_chart_and_its_sentence_at_each_thr
     assert len(seen) == 3  # the norm after clipping is the threshold's
 
 
-@pytest.mark.parametrize("which", ["scale", "bf", "xs", "bz"])
+@pytest.mark.parametrize("which", ["scale", "bf", "xs", "bz", "H", "T"])
 def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
     item = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0)}[f"grad.{which}"]
     assert item.span == 25
-    kw = {"scale": "w_scale", "bf": "forget_bias", "xs": "input_scale", "bz": "update_bias"}[which]
+    kw = {"scale": "w_scale", "bf": "forget_bias", "xs": "input_scale", "bz": "update_bias", "H": "hidden_size",
+          "T": "T"}[which]
 
     def page_comparison(v):  # the page's own call: compare with all three cells, the slider at v
-        args = dict(w_scale=0.9, forget_bias=1.0, input_scale=0.5, update_bias=0.0) | {kw: v}
-        return gradients.compare(4, 12, seed=3, by="sigma", **args)
+        args = dict(hidden_size=4, T=12, w_scale=0.9, forget_bias=1.0, input_scale=0.5, update_bias=0.0)
+        return gradients.compare(seed=3, by="sigma", **args | {kw: int(v) if which in "HT" else v})
+
+    def page_T(v):
+        return int(v) if which == "T" else 12
 
     def page_figure(v):
-        return gradient_decay(gradients.curves(page_comparison(v)), grad_words.reference_curves(range(13)),
+        return gradient_decay(gradients.curves(page_comparison(v)), grad_words.reference_curves(range(page_T(v) + 1)),
                               font_scale=1.0)
     check(item, page_figure)
     frames = json.loads(scrub._compute(item, item.values()))
+    assert len(frames["values"]) > 10
     for k in (0, 9, len(frames["values"]) - 1):  # the words beside the chart at each frame: the page's own there
         v = frames["values"][k]
         full = page_comparison(v)
-        said = {grad_words.METRIC_WORDS: grad_words.metric_pieces(gradients.curves(full), 12)}
-        if which == "scale":
-            said[grad_words.SCALE_WORDS] = pieces(grad_words.scale_note(full, "sigma", v))
+        said = {grad_words.METRIC_WORDS: grad_words.metric_pieces(gradients.curves(full), page_T(v))}
+        if which in ("scale", "H"):  # W_hh's norms change with its scale and its size
+            said[grad_words.SCALE_WORDS] = pieces(grad_words.scale_note(full, "sigma", v if which == "scale" else 0.9))
+        if which == "T":
+            said[grad_words.NUMBERS_WORDS] = pieces(grad_words.numbers_note(int(v)))
         assert {key: unpacked(w, k) for key, w in frames["words"].items()} == said, v
     costlier = dataclasses.replace(c, H=64, T=200)
-    assert grad_words.scrubs(costlier, cmp, 1.0)[0].span == 5  # a costlier frame: fewer of them
+    assert {i.slider: i.span for i in grad_words.scrubs(costlier, cmp, 1.0)}["grad.scale"] == 5  # dearer frames: fewer
 
 
 def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_angle():

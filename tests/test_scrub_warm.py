@@ -72,6 +72,22 @@ def test_warm_computes_every_set_of_every_declared_slider_once_and_pins_it(monke
     assert scrub._cached(first.key(first.sets()[0])) == scrub._compute(first, first.sets()[0])
 
 
+def test_warm_spends_a_bounded_time_on_one_slider_after_its_first_sets(monkeypatch):
+    """A slider whose whole range costs more than WARM_ITEM_S gets its coarse set and the window at its value (a
+    first drag's frames), and leaves the rest to its visitors' asks."""
+    monkeypatch.setattr(loaders, "_STARTED", set())
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 20))
+    monkeypatch.setattr(scrub, "WARM_ITEM_S", 0.0)
+    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
+    cheap = _selective(False)[0]
+    dear = scrub.Scrub("s.x", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11)
+    assert scrub.warm([lambda room: [dear]], delay=0)
+    _finish()
+    keys = [key for _, key, _, _ in scrub.plan(dear)]
+    assert len(keys) == 11  # the coarse set and ten windows
+    assert [k in scrub.FRAMES for k in keys] == [True, True] + [False] * 9
+
+
 def test_warm_is_left_out_where_the_environment_says_so(monkeypatch):
     monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "0")

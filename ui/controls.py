@@ -68,7 +68,7 @@ class Control:
         ...), which its range input holds (ui/live/scrub.js reads the thumb), not the options themselves."""
         if self.kind == "select":
             return 0.0, float(len(self.options) - 1), 1.0
-        return float(self.lo), float(self.hi), float(self.step)
+        return float(self.lo), float(self.hi), float(self.step or 1)  # an integer slider's notches are its integers
 
 
 def _integral(*values) -> bool:

@@ -43,8 +43,9 @@ def parse_rate(s: str) -> float:
 CLIP_MIN = 0.1  # the clipping view's lowest threshold
 CONTROLS = Controls(  # two clip thresholds, each named for what it clips
     P,
-    Control("H", "Hidden size H", 32, lo=1, hi=64, url="H", help="Units per state."),
-    Control("T", "Sequence length T", 50, lo=2, hi=200, url="T", help="How many steps the gradient travels back."),
+    Control("H", "Hidden size H", 32, lo=1, hi=64, url="H", scrub=True, help="Units per state."),
+    Control("T", "Sequence length T", 50, lo=2, hi=200, url="T", scrub=True,
+            help="How many steps the gradient travels back."),
     Control("scale", "Wₕₕ scale", 0.9, lo=0.0, hi=3.0, step=0.05, url="w", scrub=True,
             help="Each block's σₘₐₓ or ρ (above)."),
     Control("by", "Scale Wₕₕ so that", "sigma", kind="radio", options=tuple(SCALE_BY), url="by",
@@ -146,7 +147,8 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
 
 
-SCALE_WORDS, METRIC_WORDS = f"words-{P}-scale", f"words-{P}-metrics"  # the texts that follow a drag (their containers)
+# the texts that follow a drag (their containers)
+SCALE_WORDS, METRIC_WORDS, NUMBERS_WORDS = f"words-{P}-scale", f"words-{P}-metrics", f"words-{P}-numbers"
 
 
 def metric_pieces(series: dict[str, np.ndarray], T: int) -> list[str]:
@@ -156,46 +158,60 @@ def metric_pieces(series: dict[str, np.ndarray], T: int) -> list[str]:
 
 # the explorer's sliders whose drag the decay chart follows: each one's place in `compare`'s arguments (Explorer's
 # order), and which cells it changes (None: all; else a test of the cell: the others' curves are the page's own)
-MOVES = {"scale": (2, None), "bf": (3, lambda k: k.forget_gate is not None),
+MOVES = {"H": (0, None), "T": (1, None), "scale": (2, None), "bf": (3, lambda k: k.forget_gate is not None),
          "xs": (4, None), "bz": (7, lambda k: k.keep_gate is not None and k.keep_gate != k.forget_gate)}
+SIZES = ("H", "T")  # integers: a frame's value is the slider's notch, a float in the frames' protocol
+
+
+def numbers_note(T: int) -> str:
+    """What the numbers above measure, under the chart: it follows a drag of T."""
+    return f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + SCALE_NOTE
 
 
 def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
-    """The W_hh scale, the two gate biases and the input scale, whose drag the decay chart follows, and the words
-    beside it (the scale's note, the metrics): each frame is that chart (the page's own call) with one of them moved,
-    from `compare` uncached (frames are kept, not comparisons; a frame's chart and its words share one). Each frame
-    costs a comparison (~0.1 s at the defaults, more with H x T; a bias's, its one cell's): fewer notches where they
-    cost more."""
+    """The sizes H and T, the W_hh scale, the two gate biases and the input scale, whose drag the decay chart follows,
+    and the words beside it (the scale's note, the metrics, and for T what they measure): each frame is that chart (the
+    page's own call) with one of them moved, from `compare` uncached (frames are kept, not comparisons; a frame's
+    chart and its words share one). A frame costs a comparison and its chart, 12 ms at the defaults here, about
+    H x T x 8 us (0.15 s at H = 64, T = 200): fewer notches a set where they cost more."""
     args = dataclasses.astuple(c)
-    span = max(5, min(25, 25 * 1600 // (c.H * c.T)))
-    refs = reference_curves(range(c.T + 1))
     said: dict = {}  # (slider, value) -> the words, kept from the frame's chart until its words are read
+
+    def span(name: str) -> int:  # a set's notches: about 0.3 s of frames, at the slider's mean notch for a size
+        mean = {n: (CONTROLS[n].lo + CONTROLS[n].hi) / 2 if n == name else getattr(c, n) for n in SIZES}
+        return max(5, min(25, int(25 * 1600 // (mean["H"] * mean["T"]))))
 
     def moved(name: str, v: float) -> Comparison:
         at, which = MOVES[name]
-        now = (*args[:at], v, *args[at + 1:])
+        now = (*args[:at], int(v) if name in SIZES else v, *args[at + 1:])
         if which is None:
             return compare(*now)
         part = compare(*now, cells=tuple(r for r in cmp.reports if which(get(r))))
         return dataclasses.replace(cmp, reports={**cmp.reports, **part.reports})  # the other cells: the page's own
 
     def text(name: str, v: float, now: Comparison) -> dict:
-        out = {METRIC_WORDS: metric_pieces(curves(now), c.T)}
-        return {SCALE_WORDS: scale_note(now, c.by, v), **out} if name == "scale" else out
+        T = int(v) if name == "T" else c.T
+        out = {METRIC_WORDS: metric_pieces(curves(now), T)}
+        if name in ("scale", "H"):  # W_hh's norms: its size and scale
+            out[SCALE_WORDS] = scale_note(now, c.by, v if name == "scale" else c.scale)
+        if name == "T":
+            out[NUMBERS_WORDS] = numbers_note(T)
+        return out
 
     def chart(name: str):
         def at(v: float):
             now = moved(name, v)
             if len(said) < 512:  # a set's words are read right after its charts are built: a few dozen at a time
                 said[name, v] = text(name, v, now)
-            return gradient_decay(curves(now), refs, font_scale=fs)
+            T = int(v) if name == "T" else c.T
+            return gradient_decay(curves(now), reference_curves(range(T + 1)), font_scale=fs)
         return at
 
     def words(name: str):
         return lambda v: said.pop((name, v), None) or text(name, v, moved(name, v))
 
     return [Scrub(CONTROLS.key(name), f"{P}.decay", args[:at] + args[at + 1:] + (fs,), args[at], *CONTROLS[name].span,
-                  chart(name), span, words=words(name)) for name, (at, _) in MOVES.items()]
+                  chart(name), span(name), words=words(name)) for name, (at, _) in MOVES.items()]
 
 
 CLIP_WORDS = f"words-{P}-clip"  # the clipping sentence, which follows a drag of the threshold
