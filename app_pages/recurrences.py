@@ -113,9 +113,10 @@ def scan_view(fs: float) -> None:
 def grad_view(fs: float) -> None:
     with controls_box():
         T = CONTROLS.widget("gT")
-    curves = words.gradient_curves(8, T, 0)
+    curves = words.gradient_curves(words.GRAD_H, T, words.GRAD_SEED)
     plot(figures.gradient_compare(curves, fs), f"{P}.grad",
          alt="log10 norms at T steps back: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in curves.items()))
+    scrubs(P, words.grad_scrubs(T, fs))  # the chart follows T while it is dragged
     st.markdown("\n".join(f"- {words.REASONS[k]}" for k in curves))
 
 

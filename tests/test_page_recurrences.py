@@ -194,12 +194,13 @@ def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
 
     SLIDERS = CONTROLS.spans()
 
-    for view, names in (("linear", "ab"), ("selective", "wc"), ("eigen", ("r1", "r2", "r3"))):
+    for view, names in (("linear", "ab"), ("selective", "wc"), ("eigen", ("r1", "r2", "r3", "th1", "th2", "th3")),
+                        ("grad", ("gT",))):
         at = open_page(PAGE, view=view)
         for name in names:
             s = at.slider(key=f"{P}.{name}")
             assert (s.min, s.max, s.step) == SLIDERS[name], name
-    assert set(SLIDERS) == {"a", "b", "w", "c", "r1", "r2", "r3", "r4"}  # every slider a drag scrubs
+    assert set(SLIDERS) == {"a", "b", "w", "c", "gT", *(f"{n}{k}" for n in ("r", "th") for k in range(1, 5))}
 
 
 def test_each_views_settings_outlive_a_visit_to_another_view(open_page):

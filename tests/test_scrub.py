@@ -161,6 +161,16 @@ def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_ang
     assert {d["trace"] for d in frames["data"]} == {3} and angle.words is None  # the angle turns λ₃; |λ₃| stays
 
 
+def test_gradient_view_frames_are_its_chart_at_each_number_of_steps_back():
+    from rnnviz.figures.recurrences import gradient_compare
+
+    [item] = rec_words.grad_scrubs(100, 1.0)
+    assert (item.slider, item.chart, item.value) == ("rec.gT", "rec.grad", 100.0)
+    assert item.sets()[0][0] == 10.0 and item.sets()[0][-1] == 300.0  # the whole range, coarse first
+    frames = check(item, lambda v: gradient_compare(rec_words.gradient_curves(8, int(v), 0), 1.0))
+    assert frames["hold"]  # lines alone move: drawn by moving their points
+
+
 def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():
     from rnnviz.figures.recurrences import linear_steps
     x, t = [1.0, 0.0, 0.5, 0.0, -1.0], 3

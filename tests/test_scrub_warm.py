@@ -12,7 +12,8 @@ from ui.live import scrub
 
 SCRUBBED = [ls for ls in LESSONS if ls.scrubbed]
 # the pages whose views scrub different sliders
-VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}), "gradients": ({}, {"view": "clip"})}
+VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}, {"view": "grad"}),
+         "gradients": ({}, {"view": "clip"})}
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rnnviz.figures.recurrences import eigen_plane, linear_steps, selective_steps
+from rnnviz.figures.recurrences import eigen_plane, gradient_compare, linear_steps, selective_steps
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
@@ -48,7 +48,7 @@ CONTROLS = Controls(
     Control("N", "Units N", 3, lo=1, hi=UNITS, url="N"),
     *[Control(f"r{k}", f"r{k}, radius", r, lo=0.0, hi=0.999, step=0.001, url=f"r{k}", scrub=True,
               widget_kw={"format": "%.3f"}) for k, r in enumerate(R_DEFAULTS, 1)],  # the plane follows a radius
-    *[Control(f"th{k}", f"θ{k}, angle", th, lo=0.0, hi=3.14, step=0.01, url=f"th{k}")
+    *[Control(f"th{k}", f"θ{k}, angle", th, lo=0.0, hi=3.14, step=0.01, url=f"th{k}", scrub=True)
       for k, th in enumerate(TH_DEFAULTS, 1)],
     Control("word", "Word", "hello", kind="text", url="word", max_chars=30),
     Control("H", "H, units", 3, lo=1, hi=8, url="H"),
@@ -59,7 +59,7 @@ CONTROLS = Controls(
     Control("w", "w, how strongly xₜ sets the step", 4.0, lo=0.0, hi=8.0, step=0.1, url="w", scrub=True),
     Control("c", "c, the step's bias", 0.0, lo=-4.0, hi=4.0, step=0.1, url="c", scrub=True),
     Control("T", "T, steps to scan", 8, kind="segmented", options=(8, 16), url="T", widget_kw={"required": True}),
-    Control("gT", "T, steps back", 100, lo=10, hi=300, url="gT"),
+    Control("gT", "T, steps back", 100, lo=10, hi=300, url="gT", scrub=True),
 )
 PARAMS = CONTROLS.params
 
@@ -265,10 +265,22 @@ def selective_scrubs(sel: Selective, fs: float) -> list[Scrub]:
     return each_slider(P, "selective", {"w": sel.w, "c": sel.c}, CONTROLS.spans("w", "c"), (sel.x, fs), figure)
 
 
+GRAD_H, GRAD_SEED = 8, 0  # the gradient view's cells: their size and seed
+
+
+def grad_scrubs(T: int, fs: float) -> list[Scrub]:
+    """T, steps back, whose drag the gradient view's chart follows: each frame the page's own chart at that T (3-19 ms
+    a frame, 28 kB at T = 300), in sets of 25 notches (about 0.3 s and 0.35 MB). The frames' curves are computed
+    afresh, not kept in CACHE: 290 of them would push out the scan's measured costs."""
+    return [Scrub(CONTROLS.key("gT"), f"{P}.grad", (GRAD_H, GRAD_SEED, fs), float(T), *CONTROLS["gT"].span,
+                  lambda v: gradient_compare(lesson.gradient_curves(GRAD_H, int(v), GRAD_SEED), fs), 25)]
+
+
 def default_scrubs(room: bool) -> list[Scrub]:
     """The page's scrubbed sliders as each of its views opens (see ui/lessons/scalar.py default_scrubs)."""
     c, fs = {p.key.split(".", 1)[1]: p.default for p in PARAMS}, font_scale(room)
     n = c["N"]
     return (scrubs([c[f"r{k}"] for k in range(1, n + 1)], [c[f"th{k}"] for k in range(1, n + 1)], fs)
             + linear_scrubs(Linear(c["a"], c["b"], tuple(parse_sequence(c["x"]))), c["lin.t"], fs)
-            + selective_scrubs(Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs))
+            + selective_scrubs(Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs)
+            + grad_scrubs(c["gT"], fs))

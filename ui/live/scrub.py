@@ -133,7 +133,9 @@ def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list
         (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(focus))]
 
 
-WARM_ITEM_S = 3.0  # s of CPU the warm spends on one slider's frames at most (after its first sets)
+# what the warm spends on one slider at most, after its first two sets: CPU (a server's start) and pinned bytes (of
+# FRAMES, which visitors' frames share)
+WARM_ITEM_S, WARM_ITEM_BYTES = 3.0, 2 * 2 ** 20
 
 
 def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> bool:
@@ -141,11 +143,12 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     projector (`makers`: ui/lessons/registry.py), computed in a thread of its own and pinned in FRAMES. A class opens
     the same link, so the first sweep of a slider finds its whole range at hand instead of waiting for the windows the
     thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). A slider's sets go in their
-    order (the coarse set, the window at the value, then outward) until WARM_ITEM_S of CPU is spent on it: the whole
-    range of every slider but the gradients page's T (5.5 s of frames a width), whose farther windows its visitors'
-    asks compute. It is charged to no visitor: it is a fixed amount (about 27 s of CPU here, 4.6 of them the sampling
-    page's Temperature samples, 10 the gradients page's H and T; 17 MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of
-    which would spend it). Whether this call started it."""
+    order (the coarse set, the window at the value, then outward) until WARM_ITEM_S of CPU or WARM_ITEM_BYTES are
+    spent on it: the whole range of every slider but two sizes, the gradients page's T (5.5 s of frames a width) and
+    the recurrences page's T steps back (5.3 MB), whose farther windows their visitors' asks compute. It is charged to
+    no visitor: it is a fixed amount (about 32 s of CPU here, 4.6 of them the sampling page's Temperature samples, 10
+    the gradients page's H and T; about 21 MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers,
+    each of which would spend it). Whether this call started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
@@ -155,11 +158,11 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
                 try:
                     items = make(room)
                     for item in on_projector(items) if room else items:
-                        t0 = time.thread_time()
+                        t0, size = time.thread_time(), 0
                         for rank, key, values, compute in plan(item):
-                            if rank > 1 and time.thread_time() - t0 > WARM_ITEM_S:
+                            if rank > 1 and (time.thread_time() - t0 > WARM_ITEM_S or size > WARM_ITEM_BYTES):
                                 break
-                            FRAMES.get(key, lambda: compute(item, values), len, pinned=True)
+                            size += len(FRAMES.get(key, lambda: compute(item, values), len, pinned=True))
                 except Exception:  # nobody waits for it: a visitor's own ask computes what is missing
                     logging.getLogger(__name__).exception("computing the frames of a page's defaults failed")
     return once_in_background("rnnviz-warm-frames", work, delay, "computing the opening frames")
