@@ -64,10 +64,12 @@ def explorer() -> None:
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
-            st.markdown("\n\n".join(words.factor_notes(cmp, T)))
+            with st.container(key=words.FACTOR_WORDS):  # they follow a drag, with the chart
+                st.markdown("\n\n".join(words.factor_notes(cmp, T)))
+            scrubs(P, words.scrubs(c, cmp, fs, "factors"))
         else:
             plain = compared()[0]  # the vanilla RNN's gradient is the one clipped
-            clip_section(cmp.reports[plain], T, curves[plain][T])
+            clip_section(cmp.reports[plain], T, curves[plain][T], c, cmp)
     metrics = {key: words.curve_words(key) for key in curves}
     cols = (top or right).container(key=words.METRIC_WORDS).columns([width for _, _, width in metrics.values()])
     for col, (key, (label, what, _)) in zip(cols, metrics.items()):
@@ -82,7 +84,7 @@ def explorer() -> None:
 
 
 @fragment
-def clip_section(report, T: int, metric_log10: float) -> None:
+def clip_section(report, T: int, metric_log10: float, c: Explorer, cmp) -> None:
     demo = lesson.clip_demo(report, T, threshold := CONTROLS.widget("clip"))
     room = classroom()  # on a projector the chart under its threshold slider, the words after it (the first screen)
     for part in ("chart", "words") if room else ("words", "chart"):
@@ -93,7 +95,9 @@ def clip_section(report, T: int, metric_log10: float) -> None:
             with st.container(key=words.CLIP_WORDS):  # it follows a drag of the threshold, with the chart
                 st.markdown(words.clip_note(demo, metric_log10, T, where="below" if room else "above"))
             (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
-    scrubs(P, words.clip_scrubs(report, T, threshold, metric_log10, fs, room))  # the chart follows the threshold
+    # the chart follows the threshold, and the explorer's sliders
+    scrubs(P, words.clip_scrubs(report, T, threshold, metric_log10, fs, room)
+           + words.scrubs(c, cmp, fs, "clip", threshold, room))
     publish(PARAMS)
 
 

@@ -33,6 +33,8 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("gradients", "grad.scale", "grad.decay"), Sweep("gradients", "grad.bf", "grad.decay"),
     Sweep("gradients", "grad.xs", "grad.decay"), Sweep("gradients", "grad.bz", "grad.decay"),
     Sweep("gradients", "grad.H", "grad.decay"), Sweep("gradients", "grad.T", "grad.decay"),
+    Sweep("gradients?view=factors", "grad.scale", "grad.factors"),
+    Sweep("gradients?view=clip", "grad.H", "grad.clip_fig"),
     Sweep("recurrences?view=eigen", "rec.r2", "rec.plane"), Sweep("recurrences?view=eigen", "rec.th2", "rec.plane"),
     Sweep("recurrences", "rec.a", "rec.linear"), Sweep("recurrences", "rec.b", "rec.linear"),
     Sweep("recurrences?view=selective", "rec.w", "rec.selective"),
@@ -59,6 +61,19 @@ def _lockstep_items(classroom: bool) -> list:
     return memory_scrubs(c, font_scale(classroom))
 
 
+def _later_items(view: str, classroom: bool) -> list:
+    """The gradients page's explorer sliders in a view it opens later (not warm: ui/lessons/gradients.py
+    default_scrubs), at the page's defaults."""
+    import dataclasses
+
+    from ui.lessons import gradients as g
+    from ui.urlstate import font_scale
+
+    c = g.Explorer(**{f.name: g.CONTROLS[f.name].default for f in dataclasses.fields(g.Explorer)})
+    return g.scrubs(c, g.compared(*dataclasses.astuple(c)), font_scale(classroom), view, g.CONTROLS["clip"].default,
+                    classroom)
+
+
 def server_item(sw: Sweep, classroom: bool = False):
     """The Scrub the page builds for the sweep's slider and chart as it opens (ui/lessons/registry.py `scrubbed`), as a
     projector's page has it if `classroom`: its `build` and `words`."""
@@ -66,7 +81,8 @@ def server_item(sw: Sweep, classroom: bool = False):
     from ui.lessons.registry import lesson
     from ui.live.scrub import on_projector
 
-    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page
+    later = next((v for v in ("factors", "clip") if f"view={v}" in sw.page and sw.slider != "grad.clip"), None)
+    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page else _later_items(later, classroom) if later
              else lesson(sw.page.split("?")[0]).scrubbed(classroom))
     items = on_projector(items) if classroom else items
     return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)
@@ -164,9 +180,15 @@ KEY = """([target]) => { window.__key = new Promise(done => {
 def _equal_figure(frame: dict, build) -> bool:
     import numpy as np
 
+    def same(got, want) -> bool:
+        try:
+            return np.allclose(np.array(got, dtype=float), np.asarray(want, dtype=float), rtol=1e-12, atol=1e-12,
+                               equal_nan=True)
+        except (TypeError, ValueError):  # categories (the clipping chart's units): the same labels
+            return [str(u) for u in got] == [str(u) for u in want]
+
     want = build(frame["value"]).to_dict()["data"]
-    return all(np.allclose(np.array(got, dtype=float), np.asarray(want[i].get(a, got), dtype=float), rtol=1e-12,
-                            atol=1e-12, equal_nan=True) for i, a, got in frame["data"] if got)
+    return all(same(got, want[i].get(a, got)) for i, a, got in frame["data"] if got)
 
 
 def _equal_words(frame: dict, said) -> bool:

@@ -142,6 +142,46 @@ def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     assert {i.slider: i.span for i in grad_words.scrubs(costlier, cmp, 1.0)}["grad.scale"] == 5  # dearer frames: fewer
 
 
+@pytest.mark.parametrize("view,which", [("factors", "scale"), ("factors", "T"), ("clip", "H"), ("clip", "xs")])
+def test_the_other_views_follow_the_explorer_sliders_with_their_words(view, which):
+    """In the factors and clipping views the explorer's sliders move that view's chart and its words: each frame is
+    the view's own chart and notes (or clipping sentence) at the slider's value."""
+    from rnnviz.figures.gradients import clip_figure, factor_figure
+
+    c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
+    cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
+    items = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0, view, threshold=1.0, room=False)}
+    item = items[f"grad.{which}"]
+    assert item.chart == {"factors": "grad.factors", "clip": "grad.clip_fig"}[view]
+    kw = {"scale": "w_scale", "xs": "input_scale", "H": "hidden_size", "T": "T"}[which]
+
+    def page_comparison(v):
+        args = dict(hidden_size=4, T=12, w_scale=0.9, forget_bias=1.0, input_scale=0.5, update_bias=0.0)
+        return gradients.compare(seed=3, by="sigma", **args | {kw: int(v) if which in "HT" else v})
+
+    def T_at(v):
+        return int(v) if which == "T" else 12
+
+    def page_figure(v):  # app_pages/gradients.py: the view's chart
+        now = page_comparison(v)
+        if view == "factors":
+            return factor_figure(**gradients.factor_inputs(now), font_scale=1.0)
+        return clip_figure(gradients.clip_demo(now.reports["rnn"], T_at(v), 1.0), 1.0)
+    check(item, page_figure)
+    frames = json.loads(scrub._compute(item, item.values()))
+    for k in (0, len(frames["values"]) - 1):
+        v, now = frames["values"][k], page_comparison(frames["values"][k])
+        if view == "factors":
+            key, want = grad_words.FACTOR_WORDS, "\n\n".join(grad_words.factor_notes(now, T_at(v)))
+        else:
+            metric = gradients.curves(now)["rnn"][T_at(v)]
+            key = grad_words.CLIP_WORDS
+            want = grad_words.clip_note(gradients.clip_demo(now.reports["rnn"], T_at(v), 1.0), metric, T_at(v))
+        assert unpacked(frames["words"][key], k) == pieces(want), v
+        assert unpacked(frames["words"][grad_words.METRIC_WORDS], k) == grad_words.metric_pieces(
+            gradients.curves(now), T_at(v))
+
+
 def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_angle():
     from rnnviz.figures.recurrences import eigen_plane
     from rnnviz.live.words import pieces

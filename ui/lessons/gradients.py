@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import streamlit as st
 
-from rnnviz.figures.gradients import clip_figure, gradient_decay
+from rnnviz.figures.gradients import clip_figure, factor_figure, gradient_decay
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import (
     Comparison,
@@ -168,14 +168,22 @@ def numbers_note(T: int) -> str:
     return f"The numbers: k = T = {T} steps back; spectral norms, with L as defined below. " + SCALE_NOTE
 
 
-def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
-    """The sizes H and T, the W_hh scale, the two gate biases and the input scale, whose drag the decay chart follows,
-    and the words beside it (the scale's note, the metrics, and for T what they measure): each frame is that chart (the
-    page's own call) with one of them moved, from `compare` uncached (frames are kept, not comparisons; a frame's
-    chart and its words share one). A frame costs a comparison and its chart, 12 ms at the defaults here, about
-    H x T x 8 us (0.15 s at H = 64, T = 200): fewer notches a set where they cost more."""
+FACTOR_WORDS = f"words-{P}-factors"  # the factors view's notes under its chart
+VIEW_CHARTS = {"decay": f"{P}.decay", "factors": f"{P}.factors", "clip": f"{P}.clip_fig"}  # each view's one chart
+
+
+def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", threshold: float | None = None,
+           room: bool = False) -> list[Scrub]:
+    """The sizes H and T, the W_hh scale, the two gate biases and the input scale, whose drag the view's chart follows
+    (the decay chart, the factors, or the clipping chart at `threshold`, laid out for a projector if `room`), and the
+    words beside it (the scale's note, the metrics, for T what they measure, and the view's own: the factors' notes,
+    the clipping sentence): each frame is that chart (the page's own call) with one of them moved, from `compare`
+    uncached (frames are kept, not comparisons; a frame's chart and its words share one). A frame costs a comparison
+    and its chart, 12 ms at the defaults here, about H x T x 8 us (0.15 s at H = 64, T = 200): fewer notches a set
+    where they cost more."""
     args = dataclasses.astuple(c)
     said: dict = {}  # (slider, value) -> the words, kept from the frame's chart until its words are read
+    plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped
 
     def span(name: str) -> int:  # a set's notches: about 0.3 s of frames, at the slider's mean notch for a size
         mean = {n: (CONTROLS[n].lo + CONTROLS[n].hi) / 2 if n == name else getattr(c, n) for n in SIZES}
@@ -196,22 +204,34 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float) -> list[Scrub]:
             out[SCALE_WORDS] = scale_note(now, c.by, v if name == "scale" else c.scale)
         if name == "T":
             out[NUMBERS_WORDS] = numbers_note(T)
+        if view == "factors":
+            out[FACTOR_WORDS] = "\n\n".join(factor_notes(now, T))
+        if view == "clip":
+            out[CLIP_WORDS] = clip_note(clip_demo(now.reports[plain], T, threshold), curves(now)[plain][T], T,
+                                        where="below" if room else "above")
         return out
+
+    def figure(now: Comparison, T: int):
+        if view == "factors":
+            return factor_figure(**factor_inputs(now), font_scale=fs)
+        if view == "clip":
+            return clip_figure(clip_demo(now.reports[plain], T, threshold), fs)
+        return gradient_decay(curves(now), reference_curves(range(T + 1)), font_scale=fs)
 
     def chart(name: str):
         def at(v: float):
             now = moved(name, v)
             if len(said) < 512:  # a set's words are read right after its charts are built: a few dozen at a time
                 said[name, v] = text(name, v, now)
-            T = int(v) if name == "T" else c.T
-            return gradient_decay(curves(now), reference_curves(range(T + 1)), font_scale=fs)
+            return figure(now, int(v) if name == "T" else c.T)
         return at
 
     def words(name: str):
         return lambda v: said.pop((name, v), None) or text(name, v, moved(name, v))
 
-    return [Scrub(CONTROLS.key(name), f"{P}.decay", args[:at] + args[at + 1:] + (fs,), args[at], *CONTROLS[name].span,
-                  chart(name), span(name), words=words(name)) for name, (at, _) in MOVES.items()]
+    setting = (view, threshold, room, fs)
+    return [Scrub(CONTROLS.key(name), VIEW_CHARTS[view], args[:at] + args[at + 1:] + setting, args[at],
+                  *CONTROLS[name].span, chart(name), span(name), words=words(name)) for name, (at, _) in MOVES.items()]
 
 
 CLIP_WORDS = f"words-{P}-clip"  # the clipping sentence, which follows a drag of the threshold
@@ -232,8 +252,10 @@ def clip_scrubs(report, T: int, threshold: float, metric_log10: float, fs: float
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
-    """The page's scrubbed sliders as each of its views opens (see ui/lessons/scalar.py default_scrubs): the decay
-    view's, and the clipping view's threshold."""
+    """The page's scrubbed sliders as each of its views opens (see ui/lessons/scalar.py default_scrubs): the explorer's
+    in the view it opens on (the decay chart), and the clipping view's threshold. The explorer's sliders in the two
+    other views are left to their visitors' asks: as many frames again each, and as dear (22 s of CPU more, laptop and
+    projector)."""
     c = Explorer(**{f.name: CONTROLS[f.name].default for f in dataclasses.fields(Explorer)})
     cmp, fs = compared(*dataclasses.astuple(c)), font_scale(room)
     plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped (app_pages/gradients.py)

@@ -133,38 +133,56 @@ def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list
         (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(focus))]
 
 
-# what the warm spends on one slider at most, after its first two sets: CPU (a server's start) and pinned bytes (of
-# FRAMES, which visitors' frames share)
-WARM_ITEM_S, WARM_ITEM_BYTES = 3.0, 2 * 2 ** 20
+# what the warm spends on one slider at most beyond its first two sets, CPU (a server's start) and pinned bytes (of
+# FRAMES, which visitors' frames share), and on all of them
+WARM_ITEM_S, WARM_ITEM_BYTES, WARM_S = 4.0, 2 * 2 ** 20, 40.0
+_log = logging.getLogger(__name__)
 
 
 def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> bool:
     """Once per server: the frames of every lesson's scrubbed sliders as its page opens, on a laptop and on a
     projector (`makers`: ui/lessons/registry.py), computed in a thread of its own and pinned in FRAMES. A class opens
     the same link, so the first sweep of a slider finds its whole range at hand instead of waiting for the windows the
-    thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). A slider's sets go in their
-    order (the coarse set, the window at the value, then outward) until WARM_ITEM_S of CPU or WARM_ITEM_BYTES are
-    spent on it: the whole range of every slider but two sizes, the gradients page's T (5.5 s of frames a width) and
-    the recurrences page's T steps back (5.3 MB), whose farther windows their visitors' asks compute. It is charged to
-    no visitor: it is a fixed amount (about 32 s of CPU here, 4.6 of them the sampling page's Temperature samples, 10
-    the gradients page's H and T; about 21 MB), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers,
-    each of which would spend it). Whether this call started it."""
+    thumb runs into (the first sweep up the one-unit page's w_h: 3 stills of 0.4-0.5 s). Set by set in the order each
+    slider computes them, for every slider in turn: the coarse sets and the windows at the values first (a first
+    drag's frames, everywhere), then the windows next to them, and so on outward, until WARM_ITEM_S of CPU or
+    WARM_ITEM_BYTES more are spent on one slider (the gradients page's T: 5.5 s of frames a width; the recurrences
+    page's T steps back: 5.3 MB) and WARM_S in all. What it leaves, its visitors' asks compute. It is charged to no
+    visitor: a fixed amount, about 31 s of CPU here (4.6 of them the sampling page's Temperature samples, 12 the
+    gradients page's H and T and the recurrences page's T) and 24 MB, once. RNNVIZ_WARM_FRAMES=0 leaves it out (the
+    test suite's servers, each of which would spend it). Whether this call started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
-    def work():  # a page that fails is left to its visitors' own asks; the other pages go on
+    def pinned(item: Scrub, key: tuple, values: list[float], compute: Callable) -> int:
+        try:  # nobody waits for it: a visitor's own ask computes what fails here
+            return len(FRAMES.get(key, lambda: compute(item, values), len, pinned=True))
+        except Exception:
+            _log.exception("computing the frames of a page's defaults failed")
+            return 0
+
+    def work():
+        plans = []
         for room in (False, True):
             for make in makers:
-                try:
+                try:  # a page that fails is left to its visitors' own asks; the other pages go on
                     items = make(room)
-                    for item in on_projector(items) if room else items:
-                        t0, size = time.thread_time(), 0
-                        for rank, key, values, compute in plan(item):
-                            if rank > 1 and (time.thread_time() - t0 > WARM_ITEM_S or size > WARM_ITEM_BYTES):
-                                break
-                            size += len(FRAMES.get(key, lambda: compute(item, values), len, pinned=True))
-                except Exception:  # nobody waits for it: a visitor's own ask computes what is missing
-                    logging.getLogger(__name__).exception("computing the frames of a page's defaults failed")
+                    plans += [(item, plan(item)) for item in (on_projector(items) if room else items)]
+                except Exception:
+                    _log.exception("listing the scrubbed sliders of a page's defaults failed")
+        start = time.thread_time()
+        spent = [[0.0, 0] for _ in plans]  # each slider's CPU and bytes so far
+        for rank in range(-1, max((len(sets) for _, sets in plans), default=0)):  # every slider's nearest sets first
+            for (item, sets), used in zip(plans, spent):
+                for r, key, values, compute in sets:
+                    if r != rank or (rank > 1 and (used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
+                                                   or time.thread_time() - start > WARM_S)):
+                        continue
+                    t0 = time.thread_time()
+                    size = pinned(item, key, values, compute)
+                    if rank > 1:  # a first drag's sets are not counted: every slider gets those
+                        used[0] += time.thread_time() - t0
+                        used[1] += size
     return once_in_background("rnnviz-warm-frames", work, delay, "computing the opening frames")
 
 
