@@ -53,7 +53,7 @@ def stepper(view: str, c: GateSetup, model, fs: float) -> None:
     split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen
     stepped_plot(f"{P}.heat", Steps(P, T, lambda u: words.heat_chart(c, model, u, fs, split),
                                     lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
-    if not c.trained:  # the heatmaps follow the radius and b_f while dragged
+    if not c.trained:  # the heatmaps follow H, the radius and b_f while dragged
         scrubs(P, words.scrubs(c, t, fs, split))
     st.caption(words.colour_key(names, model, t, T))
     with CONTROLS.widget("numbers") as box:
@@ -72,7 +72,8 @@ def view_body(view: str) -> None:
             words.memory_presets()
         c = controls(view)
         if view == "cell":
-            st.markdown(words.shape_text(c.cell, c.x.shape[1], c.H))
+            with st.container(key=words.SHAPE_WORDS):  # greyed through a drag of H
+                st.markdown(words.shape_text(c.cell, c.x.shape[1], c.H))
     with right:
         room = classroom()  # on a projector the chart comes first, the equations and the untrained note after it;
         # on a laptop the equations, then the chart (on the first screen with b_f), then what their symbols mean

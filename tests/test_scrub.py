@@ -380,7 +380,7 @@ def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_ra
     assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0, t, room) == []  # typed weights: none
 
 
-@pytest.mark.parametrize("which", ["bf", "radius"])
+@pytest.mark.parametrize("which", ["bf", "radius", "H"])
 def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which):
     from rnnviz.figures import gates as gate_figures
     from rnnviz.lessons import gates as gate_lesson
@@ -391,21 +391,27 @@ def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which)
     c = gate_words.GateSetup("lstm", x, list("hello"), 3, 0, 0.9, 1.0, False)
     item = {i.slider: i for i in gate_words.scrubs(c, 2, 1.0, False)}[f"gates.{which}"]
 
+    def at(v):
+        return dataclasses.replace(c, **{which: int(v) if which == "H" else v})
+
     def model(v):  # the page's own calls, with the slider at v
-        s = dataclasses.replace(c, **{which: v})
-        return gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, 3, 0, s.radius, s.bf))
+        s = at(v)
+        return gate_lesson.run("lstm", x, gate_lesson.generate("lstm", 4, s.H, 0, s.radius, s.bf))
     check(item, lambda v: gate_figures.gate_heatmaps(model(v), gate_lesson.panels("lstm"), c.chars, current=1,
                                                     font_scale=1.0, split=False))
-    f = json.loads(scrub._compute(item, item.values()))["words"][gate_words.STEP_WORDS]
-    for k in (0, 40, len(item.values()) - 1):
+    frames = json.loads(scrub._compute(item, item.values()))
+    f = frames["words"][gate_words.STEP_WORDS]
+    for k in (0, len(item.values()) // 2, len(item.values()) - 1):
         v = item.values()[k]
-        said = pieces(gate_words.step_words(dataclasses.replace(c, **{which: v}), model(v), 2))
+        said = pieces(gate_words.step_words(at(v), model(v), 2))
         got = list(f["pieces"]) if "pieces" in f else f["frames"][k]
         for j, u in zip(f.get("vary", []), f["frames"][k] if "pieces" in f else []):
             got[j] = u
         assert got == said, v
+    # the shapes paragraph (its numbers are H's) greys through a drag of H, and only of H
+    assert frames.get("stale", []) == ([gate_words.SHAPE_WORDS] if which == "H" else [])
     gru = dataclasses.replace(c, cell="gru", bf=0.0)
-    assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.radius"]  # no forget gate: no b_f
+    assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.H", "gates.radius"]  # no b_f
 
 
 @pytest.mark.parametrize("which", ["bf", "radius"])

@@ -13,6 +13,8 @@ from rnnviz.figures import gates as figures
 from rnnviz.lessons import gates as lesson, memory, vector as vectors
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gates import Lockstep, Valve, lockstep, shape_summary, valve_experiment
+from rnnviz.live.frames import SPAN
+from rnnviz.live.words import Shown
 from rnnviz.nn.cells import compared, get, sigmoid
 from rnnviz.text import fmt, sub
 from ui.controls import Control, Controls, time_step
@@ -33,8 +35,8 @@ CONTROLS = Controls(
     Control("cell", "Cell", "lstm", kind="segmented", options=("lstm", "gru"), url="cell",
             help="LSTM: four gate blocks and a separate cell state. GRU: three blocks, no cell state.",
             widget_kw={"required": True, "format_func": {"lstm": "LSTM", "gru": "GRU"}.get}),
-    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", help="Units per state vector."),  # LOCKSTEP_H: in the
-    # lockstep view
+    # LOCKSTEP_H: its range in the lockstep view
+    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", scrub=True, help="Units per state vector."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed gives the same weights."),
     Control("radius", "Spectral radius of each Wₕₕ block", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho", scrub=True,
@@ -64,6 +66,8 @@ SETTINGS = [p for p in PARAMS if p not in STEPPER + VALVE and p.key != CONTROLS.
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
 STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
+H_SPAN = 8  # notches of H a set of frames holds: 0.8 MB at most (a message to the browser holds 2 MB)
+SHAPE_WORDS = "words-gates-shape"  # the shapes paragraph: greyed through a drag of H (its LaTeX is no text to write)
 
 
 @dataclass(frozen=True)
@@ -379,18 +383,24 @@ def heat_chart(c: GateSetup, model, t: int, fs: float, split: bool):
 
 
 def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
-    """The spectral radius and (an LSTM's) forget bias, whose drag the gate heatmaps at step t follow, the step's
-    sentence with them: each frame the page's own chart and words for the weights generated at that value."""
+    """The hidden size H, the spectral radius and (an LSTM's) forget bias, whose drag the gate heatmaps at step t
+    follow, the step's sentence with them: each frame the page's own chart and words for the weights generated at
+    that value (a few ms; 64 units, 12 ms). Through a drag of H the shapes paragraph greys until the release. H's
+    frames hold every cell's number and hover: 54 kB each on average, 100 kB at 64 units, so H_SPAN a set."""
     def model(s: GateSetup):
         return lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
 
     def moved(name: str, draw):
-        return lambda v: draw(s := replace(c, **{name: v}), model(s))
-    setting = (c.cell, c.x.tobytes(), c.x.shape, tuple(c.chars or ()), c.H, c.seed, t, fs, split)
-    sliders = ("radius", "bf") if get(c.cell).forget_gate is not None else ("radius",)
+        return lambda v: draw(s := replace(c, **{name: int(v) if name == "H" else v}), model(s))
+
+    def said(name: str):
+        shape = {SHAPE_WORDS: Shown(stale=True)} if name == "H" else {}
+        return moved(name, lambda s, m: {STEP_WORDS: step_words(s, m, t)} | shape)
+    setting = (c.cell, c.x.tobytes(), c.x.shape, tuple(c.chars or ()), c.seed, t, fs, split)
+    sliders = ("H", "radius", "bf") if get(c.cell).forget_gate is not None else ("H", "radius")
     return [Scrub(CONTROLS.key(n), f"{P}.heat", setting + tuple(getattr(c, o) for o in sliders if o != n),
                   getattr(c, n), *CONTROLS[n].span, moved(n, lambda s, m: heat_chart(s, m, t, fs, split)),
-                  words=moved(n, lambda s, m: {STEP_WORDS: step_words(s, m, t)})) for n in sliders]
+                  span=H_SPAN if n == "H" else SPAN, words=said(n)) for n in sliders]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
