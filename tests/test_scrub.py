@@ -339,9 +339,10 @@ def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_ra
     chars, vocab, t = list("hello"), list("helo"), 4
     x = np.eye(4)[[0, 1, 2, 2, 3]]
     s = vector_words.Settings(x, chars, vocab, H=3, K=4, seed=0, radius=0.9, by_hand=False)
-    items = {i.chart: i for i in vector_words.scrubs(s, 1.0, t, room)}
+    every = vector_words.scrubs(s, 1.0, t, room)
+    items = {i.chart: i for i in every if i.slider == "vector.radius"}
     assert set(items) == {"vector.sv", "vector.Wh", "vector.moves", "vector.heat"}
-    assert {i.slider for i in items.values()} == {"vector.radius"}
+    assert {i.slider for i in every} == {"vector.radius", "vector.H"}
 
     def run(v):  # the page's own calls, with the radius at v
         w = vector_lesson.generate(4, 3, 4, 0, v)
@@ -378,6 +379,45 @@ def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_ra
         seen.add(said[vector_words.PASS_WORDS][-1])
     assert len(seen) == 3  # the sentence's probability changes with the radius
     assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0, t, room) == []  # typed weights: none
+
+
+@pytest.mark.parametrize("room", [False, True])
+def test_vector_frames_follow_the_hidden_size_up_to_each_charts_own_range(room):
+    """A drag of H: the singular values, the moves and the states at each size (the page's own calls); W_h's heatmap
+    only up to the size the page draws it at; move ⑥'s sentence follows and the step's table (a row per unit) greys."""
+    from rnnviz.figures import vector as vector_figures
+    from rnnviz.lessons import vector as vector_lesson
+    from rnnviz.live.words import pieces
+    from ui.lessons import vector as vector_words
+
+    chars, vocab, t = list("hello"), list("helo"), 4
+    x = np.eye(4)[[0, 1, 2, 2, 3]]
+    s = vector_words.Settings(x, chars, vocab, H=3, K=4, seed=0, radius=0.9, by_hand=False)
+    items = {i.chart: i for i in vector_words.scrubs(s, 1.0, t, room) if i.slider == "vector.H"}
+    assert set(items) == {"vector.sv", "vector.Wh", "vector.moves", "vector.heat"}
+    assert items["vector.Wh"].hi == vector_words.HEATMAP_MAX_H and items["vector.moves"].hi == 64
+
+    def run(v):  # the page's own calls, with H at v
+        H = int(v)
+        w = vector_lesson.generate(4, H, 4, 0, 0.9)
+        setup = vector_lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), chars)
+        return setup, vector_lesson.run(setup)
+
+    def moves(v):
+        setup, trace = run(v)
+        titles = vector_words.MOVE_NAMES if room else vector_words.MOVE_TITLES
+        return vector_figures.six_moves(vector_lesson.moves(setup, trace, t), vocab, 1.0, titles,
+                                        vector_lesson.moves_scale(setup, trace))
+    check(items["vector.sv"], lambda v: vector_words.spectrum_chart(run(v)[0].W_h, 1.0))
+    check(items["vector.Wh"], lambda v: vector_words.memory_chart(run(v)[0].W_h, 1.0))
+    check(items["vector.moves"], moves)
+    check(items["vector.heat"], lambda v: vector_figures.states_heatmap(run(v)[1].h, chars, 1.0, current=t - 1))
+    frames = json.loads(scrub._compute(items["vector.moves"], items["vector.moves"].values()))
+    assert frames["stale"] == [vector_words.TABLE_WORDS]
+    for k in (0, 40, 63):
+        m = vector_lesson.moves(*run(frames["values"][k]), t)
+        assert unpacked(frames["words"][vector_words.PASS_WORDS], k) == pieces(
+            vector_words.pass_on_text(t, 5, m.probs, vocab))
 
 
 @pytest.mark.parametrize("which", ["bf", "radius", "H"])

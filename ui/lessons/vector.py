@@ -12,6 +12,7 @@ import streamlit as st
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.vector import StepMoves
+from rnnviz.live.words import Shown
 from rnnviz.text import InputError, fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.live.scrub import Scrub
@@ -22,7 +23,7 @@ P = "vector"
 CONTROLS = Controls(
     P,
     *SEQUENCE,
-    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", help="How many numbers the state holds."),
+    Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", scrub=True, help="How many numbers the state holds."),
     Control("K", "K, output size", 2, lo=1, hi=64, url="K", help="How many scores the output layer produces."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed gives the same weights."),
@@ -250,37 +251,55 @@ def step_frame(m: StepMoves) -> pd.DataFrame:
 
 
 def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
-    """The spectral radius, whose drag the page's charts of W_h follow (its singular values and heatmap) and, at step
-    t, the six moves, the heatmap of states (the intro's "watch it fill with ±1") and the step's words: each frame the
-    page's own chart for the weights generated at that radius. None while the weights are typed by hand (the radius
-    does not set them). The moves' titles are the projector's on one (`room`)."""
+    """The spectral radius and the hidden size H, whose drag the page's charts of W_h follow (its singular values and
+    heatmap) and, at step t, the six moves, the heatmap of states (the intro's "watch it fill with ±1") and the
+    step's words: each frame the page's own chart for the weights generated at that value (64 units: 5 ms). None
+    while the weights are typed by hand (neither sets them). The moves' titles are the projector's on one (`room`).
+    Past HEATMAP_MAX_H units the page has no heatmap of W_h: its frames stop there (greyed beyond). Through a drag of
+    H the step's table, a row per unit, greys until the release."""
     if s.by_hand:
         return []
     d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
 
-    def generated(v: float) -> dict:
-        return lesson.generate(d, s.H, s.K, s.seed, v)
+    def generated(name: str, v: float) -> dict:
+        return lesson.generate(d, int(v) if name == "H" else s.H, s.K, s.seed, v if name == "radius" else s.radius)
 
-    def run(v: float):
-        w = generated(v)
-        setup = lesson.VectorSetup(s.x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(s.H), s.chars)
+    def run(name: str, v: float):
+        w = generated(name, v)
+        H = w["W_h"].shape[0]
+        setup = lesson.VectorSetup(s.x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(H), s.chars)
         return setup, lesson.run(setup)
 
-    def moves(v: float):
-        setup, trace = run(v)
-        return figures.six_moves(lesson.moves(setup, trace, t), s.vocab, fs, titles, lesson.moves_scale(setup, trace))
+    def moves(name: str):
+        def at(v: float):
+            setup, trace = run(name, v)
+            return figures.six_moves(lesson.moves(setup, trace, t), s.vocab, fs, titles,
+                                     lesson.moves_scale(setup, trace))
+        return at
 
-    def follow(chart):  # the charts of W_h alone: no run of the cell
-        return lambda v: chart(generated(v)["W_h"], fs)
-    weights = {"sv": spectrum_chart} | ({"Wh": memory_chart} if s.H <= HEATMAP_MAX_H else {})
-    setting, at_t = (d, s.H, s.K, s.seed, fs), (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
+    def said(name: str):
+        def at(v: float) -> dict:
+            out = step_words(lesson.moves(*run(name, v), t), t, T, s.vocab)
+            return out | {TABLE_WORDS: Shown(stale=True)} if name == "H" else out
+        return at
 
-    def item(chart: str, key: tuple, build, **kw) -> Scrub:
-        return Scrub(CONTROLS.key("radius"), f"{P}.{chart}", key, s.radius, *CONTROLS["radius"].span, build, **kw)
-    return [item(name, setting, follow(chart)) for name, chart in weights.items()] + [
-        item("moves", setting + at_t, moves,
-             words=lambda v: step_words(lesson.moves(*run(v), t), t, T, s.vocab)),
-        item("heat", setting + at_t, lambda v: figures.states_heatmap(run(v)[1].h, s.chars, fs, current=t - 1))]
+    def follow(name: str, chart):  # the charts of W_h alone: no run of the cell
+        return lambda v: chart(generated(name, v)["W_h"], fs)
+
+    def items(name: str) -> list[Scrub]:
+        others = {"radius": s.radius, "H": s.H}
+        setting = (d, s.K, s.seed, fs, name) + tuple(u for n, u in others.items() if n != name)
+        at_t = (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
+        lo, hi, step = CONTROLS[name].span
+
+        def item(chart: str, key: tuple, build, top: float = hi, **kw) -> Scrub:
+            return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, float(others[name]), lo, top, step, build, **kw)
+        heatmap = [item("Wh", setting, follow(name, memory_chart), HEATMAP_MAX_H if name == "H" else hi)]
+        return [item("sv", setting, follow(name, spectrum_chart))] + (heatmap if s.H <= HEATMAP_MAX_H else []) + [
+            item("moves", setting + at_t, moves(name), words=said(name)),
+            item("heat", setting + at_t, lambda v: figures.states_heatmap(run(name, v)[1].h, s.chars, fs,
+                                                                           current=t - 1))]
+    return items("radius") + items("H")
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
