@@ -71,7 +71,9 @@ def min_view(fs: float) -> None:
     stepped_plot(f"{P}.min", Steps(f"{P}.min", len(word), lambda u: figures.min_lockstep(
         ls.keep, ls.h, list(word), u, fs, ls.stepwise), lambda u: f"step {u}: kept shares " + ", ".join(
             f"{c} {v[u - 1].mean():.2f}" for c, v in ls.keep.items())), t)
-    st.markdown(words.min_text(ls, t, list(word)))
+    with st.container(key=words.MIN_WORDS):  # it follows a drag of H, with the chart
+        st.markdown(words.min_text(ls, t, list(word)))
+    scrubs(P, words.min_scrubs(word, vocab, H, seed, t, fs))
     st.caption(words.MIN_KEY)
     CONTROLS.widget("seed")
     export_panel(lambda: recurrence_script("mingru", ls.x, ls.mingru_weights, what=f"minGRU, H={H}, {len(word)} steps",

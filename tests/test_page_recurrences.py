@@ -195,12 +195,12 @@ def test_the_drag_frames_cover_the_sliders_as_the_page_draws_them(open_page):
     SLIDERS = CONTROLS.spans()
 
     for view, names in (("linear", "ab"), ("selective", "wc"), ("eigen", ("r1", "r2", "r3", "th1", "th2", "th3")),
-                        ("grad", ("gT",))):
+                        ("grad", ("gT",)), ("min", ("H",))):
         at = open_page(PAGE, view=view)
         for name in names:
             s = at.slider(key=f"{P}.{name}")
             assert (s.min, s.max, s.step) == SLIDERS[name], name
-    assert set(SLIDERS) == {"a", "b", "w", "c", "gT", *(f"{n}{k}" for n in ("r", "th") for k in range(1, 5))}
+    assert set(SLIDERS) == {"a", "b", "w", "c", "gT", "H", *(f"{n}{k}" for n in ("r", "th") for k in range(1, 5))}
 
 
 def test_each_views_settings_outlive_a_visit_to_another_view(open_page):

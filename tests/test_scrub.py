@@ -211,6 +211,22 @@ def test_gradient_view_frames_are_its_chart_at_each_number_of_steps_back():
     assert frames["hold"]  # lines alone move: drawn by moving their points
 
 
+def test_min_view_frames_are_its_three_cells_and_their_sentence_at_each_size():
+    from rnnviz.figures.recurrences import min_lockstep
+    from rnnviz.lessons import recurrences as rec_lesson
+
+    [item] = rec_words.min_scrubs("hello", list("helo"), 3, 0, 2, 1.0)
+    assert (item.slider, item.chart, item.lo, item.hi) == ("rec.H", "rec.min", 1.0, 8.0)
+
+    def cells(v):  # the page's own call
+        return rec_lesson.min_lockstep("hello", list("helo"), int(v), 0)
+    check(item, lambda v: min_lockstep(cells(v).keep, cells(v).h, list("hello"), 2, 1.0, cells(v).stepwise))
+    frames = json.loads(scrub._compute(item, item.values()))
+    for k in range(8):
+        assert unpacked(frames["words"][rec_words.MIN_WORDS], k) == pieces(
+            rec_words.min_text(cells(k + 1), 2, list("hello")))
+
+
 def test_linear_frames_are_the_recurrence_chart_at_each_a_and_b():
     from rnnviz.figures.recurrences import linear_steps
     x, t = [1.0, 0.0, 0.5, 0.0, -1.0], 3

@@ -12,7 +12,7 @@ from ui.live import scrub
 
 SCRUBBED = [ls for ls in LESSONS if ls.scrubbed]
 # the pages whose views scrub different sliders
-VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}, {"view": "grad"}),
+VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}, {"view": "grad"}, {"view": "min"}),
          "gradients": ({}, {"view": "clip"}, {"view": "factors"})}
 # sliders and charts of views a page opens later whose frames are left to the visitors' asks: the gradients page's
 # explorer sliders in its factors and clipping views (22 s of CPU more; the clipping view's threshold is declared)

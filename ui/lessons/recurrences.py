@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rnnviz.figures.recurrences import eigen_plane, gradient_compare, linear_steps, selective_steps
+from rnnviz.figures.recurrences import eigen_plane, gradient_compare, linear_steps, min_lockstep, selective_steps
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
@@ -51,7 +51,7 @@ CONTROLS = Controls(
     *[Control(f"th{k}", f"θ{k}, angle", th, lo=0.0, hi=3.14, step=0.01, url=f"th{k}", scrub=True)
       for k, th in enumerate(TH_DEFAULTS, 1)],
     Control("word", "Word", "hello", kind="text", url="word", max_chars=30),
-    Control("H", "H, units", 3, lo=1, hi=8, url="H"),
+    Control("H", "H, units", 3, lo=1, hi=8, url="H", scrub=True),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed as the gates page gives its GRU."),
     time_step("min.t", url="mt", most=30),
@@ -265,6 +265,22 @@ def selective_scrubs(sel: Selective, fs: float) -> list[Scrub]:
     return each_slider(P, "selective", {"w": sel.w, "c": sel.c}, CONTROLS.spans("w", "c"), (sel.x, fs), figure)
 
 
+MIN_WORDS = f"words-{P}-min"  # the minGRU view's step sentence, which follows a drag of H
+
+
+def min_scrubs(word: str, vocab: list[str], H: int, seed: int, t: int, fs: float) -> list[Scrub]:
+    """H, whose drag the minGRU view's three cells at step t follow, and the step's sentence under them (the kept
+    shares and the parameter counts): each frame the page's own chart and sentence for the cells at that size."""
+    def cells(v: float) -> lesson.MinLockstep:
+        return lesson.min_lockstep(word, vocab, int(v), seed)
+
+    def figure(v: float):
+        ls = cells(v)
+        return min_lockstep(ls.keep, ls.h, list(word), t, fs, ls.stepwise)
+    return [Scrub(CONTROLS.key("H"), f"{P}.min", (word, tuple(vocab), seed, t, fs), float(H), *CONTROLS["H"].span,
+                  figure, words=lambda v: {MIN_WORDS: min_text(cells(v), t, list(word))})]
+
+
 GRAD_H, GRAD_SEED = 8, 0  # the gradient view's cells: their size and seed
 
 
@@ -283,4 +299,4 @@ def default_scrubs(room: bool) -> list[Scrub]:
     return (scrubs([c[f"r{k}"] for k in range(1, n + 1)], [c[f"th{k}"] for k in range(1, n + 1)], fs)
             + linear_scrubs(Linear(c["a"], c["b"], tuple(parse_sequence(c["x"]))), c["lin.t"], fs)
             + selective_scrubs(Selective(c["w"], c["c"], tuple(parse_sequence(c["sx"]))), fs)
-            + grad_scrubs(c["gT"], fs))
+            + grad_scrubs(c["gT"], fs) + min_scrubs(*word_input(c["word"])[:2], c["H"], c["seed"], c["min.t"], fs))
