@@ -133,9 +133,9 @@ def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list
         (rank, item.key(v), v, _compute) for rank, v in enumerate(item.sets(focus))]
 
 
-# what the warm spends on one slider at most beyond its first two sets, CPU (a server's start) and pinned bytes (of
-# FRAMES, which visitors' frames share), and on all of them
-WARM_ITEM_S, WARM_ITEM_BYTES, WARM_S = 4.0, 2 * 2 ** 20, 40.0
+# what the warm spends beyond every slider's first two sets, CPU (a server's start) and pinned bytes (of FRAMES, which
+# visitors' frames share): on one slider, and in all
+WARM_ITEM_S, WARM_ITEM_BYTES, WARM_S, WARM_BYTES = 4.0, 2 * 2 ** 20, 40.0, 32 * 2 ** 20
 _log = logging.getLogger(__name__)
 
 
@@ -147,10 +147,11 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     slider computes them, for every slider in turn: the coarse sets and the windows at the values first (a first
     drag's frames, everywhere), then the windows next to them, and so on outward, until WARM_ITEM_S of CPU or
     WARM_ITEM_BYTES more are spent on one slider (the gradients page's T: 5.5 s of frames a width; the recurrences
-    page's T steps back: 5.3 MB) and WARM_S in all. What it leaves, its visitors' asks compute. It is charged to no
-    visitor: a fixed amount, about 31 s of CPU here (4.6 of them the sampling page's Temperature samples, 12 the
-    gradients page's H and T and the recurrences page's T) and 24 MB, once. RNNVIZ_WARM_FRAMES=0 leaves it out (the
-    test suite's servers, each of which would spend it). Whether this call started it."""
+    page's T steps back: 5.3 MB), and WARM_S or WARM_BYTES in all. What it leaves, its visitors' asks compute. It is
+    charged to no visitor: a fixed amount, about 33 s of CPU here (4.6 of them the sampling page's Temperature
+    samples, 13 the gradients page's H and T and the recurrences page's T) and 30 MB of FRAMES, once.
+    RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would spend it). Whether this call
+    started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
@@ -170,16 +171,17 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
                     plans += [(item, plan(item)) for item in (on_projector(items) if room else items)]
                 except Exception:
                     _log.exception("listing the scrubbed sliders of a page's defaults failed")
-        start = time.thread_time()
+        start, total = time.thread_time(), 0
         spent = [[0.0, 0] for _ in plans]  # each slider's CPU and bytes so far
         for rank in range(-1, max((len(sets) for _, sets in plans), default=0)):  # every slider's nearest sets first
             for (item, sets), used in zip(plans, spent):
                 for r, key, values, compute in sets:
                     if r != rank or (rank > 1 and (used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
-                                                   or time.thread_time() - start > WARM_S)):
+                                                   or time.thread_time() - start > WARM_S or total > WARM_BYTES)):
                         continue
                     t0 = time.thread_time()
                     size = pinned(item, key, values, compute)
+                    total += size
                     if rank > 1:  # a first drag's sets are not counted: every slider gets those
                         used[0] += time.thread_time() - t0
                         used[1] += size
