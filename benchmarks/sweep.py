@@ -43,7 +43,7 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("vector", "vector.radius", "vector.moves"), Sweep("vector", "vector.H", "vector.moves"),
     Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat"),
     Sweep("gates", "gates.H", "gates.heat"),
-    Sweep("hello", "hello.temp", "hello.softmax"),
+    Sweep("hello", "hello.temp", "hello.softmax"), Sweep("hello", "hello.n", "words-hello-sample", alone=True),
     Sweep("gates?view=lockstep&trained=0", "gates.bf", "gates.memory"),
     Sweep("gates?view=lockstep&trained=0", "gates.radius", "gates.memory"),
     Sweep("sample", "sample.char", "sample.at", alone=True), Sweep("sample", "sample.temp", "sample.text", alone=True)]

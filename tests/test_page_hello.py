@@ -200,7 +200,7 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
             dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
 
     base = sent(open_page(P))["figure"]
-    [item] = built
+    item, chars = built
     assert (item.slider, item.chart, item.value) == (f"{P}.temp", f"{P}.softmax", TEMPERATURES.index(1.0))
     assert item in lesson(P).scrubbed(False)  # what the server computes as it starts
     frames = json.loads(scrub._compute(item, item.values()))
@@ -219,3 +219,12 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
         sentence = next(m.value for m in at.markdown if m.value.startswith("At temperature 1:"))
         assert at_notch(frames["words"][TEMP_WORDS], k) == pieces(sentence), t
         assert "".join(at_notch(frames["words"][SAMPLE_WORDS], k)) == page_codes(at)[0], t
+    # Characters to sample: the sample alone follows, each notch's the page's own
+    assert (chars.slider, chars.chart, chars.build, chars.lo, chars.hi) == (f"{P}.n", SAMPLE_WORDS, None, 1, 200)
+    assert chars in lesson(P).scrubbed(False)
+    frames = json.loads(scrub._compute(chars, chars.sets()[0]))
+    assert frames["alone"] and len(frames["values"]) > 50
+    for k in (0, 7, len(frames["values"]) - 1):
+        n = int(frames["values"][k])
+        at = open_page(P, n=str(n))
+        assert "".join(at_notch(frames["words"][SAMPLE_WORDS], k)) == page_codes(at)[0], n

@@ -59,7 +59,7 @@ CONTROLS = Controls(
     Control("temp", "Temperature", 1.0, kind="select", options=TEMPERATURES, url="temp", scrub=True,
             help="Scores are divided by the temperature before the softmax: below 1 the distribution sharpens toward "
                  "the top choice, above 1 it flattens toward uniform."),
-    Control("n", "Characters to sample", 30, lo=1, hi=200, url="n"),
+    Control("n", "Characters to sample", 30, lo=1, hi=200, url="n", scrub=True),
     # the first character fed in; "": the text's first. The link's, kept apart from the widget's state (`start_pick`,
     # whose options are the typed text's characters: app_pages/hello.py start_pick)
     Control("start", "Start from", "", kind="selectbox", url="start", parse=text(1), help="The first character fed in.",
@@ -229,7 +229,8 @@ def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.nda
                 fs: float) -> list[Scrub]:
     """The Temperature slider, whose drag the softmax chart follows, the sentence under it and the sample with it:
     each frame the page's own chart and words at a notch. Its range input holds the notch's position among
-    TEMPERATURES (0 to 9; CONTROLS["temp"].span), not the temperature, so the frames are at positions."""
+    TEMPERATURES (0 to 9; CONTROLS["temp"].span), not the temperature, so the frames are at positions. And the
+    number of characters to sample, whose drag the sample follows (a few ms a notch)."""
     labels, p1 = score_labels(scores), softmax(scores)
 
     def at(v: float) -> float:
@@ -241,7 +242,10 @@ def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.nda
                 SAMPLE_WORDS: code_pieces(sampled(w, start, n, t, seed))}
     setting = (fingerprint(w), start, n, seed, tuple(labels), tuple(float(v) for v in scores), fs)  # the model by value
     return [Scrub(CONTROLS.key("temp"), f"{P}.softmax", setting, float(TEMPERATURES.index(temp)),
-                  *CONTROLS["temp"].span, lambda v: softmax_chart(labels, scores, at(v), fs), words=said)]
+                  *CONTROLS["temp"].span, lambda v: softmax_chart(labels, scores, at(v), fs), words=said),
+            # Characters to sample: the sample alone follows (no chart), each notch's as the page prints it
+            Scrub(CONTROLS.key("n"), SAMPLE_WORDS, (fingerprint(w), start, temp, seed), float(n), *CONTROLS["n"].span,
+                  None, words=lambda v: {SAMPLE_WORDS: code_pieces(sampled(w, start, int(v), temp, seed))})]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
