@@ -55,7 +55,8 @@ def stepper(view: str, c: GateSetup, model, fs: float) -> None:
                                     lambda u: words.step_alt(names, lesson.step_values(cell, model, u), u)), t)
     if not c.trained:  # the heatmaps follow H, the radius and b_f while dragged
         scrubs(P, words.scrubs(c, t, fs, split))
-    st.caption(words.colour_key(names, model, t, T))
+    with st.container(key=words.COLOUR_WORDS):  # c's range follows a drag, with the heatmaps
+        st.caption(words.colour_key(names, model, t, T))
     with CONTROLS.widget("numbers") as box:
         if box.open:  # drawn only while open: a closed box costs a step nothing
             for part in words.step_tables(vals):

@@ -76,7 +76,7 @@ def explorer() -> None:
         col.metric(label, format_norm(curves[key][T], narrow=True), help=f"{what} At k = T = {T}: "
                    f"{format_norm(curves[key][T])}.")
     if paths := words.paths_note(curves, T):
-        with top or right:
+        with top or right, st.container(key=words.PATHS_WORDS):  # it follows a drag (greyed where it would go)
             note(paths)
     with st.container(key=words.NUMBERS_WORDS):  # it follows a drag of T
         note(words.numbers_note(T))

@@ -66,7 +66,8 @@ SETTINGS = [p for p in PARAMS if p not in STEPPER + VALVE and p.key != CONTROLS.
 UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates show what a cell does before it "
              "learns, not what it has learned.")
 STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
-H_SPAN = 8  # notches of H a set of frames holds: 0.8 MB at most (a message to the browser holds 2 MB)
+CELL_BYTES = 2600  # a set's 0.8 MB of frames over ~300 bytes a unit and step: its notches are this over H x T
+COLOUR_WORDS = "words-gates-colours"  # the colour key under the heatmaps: c's range follows a drag
 SHAPE_WORDS = "words-gates-shape"  # the shapes paragraph: greyed through a drag of H (its LaTeX is no text to write)
 
 
@@ -384,9 +385,10 @@ def heat_chart(c: GateSetup, model, t: int, fs: float, split: bool):
 
 def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
     """The hidden size H, the spectral radius and (an LSTM's) forget bias, whose drag the gate heatmaps at step t
-    follow, the step's sentence with them: each frame the page's own chart and words for the weights generated at
-    that value (a few ms; 64 units, 12 ms). Through a drag of H the shapes paragraph greys until the release. H's
-    frames hold every cell's number and hover: 54 kB each on average, 100 kB at 64 units, so H_SPAN a set."""
+    follow, the step's sentence and the colour key (c's range) with them: each frame the page's own chart and words
+    for the weights generated at that value (a few ms; 64 units, 12 ms). Through a drag of H the shapes paragraph
+    greys until the release. A frame holds every cell's number and hover (100 kB at 64 units of "hello"): fewer
+    notches a set where it holds more, so that a set stays well under a message's 2 MB."""
     def model(s: GateSetup):
         return lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
 
@@ -395,12 +397,16 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
 
     def said(name: str):
         shape = {SHAPE_WORDS: Shown(stale=True)} if name == "H" else {}
-        return moved(name, lambda s, m: {STEP_WORDS: step_words(s, m, t)} | shape)
+        return moved(name, lambda s, m: {STEP_WORDS: step_words(s, m, t),
+                                         COLOUR_WORDS: colour_key(lesson.panels(s.cell), m, t, len(s.x))} | shape)
     setting = (c.cell, c.x.tobytes(), c.x.shape, tuple(c.chars or ()), c.seed, t, fs, split)
     sliders = ("H", "radius", "bf") if get(c.cell).forget_gate is not None else ("H", "radius")
+    def span(n: str) -> int:  # a frame holds ~300 bytes a unit and step (its numbers, labels and hover): sets of
+        # at most 0.8 MB at the largest H the slider reaches (64 units of "hello": 8 notches a set)
+        return max(2, min(SPAN, CELL_BYTES // ((CONTROLS["H"].hi if n == "H" else c.H) * len(c.x))))
     return [Scrub(CONTROLS.key(n), f"{P}.heat", setting + tuple(getattr(c, o) for o in sliders if o != n),
                   getattr(c, n), *CONTROLS[n].span, moved(n, lambda s, m: heat_chart(s, m, t, fs, split)),
-                  span=H_SPAN if n == "H" else SPAN, words=said(n)) for n in sliders]
+                  span=span(n), words=said(n)) for n in sliders]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:

@@ -169,6 +169,7 @@ def numbers_note(T: int) -> str:
 
 
 FACTOR_WORDS = f"words-{P}-factors"  # the factors view's notes under its chart
+PATHS_WORDS = f"words-{P}-paths"  # why the two LSTM c numbers differ, where the page says so: it follows a drag
 VIEW_CHARTS = {"decay": f"{P}.decay", "factors": f"{P}.factors", "clip": f"{P}.clip_fig"}  # each view's one chart
 
 
@@ -199,7 +200,7 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
 
     def text(name: str, v: float, now: Comparison) -> dict:
         T = int(v) if name == "T" else c.T
-        out = {METRIC_WORDS: metric_pieces(curves(now), T)}
+        out = {METRIC_WORDS: metric_pieces(curves(now), T), PATHS_WORDS: paths_note(curves(now), T) or ""}
         if name in ("scale", "H"):  # W_hh's norms: its size and scale
             out[SCALE_WORDS] = scale_note(now, c.by, v if name == "scale" else c.scale)
         if name == "T":

@@ -12,6 +12,7 @@ import streamlit as st
 from rnnviz.figures import vector as figures
 from rnnviz.lessons import vector as lesson
 from rnnviz.lessons.vector import StepMoves
+from rnnviz.live.frames import SPAN
 from rnnviz.live.words import Shown
 from rnnviz.text import InputError, fmt, sub
 from ui.controls import Control, Controls, time_step
@@ -292,8 +293,13 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         at_t = (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
         lo, hi, step = CONTROLS[name].span
 
+        # the states' frames hold ~10 bytes a unit and step: sets of at most 0.8 MB at the largest H the slider
+        # reaches (all 64 sizes of "hello" in one set; 10 a set of a 120-character word)
+        span = max(4, min(SPAN, 80_000 // ((CONTROLS["H"].hi if name == "H" else s.H) * T)))
+
         def item(chart: str, key: tuple, build, top: float = hi, **kw) -> Scrub:
-            return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, float(others[name]), lo, top, step, build, **kw)
+            return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, float(others[name]), lo, top, step, build,
+                         span=span, **kw)
         heatmap = [item("Wh", setting, follow(name, memory_chart), HEATMAP_MAX_H if name == "H" else hi)]
         return [item("sv", setting, follow(name, spectrum_chart))] + (heatmap if s.H <= HEATMAP_MAX_H else []) + [
             item("moves", setting + at_t, moves(name), words=said(name)),

@@ -44,6 +44,10 @@ DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page'
 FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
 SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
 SEND_BYTES = 2 ** 19  # new sets one payload carries at most (the server's maxMessageSize is 2 MB): the rest next poll
+# one set's bytes at most: a larger one is never sent (Streamlit would replace the message with an error), and the chart
+# greys there. A page sizes its sets well under it; this is for the settings that outgrow them (a 30-character word
+# on the gates page: 64 units' heatmaps, 4.6 MB a set of 8)
+SET_BYTES = 1_500_000
 # seconds of frames computed per 30 s, for one visitor (its cookie: every session of it) and for one address (all its
 # visitors): 4 clients of one address at 4 s each took 21 s of a replica's CPU in 30 s, a bystander's median rerun
 # 0.04 -> 0.15 s (issue 49 item 4; benchmarks/attack.py frames)
@@ -209,13 +213,21 @@ def _compute(item: Scrub, values: list[float]) -> bytes:
         # than most is left out, and words for it put the rest one notch out of step (the gradients page's first
         # frames read their left neighbour's words)
         frames.update(followed([item.words(v) for v in frames["values"]]))
-    return encoded(frames)
+    return _bounded(encoded(frames), item)
 
 
 def _compute_own(item: Scrub, values: list[float]) -> bytes:
     """A set of the chart's own figures (with digests: a key draws them), marked `keys`: no drag shows them."""
     frames = figure_frames(item.own, values)
-    return encoded(frames and {**frames, "keys": True})
+    return _bounded(encoded(frames and {**frames, "keys": True}), item)
+
+
+def _bounded(frames: bytes, item: Scrub) -> bytes:
+    """The set, or none (b"null": never sent) where it holds more than SET_BYTES."""
+    if len(frames) <= SET_BYTES:
+        return frames
+    logging.getLogger(__name__).info("a set of %s's frames holds %d bytes: not sent", item.slider, len(frames))
+    return b"null"
 
 
 def budgets() -> tuple[Budget, Budget]:
