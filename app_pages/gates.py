@@ -7,7 +7,7 @@ from rnnviz.lessons.export import gated_script
 from rnnviz.nn.cells import get as cell_type
 from rnnviz.text import sub
 from ui.lagview import three_cells
-from ui.lessons import gates as words, registry
+from ui.lessons import gates as words, gates_memory as memory_words, registry
 from ui.lessons.gates import CONTROLS, PARAMS, SETTINGS, STEPPER, VALVE, GateSetup, P
 from ui.limits import fragment
 from ui.live.scrub import scrubs
@@ -70,7 +70,7 @@ def view_body(view: str) -> None:
     left, right = page_columns([1, 2.3])
     with left, controls_box():
         if view == "lockstep":
-            words.memory_presets()
+            memory_words.memory_presets()
         c = controls(view)
         if view == "cell":
             with st.container(key=words.SHAPE_WORDS):  # greyed through a drag of H
@@ -96,7 +96,7 @@ def view_body(view: str) -> None:
         stepper(view, c, model, fs)
         st.markdown(words.LOCKSTEP_KEY)
         if classroom():  # where Ask the class is: its question's cells are not these, and its answer may differ
-            st.caption(words.asked_note(c, registry.lesson(P).asks["memory"].label))
+            st.caption(memory_words.asked_note(c, registry.lesson(P).asks["memory"].label))
     else:
         cell, d, name = c.cell, c.x.shape[1], f"rnnviz_{c.cell}.py"
         export_panel(lambda: gated_script(cell, c.x, w["W_ih"], w["W_hh"], w["b_ih"], w["b_hh"], name=name,
@@ -126,7 +126,7 @@ st.title("Gates: LSTM and GRU")
 restore(P, PARAMS)
 for p in PARAMS:  # keep settings of widgets the other view hides (Streamlit drops unrendered widgets' state)
     st.session_state[p.key] = st.session_state[p.key]
-words.open_on_the_lesson()  # three cells side by side: trained, on the first-letter input
+memory_words.open_on_the_lesson()  # three cells side by side: trained, on the first-letter input
 intro("Gated cells decide, unit by unit, what to keep, what to write and what to show. Step through a word and "
       "watch the forget gate: slide its bias up and the cell state starts to hold on to the past. **Three cells side "
       "by side** runs a vanilla RNN, an LSTM and a GRU with the same number of parameters on the same input. At the "

@@ -51,13 +51,13 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
 
 def _lockstep_items(classroom: bool) -> list:
     """The three untrained cells' scrubbed sliders as the lockstep view opens with trained=0: the First letter preset
-    (ui/lessons/gates.py open_on_the_lesson) at the declared H, seed, radius and b_f."""
+    (ui/lessons/gates_memory.py open_on_the_lesson) at the declared H, seed, radius and b_f."""
     from rnnviz.lessons import vector
     from ui.lagview import memory_scrubs
-    from ui.lessons import gates as g
+    from ui.lessons import gates as g, gates_memory
     from ui.urlstate import font_scale
 
-    d, sets = g.CONTROLS.defaults(), g.MEMORY_PRESETS["first"]["sets"]
+    d, sets = g.CONTROLS.defaults(), gates_memory.MEMORY_PRESETS["first"]["sets"]
     x = vector.encode_word(sets["word"], vector.parse_vocab(sets["vocab"]))
     c = g.GateSetup("lstm", x, list(sets["word"]), d["H"], d["seed"], d["radius"], d["bf"], False)
     return memory_scrubs(c, font_scale(classroom))

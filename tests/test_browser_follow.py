@@ -206,7 +206,7 @@ def test_the_survival_chart_and_its_sentence_follow_the_untrained_cells_forget_b
     thumb passes; they jumped on release before."""
     from rnnviz.lessons import gates as lesson, vector
     from rnnviz.lessons.memory import memory
-    from ui.lessons import gates as words
+    from ui.lessons import gates_memory as words
 
     sets = words.MEMORY_PRESETS["first"]["sets"]
     x = vector.encode_word(sets["word"], vector.parse_vocab(sets["vocab"]))

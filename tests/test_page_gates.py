@@ -186,7 +186,7 @@ def test_memory_side_by_side_presets_and_trained_cells(open_page):
     from rnnviz.experiments import lag_results
     from rnnviz.lessons import memory
     from rnnviz.lessons.gates import lockstep
-    from ui.lessons.gates import MEMORY_PRESETS
+    from ui.lessons.gates_memory import MEMORY_PRESETS
 
     at = open_page(P, view="lockstep", trained="0")
     mem = next(v for k, v in chart_specs(at).items() if k.endswith(".memory"))
@@ -217,7 +217,7 @@ def test_lockstep_opens_on_the_lesson(open_page):
     """Three cells side by side, by its button or a link naming only the view: the trained cells on the first-letter
     input, where the vanilla RNN loses x₁ and the LSTM and GRU keep it (it opened on untrained cells reading 'hello',
     where the vanilla RNN kept x₁ longest, three clicks from the lesson)."""
-    from ui.lessons.gates import MEMORY_PRESETS
+    from ui.lessons.gates_memory import MEMORY_PRESETS
 
     for at in (open_page(P, view="lockstep"),
                open_page(P).segmented_control(key=f"{P}.view").set_value("lockstep").run()):

@@ -501,7 +501,7 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
     from rnnviz.lessons import gates as gate_lesson
     from rnnviz.lessons.memory import memory
     from ui import lagview
-    from ui.lessons import gates as gate_words
+    from ui.lessons import gates as gate_words, gates_memory as memory_words
 
     x = np.eye(4)[[0, 1, 2, 2, 3, 1, 0]]
     c = gate_words.GateSetup("lstm", x, list("helllo!"), 3, 2, 0.9, 1.0, False)
@@ -516,4 +516,4 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
     f = json.loads(scrub._compute(item, item.values()))["words"][lagview.MEMORY_WORDS]
     for k in (0, len(item.values()) // 2, len(item.values()) - 1):
         model, mem = page(item.values()[k])
-        assert unpacked(f, k) == pieces(gate_words.MEMORY_ABOUT + " " + gate_words.memory_text(mem, model)), k
+        assert unpacked(f, k) == pieces(memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)), k

@@ -101,12 +101,12 @@ def test_the_three_trained_cells_65_steps_are_sent_at_once(monkeypatch, validate
     # figure is validated by the gates tests
     monkeypatch.setattr(base, "SpecFigure", validated_figures)
     from rnnviz.lessons import memory
-    from ui.lessons import gates as words
+    from ui.lessons import gates as words, gates_memory
 
     weights = lag_results.load_weights()
     if weights is None:
         pytest.skip("no trained cells shipped (models/lag_models.safetensors)")
-    word = memory.first_letter_word(words.MEMORY_T, words.LETTERS)
+    word = memory.first_letter_word(gates_memory.MEMORY_T, words.LETTERS)
     x = np.eye(len(words.LETTERS))[[words.LETTERS.index(ch) for ch in word]]
     ls = memory.trained_lockstep(x, weights)
     steps = Steps("gates", len(x), lambda u: gate_figures.lockstep_heatmaps(

@@ -117,10 +117,11 @@ def test_untrained_cells_where_the_lstm_keeps_least_say_nothing_is_learned():
     """A newcomer's walk: the page's default (untrained, seed 0, b_f = 1) concluded 'Kept longest: the vanilla RNN;
     the least: the LSTM' with no word, on a page about the LSTM's memory. It now says the weights decide it."""
     from rnnviz.lessons import memory
+    from ui.lessons import gates_memory as memory_words
 
     ls = lesson.lockstep(X, 3, seed=0, radius=0.9, forget_bias=1.0)  # the view's defaults on "hello"
     mem = memory.memory(ls)
-    text = words.memory_text(mem, ls)
+    text = memory_words.memory_text(mem, ls)
     assert "the least: the LSTM" in text and "Nothing here is learned" in text
     trained = memory.Memory(mem.norms, True)
-    assert "Nothing here is learned" not in words.memory_text(trained, ls)
+    assert "Nothing here is learned" not in memory_words.memory_text(trained, ls)

@@ -11,7 +11,7 @@ from rnnviz.experiments import lag_results
 from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
-from ui.lessons import gates as gate_words, gradients as gradient_words, lag as lag_words
+from ui.lessons import gates as gate_words, gates_memory as memory_words, gradients as gradient_words, lag as lag_words
 from ui.live.scrub import Scrub, each_slider, scrubs
 from ui.urlstate import classroom
 from ui.widgets import note, plot, split, torch_check
@@ -45,18 +45,20 @@ def three_cells(c: gate_words.GateSetup, fs: float):
     """A vanilla RNN, an LSTM and a GRU of equal size on one input: what they are, how much of x₁ each keeps, and the
     check against torch; the lockstep model, for the step heatmaps under it."""
     words, P = gate_words, gate_words.P
-    model, trained = words.three_cells(c)
-    about = (words.trained_text() if trained else words.UNTRAINED.format(seed=c.seed), words.lockstep_text(model))
+    model, trained = memory_words.three_cells(c)
+    about = (memory_words.trained_text() if trained else words.UNTRAINED.format(seed=c.seed),
+             words.lockstep_text(model))
     mem = memory(model, trained)
     room = classroom()  # on a projector the chart the presets and sliders move comes first, beside them; the
     # sentences about the cells and their sizes after it (above it they pushed its lower half off the first screen)
     for text in () if room else about:
         st.markdown(text)
-    plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory", alt=words.memory_alt(mem))
+    plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory",
+         alt=memory_words.memory_alt(mem))
     for text in about if room else ():
         st.markdown(text)
     with st.container(key=MEMORY_WORDS):  # a drag of the radius or b_f writes the sentence at its value here
-        st.markdown(words.MEMORY_ABOUT + " " + words.memory_text(mem, model))
+        st.markdown(memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model))
     if not trained:  # the untrained cells' chart and sentence follow the radius and b_f while dragged
         scrubs(P, memory_scrubs(c, fs))
     if words.CONTROLS.widget("torch"):
@@ -88,7 +90,7 @@ def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
     def cells(radius: float, bf: float):
         model = gate_lesson.lockstep(c.x, c.H, c.seed, radius, bf)
         mem = memory(model, False)
-        return mem.norms, model.sizes, words.MEMORY_ABOUT + " " + words.memory_text(mem, model)
+        return mem.norms, model.sizes, memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)
 
     def chart(radius: float, bf: float):
         norms, sizes, _ = cells(radius, bf)

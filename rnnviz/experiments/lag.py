@@ -8,7 +8,7 @@ at exactly lag k on fresh held-out streams; `--staged` takes one model through t
 
 The results ship as JSON (the command, seeds, budget and times with them) and seed 0's trained rnn / lstm / gru (at
 the longest lag) as a small safetensors file; the pages read both without torch (their words: ui/lessons/gradients.py,
-ui/lessons/gates.py).
+ui/lessons/gates.py, ui/lessons/gates_memory.py).
 """
 from __future__ import annotations
 

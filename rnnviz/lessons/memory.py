@@ -1,6 +1,6 @@
 """Memory side by side: how much of the first input x_1 each cell still carries at step t, the spectral norm of
 dh_t/dx_1, exact, for the three cells of the gates page (untrained, or trained on the lag task and shipped), and the
-inputs of its two presets (the words and widget keys: ui/lessons/gates.py).
+inputs of its two presets (the words and widget keys: ui/lessons/gates_memory.py).
 
     dh_t/dx_1 = [dstate_t/dstate_{t-1}] ... [dstate_2/dstate_1] dstate_1/dx_1,   its h rows
 every factor the cell's own `step_jacobians` / `input_jacobians` (for the LSTM the state is (h, c): x_1 survives in c
