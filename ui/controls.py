@@ -65,10 +65,13 @@ class Control:
     @property
     def span(self) -> tuple[float, float, float]:
         """(lo, hi, step): the notches a drag's frames cover; a select slider's are its options' positions (0, 1,
-        ...), which its range input holds (ui/live/scrub.js reads the thumb), not the options themselves."""
+        ...), which its range input holds (ui/live/scrub.js reads the thumb), not the options themselves. An integer
+        slider's are integers (rnnviz/live/schedule.py keeps them so), what the page's own calls take."""
         if self.kind == "select":
             return 0.0, float(len(self.options) - 1), 1.0
-        return float(self.lo), float(self.hi), float(self.step or 1)  # an integer slider's notches are its integers
+        if _integral(self.lo, self.hi, self.step, self.default):
+            return self.lo, self.hi, self.step or 1
+        return float(self.lo), float(self.hi), float(self.step)
 
 
 def _integral(*values) -> bool:

@@ -280,7 +280,7 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
         return lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
 
     def moved(name: str, draw):
-        return lambda v: draw(s := replace(c, **{name: int(v) if name == "H" else v}), model(s))
+        return lambda v: draw(s := replace(c, **{name: v}), model(s))
 
     def said(name: str):
         shape = {SHAPE_WORDS: Shown(stale=True)} if name == "H" else {}

@@ -160,7 +160,7 @@ def metric_pieces(series: dict[str, np.ndarray], T: int) -> list[str]:
 # order), and which cells it changes (None: all; else a test of the cell: the others' curves are the page's own)
 MOVES = {"H": (0, None), "T": (1, None), "scale": (2, None), "bf": (3, lambda k: k.forget_gate is not None),
          "xs": (4, None), "bz": (7, lambda k: k.keep_gate is not None and k.keep_gate != k.forget_gate)}
-SIZES = ("H", "T")  # integers: a frame's value is the slider's notch, a float in the frames' protocol
+SIZES = ("H", "T")  # what a frame costs: H x T
 
 
 def numbers_note(T: int) -> str:
@@ -192,15 +192,15 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
 
     def moved(name: str, v: float) -> Comparison:
         at, which = MOVES[name]
-        now = (*args[:at], int(v) if name in SIZES else v, *args[at + 1:])
+        now = (*args[:at], v, *args[at + 1:])
         if which is None:
             return compare(*now)
         part = compare(*now, cells=tuple(r for r in cmp.reports if which(get(r))))
         return dataclasses.replace(cmp, reports={**cmp.reports, **part.reports})  # the other cells: the page's own
 
     def text(name: str, v: float, now: Comparison) -> dict:
-        T = int(v) if name == "T" else c.T
-        out = {METRIC_WORDS: metric_pieces(curves(now), T), PATHS_WORDS: paths_note(curves(now), T) or ""}
+        T, series = v if name == "T" else c.T, curves(now)
+        out = {METRIC_WORDS: metric_pieces(series, T), PATHS_WORDS: paths_note(series, T) or ""}
         if name in ("scale", "H"):  # W_hh's norms: its size and scale
             out[SCALE_WORDS] = scale_note(now, c.by, v if name == "scale" else c.scale)
         if name == "T":
@@ -208,7 +208,7 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
         if view == "factors":
             out[FACTOR_WORDS] = "\n\n".join(factor_notes(now, T))
         if view == "clip":
-            out[CLIP_WORDS] = clip_note(clip_demo(now.reports[plain], T, threshold), curves(now)[plain][T], T,
+            out[CLIP_WORDS] = clip_note(clip_demo(now.reports[plain], T, threshold), series[plain][T], T,
                                         where="below" if room else "above")
         return out
 
@@ -224,7 +224,7 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
             now = moved(name, v)
             if len(said) < 512:  # a set's words are read right after its charts are built: a few dozen at a time
                 said[name, v] = text(name, v, now)
-            return figure(now, int(v) if name == "T" else c.T)
+            return figure(now, v if name == "T" else c.T)
         return at
 
     def words(name: str):

@@ -244,8 +244,8 @@ def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.nda
     return [Scrub(CONTROLS.key("temp"), f"{P}.softmax", setting, float(TEMPERATURES.index(temp)),
                   *CONTROLS["temp"].span, lambda v: softmax_chart(labels, scores, at(v), fs), words=said),
             # Characters to sample: the sample alone follows (no chart), each notch's as the page prints it
-            Scrub(CONTROLS.key("n"), SAMPLE_WORDS, (fingerprint(w), start, temp, seed), float(n), *CONTROLS["n"].span,
-                  None, words=lambda v: {SAMPLE_WORDS: code_pieces(sampled(w, start, int(v), temp, seed))})]
+            Scrub(CONTROLS.key("n"), SAMPLE_WORDS, (fingerprint(w), start, temp, seed), n, *CONTROLS["n"].span,
+                  None, words=lambda v: {SAMPLE_WORDS: code_pieces(sampled(w, start, v, temp, seed))})]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:

@@ -272,12 +272,12 @@ def min_scrubs(word: str, vocab: list[str], H: int, seed: int, t: int, fs: float
     """H, whose drag the minGRU view's three cells at step t follow, and the step's sentence under them (the kept
     shares and the parameter counts): each frame the page's own chart and sentence for the cells at that size."""
     def cells(v: float) -> lesson.MinLockstep:
-        return lesson.min_lockstep(word, vocab, int(v), seed)
+        return lesson.min_lockstep(word, vocab, v, seed)
 
     def figure(v: float):
         ls = cells(v)
         return min_lockstep(ls.keep, ls.h, list(word), t, fs, ls.stepwise)
-    return [Scrub(CONTROLS.key("H"), f"{P}.min", (word, tuple(vocab), seed, t, fs), float(H), *CONTROLS["H"].span,
+    return [Scrub(CONTROLS.key("H"), f"{P}.min", (word, tuple(vocab), seed, t, fs), H, *CONTROLS["H"].span,
                   figure, words=lambda v: {MIN_WORDS: min_text(cells(v), t, list(word))})]
 
 
@@ -288,8 +288,8 @@ def grad_scrubs(T: int, fs: float) -> list[Scrub]:
     """T, steps back, whose drag the gradient view's chart follows: each frame the page's own chart at that T (3-19 ms
     a frame, 28 kB at T = 300), in sets of 25 notches (about 0.3 s and 0.35 MB). The frames' curves are computed
     afresh, not kept in CACHE: 290 of them would push out the scan's measured costs."""
-    return [Scrub(CONTROLS.key("gT"), f"{P}.grad", (GRAD_H, GRAD_SEED, fs), float(T), *CONTROLS["gT"].span,
-                  lambda v: gradient_compare(lesson.gradient_curves(GRAD_H, int(v), GRAD_SEED), fs), 25)]
+    return [Scrub(CONTROLS.key("gT"), f"{P}.grad", (GRAD_H, GRAD_SEED, fs), T, *CONTROLS["gT"].span,
+                  lambda v: gradient_compare(lesson.gradient_curves(GRAD_H, v, GRAD_SEED), fs), 25)]
 
 
 def default_scrubs(room: bool) -> list[Scrub]:

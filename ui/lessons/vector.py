@@ -263,7 +263,7 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
     d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
 
     def generated(name: str, v: float) -> dict:
-        return lesson.generate(d, int(v) if name == "H" else s.H, s.K, s.seed, v if name == "radius" else s.radius)
+        return lesson.generate(d, v if name == "H" else s.H, s.K, s.seed, v if name == "radius" else s.radius)
 
     def run(name: str, v: float):
         w = generated(name, v)
@@ -298,10 +298,11 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         span = max(4, min(SPAN, 80_000 // ((CONTROLS["H"].hi if name == "H" else s.H) * T)))
 
         def item(chart: str, key: tuple, build, top: float = hi, **kw) -> Scrub:
-            return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, float(others[name]), lo, top, step, build,
+            return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, others[name], lo, top, step, build,
                          span=span, **kw)
-        heatmap = [item("Wh", setting, follow(name, memory_chart), HEATMAP_MAX_H if name == "H" else hi)]
-        return [item("sv", setting, follow(name, spectrum_chart))] + (heatmap if s.H <= HEATMAP_MAX_H else []) + [
+        heatmap = ([item("Wh", setting, follow(name, memory_chart), HEATMAP_MAX_H if name == "H" else hi)]
+                   if s.H <= HEATMAP_MAX_H else [])  # the page draws it up to HEATMAP_MAX_H units
+        return [item("sv", setting, follow(name, spectrum_chart))] + heatmap + [
             item("moves", setting + at_t, moves(name), words=said(name)),
             item("heat", setting + at_t, lambda v: figures.states_heatmap(run(name, v)[1].h, s.chars, fs,
                                                                            current=t - 1))]

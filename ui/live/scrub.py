@@ -177,18 +177,19 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
                     _log.exception("listing the scrubbed sliders of a page's defaults failed")
         start, total = time.thread_time(), 0
         spent = [[0.0, 0] for _ in plans]  # each slider's CPU and bytes so far
-        for rank in range(-1, max((len(sets) for _, sets in plans), default=0)):  # every slider's nearest sets first
-            for (item, sets), used in zip(plans, spent):
-                for r, key, values, compute in sets:
-                    if r != rank or (rank > 1 and (used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
-                                                   or time.thread_time() - start > WARM_S or total > WARM_BYTES)):
-                        continue
-                    t0 = time.thread_time()
-                    size = pinned(item, key, values, compute)
-                    total += size
-                    if rank > 1:  # a first drag's sets are not counted: every slider gets those
-                        used[0] += time.thread_time() - t0
-                        used[1] += size
+        # every slider's nearest sets first: by rank, then in the sliders' order
+        for rank, j, key, values, compute in sorted(((r, j, *rest) for j, (_, sets) in enumerate(plans)
+                                                     for r, *rest in sets), key=lambda step: step[:2]):
+            used = spent[j]
+            if rank > 1 and (used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
+                             or time.thread_time() - start > WARM_S or total > WARM_BYTES):
+                continue
+            t0 = time.thread_time()
+            size = pinned(plans[j][0], key, values, compute)
+            total += size
+            if rank > 1:  # a first drag's sets are not counted: every slider gets those
+                used[0] += time.thread_time() - t0
+                used[1] += size
     return once_in_background("rnnviz-warm-frames", work, delay, "computing the opening frames")
 
 
@@ -226,7 +227,7 @@ def _bounded(frames: bytes, item: Scrub) -> bytes:
     """The set, or none (b"null": never sent) where it holds more than SET_BYTES."""
     if len(frames) <= SET_BYTES:
         return frames
-    logging.getLogger(__name__).info("a set of %s's frames holds %d bytes: not sent", item.slider, len(frames))
+    _log.info("a set of %s's frames holds %d bytes: not sent", item.slider, len(frames))
     return b"null"
 
 
