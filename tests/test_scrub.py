@@ -61,6 +61,38 @@ def test_a_set_too_large_for_a_message_is_never_sent(monkeypatch):
         assert scrub._compute(it, it.sets()[1]) != b"null", it.slider
 
 
+def test_a_pages_own_run_carries_small_sets_and_leaves_large_ones_to_the_poll(monkeypatch):
+    """A key's or a release's rerun of the page carries at most PAGE_BYTES of new sets (14 sets of 150-340 kB held up
+    the recurrences page's key on T, steps back, by 18 ms); the component's own poll carries the rest, up to
+    SEND_BYTES a payload, each set once."""
+    from rnnviz.lessons.cache import SharedCache
+
+    monkeypatch.setattr(scrub, "FRAMES", SharedCache(2 ** 26))
+
+    def item(name, points):  # a set holds 11 frames of `points` numbers each
+        return scrub.Scrub(name, "c", (), 0.0, 0.0, 10.0, 0.1, lambda v: base._fig(
+            [dict(type="scatter", y=np.linspace(v, v + np.pi, points))], {}), 11)
+
+    small, large = item("small", 10), item("large", 1_000)  # 2 and 120 kB a set
+    for it in (small, large):
+        for _, key, values, compute in scrub.plan(it):
+            scrub.FRAMES.get(key, lambda: compute(it, values), len)
+    wanted, sent = {"small", "large"}, {}
+
+    def carried(own):
+        parts, todo, held = scrub.collect([small, large], wanted, sent, {}, own)
+        payload = [json.loads(p) for p in parts]
+        return {p["slider"]: len(p["sets"]) for p in payload}, sum(map(len, parts)), held, todo
+
+    sets, size, held, todo = carried(own=False)  # the page's run: the small slider's sets, none of the large one's
+    assert sets == {"small": len(scrub.plan(small)), "large": 0} and size < scrub.PAGE_BYTES and held and not todo
+    sets, size, held, _ = carried(own=True)  # the poll: the large slider's, up to SEND_BYTES
+    assert sets["small"] == 0 and sets["large"] > 1 and scrub.PAGE_BYTES < size <= scrub.SEND_BYTES and held
+    while held:
+        sets, size, held, _ = carried(own=True)
+    assert len(sent) == sum(len(scrub.plan(it)) for it in (small, large))  # every set sent, once
+
+
 def laid_over(base: dict, frames: dict, k: int) -> dict:
     """What scrub.js shows at frame k: the page's figure with frame k's attributes."""
     data = [dict(t) for t in base["data"]]

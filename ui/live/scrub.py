@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import SPAN, encoded, figure_frames
@@ -44,6 +45,7 @@ DELAY = 0.25  # s: a fill after a new setting waits this long, so that the page'
 FILL_S = 0.4  # s: one fill computes sets until this is spent (at least one): other visitors' fills take turns
 SENT = 512  # set ids remembered as sent, per visitor (one forgotten is sent again)
 SEND_BYTES = 2 ** 19  # new sets one payload carries at most (the server's maxMessageSize is 2 MB): the rest next poll
+PAGE_BYTES = 2 ** 16  # at most in a page's own run (a key's, a release's): a few small sets, the rest with the poll
 # one set's bytes at most: a larger one is never sent (Streamlit would replace the message with an error), and the chart
 # greys there. A page sizes its sets well under it; this is for the settings that outgrow them (a 30-character word
 # on the gates page: 64 units' heatmaps, 4.6 MB a set of 8)
@@ -287,6 +289,46 @@ def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dic
     return asked, {name: v for name, (_, v) in kept.items()}
 
 
+def _own_run() -> bool:
+    """Whether this run is a fragment's own (the component's poll or ask), not the page's: a page's run (a key, a
+    release) carries at most PAGE_BYTES of new sets, so that the chart's answer is not held up by frames the next poll
+    can bring (the recurrences page's T, steps back: 14 sets of 150-340 kB rode its key's reruns, 90 ms against 72)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def collect(items: list[Scrub], wanted: set, sent: dict, at: dict[str, float], own: bool
+            ) -> tuple[list[bytes], list, bool]:
+    """The payload's parts (per item: the ids of its sets at hand, and those not sent yet: in a fragment's `own` run
+    up to SEND_BYTES of them, the first whatever its size, in a page's up to PAGE_BYTES), the sets to compute (rank,
+    order, key, compute), and whether a set at hand was held for the next poll. `sent` is updated with what goes."""
+    parts, todo, held = [], [], False
+    room = full = SEND_BYTES if own else PAGE_BYTES
+    for item in items:
+        ids, sets = [], []
+        # only the sliders this visitor reached for: frames at hand (a server's opening frames, another visitor's)
+        # are not sent to a visitor who never drags or keys (up to 1.5 MB on the one-unit page)
+        for rank, key, values, compute in plan(item, at.get(item.slider)) if item.slider in wanted else ():
+            if key not in FRAMES:
+                todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
+                continue
+            sid = set_id(key)
+            if sid not in sent:
+                frames = _cached(key)
+                if frames is None:
+                    continue
+                if len(frames) > room and (room < full or not own):  # full: this one with the next poll
+                    held = True
+                    continue
+                room -= len(frames)
+                sets.append(b'"%s":%s' % (sid.encode(), frames))
+            ids.append(sid)
+            sent[sid] = sent.pop(sid, True)
+        parts.append(b'{"slider":"%s","chart":"%s","ids":%s,"sets":{%s}}' % (
+            item.slider.encode(), item.chart.encode(), json.dumps(ids).encode(), b",".join(sets)))
+    return parts, todo, held
+
+
 @fragment
 def scrubs(page: str, items: list[Scrub]) -> None:
     """The page's scrubbed sliders (nothing visible). Frames are computed only for the sliders this visitor reaches
@@ -310,29 +352,7 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     asked, at = ahead(asked, sliders, state.setdefault(f"scrub.{page}.ahead", {}))
     if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
         wanted.add(asked)
-    parts, todo, room, held = [], [], SEND_BYTES, False
-    for item in items:
-        ids, sets = [], []
-        # only the sliders this visitor reached for: frames at hand (a server's opening frames, another visitor's)
-        # are not sent to a visitor who never drags or keys (up to 1.5 MB on the one-unit page)
-        for rank, key, values, compute in plan(item, at.get(item.slider)) if item.slider in wanted else ():
-            if key not in FRAMES:
-                todo.append((rank, len(todo), key, (lambda i, v, f: lambda: f(i, v))(item, values, compute)))
-                continue
-            sid = set_id(key)
-            if sid not in sent:
-                frames = _cached(key)
-                if frames is None:
-                    continue
-                if len(frames) > room and room < SEND_BYTES:  # the payload is full: this one with the next poll
-                    held = True
-                    continue
-                room -= len(frames)
-                sets.append(b'"%s":%s' % (sid.encode(), frames))
-            ids.append(sid)
-            sent[sid] = sent.pop(sid, True)
-        parts.append(b'{"slider":"%s","chart":"%s","ids":%s,"sets":{%s}}' % (
-            item.slider.encode(), item.chart.encode(), json.dumps(ids).encode(), b",".join(sets)))
+    parts, todo, held = collect(items, wanted, sent, at, _own_run())
     while len(sent) > SENT:
         del sent[next(iter(sent))]
     todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
