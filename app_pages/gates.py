@@ -17,17 +17,18 @@ from ui.widgets import controls_box, export_panel, intro, md, page_columns, plot
 
 
 def controls(view: str) -> GateSetup:
-    """The view's settings, read from its widgets: the gates' dials first, then (folded on a projector, so the chart
-    they move shares the first screen) the input, the size and the seed."""
+    """The view's settings, read from its widgets: the gates' dials and the size first (on a projector's first screen
+    with the chart they move), then (folded on a projector) the input and the seed."""
     cell = CONTROLS.widget("cell") if view == "cell" else "lstm"
     forget = cell_type(cell).forget_gate is not None
     bf = CONTROLS.widget("bf", disabled=not forget)
     if forget:
-        st.caption(words.forget_caption(bf))
+        with st.container(key=words.FORGET_WORDS):  # a drag of b_f writes it at its value here
+            st.caption(words.forget_caption(bf))
     radius = CONTROLS.widget("radius")
-    with st.expander("More settings: input, size, seed") if classroom() else st.container():
+    H = CONTROLS.widget("H", **({} if view == "cell" else words.LOCKSTEP_H))
+    with st.expander("More settings: input, seed") if classroom() else st.container():
         x, chars, _ = sequence_inputs(CONTROLS)
-        H = CONTROLS.widget("H", **({} if view == "cell" else words.LOCKSTEP_H))
         seed = CONTROLS.widget("seed")
     trained = CONTROLS.widget("trained") if view == "lockstep" else False
     return GateSetup(cell, x, chars, H, int(seed), radius, bf if forget else 0.0, trained)

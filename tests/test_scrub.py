@@ -518,6 +518,8 @@ def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which)
         v = item.values()[k]
         said = {gate_words.STEP_WORDS: pieces(gate_words.step_words(at(v), model(v), 2)),
                 gate_words.COLOUR_WORDS: pieces(gate_words.colour_key(gate_lesson.panels("lstm"), model(v), 2, 5))}
+        if which == "bf":  # where the forget gates start, under the slider
+            said[gate_words.FORGET_WORDS] = pieces(gate_words.forget_caption(v))
         assert {key: unpacked(w, k) for key, w in frames["words"].items()} == said, v
     # the shapes paragraph (its numbers are H's) greys through a drag of H, and only of H
     assert frames.get("stale", []) == ([gate_words.SHAPE_WORDS] if which == "H" else [])
@@ -545,7 +547,10 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
         model = gate_lesson.lockstep(x, 3, 2, s.radius, s.bf)
         return model, memory(model, False)
     check(item, lambda v: gate_figures.survival_figure(page(v)[1].norms, page(v)[0].sizes, None, 1.0))
-    f = json.loads(scrub._compute(item, item.values()))["words"][lagview.MEMORY_WORDS]
+    words = json.loads(scrub._compute(item, item.values()))["words"]
     for k in (0, len(item.values()) // 2, len(item.values()) - 1):
         model, mem = page(item.values()[k])
-        assert unpacked(f, k) == pieces(memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)), k
+        assert unpacked(words[lagview.MEMORY_WORDS], k) == pieces(
+            memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)), k
+        bf = item.values()[k] if which == "bf" else c.bf  # where the forget gates start, under b_f's slider
+        assert unpacked(words[gate_words.FORGET_WORDS], k) == pieces(gate_words.forget_caption(bf)), k

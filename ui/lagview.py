@@ -82,8 +82,8 @@ def _span(H: int) -> int:
 
 def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
     """The untrained cells' spectral radius and forget bias, whose drag the chart of how much of x₁ survives follows,
-    its sentence with it: each frame the page's own chart and words for the cells at that value (about 3 ms a notch at
-    H = 3, 30 at H = 64: the three cells run and their Jacobians multiplied out)."""
+    its sentence and where the forget gates start with it: each frame the page's own chart and words for the cells at
+    that value (about 3 ms a notch at H = 3, 30 at H = 64: the three cells run and their Jacobians multiplied out)."""
     words = gate_words
 
     @lru_cache(maxsize=128)  # a set's charts, then their words: the cells run once for both
@@ -97,7 +97,7 @@ def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
         return gate_figures.survival_figure(norms, sizes, None, fs)
 
     def said(radius: float, bf: float) -> dict[str, str]:
-        return {MEMORY_WORDS: cells(radius, bf)[2]}
+        return {MEMORY_WORDS: cells(radius, bf)[2], words.FORGET_WORDS: words.forget_caption(bf)}
     return each_slider(words.P, "memory", {"radius": c.radius, "bf": c.bf},
                        {n: words.CONTROLS[n].span for n in ("radius", "bf")},
                        ("lockstep", c.x.tobytes(), c.x.shape, c.H, c.seed, fs), chart, words=said, span=_span(c.H))

@@ -4,6 +4,7 @@ one-cell view's drag frames. How much of x₁ survives in the three cells side b
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -67,6 +68,7 @@ UNTRAINED = ("*Untrained:* the weights are random (seed {seed}), so the gates sh
 STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which follows a drag
 CELL_BYTES = 2600  # a set's 0.8 MB of frames over ~300 bytes a unit and step: its notches are this over H x T
 COLOUR_WORDS = "words-gates-colours"  # the colour key under the heatmaps: c's range follows a drag
+FORGET_WORDS = "words-gates-forget"  # where the forget gates start: follows a drag of b_f
 SHAPE_WORDS = "words-gates-shape"  # the shapes paragraph: greyed through a drag of H (its LaTeX is no text to write)
 
 
@@ -148,8 +150,9 @@ HEADERS = {"f": "$f_t$", "i": "$i_t$", "g": "$g_t$", "o": "$o_t$", "c_prev": "$c
 
 def forget_caption(bf: float) -> str:
     """Where the forget gates start for a bias b_f (markdown)."""
-    return (f"With nothing else feeding it, $\\sigma(b_f)$ = σ({bf:g}) = **{near_one(float(sigmoid(bf)))}**: that is "
-            "where each forget gate starts (σ, the sigmoid, maps any number into (0, 1)).")
+    # no LaTeX: a drag of b_f writes its words; short, so that H is on a projector's first screen under it (the
+    # symbols' paragraph beside the equations says what σ is)
+    return f"Each forget gate starts at σ({bf:g}) = **{near_one(float(sigmoid(bf)))}** when nothing else feeds it."
 
 
 def step_alt(names: list[str], values: dict[str, np.ndarray], t: int) -> str:
@@ -272,20 +275,24 @@ def heat_chart(c: GateSetup, model, t: int, fs: float, split: bool):
 
 def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
     """The hidden size H, the spectral radius and (an LSTM's) forget bias, whose drag the gate heatmaps at step t
-    follow, the step's sentence and the colour key (c's range) with them: each frame the page's own chart and words
-    for the weights generated at that value (a few ms; 64 units, 12 ms). Through a drag of H the shapes paragraph
-    greys until the release. A frame holds every cell's number and hover (100 kB at 64 units of "hello"): fewer
-    notches a set where it holds more, so that a set stays well under a message's 2 MB."""
-    def model(s: GateSetup):
-        return lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
+    follow, the step's sentence and the colour key (c's range) with them, and b_f's where the forget gates start: each
+    frame the page's own chart and words for the weights generated at that value (a few ms; 64 units, 12 ms: the cell
+    runs once for both). Through a drag of H the shapes paragraph greys until the release. A frame holds every cell's
+    number and hover (100 kB at 64 units of "hello"): fewer notches a set where it holds more, so that a set stays
+    well under a message's 2 MB."""
+    @lru_cache(maxsize=64)  # a set's charts, then their words: the cell runs once for both
+    def run(name: str, v: float):
+        s = replace(c, **{name: v})
+        return s, lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
 
     def moved(name: str, draw):
-        return lambda v: draw(s := replace(c, **{name: v}), model(s))
+        return lambda v: draw(*run(name, v))
 
     def said(name: str):
         shape = {SHAPE_WORDS: Shown(stale=True)} if name == "H" else {}
         return moved(name, lambda s, m: {STEP_WORDS: step_words(s, m, t),
-                                         COLOUR_WORDS: colour_key(lesson.panels(s.cell), m, t, len(s.x))} | shape)
+                                         COLOUR_WORDS: colour_key(lesson.panels(s.cell), m, t, len(s.x))} | shape
+                     | ({FORGET_WORDS: forget_caption(s.bf)} if name == "bf" else {}))
     setting = (c.cell, c.x.tobytes(), c.x.shape, tuple(c.chars or ()), c.seed, t, fs, split)
     sliders = ("H", "radius", "bf") if get(c.cell).forget_gate is not None else ("H", "radius")
     def span(n: str) -> int:  # a frame holds ~300 bytes a unit and step (its numbers, labels and hover): sets of
