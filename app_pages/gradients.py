@@ -56,6 +56,8 @@ def explorer() -> None:
     curves, T = lesson.curves(cmp), c.T
     with left, st.container(key=words.SCALE_WORDS):  # it follows a drag of the scale (words.scrubs)
         note(words.scale_note(cmp, c.by, c.scale))
+    below = st.container() if room else right  # on a projector the factors' notes go under the row: beside the
+    # settings the chart column is then shorter than theirs, and stays in view down them (a 500 px chart and 14 lines)
     with right, follow(P):  # on a projector the chart stays in view down the settings beside it
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
@@ -64,7 +66,7 @@ def explorer() -> None:
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
-            with st.container(key=words.FACTOR_WORDS):  # they follow a drag, with the chart
+            with below, st.container(key=words.FACTOR_WORDS):  # they follow a drag, with the chart
                 st.markdown("\n\n".join(words.factor_notes(cmp, T)))
             scrubs(P, words.scrubs(c, cmp, fs, "factors"))
         else:

@@ -385,20 +385,24 @@ STILL = """([key, chart]) => new Promise(done => {
 })"""
 
 
-def test_on_a_projector_the_gradient_chart_stays_in_view_down_its_more_settings(server, browser):
+@pytest.mark.parametrize("view,chart", [("decay", "grad-decay"), ("factors", "grad-factors"),
+                                        ("clip", "grad-clip_fig")])
+def test_on_a_projector_the_gradient_chart_stays_in_view_down_its_more_settings(server, browser, view, chart):
     """Gradients on a projector: under More settings, the hidden size, the sequence length and the GRU bias sat
     828-1,012 px from the top of the chart they move (a lecturer's walk); the chart's column now stays on screen
-    (position: sticky) while the lecturer scrolls down the settings beside it."""
+    (position: sticky) while the lecturer scrolls down the settings beside it. In the factors view its notes made
+    the column taller than the settings', and it scrolled away (27% of the chart in view at the GRU bias): they now
+    come under the row."""
     pg = browser.new_page(viewport={"width": 1024, "height": 768})
-    pg.goto(f"{server.url}/gradients?classroom=1")
+    pg.goto(f"{server.url}/gradients?classroom=1&view={view}")
     wait_idle(pg)
-    pg.wait_for_function("() => document.querySelector('.st-key-grad-decay .rnnviz-chart svg.main-svg')",
+    pg.wait_for_function(f"() => document.querySelector('.st-key-{chart} .rnnviz-chart svg.main-svg')",
                          timeout=60_000)
     pg.locator("details summary").filter(has_text="More settings").first.click()
     pg.locator(".st-key-grad-T").wait_for(state="visible", timeout=10_000)
     for key in ("grad-H", "grad-T", "grad-bz"):
         # scrolled to, and measured once the page holds still (the box opening, the sticky column settling)
-        boxes = pg.wait_for_function(STILL, arg=[key, "grad-decay"], timeout=10_000).json_value()
+        boxes = pg.wait_for_function(STILL, arg=[key, chart], timeout=10_000).json_value()
         assert all(0 <= top and bottom <= 768 for top, bottom in boxes), (key, boxes)
     pg.close()
 
