@@ -309,12 +309,14 @@ def test_on_a_projector_the_three_cells_share_a_screen_with_their_stepper(server
 # Gates, one cell: the forget-gate bias moves every row of the heatmap, the cell state's most of all; stacked in one
 # column the rows ran to 1,157 px (LSTM) and 957 px (GRU); the gates' panel and the states' panel side by side hold
 # them. Gradients, clipping: the threshold moves the 'after' panel; under three lines of text and a verdict box the
-# panels ended at 803 px; the chart now comes first. Hello, trained: the Temperature slider and its softmax chart;
-# under the training sentence's four lines and the scores box its letters sat at 838 px. Gates, three cells side by
-# side: the forget bias and the radius move the survival chart; under the sentences about the cells' sizes its step
-# axis sat at 923 px; the chart now comes first. Gates, one cell: the hidden size H, which the heatmaps follow while it
-# is dragged, was folded under More settings (6% of the heatmaps on screen with it); it comes after the radius. One
-# unit: the sliders move the tanh chart; its z axis title ended at 779 px (the plot area now grows less with the type).
+# panels ended at 803 px; the chart now comes first. Hello, trained: the Temperature slider and its softmax chart; under
+# the training sentence's four lines and the scores box its letters sat at 838 px; the sample, which follows a drag of
+# Temperature and of Characters to sample, ended at 824 px (now under the two sliders, Start from after it). Gates,
+# three cells side by side: the forget bias and the radius move the survival chart; under the sentences about the cells'
+# sizes its step axis sat at 923 px; the chart now comes first. Gates, one cell: the hidden size H, which the heatmaps
+# follow while it is dragged, was folded under More settings (6% of the heatmaps on screen with it); it comes after the
+# radius. One unit: the sliders move the tanh chart; its z axis title ended at 779 px (the plot area now grows less with
+# the type).
 WHOLE = [("scalar?t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("scalar?wh=2&t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("gates?view=lockstep", ["gates-bf", "gates-radius", "gates-memory .nsewdrag", "gates-memory .xtick text"],
@@ -322,7 +324,8 @@ WHOLE = [("scalar?t=3", ["scalar-w_h", "scalar-tanh .xtitle"], "Step 3."),
          ("gates?cell=lstm", ["gates-bf", "gates-H", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gates?cell=gru", ["gates-bf", "gates-H", "gates-heat .nsewdrag", "gates-heat .xtick text"], "Step 1 of"),
          ("gradients?view=clip&w=1.5&by=rho&xs=0&clip=10", ["grad-clip", "grad-clip_fig .nsewdrag"], "Clipped"),
-         ("hello?trained=1&temp=5", ["hello-temp", "hello-softmax .xtick text"], "Trained")]
+         ("hello?trained=1&temp=5", ["hello-temp", "hello-n", "words-hello-sample", "hello-softmax .xtick text"],
+          "Trained")]
 BOXES = """([sels, text]) => { const found = sels.map(s => [...document.querySelectorAll(`.st-key-${s}`)]
   .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }));
   return document.body.innerText.includes(text) && found.every(b => b.length && b.every(([t, u]) => u > t))
