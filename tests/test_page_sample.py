@@ -411,3 +411,47 @@ def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page)
     assert len(greedy) == 1 and set(json.loads(scrub._compute(greedy[0], [4, 5, 6]))) & {"html", "stale"} == set()
     long = SamplingSettings("ROMEO:", 2000, 0.8, None, None, 1, ())
     assert lesson.is_long(lm, long) and not temperature_scrubs("shipped", lm, smp, long, 6, "probability", 1.0)
+
+
+def test_top_p_frames_are_the_page_s_sample_at_each_p(open_page):
+    """Dragged, Top-p shows the sample drawn at each p from frames, as Temperature does: each frame is what the page
+    itself shows at that p (off at 1), the text's markup to the byte, the legend's text and character 7's words; a
+    frame's setting is all but p, so a release elsewhere keeps them; greedy sampling ignores p, and nothing follows."""
+    from dataclasses import replace
+
+    from rnnviz import charlm
+    from rnnviz.lessons import sample as lesson
+    from rnnviz.live.words import pieces
+    from rnnviz.nn.sampling import SamplingSettings
+    from tests.test_scrub import unpacked
+    from ui.live import scrub
+    from ui.sample.follow import AT, LEGEND, TEXT, top_p_scrubs
+
+    lm = charlm.load(str(MODEL))
+    s = SamplingSettings("ROMEO:", 500, 0.8, None, None, 1, ())
+    smp = lesson.draw_sample(lm, s)
+    texts, character = top_p_scrubs("shipped", lm, smp, s, 6, "probability", 1.0)
+    assert (texts.slider, texts.lo, texts.hi, texts.step, texts.value) == (f"{P}.top_p", 0.05, 1.0, 0.05, 1.0)
+    assert len({v for values in texts.sets() for v in values}) == 20
+
+    def frames(item, p: float) -> tuple[dict, int]:  # the first set holding p, and p's place in it
+        f = json.loads(scrub._compute(item, next(values for values in item.sets() if p in values)))
+        return f, f["values"].index(p)
+    at = open_page(P)
+    seen = set()
+    for p in (0.05, 0.5, 0.95, 1.0):  # the likeliest character alone, half the mass, nearly all, off (the page's)
+        (f, j), (g, jj) = frames(texts, p), frames(character, p)
+        at.slider(key=f"{P}.top_p").set_value(p).run()
+        assert f["html"][TEXT][j] == textviews(at)[0]["html"], p  # to the byte
+        seen.add(f["html"][TEXT][j])
+        legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
+        assert unpacked(f["words"][LEGEND], j) == legend.texts, p
+        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
+        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
+        assert unpacked(g["words"][AT], jj) == pieces(shown[0]) + table.texts + pieces(shown[1]), p
+        assert unpacked(g["bars"][AT], jj) == table.bars, p
+    assert len(seen) == 4  # each p its own text
+    keys = [item.key(values) for item in top_p_scrubs("shipped", lm, smp, replace(s, top_p=0.5), 6, "probability",
+                                                          1.0) for values in item.sets()[:1]]
+    assert keys == [item.key(values) for item in (texts, character) for values in item.sets()[:1]]
+    assert not top_p_scrubs("shipped", lm, smp, replace(s, top_k=1), 6, "probability", 1.0)

@@ -47,7 +47,7 @@ def _declared(vocab: int, layers: int, hidden: int, cell_state: bool) -> Control
                 help="Scores are divided by this before the softmax."),
         Control("top_k", "Top-k (0 = off)", 0, kind="number", lo=0, hi=vocab, url="k",
                 help="Keep only the k most likely characters."),
-        Control("top_p", "Top-p (1 = off)", 1.0, lo=0.05, hi=1.0, step=0.05, url="p",
+        Control("top_p", "Top-p (1 = off)", 1.0, lo=0.05, hi=1.0, step=0.05, url="p", scrub=True,
                 help="Keep the fewest most likely characters whose probabilities add up to p."),
         Control("greedy", "Greedy", False, kind="toggle", url="greedy",
                 help="Always the most likely character (the same as top-k = 1)."),

@@ -1,11 +1,12 @@
 """What follows a drag on the sampling page, where no chart does (ui/live/scrub.py: a Scrub without `build`). Position
-moves the inspected character's words, its bars and the text's outline; Temperature draws the sample at each of its
-values: the text, the sentence under the slider, the legend's summary and the inspected character's words. Each frame
-holds the page's own texts at that value (`position_texts`, `legend`, rnnviz.figures.sample.text_markup), written
-over the page's in the browser (ui/live/words.js); the release's rerun draws the page as always."""
+moves the inspected character's words, its bars and the text's outline; Temperature and Top-p draw the sample at each
+of their values: the text, the sentence under the slider, the legend's summary and the inspected character's words.
+Each frame holds the page's own texts at that value (`position_texts`, `legend`, rnnviz.figures.sample.text_markup),
+written over the page's in the browser (ui/live/words.js); the release's rerun draws the page as always."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 from rnnviz import charlm
 from rnnviz.figures import sample as figures
@@ -82,21 +83,39 @@ def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: 
     only the sentence follows it; a long sample (lesson.is_long) is left to the release. An upload's samples and
     frames are kept per server as the shipped model's are, under its upload's ids (LIGHT, ui/live/scrub.py FRAMES:
     both bounded), which only its visitor's page names."""
+    temps = controls.declared(lm)["temp"].options
+    return _drawn("temp", "temperature", float(temps.index(s.temperature)), lambda v: temps[round(v)],
+                  lambda t: {SAID: words.temperature_sentence(t)}, model_id, lm, smp, s, i, shade, fs)
+
+
+def top_p_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int,
+                 shade: str, fs: float) -> list[Scrub]:
+    """The Top-p slider (0.05 to 1, off at 1), whose drag shows the sample drawn at each p, as Temperature's does
+    (`temperature_scrubs`): the text fills with the likeliest characters as p falls. 20 samples, 7 s for the shipped
+    model's 500 characters, once per setting and server. Greedy sampling ignores p: nothing follows it there."""
+    if s.greedy:
+        return []
+    return _drawn("top_p", "top_p", s.top_p or 1.0, lambda v: v if v < 1 else None, lambda p: {}, model_id, lm, smp,
+                  s, i, shade, fs)
+
+
+def _drawn(name: str, field: str, at: float, setting: Callable[[float], object], said: Callable[[object], dict],
+           model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int, shade: str,
+           fs: float) -> list[Scrub]:
+    """The control `name`, whose drag shows the sample drawn with `field` of the settings at `setting(v)` (the slider
+    at v), and the words `said(that)` beside the sample's: see temperature_scrubs."""
     if lesson.is_long(lm, s):
         return []
-    C = controls.declared(lm)
-    temps = C["temp"].options
 
-    def sample(v: float) -> tuple[float, lesson.Sample]:
-        t = temps[round(v)]
-        return t, smp if t == s.temperature else _light(model_id, lm, replace(s, temperature=t))
+    def sample(v: float) -> lesson.Sample:
+        u = setting(v)
+        return smp if u == getattr(s, field) else _light(model_id, lm, replace(s, **{field: u}))
 
     def texts(v: float) -> dict[str, Shown | str]:
         if s.greedy:
-            return {SAID: words.temperature_sentence(temps[round(v)])}
-        t, x = sample(v)
-        out: dict[str, Shown | str] = {SAID: words.temperature_sentence(t), TEXT: Shown(stale=True),
-                                       LEGEND: Shown(stale=True)}
+            return said(setting(v))
+        x = sample(v)
+        out: dict[str, Shown | str] = {**said(setting(v)), TEXT: Shown(stale=True), LEGEND: Shown(stale=True)}
         if shade in FOLLOWED:
             sh = shading.shade(shade, lm, x, min(i, len(x.text) - 1))
             n = sh.numbers
@@ -106,20 +125,21 @@ def temperature_scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: 
         return out
 
     def character(v: float) -> dict[str, Shown]:
-        x = sample(v)[1]
+        x = sample(v)
         return {AT: _at(lm, x, min(i, len(x.text) - 1), fs)}
-    rest = tuple((k, v) for k, v in vars(s).items() if k != "temperature")  # the setting: all but the temperature
-    at, span = float(temps.index(s.temperature)), C["temp"].span
-    return [Scrub(C.key("temp"), TEXT, (model_id, rest, shade if shade in FOLLOWED else None), at, *span, None,
+    C = controls.declared(lm)
+    rest = tuple((k, v) for k, v in vars(s).items() if k != field)  # the setting: all but the one dragged
+    span = C[name].span
+    return [Scrub(C.key(name), TEXT, (model_id, rest, shade if shade in FOLLOWED else None), at, *span, None,
                   span=3, words=texts)] + ([] if s.greedy else [
-        Scrub(C.key("temp"), AT, (model_id, rest, i), at, *span, None, span=3, words=character)])
+        Scrub(C.key(name), AT, (model_id, rest, i), at, *span, None, span=3, words=character)])
 
 
 def scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSettings, i: int, shade: str,
            fs: float) -> list[Scrub]:
-    """The page's sliders that follow a drag: Position and Temperature."""
+    """The page's sliders that follow a drag: Position, Temperature and Top-p."""
     return (position_scrubs(model_id, lm, smp, s, i, shade, fs)
-            + temperature_scrubs(model_id, lm, smp, s, i, shade, fs))
+            + temperature_scrubs(model_id, lm, smp, s, i, shade, fs) + top_p_scrubs(model_id, lm, smp, s, i, shade, fs))
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
