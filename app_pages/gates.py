@@ -115,12 +115,15 @@ def valve() -> None:
         T_valve = CONTROLS.widget("T")
         publish(VALVE)
         res = words.shared_valve(T_valve)
-        st.markdown(words.valve_text(res))
-        table(words.valve_table(res))
+        with st.container(key=words.VALVE_WORDS):  # the sentence and the table follow a drag of Steps, with the chart
+            st.markdown(words.valve_text(res))
+        with st.container(key=words.VALVE_TABLE):
+            table(words.valve_table(res))
     with v2:
         plot(figures.valve_figure(res, fs), f"{P}.valve",
              alt=f"LSTM cell state stays at {res.lstm.c[-1, 0]:.4f} after {T_valve} steps; vanilla state falls to "
                  f"{res.rnn.h[-1, 0]:.1e}")
+    scrubs(f"{P}.valve", words.valve_scrubs(T_valve, fs))  # a part of its own: the view above has its own
 
 
 st.title("Gates: LSTM and GRU")

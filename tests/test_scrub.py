@@ -554,3 +554,23 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
             memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)), k
         bf = item.values()[k] if which == "bf" else c.bf  # where the forget gates start, under b_f's slider
         assert unpacked(words[gate_words.FORGET_WORDS], k) == pieces(gate_words.forget_caption(bf)), k
+
+
+def test_valve_frames_are_its_chart_sentence_and_table_at_each_number_of_steps():
+    """The gates page's valve: its chart follows a drag of Steps, its sentence and its table (t = 1, 10, T) with it;
+    each frame the page's own chart and words for the valve run that long."""
+    from rnnviz.figures import gates as gate_figures
+    from rnnviz.lessons.gates import valve_experiment
+    from ui.lessons import gates as gate_words
+    from ui.widgets import markdown_table
+
+    item, = gate_words.valve_scrubs(400, 1.0)
+    assert (item.slider, item.chart, item.lo, item.hi, item.step) == ("gates.T", "gates.valve", 10, 2000, 10)
+    check(item, lambda v: gate_figures.valve_figure(valve_experiment(v), 1.0))
+    frames = json.loads(scrub._compute(item, item.values()))
+    for k in (0, len(item.values()) - 1):
+        res = valve_experiment(item.values()[k])
+        assert unpacked(frames["words"][gate_words.VALVE_WORDS], k) == pieces(gate_words.valve_text(res))
+        table = unpacked(frames["words"][gate_words.VALVE_TABLE], k)
+        assert table == pieces(markdown_table(gate_words.valve_table(res)))
+        assert str(item.values()[k]) in table and f"{res.lstm.c[-1, 0]:.4f}" in table  # the row at t = T

@@ -21,7 +21,7 @@ from ui.controls import Control, Controls, time_step
 from ui.lessons.scalar import near_one
 from ui.live.scrub import Scrub
 from ui.urlstate import font_scale
-from ui.widgets import SEQUENCE, md, steps_ahead
+from ui.widgets import SEQUENCE, markdown_table, md, steps_ahead
 
 P = "gates"
 VIEWS = {"cell": "One gated cell", "lockstep": "Three cells side by side"}
@@ -53,7 +53,7 @@ CONTROLS = Controls(
     time_step(),
     Control("numbers", "This step's numbers, with the products", False, kind="expander", url="numbers",
             widget_kw={"on_change": "rerun"}),  # open, a link shows them
-    Control("T", "Steps", 400, lo=10, hi=2000, step=10, url="valveT",
+    Control("T", "Steps", 400, lo=10, hi=2000, step=10, url="valveT", scrub=True,
             help="How long the silence after the first input lasts."),
 )
 LOCKSTEP_H = {"label": "H of the LSTM (sets the parameter budget)",  # H in the lockstep view (a link's notice
@@ -69,6 +69,8 @@ STEP_WORDS = "words-gates-step"  # the container of the step's sentence, which f
 CELL_BYTES = 2600  # a set's 0.8 MB of frames over ~300 bytes a unit and step: its notches are this over H x T
 COLOUR_WORDS = "words-gates-colours"  # the colour key under the heatmaps: c's range follows a drag
 FORGET_WORDS = "words-gates-forget"  # where the forget gates start: follows a drag of b_f
+VALVE_WORDS, VALVE_TABLE = "words-gates-valve", "words-gates-valve-table"  # the valve's sentence and table: they
+# follow a drag of its Steps
 SHAPE_WORDS = "words-gates-shape"  # the shapes paragraph: greyed through a drag of H (its LaTeX is no text to write)
 
 
@@ -303,8 +305,21 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
                   span=span(n), words=said(n)) for n in sliders]
 
 
+def valve_scrubs(T: int, fs: float) -> list[Scrub]:
+    """The valve's Steps, whose drag its chart follows, its sentence and its table with it: each frame the page's own
+    chart and words for the valve run that long (8-23 ms and about 10 kB a frame: the chart draws at most 180 of the
+    steps, every pixel of its log axis). 200 notches, about 3 s and 2 MB in all."""
+    def said(v: int) -> dict[str, str]:
+        res = shared_valve(v)
+        return {VALVE_WORDS: valve_text(res), VALVE_TABLE: markdown_table(valve_table(res))}
+    return [Scrub(CONTROLS.key("T"), f"{P}.valve", (fs,), T, *CONTROLS["T"].span,
+                  lambda v: figures.valve_figure(shared_valve(v), fs), words=said)]
+
+
 def default_scrubs(room: bool) -> list[Scrub]:
-    """The cell view's scrubbed sliders as it opens (see ui/lessons/scalar.py); split heatmaps on a projector."""
-    d = CONTROLS.defaults()
-    return scrubs(GateSetup(d["cell"], vectors.encode_word(d["word"], vectors.parse_vocab(d["vocab"])), list(d["word"]),
-                            d["H"], d["seed"], d["radius"], d["bf"], False), d["t"], font_scale(room), room)
+    """The cell view's scrubbed sliders as it opens (see ui/lessons/scalar.py), split heatmaps on a projector, and the
+    valve's."""
+    d, fs = CONTROLS.defaults(), font_scale(room)
+    x = vectors.encode_word(d["word"], vectors.parse_vocab(d["vocab"]))
+    return scrubs(GateSetup(d["cell"], x, list(d["word"]), d["H"], d["seed"], d["radius"], d["bf"], False), d["t"], fs,
+                  room) + valve_scrubs(d["T"], fs)
