@@ -46,6 +46,7 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("hello", "hello.temp", "hello.softmax"), Sweep("hello", "hello.n", "words-hello-sample", alone=True),
     Sweep("gates?view=lockstep&trained=0", "gates.bf", "gates.memory"),
     Sweep("gates?view=lockstep&trained=0", "gates.radius", "gates.memory"),
+    Sweep("gates?view=lockstep&trained=0", "gates.H", "gates.memory"),
     Sweep("sample", "sample.char", "sample.at", alone=True), Sweep("sample", "sample.temp", "sample.text", alone=True),
     Sweep("sample", "sample.top_p", "sample.text", alone=True)]
 

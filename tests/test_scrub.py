@@ -527,10 +527,11 @@ def test_gate_frames_are_the_heatmaps_and_the_step_sentence_at_each_value(which)
     assert [i.slider for i in gate_words.scrubs(gru, 2, 1.0, False)] == ["gates.H", "gates.radius"]  # no b_f
 
 
-@pytest.mark.parametrize("which", ["bf", "radius"])
+@pytest.mark.parametrize("which", ["bf", "radius", "H"])
 def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(which):
-    """The three untrained cells: the chart of how much of x₁ survives follows the radius and b_f, its sentence too;
-    each frame the page's own chart and words (ui/lagview.py three_cells) for the cells at that value."""
+    """The three untrained cells: the chart of how much of x₁ survives follows the radius, b_f and the LSTM's H (the
+    others' sizes follow from it), its sentence too; each frame the page's own chart and words (ui/lagview.py
+    three_cells) for the cells at that value."""
     from rnnviz.figures import gates as gate_figures
     from rnnviz.lessons import gates as gate_lesson
     from rnnviz.lessons.memory import memory
@@ -544,7 +545,7 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
 
     def page(v):  # the page's own calls, with the slider at v
         s = dataclasses.replace(c, **{which: v})
-        model = gate_lesson.lockstep(x, 3, 2, s.radius, s.bf)
+        model = gate_lesson.lockstep(x, s.H, 2, s.radius, s.bf)
         return model, memory(model, False)
     check(item, lambda v: gate_figures.survival_figure(page(v)[1].norms, page(v)[0].sizes, None, 1.0))
     words = json.loads(scrub._compute(item, item.values()))["words"]

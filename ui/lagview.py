@@ -3,6 +3,7 @@ by lag with the seeds' spread, the learning curve, the sentences made from them)
 the gates page (untrained, or the lag task's trained cells, with how much of x₁ survives). Words: ui/lessons/."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import streamlit as st
@@ -81,23 +82,26 @@ def _span(H: int) -> int:
 
 
 def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
-    """The untrained cells' spectral radius and forget bias, whose drag the chart of how much of x₁ survives follows,
-    its sentence and where the forget gates start with it: each frame the page's own chart and words for the cells at
-    that value (about 3 ms a notch at H = 3, 30 at H = 64: the three cells run and their Jacobians multiplied out)."""
+    """The untrained cells' spectral radius, forget bias and hidden size (the LSTM's; the others' follow from it),
+    whose drag the chart of how much of x₁ survives follows, its sentence and where the forget gates start with it:
+    each frame the page's own chart and words for the cells at that value (about 3 ms a notch at H = 3, 30 at H = 64:
+    the three cells run and their Jacobians multiplied out; H's sets are sized for its dearest notches)."""
     words = gate_words
 
     @lru_cache(maxsize=128)  # a set's charts, then their words: the cells run once for both
-    def cells(radius: float, bf: float):
-        model = gate_lesson.lockstep(c.x, c.H, c.seed, radius, bf)
+    def cells(radius: float, bf: float, H: int):
+        model = gate_lesson.lockstep(c.x, H, c.seed, radius, bf)
         mem = memory(model, False)
         return mem.norms, model.sizes, memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)
 
-    def chart(radius: float, bf: float):
-        norms, sizes, _ = cells(radius, bf)
+    def chart(radius: float, bf: float, H: int):
+        norms, sizes, _ = cells(radius, bf, H)
         return gate_figures.survival_figure(norms, sizes, None, fs)
 
-    def said(radius: float, bf: float) -> dict[str, str]:
-        return {MEMORY_WORDS: cells(radius, bf)[2], words.FORGET_WORDS: words.forget_caption(bf)}
-    return each_slider(words.P, "memory", {"radius": c.radius, "bf": c.bf},
-                       {n: words.CONTROLS[n].span for n in ("radius", "bf")},
-                       ("lockstep", c.x.tobytes(), c.x.shape, c.H, c.seed, fs), chart, words=said, span=_span(c.H))
+    def said(radius: float, bf: float, H: int) -> dict[str, str]:
+        return {MEMORY_WORDS: cells(radius, bf, H)[2], words.FORGET_WORDS: words.forget_caption(bf)}
+    now = {"radius": c.radius, "bf": c.bf, "H": c.H}
+    items = each_slider(words.P, "memory", now, {n: words.CONTROLS[n].span for n in now},
+                        ("lockstep", c.x.tobytes(), c.x.shape, c.seed, fs), chart, words=said, span=_span(c.H))
+    return [replace(i, span=_span(words.CONTROLS["H"].hi)) if i.slider == words.CONTROLS.key("H") else i
+            for i in items]
