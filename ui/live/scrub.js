@@ -11,7 +11,7 @@
 // Frames with a figure of their own (`start`: a form of the chart without the words that change with every value) are
 // drawn whole once as the drag begins, then by moving their points. A set's `words` replace the page's texts beside
 // the chart with the same frame's (words.js); frames `alone` have words and no chart (the sampling page's sliders).
-// The payload: {pending, poll, wanted: [slider], items: [{slider, chart, ids: [set id], sets: {id: {values, traces,
+// The payload: {pending, held, poll, wanted: [slider], items: [{slider, chart, ids: [set id], sets: {id: {values, traces,
 // data: [{trace, attr, frames}], layout: [{attr, frames}], hold: null or {axis: [[lo, hi] for each frame]}, start?:
 // {data, layout}, words?, bars?, marks?, html?, stale?, alone?}}}]} (rnnviz/live/frames.py; the texts' parts:
 // rnnviz/live/words.py followed, written by words.js): `sets` holds only those this page was not sent before; the
@@ -346,7 +346,7 @@ export default function ({ data, key, setTriggerValue }) {
   const page = R.pages.get(key) || { text: null, tries: 0 };
   page.trigger = setTriggerValue;
   if (page.text !== text) {
-    const { pending, items, wanted } = JSON.parse(text);
+    const { pending, held, items, wanted } = JSON.parse(text);
     let lost = false;
     for (const it of items) {
       for (const [id, f] of Object.entries(it.sets)) R.sets.set(id, f);
@@ -363,7 +363,7 @@ export default function ({ data, key, setTriggerValue }) {
       for (const id of R.sets.keys()) if (R.sets.size > SETS && !named.has(id)) R.sets.delete(id);
     }
     if (lost && !page.lost) setTriggerValue("want", "!");  // a set this page was sent is not here: all again, once
-    Object.assign(page, { text, pending, wanted: wanted || [], asked: new Set(), lost });
+    Object.assign(page, { text, pending, held: !!held, wanted: wanted || [], asked: new Set(), lost });
     if (!pending) page.tries = 0;
     R.pages.set(key, page);
   }
@@ -375,11 +375,13 @@ export default function ({ data, key, setTriggerValue }) {
   const rests = [...document.querySelectorAll(":hover")].pop();  // a pointer on a slider as the page arrives
   if (rests) R.ask({ target: rests });
   document.documentElement.dataset.rnnvizScrub = page.pending ? "pending" : "ready";
-  if (page.pending && page.tries < 40) {  // frames being computed: look again shortly (a rerun of this part only),
-    // every 150 ms for the first FLAT looks (a set takes 0.1-0.5 s: the untrained cells' b_f, 0.3 s, came at the
-    // third look, 650 ms after the ask, with looks 250, 350 ms apart), then less and less often
+  if (page.pending && (page.tries < 40 || page.held)) {  // frames being computed: look again shortly (a rerun of this
+    // part only), every 150 ms for the first FLAT looks (a set takes 0.1-0.5 s: the untrained cells' b_f, 0.3 s, came
+    // at the third look, 650 ms after the ask, with looks 250, 350 ms apart), then less and less often; sets the
+    // server has at hand but held for a look (a page's run carries few) come at the next one, however many before
     page.tries += 1;
     clearTimeout(page.timer);
-    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), 150 + 100 * Math.max(0, page.tries - FLAT));
+    const wait = page.held ? 150 : 150 + 100 * Math.max(0, page.tries - FLAT);
+    page.timer = setTimeout(() => setTriggerValue("ready", page.tries), wait);
   }
 }

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.live.frames import SPAN, encoded, figure_frames
@@ -290,12 +289,12 @@ def ahead(asked, sliders: dict[str, Scrub], kept: dict) -> tuple[str | None, dic
     return asked, {name: v for name, (_, v) in kept.items()}
 
 
-def _own_run() -> bool:
-    """Whether this run is a fragment's own (the component's poll or ask), not the page's: a page's run (a key, a
-    release) carries at most PAGE_BYTES of new sets, so that the chart's answer is not held up by frames the next poll
-    can bring (the recurrences page's T, steps back: 14 sets of 150-340 kB rode its key's reruns, 90 ms against 72)."""
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
+def _own_run(trigger: dict) -> bool:
+    """Whether this run is the component's own (its poll, `ready`, or its ask, `want`: `trigger` is this run's trigger
+    values), not the page's or its part's (a key, a release: a fragment around the page's charts): such a run carries
+    at most PAGE_BYTES of new sets, so that the chart's answer is not held up by frames the next poll can bring (the
+    recurrences page's T, steps back: 14 sets of 150-340 kB rode its key's reruns)."""
+    return bool(trigger.get("want") or trigger.get("ready"))
 
 
 def collect(items: list[Scrub], wanted: set, sent: dict, at: dict[str, float], own: bool
@@ -347,13 +346,14 @@ def scrubs(page: str, items: list[Scrub]) -> None:
     sent = state.setdefault("scrub.sent", {})  # the ids of the sets this visitor's browser was sent, oldest first
     charged = budgets()
     sliders = {i.slider: i for i in items}
-    asked = (state.get(f"scrub.{page}") or {}).get("want")  # this run's ask (the component's trigger)
+    trigger = state.get(f"scrub.{page}") or {}  # this run's trigger values: an ask, a poll, or none (not its run)
+    asked = trigger.get("want")
     if asked == "!":  # the browser lacks a set it was sent (a payload lost): all of them again
         sent.clear()
     asked, at = ahead(asked, sliders, state.setdefault(f"scrub.{page}.ahead", {}))
     if asked in sliders:  # the pointer reached a slider: its frames, now and for each new setting
         wanted.add(asked)
-    parts, todo, held = collect(items, wanted, sent, at, _own_run())
+    parts, todo, held = collect(items, wanted, sent, at, _own_run(trigger))
     while len(sent) > SENT:
         del sent[next(iter(sent))]
     todo = [(key, compute) for *_, key, compute in sorted(todo, key=lambda t: t[:2])]
@@ -364,6 +364,8 @@ def scrubs(page: str, items: list[Scrub]) -> None:
                           delay=0.0 if asked in sliders or at else DELAY)
     polls = state["scrub.polls"] = state.get("scrub.polls", 0) + pending
     # while pending, each run's data differs (a new count), so scrub.js runs again and schedules the next look
-    data = b'{"pending":%s,"poll":%d,"wanted":%s,"items":[%s]}' % (
-        b"true" if pending else b"false", polls, json.dumps(sorted(wanted)).encode(), b",".join(parts))
+    # held: sets at hand the next poll brings, whatever the number of polls before (scrub.js)
+    data = b'{"pending":%s,"held":%s,"poll":%d,"wanted":%s,"items":[%s]}' % (
+        b"true" if pending else b"false", b"true" if held else b"false", polls, json.dumps(sorted(wanted)).encode(),
+        b",".join(parts))
     _scrub(key=f"scrub.{page}", data=data, height=0, on_ready_change=lambda: None, on_want_change=lambda: None)
