@@ -282,7 +282,7 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
     runs once for both). Through a drag of H the shapes paragraph greys until the release. A frame holds every cell's
     number and hover (100 kB at 64 units of "hello"): fewer notches a set where it holds more, so that a set stays
     well under a message's 2 MB."""
-    @lru_cache(maxsize=64)  # a set's charts, then their words: the cell runs once for both
+    @lru_cache(maxsize=SPAN)  # a set's charts, then their words (SPAN at most): the cell runs once for both
     def run(name: str, v: float):
         s = replace(c, **{name: v})
         return s, lesson.run(s.cell, s.x, lesson.generate(s.cell, s.x.shape[1], s.H, s.seed, s.radius, s.bf))
@@ -308,7 +308,8 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
 def valve_scrubs(T: int, fs: float) -> list[Scrub]:
     """The valve's Steps, whose drag its chart follows, its sentence and its table with it: each frame the page's own
     chart and words for the valve run that long (8-23 ms and about 10 kB a frame: the chart draws at most 180 of the
-    steps, every pixel of its log axis). 200 notches, about 3 s and 2 MB in all."""
+    steps, every pixel of its log axis). 200 notches, about 3 s and 2 MB in all. At 10 steps the table has two rows,
+    not three: it greys there."""
     def said(v: int) -> dict[str, str]:
         res = shared_valve(v)
         return {VALVE_WORDS: valve_text(res), VALVE_TABLE: markdown_table(valve_table(res))}

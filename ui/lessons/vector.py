@@ -263,11 +263,12 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         return []
     d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
 
-    @lru_cache(maxsize=64)  # the charts of a set's frames, then their words: each value's weights made once
+    @lru_cache(maxsize=SPAN)  # the charts of a set's frames (SPAN at most), then their words: each value's weights
+    # made once
     def generated(name: str, v: float) -> dict:
         return lesson.generate(d, v if name == "H" else s.H, s.K, s.seed, v if name == "radius" else s.radius)
 
-    @lru_cache(maxsize=64)  # and the cell run once for the moves, the states and the words
+    @lru_cache(maxsize=SPAN)  # and the cell run once for the moves, the states and the words
     def run(name: str, v: float):
         w = generated(name, v)
         H = w["W_h"].shape[0]
