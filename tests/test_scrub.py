@@ -62,9 +62,9 @@ def test_a_set_too_large_for_a_message_is_never_sent(monkeypatch):
 
 
 def test_a_pages_own_run_carries_small_sets_and_leaves_large_ones_to_the_poll(monkeypatch):
-    """A key's or a release's rerun of the page carries at most PAGE_BYTES of new sets (14 sets of 150-340 kB held up
-    the recurrences page's key on T, steps back, by 18 ms); the component's own poll carries the rest, up to
-    SEND_BYTES a payload, each set once."""
+    """A key's or a release's rerun of the page (or of the part of it around the chart) carries at most PAGE_BYTES of
+    new sets (the recurrences page's T, steps back, has 14 sets of 150-340 kB); the component's own runs, its polls
+    and its asks, carry the rest, up to SEND_BYTES a payload, each set once."""
     from rnnviz.lessons.cache import SharedCache
 
     monkeypatch.setattr(scrub, "FRAMES", SharedCache(2 ** 26))
@@ -88,9 +88,12 @@ def test_a_pages_own_run_carries_small_sets_and_leaves_large_ones_to_the_poll(mo
     assert sets == {"small": len(scrub.plan(small)), "large": 0} and size < scrub.PAGE_BYTES and held and not todo
     sets, size, held, _ = carried(own=True)  # the poll: the large slider's, up to SEND_BYTES
     assert sets["small"] == 0 and sets["large"] > 1 and scrub.PAGE_BYTES < size <= scrub.SEND_BYTES and held
-    while held:
-        sets, size, held, _ = carried(own=True)
-    assert len(sent) == sum(len(scrub.plan(it)) for it in (small, large))  # every set sent, once
+    for _ in range(len(scrub.plan(large))):
+        if held:
+            sets, size, held, _ = carried(own=True)
+    assert not held and len(sent) == sum(len(scrub.plan(it)) for it in (small, large))  # every set sent, once
+    # whose run it is: the component's trigger values say (an ask, a poll); a key's or a release's run has none
+    assert scrub._own_run({"want": "large"}) and scrub._own_run({"ready": 3}) and not scrub._own_run({})
 
 
 def laid_over(base: dict, frames: dict, k: int) -> dict:
@@ -555,6 +558,9 @@ def test_lockstep_frames_are_the_survival_chart_and_its_sentence_at_each_value(w
             memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model)), k
         bf = item.values()[k] if which == "bf" else c.bf  # where the forget gates start, under b_f's slider
         assert unpacked(words[gate_words.FORGET_WORDS], k) == pieces(gate_words.forget_caption(bf)), k
+    # the three sizes (typeset maths) grey through a drag of H, and only of H
+    assert json.loads(scrub._compute(item, item.values())).get("stale", []) == (
+        [lagview.SIZES_WORDS] if which == "H" else [])
 
 
 def test_valve_frames_are_its_chart_sentence_and_table_at_each_number_of_steps():

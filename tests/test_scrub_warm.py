@@ -48,6 +48,36 @@ def test_each_page_at_its_defaults_builds_the_sliders_its_lesson_declares(open_p
     assert not unused, f"{ls.url}: declared but not built by the page at its defaults: {unused}"
 
 
+def block_keys(at) -> set[str]:
+    """The keys of the page's containers and components, as AppTest holds them ("$$ID-<digest>-<key>")."""
+    found, todo = set(), [at._tree]
+    while todo:
+        node = todo.pop()
+        ident = getattr(getattr(node, "proto", None), "id", "")
+        if ident.startswith("$$ID-"):
+            found.add(ident.split("-", 2)[2])
+        children = getattr(node, "children", None) or {}
+        todo += list(children.values() if isinstance(children, dict) else children)
+    return found
+
+
+@pytest.mark.parametrize("ls", SCRUBBED, ids=[ls.url for ls in SCRUBBED])
+def test_every_text_a_drag_writes_has_its_container_on_the_page(open_page, built, ls):
+    """A frame's words are written over the container of their key: one the page does not draw would leave its text
+    standing still through a drag (nothing fails, nothing follows). Each view at its defaults, and the gates page's
+    three untrained cells (their frames are not warm)."""
+    for query in VIEWS.get(ls.url, ({},)) + ({"view": "lockstep", "trained": "0"},) * (ls.url == "gates"):
+        built.clear()
+        at = open_page(ls.url, **query)
+        keys = block_keys(at)
+        for item in built:
+            if item.build is None:  # the words alone: written over the container `chart`
+                assert item.chart in keys, (ls.url, query, item.slider, item.chart)
+            for name, said in (item.words(item.value) if item.words else {}).items():
+                if said:  # a text the page leaves out at this value (an empty note) has no container then
+                    assert name in keys, (ls.url, query, item.slider, name)
+
+
 def _selective(room: bool):
     """A small page's sliders, as a lesson declares them (w and c: 81 notches each, a few ms)."""
     return rec_words.selective_scrubs(rec_words.Selective(1.0, 0.0, (1.0, 0.0, 2.0)), 1.45 if room else 1.0)

@@ -12,11 +12,13 @@ from rnnviz.experiments import lag_results
 from rnnviz.figures import gates as gate_figures, gradients as gradient_figures
 from rnnviz.lessons import gates as gate_lesson
 from rnnviz.lessons.memory import memory
+from rnnviz.live.words import Shown
 from ui.lessons import gates as gate_words, gates_memory as memory_words, gradients as gradient_words, lag as lag_words
 from ui.live.scrub import Scrub, each_slider, scrubs
 from ui.urlstate import classroom
 from ui.widgets import note, plot, split, torch_check
 
+SIZES_WORDS = f"words-{gate_words.P}-sizes"  # the three cells' sizes: greyed through a drag of H
 MEMORY_WORDS = f"words-{gate_words.P}-memory"  # the sentence under the survival chart, which follows a drag
 
 
@@ -52,15 +54,19 @@ def three_cells(c: gate_words.GateSetup, fs: float):
     mem = memory(model, trained)
     room = classroom()  # on a projector the chart the presets and sliders move comes first, beside them; the
     # sentences about the cells and their sizes after it (above it they pushed its lower half off the first screen)
-    for text in () if room else about:
-        st.markdown(text)
+    def about_cells():
+        st.markdown(about[0])
+        with st.container(key=SIZES_WORDS):  # the three sizes: greyed through a drag of H (its maths is no text)
+            st.markdown(about[1])
+    if not room:
+        about_cells()
     plot(gate_figures.survival_figure(mem.norms, model.sizes, None, fs), f"{P}.memory",
          alt=memory_words.memory_alt(mem))
-    for text in about if room else ():
-        st.markdown(text)
-    with st.container(key=MEMORY_WORDS):  # a drag of the radius or b_f writes the sentence at its value here
+    if room:
+        about_cells()
+    with st.container(key=MEMORY_WORDS):  # a drag of the radius, b_f or H writes the sentence at its value here
         st.markdown(memory_words.MEMORY_ABOUT + " " + memory_words.memory_text(mem, model))
-    if not trained:  # the untrained cells' chart and sentence follow the radius and b_f while dragged
+    if not trained:  # the untrained cells' chart and sentence follow the radius, b_f and H while dragged
         scrubs(P, memory_scrubs(c, fs))
     if words.CONTROLS.widget("torch"):
         res = torch_check(lambda: gate_lesson.lockstep_torch(model))
@@ -85,7 +91,8 @@ def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
     """The untrained cells' spectral radius, forget bias and hidden size (the LSTM's; the others' follow from it),
     whose drag the chart of how much of x₁ survives follows, its sentence and where the forget gates start with it:
     each frame the page's own chart and words for the cells at that value (about 3 ms a notch at H = 3, 30 at H = 64:
-    the three cells run and their Jacobians multiplied out; H's sets are sized for its dearest notches)."""
+    the three cells run and their Jacobians multiplied out). H's sets are sized for its dearest notches, and through
+    its drag the paragraph of the three sizes greys."""
     words = gate_words
 
     @lru_cache(maxsize=128)  # a set's charts, then their words: the cells run once for both
@@ -98,10 +105,13 @@ def memory_scrubs(c: gate_words.GateSetup, fs: float) -> list[Scrub]:
         norms, sizes, _ = cells(radius, bf, H)
         return gate_figures.survival_figure(norms, sizes, None, fs)
 
-    def said(radius: float, bf: float, H: int) -> dict[str, str]:
+    def said(radius: float, bf: float, H: int) -> dict:
         return {MEMORY_WORDS: cells(radius, bf, H)[2], words.FORGET_WORDS: words.forget_caption(bf)}
+
+    def sized(i: Scrub) -> Scrub:  # H's sets: sized for its dearest notches; the sizes' paragraph greys
+        return replace(i, span=_span(words.CONTROLS["H"].hi),
+                       words=lambda v: i.words(v) | {SIZES_WORDS: Shown(stale=True)})
     now = {"radius": c.radius, "bf": c.bf, "H": c.H}
     items = each_slider(words.P, "memory", now, {n: words.CONTROLS[n].span for n in now},
                         ("lockstep", c.x.tobytes(), c.x.shape, c.seed, fs), chart, words=said, span=_span(c.H))
-    return [replace(i, span=_span(words.CONTROLS["H"].hi)) if i.slider == words.CONTROLS.key("H") else i
-            for i in items]
+    return [sized(i) if i.slider == words.CONTROLS.key("H") else i for i in items]
