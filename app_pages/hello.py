@@ -45,7 +45,7 @@ def picked(vocab: list[str]) -> None:
 @fragment
 def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
-    s1, s2 = page_columns([1.4, 2.3] if classroom() else [1, 2.3])  # on a projector the sample in 2 lines, not 3
+    s1, s2 = page_columns([1.25, 2.3] if classroom() else [1, 2.3])  # on a projector the sample in 2 lines, not 3
     with s1:  # the two sliders the sample follows, the sample under them (on a projector's first screen), then its
         temp = CONTROLS.widget("temp")  # first character
         n = CONTROLS.widget("n")
