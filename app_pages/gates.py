@@ -49,7 +49,7 @@ def stepper(view: str, c: GateSetup, model, fs: float) -> None:
         return
     cell, names = c.cell, lesson.panels(c.cell)
     vals = lesson.step_values(cell, model, t)
-    with st.container(key=words.STEP_WORDS):  # a drag of the radius or b_f writes the words at its value here
+    with st.container(key=words.STEP_WORDS):  # a drag of H, the radius or b_f writes the words at its value here
         st.markdown(words.step_words(c, model, t))
     split = classroom()  # gates beside states: the whole chart under its stepper on a projector's first screen
     stepped_plot(f"{P}.heat", Steps(P, T, lambda u: words.heat_chart(c, model, u, fs, split),

@@ -114,7 +114,7 @@ FLOOR_VARIANTS = {"one": "1 chart, full rerun", "bare": "no chart", "live": "1 c
 WARMUP = 2
 SETTLE_S = 2.0  # after a server started here has run once, then until it is quiet: its one-time background work (the
 # sampling page's first look, ui.sample.ahead.warm_up, ~3 s of CPU, and the frames of the pages' sliders as they open,
-# ui.live.scrub.warm, ~33 s; both a second after the first run) is over before any row is timed, as for a class on a
+# ui.live.scrub.warm, ~40 s; both a second after the first run) is over before any row is timed, as for a class on a
 # server that has been up a little while (the sampling warm-up alone took ~40 ms from the first row's inputs and the
 # floors beside them)
 TIMEOUT_MS = 60_000

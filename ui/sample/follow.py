@@ -22,10 +22,10 @@ AT = f"{P}.at"  # the container of the inspected character's words
 SAID = f"{P}.said"  # the temperature's sentence under the settings
 LEGEND = f"{P}.legend"  # the shading's legend, with the sample's summary
 TEXT = f"{P}.text"  # the text view's key (ui/textview.py)
-# the samples a drag of Temperature shows, without their states (the text, its probabilities and distributions: about
-# 0.1 MB for 500 characters instead of 8), per server: drawing one again takes as long as the first time
+# the samples a drag of Temperature or Top-p shows, without their states (the text, its probabilities and
+# distributions: about 0.1 MB for 500 characters instead of 8), per server: drawing one again takes as long as the first
 LIGHT = SharedCache(32 * 2 ** 20)
-FOLLOWED = ("probability", "surprisal")  # the shadings a Temperature frame draws (the others need states or gradients)
+FOLLOWED = ("probability", "surprisal")  # the shadings a sample's frame draws (the others need states or gradients)
 
 
 def position_texts(lm: charlm.CharLM, smp: lesson.Sample, i: int, fs: float) -> tuple[str, str, str]:
@@ -143,8 +143,9 @@ def scrubs(model_id: str, lm: charlm.CharLM, smp: lesson.Sample, s: SamplingSett
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
-    """Both as the page opens with the shipped model, on a projector (`room`) or not: their frames are computed as a
-    server starts (ui/live/scrub.py warm; Temperature's 3.9 s of samples once), as a class opens the same link."""
+    """The three as the page opens with the shipped model, on a projector (`room`) or not: their frames are computed
+    as a server starts (ui/live/scrub.py warm; Temperature's 3.9 s of samples once, and Top-p's nearest), as a class
+    opens the same link."""
     from ui.loaders import shipped_model
     from ui.urlstate import font_scale
 
