@@ -45,17 +45,19 @@ def picked(vocab: list[str]) -> None:
 @fragment
 def sampling(w: lesson.CharRNNWeights, seed: int, fs: float) -> None:
     """Temperature and sampling: these controls rerun only this part of the page."""
-    s1, s2 = page_columns([1.25, 2.3] if classroom() else [1, 2.3])  # on a projector the sample in 2 lines, not 3
+    s1, s2 = page_columns([1, 2.3])  # the chart's column as wide as its bars' labels need (a temperature of 0.1)
     with s1:  # the two sliders the sample follows, the sample under them (on a projector's first screen), then its
         temp = CONTROLS.widget("temp")  # first character
         n = CONTROLS.widget("n")
         sample = st.container()
         start_pick(w.vocab)
         start = CONTROLS.widget("start", key=f"{P}.start_pick", options=w.vocab, on_change=picked, args=(w.vocab,))
-    with sample:
-        st.markdown("**Sample** (each character fed back in as the next input):")
+    with sample:  # on a projector what the sample is comes after it: the sample on the first screen
+        st.markdown("**Sample**" if classroom() else "**Sample** (each character fed back in as the next input):")
         with st.container(key=words.SAMPLE_WORDS):  # a drag of Temperature or Characters writes it at its value
             st.code(words.sampled(w, start, n, temp, seed), language=None, wrap_lines=True)
+        if classroom():
+            st.markdown("Each character is fed back in as the next input.")
     with s2:
         chart_slot = st.container() if classroom() else None  # on a projector the chart first, beside Temperature
         raw_scores = CONTROLS.widget("scores")
