@@ -243,6 +243,32 @@ def test_the_other_views_follow_the_explorer_sliders_with_their_words(view, whic
             gradients.curves(now), T_at(v))
 
 
+def test_the_three_views_and_both_widths_share_one_comparison_a_value(monkeypatch):
+    """A comparison is 12 ms at the defaults and a chart from it a fraction of one: the decay chart's frames leave
+    their comparisons (without the Jacobians, which no view reads) for the factors and clipping views' frames and a
+    projector's, so those cost no comparison again (a first drag there waited 0.2-1 s for frames)."""
+    from rnnviz.lessons.cache import SharedCache
+
+    monkeypatch.setattr(grad_words, "LIGHT", SharedCache(2 ** 26))
+    made = []
+    original = grad_words.compare
+
+    def counted(*args, **kw):
+        made.append(args)
+        return original(*args, **kw)
+    monkeypatch.setattr(grad_words, "compare", counted)
+    c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
+    cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
+    notches = set()
+    for view, fs, room in (("decay", 1.0, False), ("factors", 1.0, False), ("clip", 1.0, False), ("decay", 1.45, True)):
+        item = {i.slider: i for i in grad_words.scrubs(c, cmp, fs, view, 1.0, room)}["grad.scale"]
+        for values in item.sets():
+            scrub._compute(item, values)
+            notches.update(values)
+    assert len(made) == len(notches)  # one comparison a value, for all four
+    assert all(r.jacobians is None for r in grad_words.LIGHT.get(made[0], lambda: None).reports.values())
+
+
 def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_angle():
     from rnnviz.figures.recurrences import eigen_plane
     from rnnviz.live.words import pieces

@@ -147,6 +147,18 @@ def compared(hidden_size: int, T: int, w_scale: float, forget_bias: float, input
     return COMPARISONS.get_arrays(key, lambda: compare(*key), comparison_arrays)
 
 
+# per server: the three cells' comparison at a setting a drag's frames reach, without its Jacobians (the views and
+# their words read none of them: 0.1 MB at the defaults instead of 1.8), shared by the three views and both widths: the
+# decay chart's frames leave the factors and clipping views' comparisons at hand, and a laptop's a projector's
+LIGHT = SharedCache(24 * 2 ** 20)
+
+
+def light(cmp: Comparison) -> Comparison:
+    """The comparison without its Jacobians (the large part: T x H x H a cell)."""
+    return dataclasses.replace(cmp, reports={k: dataclasses.replace(r, jacobians=None, cell_jacobians=None)
+                                             for k, r in cmp.reports.items()})
+
+
 # the texts that follow a drag (their containers)
 SCALE_WORDS, METRIC_WORDS, NUMBERS_WORDS = f"words-{P}-scale", f"words-{P}-metrics", f"words-{P}-numbers"
 
@@ -179,9 +191,9 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
     (the decay chart, the factors, or the clipping chart at `threshold`, laid out for a projector if `room`), and the
     words beside it (the scale's note, the metrics, for T what they measure, and the view's own: the factors' notes,
     the clipping sentence): each frame is that chart (the page's own call) with one of them moved, from `compare`
-    uncached (frames are kept, not comparisons; a frame's chart and its words share one). A frame costs a comparison
-    and its chart, 12 ms at the defaults here, about H x T x 8 us (0.15 s at H = 64, T = 200): fewer notches a set
-    where they cost more."""
+    without its Jacobians, kept in LIGHT (a frame's chart and its words share one, and so do the three views' and both
+    widths' frames at a setting). A comparison costs about H x T x 8 us, 12 ms at the defaults here (0.15 s at
+    H = 64, T = 200), a chart from one a few ms: fewer notches a set where they cost more."""
     args = dataclasses.astuple(c)
     said: dict = {}  # (slider, value) -> the words, kept from the frame's chart until its words are read
     plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped
@@ -193,10 +205,13 @@ def scrubs(c: Explorer, cmp: Comparison, fs: float, view: str = "decay", thresho
     def moved(name: str, v: float) -> Comparison:
         at, which = MOVES[name]
         now = (*args[:at], v, *args[at + 1:])
-        if which is None:
-            return compare(*now)
-        part = compare(*now, cells=tuple(r for r in cmp.reports if which(get(r))))
-        return dataclasses.replace(cmp, reports={**cmp.reports, **part.reports})  # the other cells: the page's own
+
+        def compute() -> Comparison:
+            if which is None:
+                return light(compare(*now))
+            part = compare(*now, cells=tuple(r for r in cmp.reports if which(get(r))))
+            return light(dataclasses.replace(cmp, reports={**cmp.reports, **part.reports}))  # the others: the page's
+        return LIGHT.get(now, compute)
 
     def text(name: str, v: float, now: Comparison) -> dict:
         T, series = v if name == "T" else c.T, curves(now)

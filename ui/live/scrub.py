@@ -140,7 +140,7 @@ def plan(item: Scrub, focus: float | None = None) -> list[tuple[int, tuple, list
 
 # what the warm spends beyond every slider's first two sets, CPU (a server's start) and pinned bytes (of FRAMES, which
 # visitors' frames share): on one slider, and in all
-WARM_ITEM_S, WARM_ITEM_BYTES, WARM_S, WARM_BYTES = 4.0, 2 * 2 ** 20, 40.0, 32 * 2 ** 20
+WARM_ITEM_S, WARM_ITEM_BYTES, WARM_S, WARM_BYTES = 4.0, 2 * 2 ** 20, 40.0, 36 * 2 ** 20
 _log = logging.getLogger(__name__)
 
 
@@ -154,7 +154,7 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     WARM_ITEM_BYTES more are spent on one slider (the gradients page's T: 5.5 s of frames a width; the recurrences
     page's T steps back: 5.3 MB), and WARM_S or WARM_BYTES in all. What it leaves, its visitors' asks compute. It is
     charged to no visitor: a fixed amount, about 40 s of CPU here (4.6 of them the sampling page's Temperature
-    samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T) and 31 MB of
+    samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T) and 34 MB of
     FRAMES, once.
     RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would spend it). Whether this call
     started it."""
