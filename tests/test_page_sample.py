@@ -353,6 +353,23 @@ def test_position_frames_are_the_page_s_words_bars_and_outline_at_each_position(
             assert f["marks"][f"{P}.text"][k] == v - 1 == view(at)["selected"][0], v
 
 
+def same_as_the_page(at, f: dict, j: int, g: dict, jj: int, label) -> None:
+    """Frame j of a sample's texts (f) and frame jj of the inspected character's words (g) are what the page (`at`)
+    shows: the text's markup to the byte (a key's rerun finds it drawn), the legend's text, the character's sentence,
+    bars and entropies."""
+    from rnnviz.live.words import pieces
+    from tests.test_scrub import unpacked
+    from ui.sample.follow import AT, LEGEND, TEXT
+
+    assert f["html"][TEXT][j] == textviews(at)[0]["html"], label
+    legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
+    assert unpacked(f["words"][LEGEND], j) == legend.texts, label
+    shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
+    table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
+    assert unpacked(g["words"][AT], jj) == pieces(shown[0]) + table.texts + pieces(shown[1]), label
+    assert unpacked(g["bars"][AT], jj) == table.bars, label
+
+
 def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page):
     """Dragged, Temperature shows the sample drawn at each of its values from frames (ui/sample/follow.py
     temperature_scrubs): each frame is what the page itself shows at that temperature, the text's markup, the
@@ -386,15 +403,9 @@ def test_temperature_frames_are_the_page_s_sample_at_each_temperature(open_page)
     for k in (0, 5, 6, 10):  # temperatures 0.1, 0.8 (the page's own sample), 1.0 (a window's) and 3.0
         (f, j), (g, jj) = frames(texts, k), frames(character, k)
         at.select_slider(key=f"{P}.temp").set_value(lesson.TEMPS[k]).run()
-        assert f["html"][TEXT][j] == textviews(at)[0]["html"], k  # to the byte: a key's rerun finds it drawn
+        same_as_the_page(at, f, j, g, jj, k)
         said = next(c.value for c in at.caption if c.value.startswith("Temperature"))
         assert unpacked(f["words"][SAID], j) == pieces(said), k
-        legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
-        assert unpacked(f["words"][LEGEND], j) == legend.texts, k
-        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
-        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
-        assert unpacked(g["words"][AT], jj) == pieces(shown[0]) + table.texts + pieces(shown[1]), k
-        assert unpacked(g["bars"][AT], jj) == table.bars, k
         assert set(f) & {"words", "html"} and AT not in f["words"] and set(g["words"]) == {AT}, k
 
     def key(s2: SamplingSettings, i: int, shade: str) -> list[tuple]:
@@ -421,11 +432,9 @@ def test_top_p_frames_are_the_page_s_sample_at_each_p(open_page):
 
     from rnnviz import charlm
     from rnnviz.lessons import sample as lesson
-    from rnnviz.live.words import pieces
     from rnnviz.nn.sampling import SamplingSettings
-    from tests.test_scrub import unpacked
     from ui.live import scrub
-    from ui.sample.follow import AT, LEGEND, TEXT, top_p_scrubs
+    from ui.sample.follow import TEXT, top_p_scrubs
 
     lm = charlm.load(str(MODEL))
     s = SamplingSettings("ROMEO:", 500, 0.8, None, None, 1, ())
@@ -442,14 +451,8 @@ def test_top_p_frames_are_the_page_s_sample_at_each_p(open_page):
     for p in (0.05, 0.5, 0.95, 1.0):  # the likeliest character alone, half the mass, nearly all, off (the page's)
         (f, j), (g, jj) = frames(texts, p), frames(character, p)
         at.slider(key=f"{P}.top_p").set_value(p).run()
-        assert f["html"][TEXT][j] == textviews(at)[0]["html"], p  # to the byte
+        same_as_the_page(at, f, j, g, jj, p)
         seen.add(f["html"][TEXT][j])
-        legend = Parsed(next(h.proto.body for h in at.get("html") if "Mean probability" in h.proto.body))
-        assert unpacked(f["words"][LEGEND], j) == legend.texts, p
-        shown = [m.value for m in at.markdown if m.value.startswith(("Character **", "Entropy"))]
-        table = Parsed(next(h.proto.body for h in at.get("html") if "data-bar" in h.proto.body))
-        assert unpacked(g["words"][AT], jj) == pieces(shown[0]) + table.texts + pieces(shown[1]), p
-        assert unpacked(g["bars"][AT], jj) == table.bars, p
     assert len(seen) == 4  # each p its own text
     keys = [item.key(values) for item in top_p_scrubs("shipped", lm, smp, replace(s, top_p=0.5), 6, "probability",
                                                           1.0) for values in item.sets()[:1]]
