@@ -9,7 +9,7 @@ from rnnviz.lessons import clipping, gradients as lesson
 from rnnviz.nn.cells import compared
 from rnnviz.text import fmt, format_norm
 from ui.lagview import lag_section
-from ui.lessons import clipping as clip_words, gradients as words
+from ui.lessons import clipping as clip_words, gradients as words, gradients_frames as frames
 from ui.lessons.gradients import CONTROLS, PARAMS, Explorer, P
 from ui.limits import fragment
 from ui.live.scrub import scrubs
@@ -54,7 +54,7 @@ def explorer() -> None:
             c = controls(room, scale)
     cmp = words.compared(*astuple(c))
     curves, T = lesson.curves(cmp), c.T
-    with left, st.container(key=words.SCALE_WORDS):  # it follows a drag of the scale (words.scrubs)
+    with left, st.container(key=words.SCALE_WORDS):  # it follows a drag of the scale (frames.scrubs)
         note(words.scale_note(cmp, c.by, c.scale))
     below = st.container() if room else right  # on a projector the factors' notes go under the row: beside the
     # settings the chart column is then shorter than theirs, and stays in view down them (a 500 px chart and 14 lines)
@@ -62,13 +62,13 @@ def explorer() -> None:
         if view == "decay":
             plot(figures.gradient_decay(curves, words.reference_curves(range(T + 1)), font_scale=fs), f"{P}.decay",
                  alt=f"log plot of gradient norms over {T} steps back: " + words.ends(curves))
-            scrubs(P, words.scrubs(c, cmp, fs))  # the chart follows H, T, the W_hh scale, the biases while dragged
+            scrubs(P, frames.scrubs(c, cmp, fs))  # the chart follows H, T, the W_hh scale, the biases while dragged
         elif view == "factors":
             plot(figures.factor_figure(**lesson.factor_inputs(cmp), font_scale=fs), f"{P}.factors",
                  alt="per-step factors: tanh prime, forget gates and update gates, with the norm of W_hh")
             with below, st.container(key=words.FACTOR_WORDS):  # they follow a drag, with the chart
                 st.markdown("\n\n".join(words.factor_notes(cmp, T)))
-            scrubs(P, words.scrubs(c, cmp, fs, "factors"))
+            scrubs(P, frames.scrubs(c, cmp, fs, "factors"))
         else:
             plain = compared()[0]  # the vanilla RNN's gradient is the one clipped
             clip_section(cmp.reports[plain], T, curves[plain][T], c, cmp)
@@ -98,8 +98,8 @@ def clip_section(report, T: int, metric_log10: float, c: Explorer, cmp) -> None:
                 st.markdown(words.clip_note(demo, metric_log10, T, where="below" if room else "above"))
             (st.success if demo["clipped"] else st.info)(words.CLIP_VERDICT[demo["clipped"]])
     # the chart follows the threshold, and the explorer's sliders
-    scrubs(P, words.clip_scrubs(report, T, threshold, metric_log10, fs, room)
-           + words.scrubs(c, cmp, fs, "clip", threshold, room))
+    scrubs(P, frames.clip_scrubs(report, T, threshold, metric_log10, fs, room)
+           + frames.scrubs(c, cmp, fs, "clip", threshold, room))
     publish(PARAMS)
 
 

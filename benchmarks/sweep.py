@@ -66,16 +66,16 @@ def _lockstep_items(classroom: bool) -> list:
 
 
 def _later_items(view: str, classroom: bool) -> list:
-    """The gradients page's explorer sliders in a view it opens later (not warm: ui/lessons/gradients.py
+    """The gradients page's explorer sliders in a view it opens later (not warm: ui/lessons/gradients_frames.py
     default_scrubs), at the page's defaults."""
     import dataclasses
 
-    from ui.lessons import gradients as g
+    from ui.lessons import gradients as g, gradients_frames
     from ui.urlstate import font_scale
 
     c = g.Explorer(**{f.name: g.CONTROLS[f.name].default for f in dataclasses.fields(g.Explorer)})
-    return g.scrubs(c, g.compared(*dataclasses.astuple(c)), font_scale(classroom), view, g.CONTROLS["clip"].default,
-                    classroom)
+    return gradients_frames.scrubs(c, g.compared(*dataclasses.astuple(c)), font_scale(classroom), view,
+                                   g.CONTROLS["clip"].default, classroom)
 
 
 def server_item(sw: Sweep, classroom: bool = False):

@@ -13,7 +13,12 @@ from rnnviz.lessons import gradients, recurrences, scalar
 from rnnviz.lessons.presets import ScalarPreset
 from rnnviz.live.frames import encoded, figure_frames, plain
 from rnnviz.live.words import pieces
-from ui.lessons import gradients as grad_words, recurrences as rec_words, scalar as scalar_words
+from ui.lessons import (
+    gradients as grad_words,
+    gradients_frames as grad_frames,
+    recurrences as rec_words,
+    scalar as scalar_words,
+)
 from ui.live import chart, scrub
 from ui.live.scrub import ahead
 
@@ -150,7 +155,7 @@ def test_clip_frames_are_the_before_and_after_chart_and_its_sentence_at_each_thr
     cmp = gradients.compare(4, 30, 1.6, 1.0, 0.0, 3, "rho", 0.0)  # an exploding vanilla gradient: clipping cuts it
     report, T = cmp.reports["rnn"], 30
     metric = gradients.curves(cmp)["rnn"][T]
-    [item] = grad_words.clip_scrubs(report, T, 1.0, metric, 1.0, room)
+    [item] = grad_frames.clip_scrubs(report, T, 1.0, metric, 1.0, room)
     assert (item.slider, item.chart) == ("grad.clip", "grad.clip_fig")
     check(item, lambda v: clip_figure(gradients.clip_demo(report, T, v), 1.0))
     said = json.loads(scrub._compute(item, item.values()))["words"][grad_words.CLIP_WORDS]
@@ -167,7 +172,7 @@ def test_clip_frames_are_the_before_and_after_chart_and_its_sentence_at_each_thr
 def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
-    item = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0)}[f"grad.{which}"]
+    item = {i.slider: i for i in grad_frames.scrubs(c, cmp, 1.0)}[f"grad.{which}"]
     assert item.span == 25
     kw = {"scale": "w_scale", "bf": "forget_bias", "xs": "input_scale", "bz": "update_bias", "H": "hidden_size",
           "T": "T"}[which]
@@ -200,7 +205,7 @@ def test_gradient_frames_are_the_decay_chart_at_each_value(which):
     if which == "bf":  # a forget bias near 1 keeps the f path: the note comes, with its numbers
         assert grad_words.PATHS_WORDS in frames["words"]
     costlier = dataclasses.replace(c, H=64, T=200)
-    assert {i.slider: i.span for i in grad_words.scrubs(costlier, cmp, 1.0)}["grad.scale"] == 5  # dearer frames: fewer
+    assert {i.slider: i.span for i in grad_frames.scrubs(costlier, cmp, 1.0)}["grad.scale"] == 5  # dearer frames: fewer
 
 
 @pytest.mark.parametrize("view,which", [("factors", "scale"), ("factors", "T"), ("clip", "H"), ("clip", "xs")])
@@ -211,7 +216,7 @@ def test_the_other_views_follow_the_explorer_sliders_with_their_words(view, whic
 
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
-    items = {i.slider: i for i in grad_words.scrubs(c, cmp, 1.0, view, threshold=1.0, room=False)}
+    items = {i.slider: i for i in grad_frames.scrubs(c, cmp, 1.0, view, threshold=1.0, room=False)}
     item = items[f"grad.{which}"]
     assert item.chart == {"factors": "grad.factors", "clip": "grad.clip_fig"}[view]
     kw = {"scale": "w_scale", "xs": "input_scale", "H": "hidden_size", "T": "T"}[which]
@@ -249,24 +254,24 @@ def test_the_three_views_and_both_widths_share_one_comparison_a_value(monkeypatc
     projector's, so those cost no comparison again (a first drag there waited 0.2-1 s for frames)."""
     from rnnviz.lessons.cache import SharedCache
 
-    monkeypatch.setattr(grad_words, "LIGHT", SharedCache(2 ** 26))
+    monkeypatch.setattr(grad_frames, "LIGHT", SharedCache(2 ** 26))
     made = []
-    original = grad_words.compare
+    original = grad_frames.compare
 
     def counted(*args, **kw):
         made.append(args)
         return original(*args, **kw)
-    monkeypatch.setattr(grad_words, "compare", counted)
+    monkeypatch.setattr(grad_frames, "compare", counted)
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)
     cmp = gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0)
     notches = set()
     for view, fs, room in (("decay", 1.0, False), ("factors", 1.0, False), ("clip", 1.0, False), ("decay", 1.45, True)):
-        item = {i.slider: i for i in grad_words.scrubs(c, cmp, fs, view, 1.0, room)}["grad.scale"]
+        item = {i.slider: i for i in grad_frames.scrubs(c, cmp, fs, view, 1.0, room)}["grad.scale"]
         for values in item.sets():
             scrub._compute(item, values)
             notches.update(values)
     assert len(made) == len(notches)  # one comparison a value, for all four
-    assert all(r.jacobians is None for r in grad_words.LIGHT.get(made[0], lambda: None).reports.values())
+    assert all(r.jacobians is None for r in grad_frames.LIGHT.get(made[0], lambda: None).reports.values())
 
 
 def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_angle():
@@ -358,7 +363,7 @@ def test_frames_that_move_points_alone_say_what_range_each_frame_needs():
     assert set(frames["hold"]) == {"yaxis"}
 
     c = grad_words.Explorer(H=4, T=12, scale=0.9, bf=1.0, xs=0.5, seed=3, by="sigma", bz=0.0)  # the decay chart
-    item = grad_words.scrubs(c, gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0), 1.0)[0]  # sets its own range
+    item = grad_frames.scrubs(c, gradients.compare(4, 12, 0.9, 1.0, 0.5, 3, "sigma", 0.0), 1.0)[0]  # sets its own range
     frames = figure_frames(item.build, item.values())
     ranges = [f for d in frames["layout"] if d["attr"] == "yaxis" for f in d["frames"]]
     assert frames["hold"]["yaxis"] == [f["range"] for f in ranges] and len(set(map(tuple, frames["hold"]["yaxis"]))) > 1

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from ui import loaders
-from ui.lessons import gradients as grad_words, recurrences as rec_words
+from ui.lessons import gradients as grad_words, gradients_frames as grad_frames, recurrences as rec_words
 from ui.lessons.registry import LESSONS
 from ui.live import scrub
 
@@ -16,7 +16,7 @@ VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}, {"view": 
          "gradients": ({}, {"view": "clip"}, {"view": "factors"})}
 # sliders and charts of views a page opens later whose frames are left to the visitors' asks: the gradients page's
 # explorer sliders in its factors and clipping views (22 s of CPU more; the clipping view's threshold is declared)
-LATER = {"gradients": {(grad_words.CONTROLS.key(n), grad_words.VIEW_CHARTS[v]) for n in grad_words.MOVES
+LATER = {"gradients": {(grad_words.CONTROLS.key(n), grad_frames.VIEW_CHARTS[v]) for n in grad_frames.MOVES
                        for v in ("factors", "clip")}}
 
 

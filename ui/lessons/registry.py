@@ -9,6 +9,7 @@ from typing import Any, Callable
 from ui.lessons import (
     gates as gates_words,
     gradients as gradients_words,
+    gradients_frames,
     hello as hello_words,
     recurrences as recurrences_words,
     scalar as scalar_words,
@@ -68,7 +69,7 @@ LESSONS = [
            {"threshold": Ask("‖∂h_T/∂h₀‖ above or below 10⁻³?", gradients.threshold, gradients.chart_threshold),
             "explode": Ask("‖∂h_T/∂h₀‖ above or below 1?", gradients.above_one),
             "clip": Ask("What does clipping do to this gradient?", gradients.clipped)},
-           lambda lm: gradients_words.PARAMS, scrubbed=gradients_words.default_scrubs),
+           lambda lm: gradients_words.PARAMS, scrubbed=gradients_frames.default_scrubs),
     Lesson("gates", "Gates: LSTM and GRU", ":material/valve:", "3 · The cure", 8,
            "gates that decide what to keep: the LSTM's cell path, the GRU, three cells side by side",
            {"memory": Ask("Which cell still holds x₁ after 50 steps?", gates.memory, gates.chart_memory),
