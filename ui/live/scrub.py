@@ -155,9 +155,8 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     page's T steps back: 5.3 MB), and WARM_S or WARM_BYTES in all. What it leaves, its visitors' asks compute. It is
     charged to no visitor: a fixed amount, about 40 s of CPU here (4.6 of them the sampling page's Temperature
     samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T) and 34 MB of
-    FRAMES, once.
-    RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would spend it). Whether this call
-    started it."""
+    FRAMES, once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would spend it). Whether
+    this call started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
@@ -299,7 +298,7 @@ def _own_run(trigger: dict) -> bool:
 
 def collect(items: list[Scrub], wanted: set, sent: dict, at: dict[str, float], own: bool
             ) -> tuple[list[bytes], list, bool]:
-    """The payload's parts (per item: the ids of its sets at hand, and those not sent yet: in a fragment's `own` run
+    """The payload's parts (per item: the ids of its sets at hand, and those not sent yet: in the component's `own` run
     up to SEND_BYTES of them, the first whatever its size, in a page's up to PAGE_BYTES), the sets to compute (rank,
     order, key, compute), and whether a set at hand was held for the next poll. `sent` is updated with what goes."""
     parts, todo, held = [], [], False
