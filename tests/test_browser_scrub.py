@@ -163,6 +163,17 @@ def test_the_chart_follows_the_w_h_slider_while_dragged():
                                    atol=1e-12)
         assert after["title"].startswith("Step 3: z =")  # the chart as drawn, with its numbers, again
         assert frames(page) == ["scalar.w_h"] * 2  # both charts; the sliders never reached cost nothing
+        # The page reads "pending" while any of its scrub components waits for frames, whichever ran last (the gates
+        # page has two), and a component that leaves the page no longer counts.
+        flags = page.evaluate("""(m) => { const read = () => document.documentElement.dataset.rnnvizScrub;
+          const say = (key, pending) => m.default({data: JSON.stringify({pending, items: [], wanted: []}), key,
+                                                   setTriggerValue: () => {}});
+          const leave = say('test-a', true), out = [read()];
+          say('test-b', false); out.push(read());
+          leave(); out.push(read());
+          const others = [...m.scrubs().pages].some(([k, p]) => !k.startsWith('test-') && p.mounted && p.pending);
+          return [...out, others ? 'pending' : 'ready']; }""", scrubs(page))
+        assert flags[:2] == ["pending", "pending"] and flags[2] == flags[3]  # the page's own components' state
 
 
 # The chart as drawn against the same chart drawn afresh from the server's last payload for it (its numbers, axes,

@@ -338,6 +338,13 @@ function install() {
 }
 
 let R = null;  // installed as the first scrub component mounts
+// "pending" while any scrub component on the page waits for frames (the gates page has two: its view's and the
+// valve's), else "ready": what a benchmark's drag waits for (benchmarks/browser.py). One component's "ready" used to
+// stand for the page however the other's stood.
+const mark = () => {
+  const pending = [...R.pages.values()].some((p) => p.mounted && p.pending);
+  document.documentElement.dataset.rnnvizScrub = pending ? "pending" : "ready";
+};
 export const scrubs = () => R;  // {items, sets, pages, drag}: what a test or a benchmark reads
 
 export default function ({ data, key, setTriggerValue }) {
@@ -374,7 +381,9 @@ export default function ({ data, key, setTriggerValue }) {
   }
   const rests = [...document.querySelectorAll(":hover")].pop();  // a pointer on a slider as the page arrives
   if (rests) R.ask({ target: rests });
-  document.documentElement.dataset.rnnvizScrub = page.pending ? "pending" : "ready";
+  page.mounted = true;
+  const run = page.run = (page.run || 0) + 1;
+  mark();
   if (page.pending && (page.tries < 40 || page.held)) {  // frames being computed: look again shortly (a rerun of this
     // part only), every 150 ms for the first FLAT looks (a set takes 0.1-0.5 s: the untrained cells' b_f, 0.3 s, came
     // at the third look, 650 ms after the ask, with looks 250, 350 ms apart), then less and less often; sets the
@@ -384,4 +393,11 @@ export default function ({ data, key, setTriggerValue }) {
     const wait = page.held ? 150 : 150 + 100 * Math.max(0, page.tries - FLAT);
     page.timer = setTimeout(() => setTriggerValue("ready", page.tries), wait);
   }
+  return () => {  // Streamlit calls this as the component leaves the page (or, late, for a run a newer one replaced:
+    // left alone then): its frames no longer pend here
+    if (page.run !== run) return;
+    page.mounted = false;
+    clearTimeout(page.timer);
+    mark();
+  };
 }
