@@ -144,6 +144,13 @@ function install() {
     const lay = { ...c.base.layout };
     for (const l of layout) lay[l.attr] = l.frames[k];
     for (const [axis, range] of Object.entries(c.held)) lay[axis] = { ...lay[axis], range, autorange: false };
+    // margins at least as wide as drawn: where the labels need more than a figure sets (the template's automargin,
+    // ui/live/look.js), plotly.js lays the chart out a second time to grow them, on every frame (the clipping
+    // chart's H: 30% of a drag's time). Held at the drawn width, it grows them only where a frame needs more still;
+    // the release's rerun draws the server's figure with its own.
+    const size = c.gd._fullLayout?._size, m = { ...lay.margin };
+    if (size) for (const side of ["l", "r", "t", "b"]) m[side] = Math.max(m[side] ?? 0, Math.round(size[side]));
+    lay.margin = m;
     window.Plotly.react(c.gd, traces, lay);
   };
   // Frame k by moving the points alone (rnnviz/live/frames.py held_axes: only x and y of scatter traces change):
