@@ -22,7 +22,10 @@ from rnnviz.figures.base import (
     _ref,
     _vrect,
     cell_text,
+    grown,
     not_reached,
+    x_margin,
+    y_margin,
 )
 from rnnviz.figures.fonts import LEAST, SUB, text_sizes
 from rnnviz.figures.labels import text_width
@@ -129,7 +132,7 @@ def _cover(current: int | None, T: int, xref: str = "x", yref: str = "y domain",
 def _label_margin(labels: list[str], font_scale: float) -> int:
     """A left margin wide enough for the tick labels, set outright: Plotly's automargin lays the chart out twice."""
     longest = max((len(re.sub(r"<[^>]+>", "", s)) for s in labels), default=0)
-    return int(12 + 0.6 * tick_size(font_scale) * longest)
+    return int(12 + 0.7 * tick_size(font_scale) * longest)  # 0.6 was seen 7 px short on a projector
 
 
 def gate_heatmaps(trace, names: list[str], x_labels: list[str] | None = None, current: int | None = None,
@@ -193,9 +196,10 @@ def lockstep_heatmaps(traces: dict, sizes: dict[str, int], params: dict[str, int
     # the titles' lines (Plotly spaces them 1.3 apart) and the toolbar's row: 30 px a line left an empty band of about
     # 90 px over the cells on a projector, between them and the stepper above
     top = round(1.3 * _title_px(font_scale) * lines + 18)
-    bottom = 50  # the steps' labels
+    bottom = 50  # the steps' labels (the height is fitted with it; the margin is what automargin grew it to)
     lay = _layout("", _fit_height(rows, top, bottom, LOCKSTEP_MAX_HEIGHT, font_scale), font_scale, showlegend=False,
-                  margin=dict(t=top, l=_label_margin(stacks[cells[0]][2], font_scale), r=10, b=bottom),
+                  margin=dict(t=top, l=_label_margin(stacks[cells[0]][2], font_scale) + 3, r=16,
+                              b=grown(font_scale, 64, 81)),
                   **_columns(len(cells), 0.1, titles=[f"<b>{get(c).presentation.heading}</b><br>H = {sizes[c]}, "
                                                        f"{params[c]:,} parameters"
                                                        + (f"<br>{notes[c]}" if notes else "") for c in cells],
@@ -248,7 +252,7 @@ def valve_figure(valve, font_scale: float = 1.0) -> go.Figure:
     ann = [dict(x=np.log10(T), y=valve.lstm.c[-1, 0], text=f"c<sub>{T}</sub> = {valve.lstm.c[-1, 0]:.4f}",
                 showarrow=True, ax=-60, ay=-30, font=dict(size=13 * font_scale))]
     lay = _layout("The valve: f = 1, i = 0 after step 1", 380 + 40 * (font_scale > 1), font_scale, annotations=ann,
-                  margin=dict(t=110 * font_scale),
+                  margin=dict(t=110 * font_scale, l=y_margin(font_scale, 2.9), b=x_margin(font_scale)),  # "0.2"
                   xaxis=dict(title=dict(text="time step t (log scale)"), type="log", dtick=1),
                   yaxis=dict(title=dict(text="value"), range=[-0.05, 1.0]))
     return _fig(data, text_sizes(lay, font_scale))
@@ -280,11 +284,15 @@ def survival_figure(norms: dict[str, np.ndarray], sizes: dict[str, int], current
     lo = np.log10(max(min(lows), SURVIVAL_FLOOR)) - 0.5
     hi = np.log10(max(float(np.max([np.max(v) for v in norms.values()])), 1e-300)) + 0.5
     size = tick_size(font_scale)
+    # the widest decade label ("10⁻¹⁵": 10, the minus, the digits), for the left margin automargin would grow
+    decades = [e for e in (int(np.ceil(lo)), int(np.floor(hi))) if e not in (0, 1)]
+    widest = max((2 + len(str(e)) for e in decades), default=2)
     # a decade per tick where they fit: Plotly's in-between labels (2, 5) are drawn smaller than the ticks, under
     # 14 px on a projector; axis titles sized with the page (Streamlit's theme draws them at 12 px otherwise). The
     # legend under the title: under the step axis it sat below a projector's first screen, the lines unnamed there.
     return _fig(data, text_sizes(_layout("How much of x<sub>1</sub> survives: " + DHDX, 400 + 60 * (
-        font_scale > 1), font_scale, shapes=shapes, margin=dict(l=80, r=20, t=round(60 + 26 * font_scale), b=50),
+        font_scale > 1), font_scale, shapes=shapes, margin=dict(l=max(80, y_margin(font_scale, widest + 0.7)), r=20,
+                                                                t=round(60 + 26 * font_scale), b=x_margin(font_scale)),
         legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", font=dict(size=13 * font_scale)),
         xaxis=dict(title=dict(text="step t"), tickfont=dict(size=size), rangemode="tozero"),
         yaxis=dict(type="log", range=[lo, hi], exponentformat="power", tickfont=dict(size=size),

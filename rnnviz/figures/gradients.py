@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.experiments.lag_task import ROWS, TAUGHT_FORGET_BIAS
-from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin
+from rnnviz.figures.base import COLORS, _columns, _fig, _in, _layout, _rows, _unit_labels, grown, x_margin, y_margin
 from rnnviz.nn.cells import REGISTRY, get
 from rnnviz.nn.gradients import CELL_PATHS as ALL_PATHS, FORGET_PATH
 from rnnviz.text import fmt, format_norm
@@ -192,6 +192,10 @@ def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
     top = max(finite) if finite else 0.0
     e = int(np.floor(top)) if not -3 <= np.floor(top) <= 3 else 0
     unit = f" (× 10<sup>{e}</sup>)" if e else ""
+    # the y labels' width, for the left margin automargin would grow: plotly.js ticks halves ("−0.5") up to about 3,
+    # whole numbers ("−4", "−40") above (seen at H = 4 and 32)
+    big = max((float(np.max(np.abs(direction[:n]))) * 10 ** (lg - e) for lg in finite), default=0.0)
+    chars = (4 if big >= 0.1 else 5) if big < 3 else 2 + int(np.floor(np.log10(big)))
     data = []
     for k, (lg, label, color) in enumerate(((log10_before, f"before: ‖g‖ = {before}", COLORS["vanilla"]),
                                             (log10_after, f"after: ‖g‖ = {after}", COLORS["state"])), start=1):
@@ -212,7 +216,8 @@ def clip_figure(demo: dict, font_scale: float = 1.0) -> go.Figure:
                           text=f"{format_norm(log10_before - log10_after)} times shorter:<br>too short to see on "
                                "this scale,<br>in the same direction", font=dict(size=13 * font_scale, color="#444"),
                           bgcolor="rgba(255,255,255,0.85)"))
-    return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=dict(t=50), annotations=notes,
+    margin = dict(t=50, l=y_margin(font_scale, chars + 0.6), b=grown(font_scale, 50, 56))  # "u29" turned upright
+    return _readable(data, _layout("", 320 + 40 * (font_scale > 1), font_scale, margin=margin, annotations=notes,
                                    **lay), font_scale)
 
 
