@@ -3,6 +3,7 @@ critical violation on any page, in the normal theme or the high-contrast one (?c
 import pytest
 
 from tests.browser import Server, chromium, painted, wait_idle
+from tests.conftest import long_only
 from ui.lessons.registry import LESSONS
 
 pytestmark = pytest.mark.slow
@@ -37,7 +38,9 @@ def audit(axe, pg, url: str) -> tuple[list[str], str | None]:
             if v["impact"] in ("serious", "critical")], ink
 
 
-@pytest.mark.parametrize("contrast", ["", "contrast=high"])
+# the high-contrast theme, every page again (24 s of a browser), before a release (RNNVIZ_LONG=1); its colours'
+# contrast ratios are computed in tests/test_contrast.py in the default run
+@pytest.mark.parametrize("contrast", ["", pytest.param("contrast=high", marks=long_only("the high-contrast audit"))])
 def test_no_serious_accessibility_violation_on_any_page(audited, contrast):
     found = {path or "home": audited(f"{path}?{contrast}") for path in PAGES}
     problems = {k: v for k, (v, _) in found.items() if v}
