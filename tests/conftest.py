@@ -11,10 +11,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+LONG = os.environ.get("RNNVIZ_LONG") == "1"  # the checks run before a release
+
+
 def long_only(why: str):
     """A test run before a release (RNNVIZ_LONG=1), not in every run: the default run stays under CI's ten minutes.
     `why`: what it costs, and where the default run checks the same thing, if it does."""
-    return pytest.mark.skipif(os.environ.get("RNNVIZ_LONG") != "1", reason=f"{why}: set RNNVIZ_LONG=1")
+    return pytest.mark.skipif(not LONG, reason=f"{why}: set RNNVIZ_LONG=1")
 sys.path.insert(0, str(ROOT))
 # Keep compiled files between runs even where PYTHONDONTWRITEBYTECODE is set (some machines set it for every
 # process): pytest rewrites the asserts of each test module it imports, and without its cached result each worker

@@ -1,6 +1,5 @@
 """The shipped 50-minute deck, run end to end in a real browser at 1024x768 with PageDown alone: every step lands on
 its page with its setup, asks its question in a room where three phones vote, and PageDown shows the reveal."""
-import os
 import socket
 import time
 import urllib.parse
@@ -9,6 +8,7 @@ import pytest
 
 from tests import browser
 from tests.browser import chromium, wait_idle
+from tests.conftest import LONG
 from ui.deck.format import load
 from ui.questions.link import make, read_link
 
@@ -49,15 +49,12 @@ def vote(phone, number: int, q, truth_label: str | None) -> None:
     see(phone, "Your answer is in")
 
 
-# the whole deck, 14 steps and about a minute of a browser under load, before a release (RNNVIZ_LONG=1); the default
-# run takes its first five, across two pages (tests/test_decks.py makes every step's question in AppTest)
-WHOLE = os.environ.get("RNNVIZ_LONG") == "1"
-
-
 @pytest.mark.slow
 def test_the_50_minute_deck_runs_with_pagedown_alone(monkeypatch):
     deck = load("lecture-50")
-    steps = deck.steps if WHOLE else deck.steps[:5]
+    # the whole deck, 14 steps and about a minute of a browser under load, before a release (RNNVIZ_LONG=1); the
+    # default run takes its first five, across two pages (tests/test_decks.py makes every step's question in AppTest)
+    steps = deck.steps if LONG else deck.steps[:5]
     port = a_port()
     monkeypatch.setattr(browser, "free_port", lambda: port)
     server = browser.Server()
@@ -96,7 +93,7 @@ def test_the_50_minute_deck_runs_with_pagedown_alone(monkeypatch):
                 assert lec.get_by_text("The exact answer").first.is_visible()
                 if i + 1 < len(deck.steps):
                     lec.keyboard.press("PageDown")  # the remote: the next step
-            if WHOLE:
+            if LONG:
                 assert lec.get_by_role("button", name="Next step").is_disabled()  # the end of the deck
     finally:
         server.close()
