@@ -61,16 +61,23 @@ export function showStep(c, t) {
   draw(c.gd, c.parentElement, s.figure, c.config, s.alt, c.text, s.digest);
 }
 
+// Whether the page's runs are over: Streamlit marks its app's root with its script's state, and a press made while
+// a run was under way is taken into that run or the next one, never after "notRunning".
+const ended = () => document.querySelector('[data-testid="stApp"]')?.getAttribute("data-test-script-state")
+  === "notRunning";
+
 // Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until a run of the
-// page after the press has drawn that step, or has drawn another and no other run has come within 250 ms (the
-// server's word goes: a press it did not take), or 5 s have passed (a press the page never sent on).
+// page after the press has drawn that step, or has drawn another and the runs are over or no other run has come
+// within 250 ms (the server's word goes: a press it did not take, or two presses within a few ms, which Streamlit
+// takes into one run, each button's step counted from the step shown before both), or 5 s have passed (a press the
+// page never sent on).
 export function settle() {
   for (const c of [...STEPPED]) {
     if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
     const a = c.asked, mark = STEP_NOW[c.steps.stepper], now = performance.now();
     if (a) {
       const answered = mark && mark.n !== a.n;
-      if (!(answered && (mark.t === a.t || now - mark.at >= 250)) && now - a.at < 5000) continue;
+      if (!(answered && (mark.t === a.t || ended() || now - mark.at >= 250)) && now - a.at < 5000) continue;
       c.asked = null;
     }
     showStep(c, stepOf(c));
@@ -134,13 +141,13 @@ export function installSteps() {
       if (button && !button.disabled) ask(stepper, move);
     }
   }, true);
-  // the server's answer: a slider's new value (or a drag of it), or the end of a rerun that changed no step
+  // the server's answer: a slider's new value (or a drag of it), a step's mark (`mark`), or the end of the runs
   let queued = false;
   const later = () => {
     if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; settle(); }); }
   };
   new MutationObserver(later).observe(document.body, { attributes: true, subtree: true, childList: true,
-    attributeFilter: ["value", "aria-valuetext"] });
+    attributeFilter: ["value", "aria-valuetext", "data-test-script-state"] });
 }
 
 // The step mark (ui/live/chart.py step_mark): the step the page's last run drew, beside its stepper.
