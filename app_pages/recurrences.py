@@ -44,18 +44,19 @@ def eigen_view(fs: float) -> None:
         cols = st.columns(2 * N)
         r = [CONTROLS.widget(f"r{k}", cols[2 * k - 2]) for k in range(1, N + 1)]
         th = [CONTROLS.widget(f"th{k}", cols[2 * k - 1]) for k in range(1, N + 1)]
-    resp = lesson.eigen_response(r, th, 1000)
+    resp = lesson.eigen_response(r, th, words.IMPULSE_STEPS)
     c1, c2 = st.columns([1, 1.6])
     with c1:
         plot(figures.eigen_plane(resp.lam, fs), f"{P}.plane",
              alt="eigenvalues " + ", ".join(f"{v:.3f}" for v in resp.lam))
     with c2:
-        plot(figures.impulse_response(resp.log10_abs, lesson.LOG_FLOOR, fs), f"{P}.impulse",
+        plot(words.impulse(resp, fs), f"{P}.impulse",
              alt="|h_t| at t = 1000: " + ", ".join(f"{10 ** v:.2e}" for v in resp.log10_abs[-1]))
     with st.container(key=words.EIGEN_WORDS):  # it follows a drag of a radius (words.scrubs)
         st.markdown(words.eigen_text(resp))
     CONTROLS.widget("N")
-    scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius or an angle while it is dragged
+    scrubs(P, words.scrubs(r, th, fs))  # the plane follows a radius or an angle while it is dragged, and the impulse
+    # response a radius
 
 
 def min_view(fs: float) -> None:

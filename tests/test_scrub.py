@@ -278,7 +278,7 @@ def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_ang
     from rnnviz.figures.recurrences import eigen_plane
     from rnnviz.live.words import pieces
     r, th = [0.9, 0.5, 0.99], [0.0, 1.0, 2.0]
-    items = {i.slider: i for i in rec_words.scrubs(r, th, 1.0)}
+    items = {i.slider: i for i in rec_words.scrubs(r, th, 1.0) if i.chart == "rec.plane"}
     assert list(items) == [f"rec.{n}{k}" for n in ("r", "th") for k in (1, 2, 3)]
     item = items["rec.r2"]
     frames = check(item, lambda v: eigen_plane(recurrences.eigen_response([0.9, v, 0.99], th, 1000).lam, 1.0))
@@ -291,6 +291,33 @@ def test_recurrence_frames_are_the_plane_and_its_sentence_at_each_radius_and_ang
     angle = items["rec.th3"]
     frames = check(angle, lambda v: eigen_plane(recurrences.eigen_response(r, [0.0, 1.0, v], 1000).lam, 1.0))
     assert {d["trace"] for d in frames["data"]} == {3} and angle.words is None  # the angle turns λ₃; |λ₃| stays
+
+
+def test_a_radius_moves_the_impulse_response_its_own_unit_alone():
+    """A radius's drag moves the impulse response too: each frame is the chart of 1,000 steps run with that radius
+    (|h_t| computed here by powers of λ, not by the page's LRU), its unit's curve alone, and sets small enough to send
+    a few a poll; an angle leaves the chart as it is (|λ|^t does not turn)."""
+    from rnnviz.figures.recurrences import impulse_response
+    r, th = [0.9, 0.5, 0.99], [0.0, 1.0, 2.0]
+    items = [i for i in rec_words.scrubs(r, th, 1.0) if i.chart == "rec.impulse"]
+    assert [i.slider for i in items] == ["rec.r1", "rec.r2", "rec.r3"]
+    item = items[2]
+
+    def by_powers(v: float):  # h_t = γ λ^(t-1) for one input at t = 1, γ = sqrt(1 - |λ|²)
+        lam = np.array(r[:2] + [v]) * np.exp(1j * np.array(th))
+        t = np.arange(1000)[:, None]
+        with np.errstate(divide="ignore"):
+            return impulse_response(np.log10(np.sqrt(1 - np.abs(lam) ** 2) * np.abs(lam) ** t), recurrences.LOG_FLOOR,
+                                    1.0)
+    got = json.loads(scrub._compute(item, item.values()))
+    n = len(got["values"])
+    assert got["values"][0] <= 0.99 <= got["values"][-1] and 2 <= n <= rec_words.IMPULSE_SPAN
+    assert {d["trace"] for d in got["data"]} == {2}  # the third unit's curve alone
+    for k in (0, n // 2, n - 1):
+        want = by_powers(got["values"][k]).to_dict()["data"][2]["y"]
+        y = next(d for d in got["data"] if d["attr"] == "y")["frames"][k]
+        np.testing.assert_allclose(np.frombuffer(base64.b64decode(y["bdata"]), "<f8"), want, rtol=1e-12, atol=0)
+    assert max(len(scrub._compute(item, v)) for v in item.sets()[:3]) < scrub.SEND_BYTES
 
 
 def test_gradient_view_frames_are_its_chart_at_each_number_of_steps_back():

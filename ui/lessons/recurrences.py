@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rnnviz.figures.recurrences import eigen_plane, gradient_compare, linear_steps, min_lockstep, selective_steps
+from rnnviz.figures.recurrences import (
+    eigen_plane,
+    gradient_compare,
+    impulse_response,
+    linear_steps,
+    min_lockstep,
+    selective_steps,
+)
 from rnnviz.lessons import recurrences as lesson
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import InputError, fmt, parse_sequence, sub, sup, times
@@ -221,14 +228,24 @@ def gradient_curves(H: int, T: int, seed: int) -> dict[str, np.ndarray]:
 EIGEN_WORDS = f"words-{P}-eigen"  # the eigenvalues' sentence under the plane, which follows a drag of a radius
 
 
+IMPULSE_STEPS = 1000  # the impulse response's steps
+IMPULSE_SPAN = 25  # its frames a set: 1,000 points a frame, 10.7 kB; 25 are 0.27 MB and 0.1-0.25 s here
+
+
+def impulse(resp: lesson.EigenResponse, fs: float):
+    """The impulse response's chart (the page's, and each frame of a radius's drag)."""
+    return impulse_response(resp.log10_abs, lesson.LOG_FLOOR, fs)
+
+
 def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
     """The radius and angle sliders, whose drag the eigenvalue plane follows (each frame is that chart, the page's own
     call, with one slider moved), and a radius's the sentence under it too (|λ|, half-life and γ; an angle changes
-    none of them). Neither depends on the steps run, so two are run, not 1,000. The impulse response does not follow:
-    its 1,000 steps a unit would make one set of frames about 3 MB."""
-    def at(name: str, k: int, v: float) -> lesson.EigenResponse:
+    none of them): neither depends on the steps run, so two are run, not 1,000. A radius's drag moves the impulse
+    response as well: each of its frames runs the 1,000 steps (4-10 ms), in sets of IMPULSE_SPAN notches; an angle
+    leaves |h_t| where it was."""
+    def at(name: str, k: int, v: float, steps: int = 2) -> lesson.EigenResponse:
         moved = lambda xs: xs[:k] + [v] + xs[k + 1:]  # noqa: E731
-        return lesson.eigen_response(moved(r) if name == "r" else r, moved(th) if name == "th" else th, 2)
+        return lesson.eigen_response(moved(r) if name == "r" else r, moved(th) if name == "th" else th, steps)
 
     def item(name: str, k: int) -> Scrub:
         slider, values = f"{name}{k + 1}", r if name == "r" else th
@@ -237,7 +254,12 @@ def scrubs(r: list[float], th: list[float], fs: float) -> list[Scrub]:
         return Scrub(CONTROLS.key(slider), f"{P}.plane", setting, values[k], *CONTROLS[slider].span,
                      lambda v: eigen_plane(at(name, k, v).lam, fs),
                      words=(lambda v: {EIGEN_WORDS: eigen_text(at(name, k, v))}) if name == "r" else None)
-    return [item(name, k) for name in ("r", "th") for k in range(len(r))]
+
+    def response(k: int) -> Scrub:
+        setting = ("impulse", k, tuple(r[:k] + r[k + 1:]), tuple(th), fs)
+        return Scrub(CONTROLS.key(f"r{k + 1}"), f"{P}.impulse", setting, r[k], *CONTROLS[f"r{k + 1}"].span,
+                     lambda v: impulse(at("r", k, v, IMPULSE_STEPS), fs), IMPULSE_SPAN)
+    return [item(name, k) for name in ("r", "th") for k in range(len(r))] + [response(k) for k in range(len(r))]
 
 
 LINEAR_WORDS = f"words-{P}-linear"  # the step's sentence under the linear chart, which follows a drag of a or b
