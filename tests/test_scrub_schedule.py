@@ -41,6 +41,25 @@ def test_a_short_slider_is_one_set_of_every_notch_and_a_costly_one_coarse_by_its
     assert coarse(0.0, 0.999, 0.001)[-1] == 0.999
 
 
+def test_a_long_range_in_small_sets_gets_a_finer_pass_over_the_whole_range_before_the_far_windows():
+    """The impulse response's radius: 1,000 notches, 25 frames a set. Its coarse set is a frame every 42 notches
+    (12 a second in a 2 s sweep); after the thumb's window, sets every 16th notch come over the whole range, so that a
+    sweep finds a frame at most 16 notches away; then the other windows. The sets are the same whatever the value."""
+    sets = schedule(0.9, 0.0, 0.999, 0.001, 25)
+    assert sets[0] == coarse(0.0, 0.999, 0.001, 25) and sets[1] == window(0.9, 0.0, 0.999, 0.001, 25)
+    finer = [w for w in sets[2:] if np.diff(w).min() > 0.0015]  # not a window of consecutive notches
+    assert len(finer) == 3 and sets[2:5] == finer and all(len(w) <= 25 for w in finer)
+    early = np.array(sorted({v for w in sets[:5] for v in w}))
+    assert early[0] == 0.0 and early[-1] == 0.999 and np.diff(early).max() <= 0.016 + 1e-9
+    assert finer[0][0] <= 0.9 <= finer[0][-1]  # the one that holds the thumb first
+    assert set(map(tuple, schedule(0.1, 0.0, 0.999, 0.001, 25))) == set(map(tuple, sets))
+    every = sorted({v for w in sets[1:] for v in w if w not in finer})
+    assert every == [round(0.001 * j, 5) for j in range(1000)]  # the windows still hold every notch
+    assert not [w for w in schedule(0.5, -10.0, 10.0, 0.05)[1:] if len(w) > 1 and np.diff(w).min() > 0.051]  # dense
+    # sets made small for their cost (the gradients page's T, 12 a set): the windows near the thumb go first
+    assert all(np.diff(w).max() == 1 for w in schedule(50.0, 2.0, 200.0, 1.0, 12)[1:] if len(w) > 1)
+
+
 def test_one_visitor_spends_a_bounded_time_computing_frames():
     b = Budget(seconds=2.0, period=30.0)
     assert b.left(now=0.0) == 2.0

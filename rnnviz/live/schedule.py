@@ -1,6 +1,6 @@
 """Which of a slider's values get frames, in what order, and how many one visitor may have computed: the whole range
 coarse first (every few notches), then fixed windows of consecutive notches, the one under the thumb first and the
-rest outward, so that a sweep across the range never waits; the windows are the same for every value (and so for
+rest outward (a long range in small sets gets a finer pass over the whole range after the thumb's window: `between`), so that a sweep across the range never waits; the windows are the same for every value (and so for
 every visitor on the same setting), and Budgets bound the frames computed for one visitor and for one address."""
 from __future__ import annotations
 
@@ -45,10 +45,33 @@ def window(value: float, lo: float, hi: float, step: float, span: int = SPAN) ->
     return _at(lo, step, range(j * w, min(n, (j + 1) * w) + 1))
 
 
+MID = 64  # frames over the whole range a slider's sets give before its windows, where its coarse set is sparse
+
+
+def between(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[list[float]]:
+    """Where a slider's coarse set is sparse (a notch in 8 or fewer: a long range in sets of 16 frames or more, such
+    as the impulse response's 1,000 radii 25 frames a set), the notches that give about MID frames over the whole range with it, in
+    sets of `span` consecutive ones, the one nearest `value` first: a 2 s sweep across the range then finds a frame
+    every few notches wherever the windows have not come yet (the coarse set's 25 are 12 frames a second). Fixed
+    sets, the same for every value. None where the coarse set is dense enough."""
+    n = _count(lo, hi, step)
+    stride, finer = math.ceil(n / max(1, span - 1)), math.ceil(n / MID)
+    if stride < 8 or finer < 4 or finer > stride // 2:  # its windows compute these again: a notch in 4 at most
+        return []
+    if span < 16:  # sets made small for their frames' cost (the gradients page's T, 12 comparisons a set): these,
+        # across the whole range, held up the window a key after a release needs (keys 39-46 ms -> 109-125)
+        return []
+    idx = [j for j in range(finer, n, finer) if j % stride]
+    sets = [idx[i:i + span] for i in range(0, len(idx), span)]
+    k = min(max(round((value - lo) / step), 0), n)
+    sets.sort(key=lambda s: (max(s[0] - k, k - s[-1], 0), s[0]))
+    return [_at(lo, step, s) for s in sets]
+
+
 def schedule(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[list[float]]:
-    """The frame sets of a slider, in the order they are computed: the coarse set over the whole range, then every
-    window, the one holding `value` first and the others by their distance from it (nearer first; below before above
-    at equal distance). A slider of `span` notches or fewer has one set: all its notches."""
+    """The frame sets of a slider, in the order they are computed: the coarse set over the whole range, the window
+    holding `value`, the sets `between` (if any), then the other windows by their distance from it (nearer first;
+    below before above at equal distance). A slider of `span` notches or fewer has one set: all its notches."""
     n, w = _count(lo, hi, step), max(1, span - 1)
     if n <= w:
         return [_at(lo, step, range(n + 1))]
@@ -56,7 +79,8 @@ def schedule(value: float, lo: float, hi: float, step: float, span: int = SPAN) 
     j0 = round((here[0] - lo) / step) // w
     count = max(1, math.ceil(n / w))
     order = sorted(range(count), key=lambda j: (abs(j - j0), j))
-    return [coarse(lo, hi, step, span)] + [_at(lo, step, range(j * w, min(n, (j + 1) * w) + 1)) for j in order]
+    windows = [_at(lo, step, range(j * w, min(n, (j + 1) * w) + 1)) for j in order]
+    return [coarse(lo, hi, step, span), windows[0]] + between(value, lo, hi, step, span) + windows[1:]
 
 
 class Budget:
