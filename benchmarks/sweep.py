@@ -66,19 +66,6 @@ def _lockstep_items(classroom: bool) -> list:
     return memory_scrubs(c, font_scale(classroom))
 
 
-def _later_items(view: str, classroom: bool) -> list:
-    """The gradients page's explorer sliders in a view it opens later (not warm: ui/lessons/gradients_frames.py
-    default_scrubs), at the page's defaults."""
-    import dataclasses
-
-    from ui.lessons import gradients as g, gradients_frames
-    from ui.urlstate import font_scale
-
-    c = g.Explorer(**{f.name: g.CONTROLS[f.name].default for f in dataclasses.fields(g.Explorer)})
-    return gradients_frames.scrubs(c, g.compared(*dataclasses.astuple(c)), font_scale(classroom), view,
-                                   g.CONTROLS["clip"].default, classroom)
-
-
 def server_item(sw: Sweep, classroom: bool = False):
     """The Scrub the page builds for the sweep's slider and chart as it opens (ui/lessons/registry.py `scrubbed`), as a
     projector's page has it if `classroom`: its `build` and `words`."""
@@ -86,8 +73,7 @@ def server_item(sw: Sweep, classroom: bool = False):
     from ui.lessons.registry import lesson
     from ui.live.scrub import on_projector
 
-    later = next((v for v in ("factors", "clip") if f"view={v}" in sw.page and sw.slider != "grad.clip"), None)
-    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page else _later_items(later, classroom) if later
+    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page
              else lesson(sw.page.split("?")[0]).scrubbed(classroom))
     items = on_projector(items) if classroom else items
     return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from ui import loaders
-from ui.lessons import gradients as grad_words, gradients_frames as grad_frames, recurrences as rec_words
+from ui.lessons import recurrences as rec_words
 from ui.lessons.registry import LESSONS
 from ui.live import scrub
 
@@ -14,10 +14,6 @@ SCRUBBED = [ls for ls in LESSONS if ls.scrubbed]
 # the pages whose views scrub different sliders
 VIEWS = {"recurrences": ({}, {"view": "eigen"}, {"view": "selective"}, {"view": "grad"}, {"view": "min"}),
          "gradients": ({}, {"view": "clip"}, {"view": "factors"})}
-# sliders and charts of views a page opens later whose frames are left to the visitors' asks: the gradients page's
-# explorer sliders in its factors and clipping views (22 s of CPU more; the clipping view's threshold is declared)
-LATER = {"gradients": {(grad_words.CONTROLS.key(n), grad_frames.VIEW_CHARTS[v]) for n in grad_frames.MOVES
-                       for v in ("factors", "clip")}}
 
 
 @pytest.fixture
@@ -45,8 +41,7 @@ def test_each_page_at_its_defaults_builds_the_sliders_its_lesson_declares(open_p
         has_its_containers(at, built[seen:], (ls.url, query))
         seen = len(built)
     assert built, f"{ls.url}: no scrubbed slider on the page"
-    later = LATER.get(ls.url, set())
-    missing = [(i.slider, i.chart) for i in built if i not in declared and (i.slider, i.chart) not in later]
+    missing = [(i.slider, i.chart) for i in built if i not in declared]
     assert not missing, f"{ls.url}: built at its defaults but not declared (their frames would not be warm): {missing}"
     unused = [(i.slider, i.chart) for i in declared if i not in built]
     assert not unused, f"{ls.url}: declared but not built by the page at its defaults: {unused}"
