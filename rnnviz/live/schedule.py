@@ -1,6 +1,7 @@
 """Which of a slider's values get frames, in what order, and how many one visitor may have computed: the whole range
 coarse first (every few notches), then fixed windows of consecutive notches, the one under the thumb first and the
-rest outward (a long range in small sets gets a finer pass over the whole range after the thumb's window: `between`), so that a sweep across the range never waits; the windows are the same for every value (and so for
+rest outward (a long range in sets of many frames gets a finer pass over the whole range after the thumb's window:
+`between`), so that a sweep across the range never waits; the windows are the same for every value (and so for
 every visitor on the same setting), and Budgets bound the frames computed for one visitor and for one address."""
 from __future__ import annotations
 
@@ -49,11 +50,11 @@ MID = 64  # frames over the whole range a slider's sets give before its windows,
 
 
 def between(value: float, lo: float, hi: float, step: float, span: int = SPAN) -> list[list[float]]:
-    """Where a slider's coarse set is sparse (a notch in 8 or fewer: a long range in sets of 16 frames or more, such
-    as the impulse response's 1,000 radii 25 frames a set), the notches that give about MID frames over the whole range with it, in
-    sets of `span` consecutive ones, the one nearest `value` first: a 2 s sweep across the range then finds a frame
-    every few notches wherever the windows have not come yet (the coarse set's 25 are 12 frames a second). Fixed
-    sets, the same for every value. None where the coarse set is dense enough."""
+    """Where a slider's coarse set is sparse (every 8th notch or sparser: a long range in sets of 16 frames or more,
+    such as the impulse response's 1,000 radii, 25 frames a set), the notches that give about MID frames over the whole
+    range with it, in sets of `span` consecutive ones, the one nearest `value` first: a 2 s sweep across the range
+    then finds a frame every few notches wherever the windows have not come yet (the coarse set's 25 are 12 frames a
+    second). Fixed sets, the same for every value. None where the coarse set is dense enough."""
     n = _count(lo, hi, step)
     stride, finer = math.ceil(n / max(1, span - 1)), math.ceil(n / MID)
     if stride < 8 or finer < 4 or finer > stride // 2:  # its windows compute these again: a notch in 4 at most
