@@ -331,6 +331,15 @@ def steps_ahead(t: int, T: int) -> str:
     return f"Steps {t + 1} to {T} stay blank until the cell reaches them."
 
 
+def step_by(key: str, by: int, T: int) -> None:
+    """A step button's callback: the step the time slider `key` holds as the press is taken, moved by `by` within
+    1..T. Not a step fixed as the button was drawn: two presses within a few ms (Back then Next) reach the server
+    before the run of the first has drawn the buttons again, and Streamlit takes both into one run; each then went
+    from the step shown before both, and Back then Next landed one step past where it began. (The same button twice
+    in that time is one press: Streamlit merges its two triggers.)"""
+    st.session_state[key] = min(T, max(1, int(st.session_state.get(key, 1)) + by))
+
+
 def step_controls(controls: Controls, T: int, what: str = "Which step to show.", reset: bool = False,
                   name: str = "t") -> int:
     """Back / Next buttons (← → keys, and PageUp / PageDown whatever holds the focus), optionally Reset (Home key),
@@ -353,9 +362,9 @@ def step_controls(controls: Controls, T: int, what: str = "Which step to show.",
     else:
         t = 1
         c3.markdown("Time step t = 1")
-    c1.button("◀ Back", key=f"{page}.back", on_click=set_state, args=({key: max(1, t - 1)},),
+    c1.button("◀ Back", key=f"{page}.back", on_click=step_by, args=(key, -1, T),
               disabled=t <= 1, shortcut="left", width="stretch", help="Previous step (← or PageUp)")
-    c2.button("Next ▶", key=f"{page}.next", on_click=set_state, args=({key: min(T, t + 1)},), type="primary",
+    c2.button("Next ▶", key=f"{page}.next", on_click=step_by, args=(key, 1, T), type="primary",
               disabled=t >= T, shortcut="right", width="stretch", help="Next step (→ or PageDown)")
     if chart.live():  # the step this run draws, for the stepped charts in the browser (ui/live/steps.py)
         chart.step_mark(page, t)

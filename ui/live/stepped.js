@@ -68,9 +68,8 @@ const ended = () => document.querySelector('[data-testid="stApp"]')?.getAttribut
 
 // Every stepped chart at its stepper's step (the server's). A step drawn ahead on a press stays until a run of the
 // page after the press has drawn that step, or has drawn another and the runs are over or no other run has come
-// within 250 ms (the server's word goes: a press it did not take, or two presses within a few ms, which Streamlit
-// takes into one run, each button's step counted from the step shown before both), or 5 s have passed (a press the
-// page never sent on).
+// within 250 ms (the server's word goes: a press it did not take), or 5 s have passed (a press the page never sent
+// on).
 export function settle() {
   for (const c of [...STEPPED]) {
     if (!c.gd.isConnected) { STEPPED.delete(c); continue; }
@@ -88,8 +87,8 @@ function ask(stepper, move) {  // a press of a stepper's button: its charts draw
   // press has been passed on (drawing first would hold up the server's rerun)
   const all = [...STEPPED].filter((c) => c.steps.stepper === stepper);
   if (!all.length || !stepSlider(stepper)) return;
-  // what the button's callback goes from: the step of the press before, if its answer is still to come (the run it
-  // started has made the buttons anew from that step), else the step of the page's last run
+  // what the button's callback goes from: the step of the press before, if its answer is still to come (each press
+  // moves the step the server holds as it is taken, ui/widgets.py step_by), else the step of the page's last run
   const from = all.find((c) => c.asked)?.asked.t ?? stepOf(all[0]);
   const t = move === "reset" ? 1 : move === "drop" ? Number(stepSlider(stepper).value)
     : from + (move === "next" ? 1 : -1);
