@@ -122,9 +122,10 @@ def test_the_link_and_ask_the_class_carry_a_setting_changed_in_place(server, bro
     pg.wait_for_url(re.compile(r"wh=2\.05"), timeout=30_000)
     wait_idle(pg)
     pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
-    code = pg.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
-    pg.wait_for_function("el => el.innerText.includes('wh=2.05')", arg=code.element_handle(timeout=30_000),
-                         timeout=30_000)
+    # the popover's address as the page has it at each moment: its open rerun can draw the code box anew, and a
+    # handle to the first one drawn (the address as the page first ran) would wait on it for ever
+    pg.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stPopoverBody"] [data-testid="stCode"]')]
+                                  .some(el => el.innerText.includes('wh=2.05'))""", timeout=30_000)
     pg.keyboard.press("Escape")
     # shut, and its closing rerun over, before the slider takes the focus (a popover that closes gives the focus back
     # to its button: pressed at once, the key went there in one fresh-venv run)

@@ -8,6 +8,12 @@ the same place agree), on the new page. The new page is left without its title a
 below the foot, until the next full run. Nothing in Streamlit's public API sees the two requests, so this wraps the
 session's handler of rerun requests: a fragment's rerun whose page is not the page a whole-page request named just
 before is dropped (the uncommitted text goes with it, as it would with a page left before the box was left).
+
+A page the server switches to (st.switch_page: a projector's Ask the class opens the Class page) is named by no
+request. A fragment's rerun the left page sent meanwhile (a slider's frames asked for, ui/live/scrub.py) ran its
+fragment on the Class page: the browser, handed elements for a place the Class page does not have, stopped drawing
+it ("Cannot set a node at a delta path") and lost its connection, the Class page left blank (2 in 24 tries here).
+So a fragment's rerun for a page other than the one the session is on now is dropped too.
 """
 from __future__ import annotations
 
@@ -21,18 +27,19 @@ _LAST = "_rnnviz_last"  # on each AppSession: (page hash, monotonic time) of its
 
 
 def stale(session, client_state, now: float | None = None) -> bool:
-    """Whether this rerun request is a fragment's for a page other than the one a whole-page request just named.
-    Only within WINDOW_S of that request: a page switch whose hash the server did not know (a page renamed under an
-    open tab) runs another page, whose own fragments must not be dropped for long."""
+    """Whether this rerun request is a fragment's for a page other than the one a whole-page request just named (only
+    within WINDOW_S of that request: a page switch whose hash the server did not know, a page renamed under an open
+    tab, runs another page, whose own fragments must not be dropped for long), or than the page the session runs now
+    (its pages manager's: a page the server switched to)."""
     if client_state is None:
         return False
     now = time.monotonic() if now is None else now
     if not client_state.fragment_id:
         setattr(session, _LAST, (client_state.page_script_hash, now))  # a first visit by address: no hash, name only
         return False
-    page, when = getattr(session, _LAST, ("", 0.0))
-    return bool(page and client_state.page_script_hash and client_state.page_script_hash != page
-                and now - when < WINDOW_S)
+    asked, (page, when) = client_state.page_script_hash, getattr(session, _LAST, ("", 0.0))
+    current = getattr(getattr(session, "_pages_manager", None), "current_page_script_hash", "")
+    return bool(asked and ((page and asked != page and now - when < WINDOW_S) or (current and asked != current)))
 
 
 def install() -> None:
