@@ -30,7 +30,8 @@ def stale(session, client_state, now: float | None = None) -> bool:
     """Whether this rerun request is a fragment's for a page other than the one a whole-page request just named (only
     within WINDOW_S of that request: a page switch whose hash the server did not know, a page renamed under an open
     tab, runs another page, whose own fragments must not be dropped for long), or than the page the session runs now
-    (its pages manager's: a page the server switched to)."""
+    (its pages manager's: a page the server switched to). That one holds for no longer than a run: each run tells the
+    browser the hash of the page it ran, which the browser's next requests carry."""
     if client_state is None:
         return False
     now = time.monotonic() if now is None else now
