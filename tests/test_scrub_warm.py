@@ -129,6 +129,22 @@ def test_warm_spends_a_bounded_time_beyond_every_sliders_first_sets(monkeypatch,
         assert [k in scrub.FRAMES for k in keys] == [True, True] + [True] * beyond + [False] * (9 - beyond)
 
 
+def test_a_slider_declared_without_far_sets_gets_a_first_drags_alone(monkeypatch):
+    """warm_far=False (a view opened later, the impulse response beside the plane): its coarse set and the window at
+    its value, no more, while a slider beside it gets its far sets within the bounds: its far sets had crowded the
+    sampling page's out of WARM_BYTES."""
+    monkeypatch.setattr(loaders, "_STARTED", set())
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 22))
+    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
+    cheap = _selective(False)[0]
+    near, far = (scrub.Scrub(f"s.{n}", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11, warm_far=w)
+                 for n, w in (("x", False), ("y", True)))
+    assert scrub.warm([lambda room: [near, far]], delay=0)
+    _finish()
+    assert [k in scrub.FRAMES for _, k, _, _ in scrub.plan(near)] == [True, True] + [False] * 9
+    assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(far))
+
+
 def test_warm_is_left_out_where_the_environment_says_so(monkeypatch):
     monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "0")

@@ -137,12 +137,14 @@ def default_scrubs(room: bool) -> list[Scrub]:
     in each of its three views (the decay chart first, the view it opens on), and the clipping view's threshold. The
     factors' and the clipping chart's frames read the comparisons the decay chart's computed (LIGHT): a first drag's
     sets of all six sliders in both views cost 0.2 s more of CPU and 1.4 MB a width, where they used to wait (the
-    clipping chart's H: 868 ms still on a first sweep)."""
+    clipping chart's H: 868 ms still on a first sweep). Those alone: their far sets, warm, took the place of the
+    sampling page's Top-p's and others' within the warm's bytes."""
     c = Explorer(**{f.name: CONTROLS[f.name].default for f in dataclasses.fields(Explorer)})
     cmp, fs = compared(*dataclasses.astuple(c)), font_scale(room)
     plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped (app_pages/gradients.py)
     threshold = CONTROLS["clip"].default
     return (scrubs(c, cmp, fs) + clip_scrubs(cmp.reports[plain], c.T, threshold, curves(cmp)[plain][c.T], fs, room)
-            + scrubs(c, cmp, fs, "factors") + scrubs(c, cmp, fs, "clip", threshold, room))
+            + [dataclasses.replace(i, warm_far=False)
+               for i in scrubs(c, cmp, fs, "factors") + scrubs(c, cmp, fs, "clip", threshold, room)])
 
 

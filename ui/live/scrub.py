@@ -81,6 +81,9 @@ class Scrub:
     words: Callable[[float], dict] | None = field(default=None, compare=False, repr=False)
     # for `whole` frames: the chart as the page draws it, whose frames near the value a key on the slider draws
     own: Callable[[float], object] | None = field(default=None, compare=False, repr=False)
+    # whether the server's opening (`warm`) computes more of its sets than a first drag's: False for sliders whose
+    # far sets would crowd out the others' within WARM_BYTES (a view opened later, a chart beside the page's own)
+    warm_far: bool = field(default=True, compare=False)
 
     def values(self) -> list[float]:
         """The window of notches that holds the slider's value."""
@@ -183,7 +186,7 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
         for rank, j, key, values, compute in sorted(((r, j, *rest) for j, (_, sets) in enumerate(plans)
                                                      for r, *rest in sets), key=lambda step: step[:2]):
             used = spent[j]
-            if rank > 1 and (used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
+            if rank > 1 and (not plans[j][0].warm_far or used[0] > WARM_ITEM_S or used[1] > WARM_ITEM_BYTES
                              or time.thread_time() - start > WARM_S or total > WARM_BYTES):
                 continue
             t0 = time.thread_time()
