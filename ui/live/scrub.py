@@ -158,8 +158,8 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     page's T steps back: 5.3 MB), and WARM_S or WARM_BYTES in all. What it leaves, its visitors' asks compute. It is
     charged to no visitor: a fixed amount, about 35 s of CPU here (4.6 of them the sampling page's Temperature
     samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T) and WARM_BYTES of
-    FRAMES (all of it, since the gradients page's three views and the impulse response warm too: 34 s and 36.2 MB in
-    458 sets, measured), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would
+    FRAMES (it reaches that cap here: 36.0 MB measured, with the sliders declared `warm_far=False` at a first drag's
+    sets), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would
     spend it). Whether this call started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
