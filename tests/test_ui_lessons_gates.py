@@ -4,7 +4,9 @@ import numpy as np
 
 from rnnviz.lessons import gates as lesson
 from rnnviz.lessons.vector import encode_word
+from rnnviz.text import fmt
 from ui.lessons import gates as words
+from ui.lessons.gates import CONTROLS
 
 X = encode_word("hello", list("helo"))  # (5, 4)
 
@@ -103,6 +105,17 @@ def test_valve_table_rows():
     assert list(tab.index) == [1, 10, 400] and list(tab["LSTM cell state cₜ"]) == ["0.7616"] * 3
     assert list(tab["vanilla hₜ"]) == ["0.7616", "0.00140", "5.55\u00a0×\u00a010⁻¹²¹"]  # was 1.40e-03, 5.55e-121
     assert "0.9999999979" in words.valve_text(v) and "then 2.06 × 10⁻⁹" in words.valve_text(v)
+
+
+def test_the_valve_table_has_three_rows_at_every_notch_of_steps():
+    """A drag of Steps writes each notch's table over the page's, cell for cell: at the least T (10) it had two rows,
+    and greyed there. Now the middle row is t = 5 there, its numbers the run's own."""
+    short = lesson.valve_experiment(10)
+    tab = words.valve_table(short)
+    assert list(tab.index) == [1, 5, 10]
+    assert tab["vanilla hₜ"][5] == fmt(short.rnn.h[4, 0], 4).replace(" ", "\u00a0")
+    lo, hi, step = CONTROLS["T"].span
+    assert all(len(words.valve_table(lesson.valve_experiment(T))) == 3 for T in (lo, lo + step, hi))
 
 
 def test_the_forget_bias_caption_never_rounds_the_gate_to_0_or_1():

@@ -256,9 +256,11 @@ def valve_text(valve: Valve) -> str:
 
 
 def valve_table(valve: Valve) -> pd.DataFrame:
-    """The LSTM's cell state and the vanilla state at t = 1, 10 and T: one row per time, so it stays narrow."""
+    """The LSTM's cell state and the vanilla state at t = 1, 10 and T (1, 5 and 10 where T is 10): one row per time,
+    so it stays narrow. Three rows at every notch of Steps, so that its numbers follow a drag there (ui/live/words.js
+    greys a table of another shape)."""
     T = len(valve.x)
-    ts = sorted({1, min(10, T), T})
+    ts = sorted({1, 10 if T > 10 else (T + 1) // 2, T})
     return pd.DataFrame({"t": ts, "LSTM cell state cₜ": [f"{valve.lstm.c[t - 1, 0]:.4f}" for t in ts],
                          "vanilla hₜ": [fmt(valve.rnn.h[t - 1, 0], 4).replace(" ", "\u00a0") for t in ts]}
                         ).set_index("t")  # a power of ten kept on one line in the narrow column
@@ -308,8 +310,7 @@ def scrubs(c: GateSetup, t: int, fs: float, split: bool) -> list[Scrub]:
 def valve_scrubs(T: int, fs: float) -> list[Scrub]:
     """The valve's Steps, whose drag its chart follows, its sentence and its table with it: each frame the page's own
     chart and words for the valve run that long (8-23 ms and about 10 kB a frame: the chart draws at most 180 of the
-    steps, every pixel of its log axis). 200 notches, about 3 s and 2 MB in all. At 10 steps the table has two rows,
-    not three: it greys there."""
+    steps, every pixel of its log axis). 200 notches, about 3 s and 2 MB in all."""
     def said(v: int) -> dict[str, str]:
         res = shared_valve(v)
         return {VALVE_WORDS: valve_text(res), VALVE_TABLE: markdown_table(valve_table(res))}
