@@ -42,6 +42,7 @@ SWEEPS = [Sweep("scalar", f"scalar.{n}", "scalar.tanh") for n in ("w_h", "w_x", 
     Sweep("recurrences?view=selective", "rec.c", "rec.selective"), Sweep("recurrences?view=grad", "rec.gT", "rec.grad"),
     Sweep("recurrences?view=min", "rec.H", "rec.min"),
     Sweep("vector", "vector.radius", "vector.moves"), Sweep("vector", "vector.H", "vector.moves"),
+    Sweep("vector?in=vectors", "vector.K", "vector.moves"),
     Sweep("gates", "gates.bf", "gates.heat"), Sweep("gates", "gates.radius", "gates.heat"),
     Sweep("gates", "gates.H", "gates.heat"), Sweep("gates", "gates.T", "gates.valve"),
     Sweep("hello", "hello.temp", "hello.softmax"), Sweep("hello", "hello.n", "words-hello-sample", alone=True),
@@ -66,6 +67,18 @@ def _lockstep_items(classroom: bool) -> list:
     return memory_scrubs(c, font_scale(classroom))
 
 
+def _vector_items(classroom: bool) -> list:
+    """The cell page's scrubbed sliders as it opens on typed vectors (in=vectors: K has a slider), at the declared
+    vectors, sizes, seed, radius and step."""
+    from rnnviz.lessons.vector import parse_vectors
+    from ui.lessons import vector as v
+    from ui.urlstate import font_scale
+
+    d = v.CONTROLS.defaults()
+    s = v.Settings(parse_vectors(d["vectors"]), None, None, d["H"], d["K"], d["seed"], d["radius"], False)
+    return v.scrubs(s, font_scale(classroom), d["t"], classroom)
+
+
 def server_item(sw: Sweep, classroom: bool = False):
     """The Scrub the page builds for the sweep's slider and chart as it opens (ui/lessons/registry.py `scrubbed`), as a
     projector's page has it if `classroom`: its `build` and `words`."""
@@ -73,8 +86,8 @@ def server_item(sw: Sweep, classroom: bool = False):
     from ui.lessons.registry import lesson
     from ui.live.scrub import on_projector
 
-    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page
-             else lesson(sw.page.split("?")[0]).scrubbed(classroom))
+    items = (_lockstep_items(classroom) if "view=lockstep" in sw.page else _vector_items(classroom)
+             if "in=vectors" in sw.page else lesson(sw.page.split("?")[0]).scrubbed(classroom))
     items = on_projector(items) if classroom else items
     return next(i for i in items if i.slider == sw.slider and i.chart == sw.chart)
 

@@ -516,6 +516,31 @@ def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_ra
     assert vector_words.scrubs(dataclasses.replace(s, by_hand=True), 1.0, t, room) == []  # typed weights: none
 
 
+def test_vector_frames_follow_the_output_size_where_the_inputs_are_vectors():
+    """Typed vectors (no vocabulary): K has a slider, whose drag the six moves follow, each frame the page's own chart
+    for the weights generated at that K; W_h's charts and the states do not move with it. Text has no K slider."""
+    from rnnviz.figures import vector as vector_figures
+    from rnnviz.lessons import vector as vector_lesson
+    from ui.lessons import vector as vector_words
+
+    x, t = np.array([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]]), 2
+    s = vector_words.Settings(x, None, None, H=3, K=2, seed=0, radius=0.9, by_hand=False)
+    every = vector_words.scrubs(s, 1.0, t, False)
+    item, = [i for i in every if i.slider == "vector.K"]
+    assert (item.chart, item.value, item.lo, item.hi, item.step) == ("vector.moves", 2, 1, 64, 1)
+
+    def moves(v):  # the page's own calls, with K at v
+        w = vector_lesson.generate(2, 3, v, 0, 0.9)
+        setup = vector_lesson.VectorSetup(x, w["W_x"], w["W_h"], w["b"], w["W_y"], w["b_y"], np.zeros(3), None)
+        trace = vector_lesson.run(setup)
+        return vector_figures.six_moves(vector_lesson.moves(setup, trace, t), None, 1.0, vector_words.MOVE_TITLES,
+                                        vector_lesson.moves_scale(setup, trace))
+    check(item, moves)
+    assert plain(moves(2).to_dict()) != plain(moves(5).to_dict())  # the scores' panel grows with K
+    chars = vector_words.Settings(np.eye(2)[[0, 1, 1]], list("abb"), list("ab"), 3, 2, 0, 0.9, False)
+    assert "vector.K" not in {i.slider for i in vector_words.scrubs(chars, 1.0, t, False)}
+
+
 @pytest.mark.parametrize("room", [False, True])
 def test_vector_frames_follow_the_hidden_size_up_to_each_charts_own_range(room):
     """A drag of H: the singular values, the moves and the states at each size (the page's own calls); W_h's heatmap

@@ -26,7 +26,8 @@ CONTROLS = Controls(
     P,
     *SEQUENCE,
     Control("H", "H, hidden size", 3, lo=1, hi=64, url="H", scrub=True, help="How many numbers the state holds."),
-    Control("K", "K, output size", 2, lo=1, hi=64, url="K", help="How many scores the output layer produces."),
+    Control("K", "K, output size", 2, lo=1, hi=64, url="K", scrub=True,
+            help="How many scores the output layer produces."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
             help="The same seed gives the same weights."),
     Control("radius", "Spectral radius of Wₕ", 0.9, lo=0.0, hi=3.0, step=0.05, url="rho", scrub=True,
@@ -258,7 +259,9 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
     step's words: each frame the page's own chart for the weights generated at that value (64 units: 5 ms). None
     while the weights are typed by hand (neither sets them). The moves' titles are the projector's on one (`room`).
     Past HEATMAP_MAX_H units the page has no heatmap of W_h: its frames stop there (greyed beyond). Through a drag of
-    H the step's table, a row per unit, greys until the release."""
+    H the step's table, a row per unit, greys until the release. Where the inputs are vectors (no vocabulary) the
+    output size K has a slider too, whose drag the six moves follow (K sets W_y and b_y alone: the charts of W_h,
+    the states and the words stand)."""
     if s.by_hand:
         return []
     d, T, titles = s.x.shape[1], s.x.shape[0], MOVE_NAMES if room else MOVE_TITLES
@@ -266,7 +269,8 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
     @lru_cache(maxsize=SPAN)  # the charts of a set's frames (SPAN at most), then their words: each value's weights
     # made once
     def generated(name: str, v: float) -> dict:
-        return lesson.generate(d, v if name == "H" else s.H, s.K, s.seed, v if name == "radius" else s.radius)
+        return lesson.generate(d, v if name == "H" else s.H, v if name == "K" else s.K, s.seed,
+                               v if name == "radius" else s.radius)
 
     @lru_cache(maxsize=SPAN)  # and the cell run once for the moves, the states and the words
     def run(name: str, v: float):
@@ -292,8 +296,8 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         return lambda v: chart(generated(name, v)["W_h"], fs)
 
     def items(name: str) -> list[Scrub]:
-        others = {"radius": s.radius, "H": s.H}
-        setting = (d, s.K, s.seed, fs, name) + tuple(u for n, u in others.items() if n != name)
+        others = {"radius": s.radius, "H": s.H, "K": s.K}
+        setting = (d, s.seed, fs, name) + tuple(u for n, u in others.items() if n != name)
         at_t = (s.x.tobytes(), tuple(s.chars or ()), tuple(s.vocab or ()), t, room)
         lo, hi, step = CONTROLS[name].span
 
@@ -304,13 +308,15 @@ def scrubs(s: Settings, fs: float, t: int, room: bool) -> list[Scrub]:
         def item(chart: str, key: tuple, build, top: float = hi, **kw) -> Scrub:
             return Scrub(CONTROLS.key(name), f"{P}.{chart}", key, others[name], lo, top, step, build,
                          span=span, **kw)
+        moved = [item("moves", setting + at_t, moves(name), words=None if name == "K" else said(name))]
+        if name == "K":
+            return moved
         heatmap = ([item("Wh", setting, follow(name, memory_chart), HEATMAP_MAX_H if name == "H" else hi)]
                    if s.H <= HEATMAP_MAX_H else [])  # the page draws it up to HEATMAP_MAX_H units
-        return [item("sv", setting, follow(name, spectrum_chart))] + heatmap + [
-            item("moves", setting + at_t, moves(name), words=said(name)),
+        return [item("sv", setting, follow(name, spectrum_chart))] + heatmap + moved + [
             item("heat", setting + at_t, lambda v: figures.states_heatmap(run(name, v)[1].h, s.chars, fs,
                                                                            current=t - 1))]
-    return items("radius") + items("H")
+    return items("radius") + items("H") + (items("K") if s.vocab is None else [])
 
 
 def default_scrubs(room: bool) -> list[Scrub]:
