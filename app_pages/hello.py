@@ -2,7 +2,6 @@
 from contextlib import nullcontext
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from rnnviz.figures import hello as figures
@@ -15,7 +14,7 @@ from ui.lessons.hello import CONTROLS, PARAMS, P
 from ui.limits import fragment
 from ui.live.scrub import scrubs
 from ui.urlstate import classroom, font_scale, publish, restore, set_state
-from ui.widgets import controls_box, error, intro, md, number_table, page_columns, plot
+from ui.widgets import controls_box, error, intro, number_table, page_columns, plot
 
 
 def controls() -> words.TrainSetup:
@@ -107,17 +106,14 @@ def lesson_body() -> None:
     model = current or lesson.train(s.text, s.H, 0, seed=s.seed)
     w, vocab = model.weights, model.weights.vocab
     steps_read = lesson.read(s.text, w)
-    with right:
-        quoted = f"“{md(s.text)}”" if len(s.text) <= 40 and "\n" not in s.text else None
-        st.markdown(words.status(s, current, quoted, steps_read.loss, brief=classroom()))
-        m1, m2, m3 = st.columns(3)
-        m1.metric("Loss", fmt(steps_read.loss, 4), help="Mean cross-entropy of each next character, in nats "
-                  "(natural-log units): −ln p(target), averaged.")
-        m2.metric("Perplexity = exp(loss)", f"{steps_read.perplexity:.3f}",
-                  help="As if the model chose uniformly among this many characters; 1 is perfect.")
-        vocab_text, vocab_note = words.vocab_display(vocab)
-        m3.metric("Vocabulary", vocab_text)
-        if vocab_note:
+    with right:  # the status, the metrics, the chart and the table follow a drag of H (words.model_scrubs)
+        label = words.quoted(s.text)
+        with st.container(key=words.STATUS_WORDS):
+            st.markdown(words.status(s, current, label, steps_read.loss, brief=classroom()))
+        with st.container(key=words.METRIC_WORDS):
+            for col, (name, value, tip) in zip(st.columns(3), words.metrics(steps_read, vocab)):
+                col.metric(name, value, help=tip)
+        if vocab_note := words.vocab_display(vocab)[1]:
             st.caption(vocab_note)
         if classroom():  # on a projector the temperature and its chart come first, beside the training controls
             st.subheader("Sampling, and what temperature does")
@@ -126,12 +122,12 @@ def lesson_body() -> None:
             losses = current.losses
             plot(figures.loss_curve(losses, fs), f"{P}.loss",
                  alt=f"loss fell from {fmt(losses[0])} to {fmt(losses[-1])}")
-        if len(steps_read.inputs) <= 24:
-            plot(figures.char_steps_figure(steps_read, vocab, fs, width=672 if classroom() else 720), f"{P}.steps_fig",
-                 alt="per step: one-hot input, hidden state, scores, softmax")
-        table = pd.DataFrame(words.step_table(steps_read, vocab),
-                             index=pd.Index(range(1, len(steps_read.inputs) + 1), name="step"))
-        number_table(table, 3)
+        if len(steps_read.inputs) <= words.STEPS_FIG_MAX:
+            plot(figures.char_steps_figure(steps_read, vocab, fs, width=words.steps_width(classroom())),
+                 f"{P}.steps_fig", alt="per step: one-hot input, hidden state, scores, softmax")
+        with st.container(key=words.TABLE_WORDS):
+            number_table(words.step_frame(steps_read, vocab), words.TABLE_DIGITS)
+        scrubs(f"{P}.model", [] if current is not None else words.model_scrubs(s, label, fs, classroom()))
 
     if not classroom():
         st.subheader("Sampling, and what temperature does")

@@ -200,7 +200,7 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
             dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
 
     base = sent(open_page(P))["figure"]
-    item, chars = built
+    item, chars = [i for i in built if i.slider != f"{P}.H"]
     assert (item.slider, item.chart, item.value) == (f"{P}.temp", f"{P}.softmax", TEMPERATURES.index(1.0))
     assert item in lesson(P).scrubbed(False)  # what the server computes as it starts
     frames = json.loads(scrub._compute(item, item.values()))
@@ -228,3 +228,60 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
         n = int(frames["values"][k])
         at = open_page(P, n=str(n))
         assert "".join(at_notch(frames["words"][SAMPLE_WORDS], k)) == page_codes(at)[0], n
+
+
+def test_a_drag_of_h_shows_the_untrained_models_chart_status_metrics_and_table_at_each_size(open_page, monkeypatch):
+    """Hidden size H scrubs while the model is untrained: each frame, laid over the per-step chart as the page opens,
+    is the chart the page sends once released at that size, and its words are the page's status sentence, metrics
+    and step table there; the sample greys (its model changes). A trained model's H does not scrub: the release drops
+    the training, and no frame can show the loss curve going."""
+    import json
+
+    from rnnviz.live.words import pieces
+    from tests.conftest import _as_list
+    from ui.lessons import hello as words
+    from ui.lessons.registry import lesson
+    from ui.live import scrub
+
+    built = []
+    original = scrub.scrubs
+    monkeypatch.setattr(scrub, "scrubs", lambda page, items: built.extend(items) or original(page, items))
+
+    def sent(at) -> dict:
+        return next(json.loads(el.proto.bytes) for el in at.get("bidi_component")
+                    if el.proto.component_name == "rnnviz_chart" and el.proto.id.endswith(f"{P}.steps_fig"))
+
+    def at_notch(w: dict, k: int) -> list[str]:
+        return w["frames"][k] if "pieces" not in w else [
+            dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
+
+    base = sent(open_page(P))["figure"]
+    item, = [i for i in built if i.slider == f"{P}.H"]
+    assert (item.chart, item.value, item.lo, item.hi) == (f"{P}.steps_fig", 3, 1, 32)
+    assert item in lesson(P).scrubbed(False)
+    frames = json.loads(scrub._compute(item, item.values()))
+    assert frames["words"].keys() == {words.STATUS_WORDS, words.METRIC_WORDS, words.TABLE_WORDS}
+    assert frames["stale"] == [words.SAMPLE_WORDS]
+    seen = set()
+    for k in (0, 4, len(frames["values"]) - 1):
+        H = int(frames["values"][k])
+        at = open_page(P, H=str(H))
+        data = [dict(trace) for trace in base["data"]]
+        for d in frames["data"]:
+            data[d["trace"]][d["attr"]] = d["frames"][k]
+        layout = {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}
+        page = sent(at)
+        want = _as_list(page["figure"])
+        assert _as_list({"data": data, "layout": layout}) == {"data": want["data"], "layout": want["layout"]}, H
+        assert frames["digests"][k] == page["digest"], H
+        status = next(m.value for m in at.markdown if m.value.startswith("**Untrained**"))
+        assert at_notch(frames["words"][words.STATUS_WORDS], k) == pieces(status), H
+        assert at_notch(frames["words"][words.METRIC_WORDS], k) == [p for m in at.metric for p in (m.label, m.value)]
+        table = next(m.value for m in at.markdown if m.value.startswith("| step |"))
+        assert at_notch(frames["words"][words.TABLE_WORDS], k) == pieces(table), H
+        seen.add(metrics(at)["Loss"])
+    assert len(seen) == 3  # the loss differs with the size
+    at = open_page(P)
+    built.clear()
+    at.button(key=f"{P}.train").click().run()
+    assert built and f"{P}.H" not in {i.slider for i in built}  # trained: H's drag leaves the chart as it is

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
-from rnnviz.figures.hello import softmax_bars
+from rnnviz.figures.hello import char_steps_figure, softmax_bars
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.hello import (
     MAX_TEXT,
@@ -20,6 +21,7 @@ from rnnviz.lessons.hello import (
     CharRNNWeights,
     CharSteps,
     TrainResult,
+    read,
     sample,
     step_work,
     steps_within_budget,
@@ -27,13 +29,14 @@ from rnnviz.lessons.hello import (
     vocabulary,
 )
 from rnnviz.lessons.presets import SOFTMAX_SCORES, SOFTMAX_WORD
+from rnnviz.live.words import Shown
 from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import fmt, parse_sequence
 from ui.controls import Control, Controls
 from ui.live.scrub import Scrub
 from ui.live.steps import fingerprint
 from ui.urlstate import font_scale, text
-from ui.widgets import md
+from ui.widgets import markdown_table, md
 
 P = "hello"
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
@@ -166,6 +169,55 @@ def step_table(steps: CharSteps, vocab: list[str]) -> dict[str, list]:
             "p(target)": np.round(p, 3), "model's best guess": [visible(vocab[i]) for i in steps.probs.argmax(axis=1)]}
 
 
+def step_frame(steps: CharSteps, vocab: list[str]) -> pd.DataFrame:
+    """The step table as the page draws it: a row per step, numbered from 1."""
+    return pd.DataFrame(step_table(steps, vocab), index=pd.Index(range(1, len(steps.inputs) + 1), name="step"))
+
+
+TABLE_DIGITS, TABLE_ROWS = 3, 30  # the step table's decimals, and its most rows as text (ui.widgets.number_table)
+
+
+def metrics(steps: CharSteps, vocab: list[str]) -> list[tuple[str, str, str | None]]:
+    """The three metrics over the model's read of the text: (label, value, help) each."""
+    return [("Loss", fmt(steps.loss, 4), "Mean cross-entropy of each next character, in nats (natural-log units): "
+             "−ln p(target), averaged."),
+            ("Perplexity = exp(loss)", f"{steps.perplexity:.3f}",
+             "As if the model chose uniformly among this many characters; 1 is perfect."),
+            ("Vocabulary", vocab_display(vocab)[0], None)]
+
+
+STATUS_WORDS, METRIC_WORDS, TABLE_WORDS = "words-hello-status", "words-hello-metrics", "words-hello-table"
+STEPS_FIG_MAX = 24  # the per-step chart is drawn for texts of at most this many steps
+
+
+def steps_width(room: bool) -> int:
+    """The per-step chart's width, as the page lays it out."""
+    return 672 if room else 720
+
+
+def model_scrubs(s: TrainSetup, label: str | None, fs: float, room: bool) -> list[Scrub]:
+    """The hidden size H of the untrained model, whose drag the per-step chart follows, and with it the status
+    sentence, the metrics and the step table: each frame the page's own for the weights seeded at that size (a read of
+    the text, about a ms). The sample further down greys until the release. None for a trained model: a drag of H
+    leaves it (the release shows the untrained model at the new size), which these frames could show but not the loss
+    curve's going."""
+    def steps(v: float) -> tuple[CharSteps, list[str]]:
+        w = train(s.text, int(v), 0, seed=s.seed).weights
+        return read(s.text, w), w.vocab
+
+    def said(v: float) -> dict:
+        st_, vocab = steps(v)
+        frame = step_frame(st_, vocab)
+        return {STATUS_WORDS: status(TrainSetup(s.text, int(v), s.steps, s.seed), None, label, brief=room),
+                METRIC_WORDS: [p for label_, value, _ in metrics(st_, vocab) for p in (label_, value)],
+                TABLE_WORDS: markdown_table(frame, TABLE_DIGITS) if len(frame) <= TABLE_ROWS else Shown(stale=True),
+                SAMPLE_WORDS: Shown(stale=True)}
+    charted = len(s.text) - 1 <= STEPS_FIG_MAX
+    build = (lambda v: char_steps_figure(*steps(v), fs, width=steps_width(room))) if charted else None
+    return [Scrub(CONTROLS.key("H"), f"{P}.steps_fig" if charted else STATUS_WORDS,
+                  (s.text, s.steps, s.seed, label, fs, room), s.H, *CONTROLS["H"].span, build, words=said)]
+
+
 def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Callable[[int, float], None]:
     """A progress callback that passes a report on at most every `seconds` (none at all for a short run), so the
     browser is not sent a redraw for every ten steps."""
@@ -248,9 +300,16 @@ def temp_scrubs(w: CharRNNWeights, start: str, n: int, seed: int, scores: np.nda
                   None, words=lambda v: {SAMPLE_WORDS: code_pieces(sampled(w, start, v, temp, seed))})]
 
 
+def quoted(text: str) -> str | None:
+    """How the status sentence names a short text of one line: in quotes (escaped for markdown)."""
+    return f"“{md(text)}”" if len(text) <= 40 and "\n" not in text else None
+
+
 def default_scrubs(room: bool) -> list[Scrub]:
-    """The page's scrubbed slider as it opens (see ui/lessons/scalar.py default_scrubs): the untrained model."""
+    """The page's scrubbed sliders as it opens (see ui/lessons/scalar.py default_scrubs): the untrained model."""
     d = CONTROLS.defaults()
     w = train(d["text"], d["H"], 0, seed=d["seed"]).weights
-    return temp_scrubs(w, d["start"] or w.vocab[0], d["n"], d["seed"], np.array(parse_sequence(d["scores"])),
-                       d["temp"], font_scale(room))
+    s = TrainSetup(d["text"], d["H"], d["steps"], d["seed"])
+    fs = font_scale(room)
+    return model_scrubs(s, quoted(s.text), fs, room) + temp_scrubs(
+        w, d["start"] or w.vocab[0], d["n"], d["seed"], np.array(parse_sequence(d["scores"])), d["temp"], fs)
