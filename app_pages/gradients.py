@@ -115,7 +115,10 @@ def training() -> None:
         verdict = clip_words.verdict(clipping.summary(runs, s.clip), s.clip)
         plot(figures.training_figure(runs, s.clip, fs), f"{P}.train",
              alt="loss and log10 gradient norm per SGD step, unclipped and clipped. " + verdict)
-        st.markdown(verdict)
+        with st.container(key=clip_words.TRAIN_WORDS):  # it follows a drag of ρ, the rate or the threshold
+            st.markdown(verdict)
+    with c1:
+        scrubs(f"{P}.train", clip_words.training_scrubs(s, fs))  # the chart follows them while dragged
     publish(PARAMS)
 
 

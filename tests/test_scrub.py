@@ -463,6 +463,45 @@ def test_a_drag_near_its_windows_end_gets_the_window_around_the_thumb_until_rele
     assert ahead(None, released, kept) == (None, {}) and kept == {}  # released: the slider's own window again
 
 
+def test_training_frames_are_both_runs_chart_and_verdict_at_each_radius_rate_and_threshold(monkeypatch):
+    """The training comparison's ρ, rate and threshold scrub: each frame is the chart and verdict of both runs trained
+    at that value, as rnnviz trains them here afresh (not from the page's cache); the rate's notches are positions in
+    RATES. A new threshold trains the clipped run alone: the unclipped one, which ignores it, is kept."""
+    from functools import lru_cache
+
+    from rnnviz.figures.gradients import training_figure
+    from rnnviz.lessons import clipping
+    from ui.lessons import clipping as clip_words
+    from ui.lessons.gradients import RATES
+
+    s = clipping.Settings(2.0, 0.3, 2.0, steps=30, seed=3)  # 30 SGD steps: the frames' cost, not their kind
+    items = {i.slider: i for i in clip_words.training_scrubs(s, 1.0)}
+    assert {(k, i.chart, i.value) for k, i in items.items()} == {
+        ("grad.rho", "grad.train", 2.0), ("grad.lr", "grad.train", float(RATES.index(0.3))),
+        ("grad.tclip", "grad.train", 2.0)}
+    assert (items["grad.lr"].lo, items["grad.lr"].hi, items["grad.lr"].step) == (0, len(RATES) - 1, 1)
+
+    @lru_cache(maxsize=None)
+    def fresh(sv):
+        return clipping.train_pair(sv)
+    moved = {"grad.rho": lambda v: dataclasses.replace(s, radius=v),
+             "grad.lr": lambda v: dataclasses.replace(s, lr=RATES[round(v)]),
+             "grad.tclip": lambda v: dataclasses.replace(s, clip=v)}
+    for name, item in items.items():
+        check(item, lambda v, name=name: training_figure(fresh(moved[name](v)), moved[name](v).clip, 1.0))
+        f = json.loads(scrub._compute(item, item.values()))
+        for k, v in enumerate(item.values()):
+            sv = moved[name](v)
+            assert unpacked(f["words"][clip_words.TRAIN_WORDS], k) == pieces(
+                clip_words.verdict(clipping.summary(fresh(sv), sv.clip), sv.clip)), (name, v)
+    trained = []
+    one_run = clipping.one_run
+    monkeypatch.setattr(clipping, "one_run", lambda sv, clipped, progress=None: trained.append(clipped) or one_run(
+        sv, clipped, progress))
+    clip_words.train_pair(dataclasses.replace(s, clip=7.7))
+    assert trained == [True]  # the unclipped run at this radius, rate and seed was at hand
+
+
 @pytest.mark.parametrize("room", [False, True])
 def test_vector_frames_are_the_charts_of_w_h_the_moves_and_the_states_at_each_radius(room):
     from rnnviz.figures import vector as vector_figures
@@ -656,6 +695,7 @@ def test_valve_frames_are_its_chart_sentence_and_table_at_each_number_of_steps()
 
     item, = gate_words.valve_scrubs(400, 1.0)
     assert (item.slider, item.chart, item.lo, item.hi, item.step) == ("gates.T", "gates.valve", 10, 2000, 10)
+    item = dataclasses.replace(item, span=9)  # a window of 9 notches, not 101 runs of up to 1,010 steps (10 s)
     check(item, lambda v: gate_figures.valve_figure(valve_experiment(v), 1.0))
     frames = json.loads(scrub._compute(item, item.values()))
     for k in (0, len(item.values()) - 1):

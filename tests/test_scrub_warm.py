@@ -145,6 +145,26 @@ def test_a_slider_declared_without_far_sets_gets_a_first_drags_alone(monkeypatch
     assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(far))
 
 
+def test_a_slider_declared_without_first_sets_is_left_to_its_visitors(monkeypatch):
+    """warm_first=False (frames that train: the gradients page's training comparison): none of its sets, not even a
+    first drag's, while the slider beside it gets its own; and the page's own training sliders are declared so."""
+    from rnnviz.lessons import clipping
+    from ui.lessons import clipping as clip_words
+
+    monkeypatch.setattr(loaders, "_STARTED", set())
+    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 22))
+    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
+    cheap = _selective(False)[0]
+    left, kept = (scrub.Scrub(f"s.{n}", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11, warm_first=w)
+                  for n, w in (("x", False), ("y", True)))
+    assert scrub.warm([lambda room: [left, kept]], delay=0)
+    _finish()
+    assert not any(k in scrub.FRAMES for _, k, _, _ in scrub.plan(left))
+    assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(kept)[:2])
+    training = clip_words.training_scrubs(clipping.Settings(2.0, 0.3, 2.0), 1.0)
+    assert training and not any(i.warm_first for i in training)
+
+
 def test_warm_is_left_out_where_the_environment_says_so(monkeypatch):
     monkeypatch.setattr(loaders, "_STARTED", set())  # a fresh server
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "0")

@@ -3,12 +3,15 @@ with the page's other controls, ui.lessons.gradients.CONTROLS), the per-server c
 say what the runs did (its numbers: rnnviz/lessons/clipping.py)."""
 from __future__ import annotations
 
+from dataclasses import astuple, replace
 from typing import Callable
 
+from rnnviz.figures.gradients import training_figure
 from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.text import format_norm
-from ui.lessons.gradients import CONTROLS, presets
+from ui.lessons.gradients import CONTROLS, RATES, P, presets
+from ui.live.scrub import Scrub
 
 CLIP_PRESETS = {  # the training comparison's (rho: starting spectral radius, lr: rate); tests check each holds
     "explode": {"label": "Explodes", "sets": {"rho": 2.0, "lr": 0.3},
@@ -24,7 +27,10 @@ def training_settings() -> clipping.Settings:
     return clipping.Settings(*map(CONTROLS.widget, ("rho", "lr", "tclip")), seed=int(CONTROLS.widget("tseed")))
 
 
-RUNS = SharedCache(2 ** 18)  # Settings -> both runs: 6.4 kB a setting at 200 steps, so about 40 settings
+# Settings -> both runs: 6.4 kB a setting at 200 steps, so about 650. A drag's frames train the notches of a slider
+# (26 radii, 9 rates, 200 thresholds) through it, and a release on one finds its runs here
+RUNS = SharedCache(2 ** 22)
+FREE = SharedCache(2 ** 21)  # the unclipped run of a radius, rate, steps and seed (it ignores the threshold): 3.2 kB
 
 
 def cached(s: clipping.Settings) -> bool:
@@ -32,11 +38,18 @@ def cached(s: clipping.Settings) -> bool:
     return s in RUNS
 
 
+def _arrays(run: dict) -> list:
+    return [run[k] for k in ("loss", "log10_norm")]
+
+
 def train_pair(s: clipping.Settings, progress: Callable[[float], None] | None = None) -> dict[str, dict]:
-    """`clipping.train_pair`, kept per server: a revisited or shared setting costs nothing; its arrays are shared,
-    so read-only."""
-    return RUNS.get_arrays(s, lambda: clipping.train_pair(s, progress),
-                           lambda runs: [r[k] for r in runs.values() for k in ("loss", "log10_norm")])
+    """`clipping.train_pair`, kept per server: a revisited or shared setting costs nothing, and a new threshold trains
+    the clipped run alone (the unclipped one kept, in FREE); its arrays are shared, so read-only."""
+    def both() -> dict[str, dict]:
+        tick = (lambda step: progress(step / (2 * s.steps))) if progress else None
+        free = FREE.get_arrays(replace(s, clip=0.0), lambda: clipping.one_run(s, False, tick), _arrays)
+        return clipping.train_pair(s, progress, unclipped=free)
+    return RUNS.get_arrays(s, both, lambda runs: [a for r in runs.values() for a in _arrays(r)])
 
 
 CLIP_ABOUT = (
@@ -77,3 +90,36 @@ def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
             parts.append("That is why the clipped run learns slower here: when nothing explodes, clipping every "
                          "step only slows learning. A higher threshold cuts only the steps longer than it.")
     return " ".join(parts)
+
+
+TRAIN_WORDS = f"words-{P}-train"  # the verdict under the training chart, which follows a drag of its sliders
+# frames a set of each training slider: each frame trains both runs (0.6 s here; a threshold's, the clipped one: 0.3 s),
+# so a set holds the one computation a server runs at a time for at most 1.8 s (1.5 s), and a first drag's sets (the
+# coarse one, the window at the value) are 6 (10) runs
+TRAIN_SPAN = {"rho": 3, "lr": 3, "tclip": 5}
+_FIELD = {"rho": "radius", "lr": "lr", "tclip": "clip"}  # each slider's Settings field
+
+
+def training_scrubs(s: clipping.Settings, fs: float) -> list[Scrub]:
+    """The training comparison's ρ, learning rate and threshold, whose drag its chart follows, and the verdict under
+    it: each frame the page's own chart and words for both runs at that value (trained in the background, within
+    the visitor's budget, and kept in RUNS: the release finds them; not in a server's opening, whose CPU they would
+    take from the other sliders' frames). The rate's range input holds its position in RATES (CONTROLS["lr"].span).
+    Where the verdict's sentences change in number (a run diverges, the threshold starts to cut) it greys until the
+    release."""
+    def at(name: str, v: float) -> clipping.Settings:
+        return replace(s, **{_FIELD[name]: RATES[round(v)] if name == "lr" else v})
+
+    def item(name: str) -> Scrub:
+        def build(v: float):
+            sv = at(name, v)
+            return training_figure(train_pair(sv), sv.clip, fs)
+
+        def said(v: float) -> dict[str, str]:
+            sv = at(name, v)
+            return {TRAIN_WORDS: verdict(clipping.summary(train_pair(sv), sv.clip), sv.clip)}
+        value = float(RATES.index(s.lr)) if name == "lr" else getattr(s, _FIELD[name])
+        setting = ("train", name, astuple(replace(s, **{_FIELD[name]: 0.0})), fs)
+        return Scrub(CONTROLS.key(name), f"{P}.train", setting, value, *CONTROLS[name].span, build,
+                     TRAIN_SPAN[name], words=said, warm_first=False)
+    return [item(name) for name in TRAIN_SPAN]

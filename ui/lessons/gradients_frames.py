@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 from rnnviz.figures.gradients import clip_figure, factor_figure, gradient_decay
+from rnnviz.lessons import clipping
 from rnnviz.lessons.cache import SharedCache
 from rnnviz.lessons.gradients import Comparison, clip_demo, compare, curves, factor_inputs
 from rnnviz.nn.cells import compared as compared_cells, get
+from ui.lessons.clipping import training_scrubs
 from ui.lessons.gradients import (
     CLIP_WORDS,
     CONTROLS,
@@ -138,13 +140,16 @@ def default_scrubs(room: bool) -> list[Scrub]:
     factors' and the clipping chart's frames read the comparisons the decay chart's computed (LIGHT): a first drag's
     sets of all six sliders in both views cost 0.2 s more of CPU and 1.4 MB a width, where they used to wait (the
     clipping chart's H: 868 ms still on a first sweep). Those alone: their far sets, warm, took the place of the
-    sampling page's Top-p's and others' within the warm's bytes."""
+    sampling page's Top-p's and others' within the warm's bytes. And the training comparison's sliders below, in every
+    view: a first drag's sets of those train 26 runs (ui/lessons/clipping.py training_scrubs)."""
     c = Explorer(**{f.name: CONTROLS[f.name].default for f in dataclasses.fields(Explorer)})
     cmp, fs = compared(*dataclasses.astuple(c)), font_scale(room)
     plain = compared_cells()[0]  # the vanilla RNN's gradient is the one clipped (app_pages/gradients.py)
     threshold = CONTROLS["clip"].default
+    d = CONTROLS.defaults()
+    training = training_scrubs(clipping.Settings(d["rho"], d["lr"], d["tclip"], seed=d["tseed"]), fs)
     return (scrubs(c, cmp, fs) + clip_scrubs(cmp.reports[plain], c.T, threshold, curves(cmp)[plain][c.T], fs, room)
             + [dataclasses.replace(i, warm_far=False)
-               for i in scrubs(c, cmp, fs, "factors") + scrubs(c, cmp, fs, "clip", threshold, room)])
+               for i in scrubs(c, cmp, fs, "factors") + scrubs(c, cmp, fs, "clip", threshold, room)] + training)
 
 

@@ -84,6 +84,9 @@ class Scrub:
     # whether the server's opening (`warm`) computes more of its sets than a first drag's: False for sliders whose
     # far sets would crowd out the others' within WARM_BYTES (a view opened later, a chart beside the page's own)
     warm_far: bool = field(default=True, compare=False)
+    # whether it computes even a first drag's sets: False for frames that train (the gradients page's training
+    # comparison: its first drag's sets are 8 s of runs, which the others' far sets lost within WARM_S)
+    warm_first: bool = field(default=True, compare=False)
 
     def values(self) -> list[float]:
         """The window of notches that holds the slider's value."""
@@ -177,7 +180,8 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
             for make in makers:
                 try:  # a page that fails is left to its visitors' own asks; the other pages go on
                     items = make(room)
-                    plans += [(item, plan(item)) for item in (on_projector(items) if room else items)]
+                    plans += [(item, plan(item)) for item in (on_projector(items) if room else items)
+                              if item.warm_first]
                 except Exception:
                     _log.exception("listing the scrubbed sliders of a page's defaults failed")
         start, total = time.thread_time(), 0
