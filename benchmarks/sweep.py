@@ -268,8 +268,9 @@ def sweep_fps(browser, app_url: str, sw: Sweep, width: int, height: int, classro
         build = item.build
         end = at[-1] + MOVE_MS
         phases = [_phase(frames, at[0], at[len(up)]), _phase(frames, at[len(up)], end)]
-        # a thumb that opens at the range's top has no way up: its down sweep alone (the sampling page's Top-p)
-        moved = [p for p, moves in zip(phases, (up, down)) if len(moves) > 1] or phases
+        # a thumb that opens at the range's top has no way up: its down sweep alone (the sampling page's Top-p; its
+        # few moves past the end, 4 px, read as a way up of 0 fps)
+        moved = [phases[1]] if g["value"] >= g["max"] else phases
         row = {"page": sw.page, "slider": sw.slider, "chart": sw.chart, "width": width, "classroom": classroom,
                "fps": min(p["fps"] for p in moved), "still_ms": max(p["still_ms"] for p in moved),
                "fps_up": phases[0]["fps"], "fps_down": phases[1]["fps"], "painted": len(frames),
