@@ -8,6 +8,44 @@ def metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
+def built_scrubs(monkeypatch) -> list:
+    """The items each run of the page hands to ui.live.scrub.scrubs, as they are built."""
+    from ui.live import scrub
+
+    built = []
+    original = scrub.scrubs
+    monkeypatch.setattr(scrub, "scrubs", lambda page, items: built.extend(items) or original(page, items))
+    return built
+
+
+def sent(at, chart: str) -> dict:
+    """A chart's payload as the page sends it (ui/live/chart.py)."""
+    import json
+
+    return next(json.loads(el.proto.bytes) for el in at.get("bidi_component")
+                if el.proto.component_name == "rnnviz_chart" and el.proto.id.endswith(chart))
+
+
+def at_notch(w: dict, k: int) -> list[str]:
+    """Frame k's pieces of a text (rnnviz/live/words.py packed)."""
+    return w["frames"][k] if "pieces" not in w else [
+        dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
+
+
+def assert_frame_is_sent(base: dict, frames: dict, k: int, page: dict, value) -> None:
+    """Frame k laid over the chart as the page opened (`base`) is the figure the page sends at that value (`page`),
+    with its digest (a key draws it ahead of the rerun)."""
+    from tests.conftest import _as_list
+
+    data = [dict(trace) for trace in base["data"]]
+    for d in frames["data"]:
+        data[d["trace"]][d["attr"]] = d["frames"][k]
+    layout = {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}
+    want = _as_list(page["figure"])
+    assert _as_list({"data": data, "layout": layout}) == {"data": want["data"], "layout": want["layout"]}, value
+    assert frames["digests"][k] == page["digest"], value
+
+
 def test_untrained_then_trained(open_page):
     at = open_page(P)
     assert not at.exception
@@ -182,24 +220,12 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
     import json
 
     from rnnviz.live.words import pieces
-    from tests.conftest import _as_list
     from ui.lessons.hello import SAMPLE_WORDS, TEMP_WORDS, TEMPERATURES
     from ui.lessons.registry import lesson
     from ui.live import scrub
 
-    built = []
-    original = scrub.scrubs
-    monkeypatch.setattr(scrub, "scrubs", lambda page, items: built.extend(items) or original(page, items))
-
-    def sent(at) -> dict:  # the softmax chart's payload (ui/live/chart.py)
-        return next(json.loads(el.proto.bytes) for el in at.get("bidi_component")
-                    if el.proto.component_name == "rnnviz_chart" and el.proto.id.endswith(f"{P}.softmax"))
-
-    def at_notch(w: dict, k: int) -> list[str]:  # frame k's pieces of a text (rnnviz/live/words.py packed)
-        return w["frames"][k] if "pieces" not in w else [
-            dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
-
-    base = sent(open_page(P))["figure"]
+    built = built_scrubs(monkeypatch)
+    base = sent(open_page(P), f"{P}.softmax")["figure"]
     item, chars = [i for i in built if i.slider != f"{P}.H"]
     assert (item.slider, item.chart, item.value) == (f"{P}.temp", f"{P}.softmax", TEMPERATURES.index(1.0))
     assert item in lesson(P).scrubbed(False)  # what the server computes as it starts
@@ -208,14 +234,7 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
     for k, t in enumerate(TEMPERATURES):
         at = open_page(P, temp=f"{t:g}")
         assert at.select_slider(key=f"{P}.temp").value == t and not at.exception
-        data = [dict(trace) for trace in base["data"]]
-        for d in frames["data"]:
-            data[d["trace"]][d["attr"]] = d["frames"][k]
-        layout = {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}
-        page = sent(at)
-        want = _as_list(page["figure"])
-        assert _as_list({"data": data, "layout": layout}) == {"data": want["data"], "layout": want["layout"]}, t
-        assert frames["digests"][k] == page["digest"], t
+        assert_frame_is_sent(base, frames, k, sent(at, f"{P}.softmax"), t)
         sentence = next(m.value for m in at.markdown if m.value.startswith("At temperature 1:"))
         assert at_notch(frames["words"][TEMP_WORDS], k) == pieces(sentence), t
         assert "".join(at_notch(frames["words"][SAMPLE_WORDS], k)) == page_codes(at)[0], t
@@ -238,24 +257,12 @@ def test_a_drag_of_h_shows_the_untrained_models_chart_status_metrics_and_table_a
     import json
 
     from rnnviz.live.words import pieces
-    from tests.conftest import _as_list
     from ui.lessons import hello as words
     from ui.lessons.registry import lesson
     from ui.live import scrub
 
-    built = []
-    original = scrub.scrubs
-    monkeypatch.setattr(scrub, "scrubs", lambda page, items: built.extend(items) or original(page, items))
-
-    def sent(at) -> dict:
-        return next(json.loads(el.proto.bytes) for el in at.get("bidi_component")
-                    if el.proto.component_name == "rnnviz_chart" and el.proto.id.endswith(f"{P}.steps_fig"))
-
-    def at_notch(w: dict, k: int) -> list[str]:
-        return w["frames"][k] if "pieces" not in w else [
-            dict(zip(w["vary"], w["frames"][k])).get(j, p) for j, p in enumerate(w["pieces"])]
-
-    base = sent(open_page(P))["figure"]
+    built = built_scrubs(monkeypatch)
+    base = sent(open_page(P), f"{P}.steps_fig")["figure"]
     item, = [i for i in built if i.slider == f"{P}.H"]
     assert (item.chart, item.value, item.lo, item.hi) == (f"{P}.steps_fig", 3, 1, 32)
     assert item in lesson(P).scrubbed(False)
@@ -266,14 +273,7 @@ def test_a_drag_of_h_shows_the_untrained_models_chart_status_metrics_and_table_a
     for k in (0, 4, len(frames["values"]) - 1):
         H = int(frames["values"][k])
         at = open_page(P, H=str(H))
-        data = [dict(trace) for trace in base["data"]]
-        for d in frames["data"]:
-            data[d["trace"]][d["attr"]] = d["frames"][k]
-        layout = {**base["layout"], **{d["attr"]: d["frames"][k] for d in frames["layout"]}}
-        page = sent(at)
-        want = _as_list(page["figure"])
-        assert _as_list({"data": data, "layout": layout}) == {"data": want["data"], "layout": want["layout"]}, H
-        assert frames["digests"][k] == page["digest"], H
+        assert_frame_is_sent(base, frames, k, sent(at, f"{P}.steps_fig"), H)
         status = next(m.value for m in at.markdown if m.value.startswith("**Untrained**"))
         assert at_notch(frames["words"][words.STATUS_WORDS], k) == pieces(status), H
         assert at_notch(frames["words"][words.METRIC_WORDS], k) == [p for m in at.metric for p in (m.label, m.value)]

@@ -129,18 +129,24 @@ def test_warm_spends_a_bounded_time_beyond_every_sliders_first_sets(monkeypatch,
         assert [k in scrub.FRAMES for k in keys] == [True, True] + [True] * beyond + [False] * (9 - beyond)
 
 
-def test_a_slider_declared_without_far_sets_gets_a_first_drags_alone(monkeypatch):
-    """warm_far=False (a view opened later, the impulse response beside the plane): its coarse set and the window at
-    its value, no more, while a slider beside it gets its far sets within the bounds: its far sets had crowded the
-    sampling page's out of WARM_BYTES."""
+def _warm_two(monkeypatch, flag: str) -> tuple:
+    """Two sliders of 101 notches in sets of 11, declared with `flag` False and True, warmed as a fresh server opens."""
     monkeypatch.setattr(loaders, "_STARTED", set())
     monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 22))
     monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
     cheap = _selective(False)[0]
-    near, far = (scrub.Scrub(f"s.{n}", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11, warm_far=w)
-                 for n, w in (("x", False), ("y", True)))
-    assert scrub.warm([lambda room: [near, far]], delay=0)
+    two = tuple(scrub.Scrub(f"s.{n}", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11, **{flag: w})
+                for n, w in (("x", False), ("y", True)))
+    assert scrub.warm([lambda room: list(two)], delay=0)
     _finish()
+    return two
+
+
+def test_a_slider_declared_without_far_sets_gets_a_first_drags_alone(monkeypatch):
+    """warm_far=False (a view opened later, the impulse response beside the plane): its coarse set and the window at
+    its value, no more, while a slider beside it gets its far sets within the bounds: its far sets had crowded the
+    sampling page's out of WARM_BYTES."""
+    near, far = _warm_two(monkeypatch, "warm_far")
     assert [k in scrub.FRAMES for _, k, _, _ in scrub.plan(near)] == [True, True] + [False] * 9
     assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(far))
 
@@ -151,14 +157,7 @@ def test_a_slider_declared_without_first_sets_is_left_to_its_visitors(monkeypatc
     from rnnviz.lessons import clipping
     from ui.lessons import clipping as clip_words
 
-    monkeypatch.setattr(loaders, "_STARTED", set())
-    monkeypatch.setattr(scrub, "FRAMES", scrub.SharedCache(2 ** 22))
-    monkeypatch.setenv("RNNVIZ_WARM_FRAMES", "1")
-    cheap = _selective(False)[0]
-    left, kept = (scrub.Scrub(f"s.{n}", "s.chart", ("dear",), 50.0, 0.0, 100.0, 1.0, cheap.build, 11, warm_first=w)
-                  for n, w in (("x", False), ("y", True)))
-    assert scrub.warm([lambda room: [left, kept]], delay=0)
-    _finish()
+    left, kept = _warm_two(monkeypatch, "warm_first")
     assert not any(k in scrub.FRAMES for _, k, _, _ in scrub.plan(left))
     assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(kept)[:2])
     training = clip_words.training_scrubs(clipping.Settings(2.0, 0.3, 2.0), 1.0)
