@@ -186,11 +186,14 @@ def plot(fig, key: str, alt: str) -> None:
         st.plotly_chart(fig, key=key, alt=alt, config=config)
 
 
+TEXT_ROWS = 30  # a number_table's most rows as text (a drag's words can write over them); more are a grid
+
+
 def number_table(df, precision: int) -> None:
     """A small table of numbers (floats written to `precision` decimals) as a plain table, whose type the projector
     CSS scales; a long one (over 30 rows) as an interactive grid, drawn on a canvas (at a fixed 14 px on a projector
     too) that is mounted afresh on every rerun: a small table is cheaper as text, as `table` says."""
-    if len(df) <= 30:
+    if len(df) <= TEXT_ROWS:
         table(df, digits=precision)
     else:
         st.dataframe(df, width="stretch", height=min(400, 36 * len(df) + 40))

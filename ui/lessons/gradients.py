@@ -61,11 +61,12 @@ CONTROLS = Controls(  # two clip thresholds, each named for what it clips
             scrub=True,
             help="A gradient ∂L/∂h₀ longer than this is rescaled to this length. The training below has its own "
                  "threshold, on the whole gradient g of its weights."),
-    Control("rho", "Spectral radius ρ of Wₕₕ at the start", 2.0, lo=0.5, hi=3.0, step=0.1, url="trho"),
-    Control("lr", "Learning rate", 0.3, kind="select", options=RATES, url="lr", parse=parse_rate,
+    Control("rho", "Spectral radius ρ of Wₕₕ at the start", 2.0, lo=0.5, hi=3.0, step=0.1, url="trho", scrub=True),
+    Control("lr", "Learning rate", 0.3, kind="select", options=RATES, url="lr", parse=parse_rate, scrub=True,
             help="Plain SGD: w ← w − rate · g."),
     Control("tseed", "Seed", 0, kind="number", lo=0, hi=1000, url="tseed", help="Initial weights and batches."),
     Control("tclip", "Clip threshold on g (clipped training run)", 2.0, lo=0.1, hi=20.0, step=0.1, url="tclip",
+            scrub=True,
             help="The clipped run rescales g to this length whenever ‖g‖ is longer (a separate setting from the "
                  "clipping view's threshold on ∂L/∂h₀)."),
     Control("view", "Show", "decay", kind="segmented", options=tuple(VIEWS), url="view",

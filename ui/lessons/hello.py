@@ -36,7 +36,7 @@ from ui.controls import Control, Controls
 from ui.live.scrub import Scrub
 from ui.live.steps import fingerprint
 from ui.urlstate import font_scale, text
-from ui.widgets import markdown_table, md
+from ui.widgets import TEXT_ROWS, markdown_table, md
 
 P = "hello"
 TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)  # the sampling slider's notches
@@ -51,7 +51,7 @@ CONTROLS = Controls(
     P,
     Control("text", "Training text", "hello", kind="area", url="text", max_chars=MAX_TEXT, widget_kw={"height": 90},
             help="Any short text, up to 2,000 characters. Inputs are its characters; each target is the next one."),
-    Control("H", "Hidden size H", 3, lo=1, hi=32, url="H", help="How many numbers the model may remember."),
+    Control("H", "Hidden size H", 3, lo=1, hi=32, url="H", scrub=True, help="How many numbers the model may remember."),
     Control("steps", "Training steps", 300, lo=0, hi=1000, step=10, url="steps",
             help="Adam updates on the whole text."),
     Control("seed", "Seed", 0, kind="number", lo=0, hi=10_000, url="seed",
@@ -174,7 +174,7 @@ def step_frame(steps: CharSteps, vocab: list[str]) -> pd.DataFrame:
     return pd.DataFrame(step_table(steps, vocab), index=pd.Index(range(1, len(steps.inputs) + 1), name="step"))
 
 
-TABLE_DIGITS, TABLE_ROWS = 3, 30  # the step table's decimals, and its most rows as text (ui.widgets.number_table)
+TABLE_DIGITS = 3  # the step table's decimals
 
 
 def metrics(steps: CharSteps, vocab: list[str]) -> list[tuple[str, str, str | None]]:
@@ -210,7 +210,7 @@ def model_scrubs(s: TrainSetup, label: str | None, fs: float, room: bool) -> lis
         frame = step_frame(st_, vocab)
         return {STATUS_WORDS: status(TrainSetup(s.text, int(v), s.steps, s.seed), None, label, brief=room),
                 METRIC_WORDS: [p for label_, value, _ in metrics(st_, vocab) for p in (label_, value)],
-                TABLE_WORDS: markdown_table(frame, TABLE_DIGITS) if len(frame) <= TABLE_ROWS else Shown(stale=True),
+                TABLE_WORDS: markdown_table(frame, TABLE_DIGITS) if len(frame) <= TEXT_ROWS else Shown(stale=True),
                 SAMPLE_WORDS: Shown(stale=True)}
     charted = len(s.text) - 1 <= STEPS_FIG_MAX
     build = (lambda v: char_steps_figure(*steps(v), fs, width=steps_width(room))) if charted else None

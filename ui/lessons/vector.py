@@ -19,7 +19,7 @@ from rnnviz.text import InputError, fmt, sub
 from ui.controls import Control, Controls, time_step
 from ui.live.scrub import Scrub
 from ui.urlstate import classroom, font_scale
-from ui.widgets import SEQUENCE, error, markdown_table, md
+from ui.widgets import SEQUENCE, TEXT_ROWS, error, markdown_table, md
 
 P = "vector"
 CONTROLS = Controls(
@@ -244,7 +244,7 @@ PASS_WORDS, TABLE_WORDS = "words-vector-pass", "words-vector-table"  # the conta
 def step_words(m: StepMoves, t: int, T: int, vocab: list[str] | None) -> dict[str, str]:
     """The step's words that follow a drag of the radius: move ⑥'s sentence and the step's table (as the page writes
     it up to 30 units: a longer one is a grid, whose cells are no text to write)."""
-    table = {TABLE_WORDS: markdown_table(step_frame(m), 4)} if len(m.h) <= 30 else {}
+    table = {TABLE_WORDS: markdown_table(step_frame(m), 4)} if len(m.h) <= TEXT_ROWS else {}
     return {PASS_WORDS: pass_on_text(t, T, m.probs, vocab)} | table
 
 
