@@ -32,8 +32,8 @@ def start_pick(vocab: list[str]) -> None:
     "" is the text's first character; one the text no longer has goes back to that, and leaves the link."""
     want = st.session_state[f"{P}.start"]
     if want not in vocab:
-        st.session_state[f"{P}.start"] = ""
-    st.session_state[f"{P}.start_pick"] = words.start_of(want, vocab)
+        st.session_state[f"{P}.start"] = want = ""
+    st.session_state[f"{P}.start_pick"] = want or vocab[0]
 
 
 def picked(vocab: list[str]) -> None:
@@ -127,8 +127,7 @@ def lesson_body() -> None:
                  f"{P}.steps_fig", alt="per step: one-hot input, hidden state, scores, softmax")
         with st.container(key=words.TABLE_WORDS):
             number_table(words.step_frame(steps_read, vocab), words.TABLE_DIGITS)
-        sample_at = (words.start_of(CONTROLS.value("start"), vocab), CONTROLS.value("n"), CONTROLS.value("temp"))
-        scrubs(f"{P}.model", [] if current is not None else words.model_scrubs(s, label, sample_at, fs, classroom()))
+        scrubs(f"{P}.model", [] if current is not None else words.model_scrubs(s, label, fs, classroom()))
 
     if not classroom():
         st.subheader("Sampling, and what temperature does")

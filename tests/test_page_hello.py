@@ -251,8 +251,8 @@ def test_a_temperature_drag_shows_the_pages_own_chart_sentence_and_sample_at_eac
 
 def test_a_drag_of_h_shows_the_untrained_models_chart_status_metrics_and_table_at_each_size(open_page, monkeypatch):
     """Hidden size H scrubs while the model is untrained: each frame, laid over the per-step chart as the page opens,
-    is the chart the page sends once released at that size, and its words are the page's status sentence, metrics,
-    step table and sample there. A trained model's H does not scrub: the release drops
+    is the chart the page sends once released at that size, and its words are the page's status sentence, metrics
+    and step table there; the sample greys (its model changes). A trained model's H does not scrub: the release drops
     the training, and no frame can show the loss curve going."""
     import json
 
@@ -262,26 +262,23 @@ def test_a_drag_of_h_shows_the_untrained_models_chart_status_metrics_and_table_a
     from ui.live import scrub
 
     built = built_scrubs(monkeypatch)
-    open_page(P)
-    assert [i for i in built if i.slider == f"{P}.H"][0] in lesson(P).scrubbed(False)  # the server's opening's
-    built.clear()
-    link = {"n": "12", "temp": "0.5", "start": "l"}  # the sample the frames draw is the page's: its settings
-    base = sent(open_page(P, **link), f"{P}.steps_fig")["figure"]
+    base = sent(open_page(P), f"{P}.steps_fig")["figure"]
     item, = [i for i in built if i.slider == f"{P}.H"]
     assert (item.chart, item.value, item.lo, item.hi) == (f"{P}.steps_fig", 3, 1, 32)
+    assert item in lesson(P).scrubbed(False)
     frames = json.loads(scrub._compute(item, item.values()))
-    assert frames["words"].keys() == {words.STATUS_WORDS, words.METRIC_WORDS, words.TABLE_WORDS, words.SAMPLE_WORDS}
+    assert frames["words"].keys() == {words.STATUS_WORDS, words.METRIC_WORDS, words.TABLE_WORDS}
+    assert frames["stale"] == [words.SAMPLE_WORDS]
     seen = set()
     for k in (0, 4, len(frames["values"]) - 1):
         H = int(frames["values"][k])
-        at = open_page(P, H=str(H), **link)
+        at = open_page(P, H=str(H))
         assert_frame_is_sent(base, frames, k, sent(at, f"{P}.steps_fig"), H)
         status = next(m.value for m in at.markdown if m.value.startswith("**Untrained**"))
         assert at_notch(frames["words"][words.STATUS_WORDS], k) == pieces(status), H
         assert at_notch(frames["words"][words.METRIC_WORDS], k) == [p for m in at.metric for p in (m.label, m.value)]
         table = next(m.value for m in at.markdown if m.value.startswith("| step |"))
         assert at_notch(frames["words"][words.TABLE_WORDS], k) == pieces(table), H
-        assert "".join(at_notch(frames["words"][words.SAMPLE_WORDS], k)) == page_codes(at)[0], H
         seen.add(metrics(at)["Loss"])
     assert len(seen) == 3  # the loss differs with the size
     at = open_page(P)

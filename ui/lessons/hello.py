@@ -195,25 +195,15 @@ def steps_width(room: bool) -> int:
     return 672 if room else 720
 
 
-def start_of(want: str, vocab: list[str]) -> str:
-    """The character sampling starts from: the link's or the visitor's pick (`want`), else ("" or one the text no
-    longer has) the text's first."""
-    return want if want in vocab else vocab[0]
-
-
-def model_scrubs(s: TrainSetup, label: str | None, sampling: tuple[str, int, float], fs: float,
-                 room: bool) -> list[Scrub]:
+def model_scrubs(s: TrainSetup, label: str | None, fs: float, room: bool) -> list[Scrub]:
     """The hidden size H of the untrained model, whose drag the per-step chart follows, and with it the status
-    sentence, the metrics, the step table and the sample (`sampling`: its start, length and temperature): each frame
-    the page's own for the weights seeded at that size (a read of the text and a sample, about a ms). None for a
+    sentence, the metrics and the step table: each frame the page's own for the weights seeded at that size (a read of
+    the text, about a ms). The sample further down greys until the release: its start, length and temperature are the
+    sampling part's, which reruns alone, so frames made here would keep a temperature changed since. None for a
     trained model: a drag of H leaves it (the release shows the untrained model at the new size), which these frames
     could show but not the loss curve's going."""
-    start, n, temp = sampling
-    def weights(v: float) -> CharRNNWeights:
-        return train(s.text, int(v), 0, seed=s.seed).weights
-
     def steps(v: float) -> tuple[CharSteps, list[str]]:
-        w = weights(v)
+        w = train(s.text, int(v), 0, seed=s.seed).weights
         return read(s.text, w), w.vocab
 
     def said(v: float) -> dict:
@@ -222,11 +212,11 @@ def model_scrubs(s: TrainSetup, label: str | None, sampling: tuple[str, int, flo
         return {STATUS_WORDS: status(TrainSetup(s.text, int(v), s.steps, s.seed), None, label, brief=room),
                 METRIC_WORDS: [p for label_, value, _ in metrics(st_, vocab) for p in (label_, value)],
                 TABLE_WORDS: markdown_table(frame, TABLE_DIGITS) if len(frame) <= TEXT_ROWS else Shown(stale=True),
-                SAMPLE_WORDS: code_pieces(sampled(weights(v), start, n, temp, s.seed))}
+                SAMPLE_WORDS: Shown(stale=True)}
     charted = len(s.text) - 1 <= STEPS_FIG_MAX
     build = (lambda v: char_steps_figure(*steps(v), fs, width=steps_width(room))) if charted else None
     return [Scrub(CONTROLS.key("H"), f"{P}.steps_fig" if charted else STATUS_WORDS,
-                  (s.text, s.steps, s.seed, label, sampling, fs, room), s.H, *CONTROLS["H"].span, build, words=said)]
+                  (s.text, s.steps, s.seed, label, fs, room), s.H, *CONTROLS["H"].span, build, words=said)]
 
 
 def throttled(report: Callable[[int, float], None], seconds: float = 0.25) -> Callable[[int, float], None]:
@@ -322,6 +312,5 @@ def default_scrubs(room: bool) -> list[Scrub]:
     w = train(d["text"], d["H"], 0, seed=d["seed"]).weights
     s = TrainSetup(d["text"], d["H"], d["steps"], d["seed"])
     fs = font_scale(room)
-    sampling = (start_of(d["start"], w.vocab), d["n"], d["temp"])
-    return model_scrubs(s, quoted(s.text), sampling, fs, room) + temp_scrubs(
+    return model_scrubs(s, quoted(s.text), fs, room) + temp_scrubs(
         w, d["start"] or w.vocab[0], d["n"], d["seed"], np.array(parse_sequence(d["scores"])), d["temp"], fs)
