@@ -40,7 +40,12 @@ def notch(pg, slider: str, key: str, times: int, then: str) -> None:
     thumb.focus()
     for _ in range(times):
         thumb.press(key)
-    pg.wait_for_url(re.compile(then), timeout=30_000)
+    try:
+        pg.wait_for_url(re.compile(then), timeout=30_000)
+    except Exception as e:  # what the page held when the address never came (seen 2 in 5 full runs on 2026-12-07)
+        state = pg.evaluate("() => document.querySelector('[data-testid=stApp]')?.dataset.testScriptState")
+        raise AssertionError(f"{then!r} not in the address within 30 s: address {pg.url}, slider at "
+                             f"{thumb.evaluate('e => e.value')}, app {state}") from e
     wait_idle(pg)
 
 
