@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -29,6 +30,7 @@ from rnnviz.lessons.hello import (
     vocabulary,
 )
 from rnnviz.lessons.presets import SOFTMAX_SCORES, SOFTMAX_WORD
+from rnnviz.live.frames import SPAN
 from rnnviz.live.words import Shown
 from rnnviz.nn.sampling import sampling_distribution, softmax
 from rnnviz.text import fmt, parse_sequence
@@ -202,6 +204,7 @@ def model_scrubs(s: TrainSetup, label: str | None, fs: float, room: bool) -> lis
     sampling part's, which reruns alone, so frames made here would keep a temperature changed since. None for a
     trained model: a drag of H leaves it (the release shows the untrained model at the new size), which these frames
     could show but not the loss curve's going."""
+    @lru_cache(maxsize=SPAN)  # a set's frames (SPAN at most), then their words: each size's weights and read once
     def steps(v: float) -> tuple[CharSteps, list[str]]:
         w = train(s.text, int(v), 0, seed=s.seed).weights
         return read(s.text, w), w.vocab
