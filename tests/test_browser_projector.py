@@ -1,12 +1,15 @@
 """In a real browser, what a projector shows (issue 23): no chart label overlaps another or is cut off, on a projector
 (1024 px, classroom) and a laptop (1400 px), at the one-unit page's presets and slider extremes and on the other crowded
-charts; and no text on any page is under 14 px in classroom mode (body, equations, chart text and its subscripts)."""
+charts; and no text on any page is under 14 px in classroom mode (body, equations, chart text and its subscripts).
+And an accessibility audit: axe-core (bundled by axe-playwright-python) finds no serious or critical violation on any
+page, in the normal theme or the high-contrast one (?contrast=high)."""
 from contextlib import closing
 
 import pytest
 
 from tests.browser import Server, chromium, painted, wait_idle
 from tests.conftest import long_only
+from ui.lessons.registry import LESSONS
 
 # the laptop widths, 46 s of a browser between them, run before a release (RNNVIZ_LONG=1): the default run keeps the
 # projector's 1024 px, the screen the app is designed for first, within CI's ten minutes
@@ -159,6 +162,46 @@ def test_nothing_on_a_projector_is_under_14_px_and_no_label_collides(browser):
     assert small == [] and labels == [] and clipped == [] and wrapped == []
 
 
+AUDITED = ["", *(ls.url for ls in LESSONS), "class_room"]  # every page, for axe
+# Streamlit's own sidebar navigation puts <div>s between its <ul> and <li>s (axe: list, listitem): its markup, not
+# ours, and no setting changes it. Everything else on every page is audited.
+NOT_OURS = {"exclude": [['[data-testid="stSidebarNav"]']]}
+
+
+def audit(page) -> tuple[list[str], str | None]:
+    """axe-core's serious and critical violations on the page as loaded, and the ink of its first chart's axis text."""
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
+    page.wait_for_function("() => document.documentElement.dataset.rnnvizKeys", timeout=30_000)  # the foot's scripts
+    found = axe.run(page, context=NOT_OURS, options={"resultTypes": ["violations"]}).response["violations"]
+    ink = page.evaluate("() => { const t = document.querySelector('.rnnviz-chart .xtick text'); "
+                        "return t && getComputedStyle(t).fill; }")  # axe does not measure SVG text: the axis ink
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}" for v in found
+            if v["impact"] in ("serious", "critical")], ink
+
+
+WALKS = {}
+
+
+def laptop_walk(browser, width: int) -> dict:
+    """Every page at `width` with the sidebar open (classroom=0), once per module: what is cut short on each, and
+    axe's audit of each page (one walk for both saves a server and a browser's walk of every page, ~30 s)."""
+    if width not in WALKS:
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        clipped, audits = [], {}
+        for path in PAGES + ["hello", "vector"]:  # and hello's own text, whose hidden states ran together
+            load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=0")
+            clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
+            if path.startswith("hello"):
+                clipped += [f"/{path}: {p}" for p in page.evaluate(CELLS)]
+            if path.startswith("vector"):
+                clipped += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
+            if path in AUDITED and path not in audits:
+                audits[path] = audit(page)
+        page.close()
+        WALKS[width] = {"clipped": clipped, "audits": audits}
+    return WALKS[width]
+
+
 @pytest.mark.parametrize("width", [1024, pytest.param(1280, marks=LAPTOP)])  # a projector without ?classroom=1, or a
 def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(browser, width):  # small laptop; a laptop
     """At 1280 px with the sidebar open the cell and gates pages' Back / Next read '◀ B…' and 'Nex…', the gates
@@ -166,14 +209,27 @@ def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(browser, width):  #
     the one-unit page's presets 'F…' and the gradients page's metrics '8.1×1…'. Every page's labels, buttons and
     metrics are whole there, and the hello page's cell numbers do not run together ('−0.140.40' at 1280), nor the
     cell page's move titles ('① read input② read memory' at 1024, five panels in a 440 px chart)."""
-    page = browser.new_page(viewport={"width": width, "height": 800})
-    clipped = []
-    for path in PAGES + ["hello", "vector"]:  # and hello's own text, whose hidden states ran together
-        load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=0")
-        clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
-        if path.startswith("hello"):
-            clipped += [f"/{path}: {p}" for p in page.evaluate(CELLS)]
-        if path.startswith("vector"):
-            clipped += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
+    assert laptop_walk(browser, width)["clipped"] == []
+
+
+def high_contrast_audits(browser) -> dict:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    found = {}
+    for path in AUDITED:
+        load(page, f"{browser.server.url}/{path}?contrast=high")
+        found[path] = audit(page)
     page.close()
-    assert clipped == []
+    return found
+
+
+# the high-contrast theme, every page again (24 s of a browser), before a release (RNNVIZ_LONG=1); its colours'
+# contrast ratios are computed in tests/test_contrast.py in the default run
+@pytest.mark.parametrize("contrast", ["", pytest.param("contrast=high", marks=long_only("the high-contrast audit"))])
+def test_no_serious_accessibility_violation_on_any_page(browser, contrast):
+    """Audited at 1024 px beside the sidebar, in the walk above; the high-contrast theme at 1400 px."""
+    found = high_contrast_audits(browser) if contrast else laptop_walk(browser, 1024)["audits"]
+    assert set(found) == set(AUDITED)
+    problems_ = {k or "home": v for k, (v, _) in found.items() if v}
+    assert not problems_, problems_
+    inks = {ink for _, ink in found.values() if ink}  # chart axis text: 6.3:1 (tests/test_contrast.py), black when high
+    assert inks == ({"rgb(0, 0, 0)"} if contrast else {"rgb(92, 95, 110)"}), inks
