@@ -9,6 +9,9 @@ const AXIS = {
   gridcolor: GRID, zerolinecolor: GRID, tickcolor: GRID, minor: { gridcolor: GRID },
   tickfont: { color: INK, size: 12 }, title: { font: { color: INK, size: 14 } },
   automargin: true,  // labels are never cut; tests/test_browser_margins.py checks no chart needs it
+  // plotly.js's default for a numeric axis, "hide past div", measures every tick label on every drawing to hide those
+  // past the chart's edge (a sixth of a heatmap frame's time in a drag); with the margins above none is past it
+  ticklabeloverflow: "allow",
 };
 export const TEMPLATE = {
   layout: {
