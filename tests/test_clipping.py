@@ -1,6 +1,8 @@
 """Explosion vs clipping, trained live: the gradient against torch.autograd, the presets doing what they say, the same
 start and batches for both runs, speed, and overflow handled."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -60,6 +62,34 @@ def test_clipping_step_matches_torch_clip_grad_norm():
     assert 10 ** run["log10_norm"][0] > 2.0  # the step was clipped
     clipped = np.sqrt(sum(float((q.grad.numpy() ** 2).sum()) for q in params))
     assert clipped == pytest.approx(2.0, rel=1e-5)
+
+
+@pytest.mark.parametrize("clipped", [False, True])
+def test_runs_trained_together_are_each_the_run_trained_alone_to_the_bit(clipped):
+    """A drag's set of notches is trained together (`runs`): each run equals the page's own, trained alone, to the bit,
+    whichever others share its batch (the radii, rates and thresholds of a set)."""
+    base = clipping.Settings(2.0, 0.3, 2.0, steps=40, seed=5)
+    together = [base, replace(base, radius=3.0, lr=1.0), replace(base, radius=0.7), replace(base, lr=0.05),
+                replace(base, clip=0.5), replace(base, clip=20.0)]
+    got = clipping.runs(together, clipped)
+    for s, run in zip(together, got):
+        alone = clipping.one_run(s, clipped)
+        assert alone["overflow"] == run["overflow"]
+        for key in ("loss", "log10_norm"):
+            assert np.array_equal(alone[key], run[key], equal_nan=True), (s, key)
+    assert not np.array_equal(got[0]["loss"], got[2]["loss"])  # and they are different runs
+
+
+def test_a_run_whose_weights_overflow_stops_there_and_the_others_trained_with_it_go_on():
+    vocab, ids = clipping.corpus()
+    good, bad = (clipping.init_params(len(vocab), r, seed=0) for r in (2.0, 2.0))
+    bad["W_y"] = bad["W_y"] * 1e308  # its logits leave float range at the first step
+    x, y = clipping.batches(ids, 10, seed=0)
+    stacked = {k: np.stack([good[k], bad[k]]) for k in good}
+    first, second = clipping.sgd_many(stacked, x, y, np.array([0.3, 0.3]), np.array([np.inf, np.inf]))
+    assert second["overflow"] == 1 and np.isnan(second["loss"]).all()
+    alone = clipping.sgd(good, x, y, 0.3, None)
+    assert first["overflow"] is None and np.array_equal(first["loss"], alone["loss"])
 
 
 def test_both_runs_start_from_the_same_weights_and_batches():

@@ -494,12 +494,20 @@ def test_training_frames_are_both_runs_chart_and_verdict_at_each_radius_rate_and
             sv = moved[name](v)
             assert unpacked(f["words"][clip_words.TRAIN_WORDS], k) == pieces(
                 clip_words.verdict(clipping.summary(fresh(sv), sv.clip), sv.clip)), (name, v)
-    trained = []
-    one_run = clipping.one_run
-    monkeypatch.setattr(clipping, "one_run", lambda sv, clipped, progress=None: trained.append(clipped) or one_run(
-        sv, clipped, progress))
+    trained = []  # each training: how many runs together, and whether clipped
+    runs = clipping.runs
+    monkeypatch.setattr(clipping, "runs", lambda settings, clipped, *rest: trained.append((len(settings), clipped))
+                        or runs(settings, clipped, *rest))
     clip_words.train_pair(dataclasses.replace(s, clip=7.7))
-    assert trained == [True]  # the unclipped run at this radius, rate and seed was at hand
+    assert trained == [(1, True)]  # the unclipped run at this radius, rate and seed was at hand
+    # a set's notches are trained together, each kind of run at once: a release on one of them trains nothing
+    trained.clear()
+    other = {i.slider: i for i in clip_words.training_scrubs(dataclasses.replace(s, seed=4), 1.0)}["grad.rho"]
+    coarse = other.sets()[0]  # a first drag's first set: the whole range
+    scrub._compute(other, coarse)
+    assert trained == [(len(coarse), False), (len(coarse), True)] and len(coarse) > 3
+    clip_words.train_pair(dataclasses.replace(s, seed=4, radius=coarse[1]))
+    assert len(trained) == 2
 
 
 @pytest.mark.parametrize("room", [False, True])

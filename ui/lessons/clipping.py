@@ -49,7 +49,26 @@ def train_pair(s: clipping.Settings, progress: Callable[[float], None] | None = 
         tick = (lambda step: progress(step / (2 * s.steps))) if progress else None
         free = FREE.get_arrays(replace(s, clip=0.0), lambda: clipping.one_run(s, False, tick), _arrays)
         return clipping.train_pair(s, progress, unclipped=free)
-    return RUNS.get_arrays(s, both, lambda runs: [a for r in runs.values() for a in _arrays(r)])
+    return RUNS.get_arrays(s, both, _pair_arrays)
+
+
+def _pair_arrays(runs: dict[str, dict]) -> list:
+    return [a for r in runs.values() for a in _arrays(r)]
+
+
+def train_many(settings: list[clipping.Settings]) -> None:
+    """Both runs for each of `settings` that RUNS lacks (a drag's set of notches of one slider: they differ in radius,
+    rate or threshold alone), trained together (clipping.runs: nine notches' runs in about twice one's time) and kept
+    in RUNS and FREE, where `train_pair` finds them: the same numbers as trained one by one, to the bit."""
+    todo = [s for s in dict.fromkeys(settings) if s not in RUNS]
+    if not todo:
+        return
+    free = [k for k in dict.fromkeys(replace(s, clip=0.0) for s in todo) if k not in FREE]
+    for k, run in zip(free, clipping.runs(free, False) if free else []):
+        FREE.get_arrays(k, lambda run=run: run, _arrays)
+    for s, run in zip(todo, clipping.runs(todo, True)):
+        unclipped = FREE.get_arrays(replace(s, clip=0.0), lambda s=s: clipping.one_run(s, False), _arrays)
+        RUNS.get_arrays(s, lambda run=run, unclipped=unclipped: {"unclipped": unclipped, "clipped": run}, _pair_arrays)
 
 
 CLIP_ABOUT = (
@@ -93,20 +112,22 @@ def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
 
 
 TRAIN_WORDS = f"words-{P}-train"  # the verdict under the training chart, which follows a drag of its sliders
-# frames a set of each training slider: each frame trains both runs (0.6 s here; a threshold's, the clipped one: 0.3 s),
-# so a set holds the one computation a server runs at a time for at most 1.8 s (1.5 s), and a first drag's sets (the
-# coarse one, the window at the value) are 6 (10) runs
-TRAIN_SPAN = {"rho": 3, "lr": 3, "tclip": 5}
+# frames a set of each training slider, trained together (`train_many`): a set of nine radii or rates is 18 runs in
+# about 1.5 s here (one by one, 5.9 s), which hold the one computation a server runs at a time (a threshold's, the
+# clipped runs alone: 0.7 s); the coarse set spans the range, so a first drag's two sets are about 3 s of the
+# visitor's 4 s
+TRAIN_SPAN = {"rho": 9, "lr": 9, "tclip": 9}
 _FIELD = {"rho": "radius", "lr": "lr", "tclip": "clip"}  # each slider's Settings field
 
 
 def training_scrubs(s: clipping.Settings, fs: float) -> list[Scrub]:
     """The training comparison's ρ, learning rate and threshold, whose drag its chart follows, and the verdict under
-    it: each frame the page's own chart and words for both runs at that value (trained in the background, within
-    the visitor's budget, and kept in RUNS: the release finds them; not in a server's opening, whose CPU they would
-    take from the other sliders' frames). The rate's range input holds its position in RATES (CONTROLS["lr"].span).
-    Where the verdict's sentences change in number (a run diverges, the threshold starts to cut) it greys until the
-    release."""
+    it: each frame the page's own chart and words for both runs at that value (trained in the background, a set's
+    notches together, within the visitor's budget, and kept in RUNS: the release finds them). A server's opening
+    trains a first drag's sets at the page's defaults (7 s), as a class opens the same link, and no more: their
+    far sets took 3.5 of the other sliders' 31 MB of frames within its 40 s. The rate's range input holds its
+    position in RATES (CONTROLS["lr"].span). Where the verdict's sentences change in number (a run diverges, the
+    threshold starts to cut) it greys until the release."""
     def at(name: str, v: float) -> clipping.Settings:
         return replace(s, **{_FIELD[name]: RATES[round(v)] if name == "lr" else v})
 
@@ -121,5 +142,6 @@ def training_scrubs(s: clipping.Settings, fs: float) -> list[Scrub]:
         value = float(RATES.index(s.lr)) if name == "lr" else getattr(s, _FIELD[name])
         setting = ("train", name, astuple(replace(s, **{_FIELD[name]: 0.0})), fs)
         return Scrub(CONTROLS.key(name), f"{P}.train", setting, value, *CONTROLS[name].span, build,
-                     TRAIN_SPAN[name], words=said, warm_first=False)
+                     TRAIN_SPAN[name], words=said, warm_far=False,
+                     prepare=lambda values: train_many([at(name, v) for v in values]))
     return [item(name) for name in TRAIN_SPAN]

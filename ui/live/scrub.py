@@ -84,9 +84,9 @@ class Scrub:
     # whether the server's opening (`warm`) computes more of its sets than a first drag's: False for sliders whose
     # far sets would crowd out the others' within WARM_BYTES (a view opened later, a chart beside the page's own)
     warm_far: bool = field(default=True, compare=False)
-    # whether it computes even a first drag's sets: False for frames that train (the gradients page's training
-    # comparison: its first drag's sets are 8 s of runs, which the others' far sets lost within WARM_S)
-    warm_first: bool = field(default=True, compare=False)
+    # called with a set's values before its frames are built: work the set's frames share, done for all at once (the
+    # training comparison trains a set's runs together)
+    prepare: Callable[[list[float]], None] | None = field(default=None, compare=False, repr=False)
 
     def values(self) -> list[float]:
         """The window of notches that holds the slider's value."""
@@ -159,11 +159,11 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
     drag's frames, everywhere), then the windows next to them, and so on outward, until WARM_ITEM_S of CPU or
     WARM_ITEM_BYTES more are spent on one slider (the gradients page's T: 5.5 s of frames a width; the recurrences
     page's T steps back: 5.3 MB), and WARM_S or WARM_BYTES in all. What it leaves, its visitors' asks compute. It is
-    charged to no visitor: a fixed amount, about 35 s of CPU here (4.6 of them the sampling page's Temperature
-    samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T) and WARM_BYTES of
-    FRAMES (it reaches that cap here: 36.0 MB measured, with the sliders declared `warm_far=False` at a first drag's
-    sets), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers, each of which would
-    spend it). Whether this call started it."""
+    charged to no visitor: a fixed amount, WARM_S of CPU here (4.6 s of them the sampling page's Temperature
+    samples and about 6 its Top-p's, 13 the gradients page's H and T and the recurrences page's T, 7 its training
+    comparison's first drags) and at most WARM_BYTES of FRAMES (27.5 MB measured, with the sliders declared
+    `warm_far=False` at a first drag's sets), once. RNNVIZ_WARM_FRAMES=0 leaves it out (the test suite's servers,
+    each of which would spend it). Whether this call started it."""
     if os.environ.get("RNNVIZ_WARM_FRAMES") == "0":
         return False
 
@@ -180,8 +180,7 @@ def warm(makers: list[Callable[[bool], list[Scrub]]], delay: float = 1.0) -> boo
             for make in makers:
                 try:  # a page that fails is left to its visitors' own asks; the other pages go on
                     items = make(room)
-                    plans += [(item, plan(item)) for item in (on_projector(items) if room else items)
-                              if item.warm_first]
+                    plans += [(item, plan(item)) for item in (on_projector(items) if room else items)]
                 except Exception:
                     _log.exception("listing the scrubbed sliders of a page's defaults failed")
         start, total = time.thread_time(), 0
@@ -214,6 +213,8 @@ def _compute(item: Scrub, values: list[float]) -> bytes:
     if item.build is None:  # the words alone, `alone`: no chart to draw
         frames = {"values": values, "traces": 0, "data": [], "layout": [], "hold": None, "alone": True}
     else:
+        if item.prepare is not None:
+            item.prepare(values)
         first = item.sets()[0]
         keep = None
         if values != first:
