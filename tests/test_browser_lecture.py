@@ -124,8 +124,16 @@ def test_the_link_and_ask_the_class_carry_a_setting_changed_in_place(server, bro
     pg.get_by_role("button", name=re.compile("Link to this setup")).first.click()
     # the popover's address as the page has it at each moment: its open rerun can draw the code box anew, and a
     # handle to the first one drawn (the address as the page first ran) would wait on it for ever
-    pg.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stPopoverBody"] [data-testid="stCode"]')]
-                                  .some(el => el.innerText.includes('wh=2.05'))""", timeout=30_000)
+    try:
+        pg.wait_for_function("""() => [...document.querySelectorAll(
+            '[data-testid="stPopoverBody"] [data-testid="stCode"]')].some(el => el.innerText.includes('wh=2.05'))""",
+                             timeout=30_000)
+    except PlaywrightTimeout:  # seen once in a loaded full run (not in three alone): say what the popover held
+        held = pg.evaluate("""() => ({url: location.href, codes: [...document.querySelectorAll(
+            '[data-testid="stPopoverBody"] [data-testid="stCode"]')].map(el => el.innerText),
+            open: [...document.querySelectorAll('[data-testid="stPopoverButton"]')].map(b => b.ariaExpanded),
+            script: document.querySelector('[data-testid="stApp"]').dataset.testScriptState})""")
+        raise AssertionError(f"the link's popover never showed wh=2.05: {held}") from None
     pg.keyboard.press("Escape")
     # shut, and its closing rerun over, before the slider takes the focus (a popover that closes gives the focus back
     # to its button: pressed at once, the key went there in one fresh-venv run)

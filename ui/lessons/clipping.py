@@ -113,7 +113,7 @@ def verdict(summ: dict[str, dict], clip: float | None = None) -> str:
 
 TRAIN_WORDS = f"words-{P}-train"  # the verdict under the training chart, which follows a drag of its sliders
 # frames a set of each training slider, trained together (`train_many`): a set of nine radii or rates is 18 runs in
-# about 1.5 s here (one by one, 5.9 s), which hold the one computation a server runs at a time (a threshold's, the
+# about 1.5 s here (one by one, 4.8 s), which hold the one computation a server runs at a time (a threshold's, the
 # clipped runs alone: 0.7 s); the coarse set spans the range, so a first drag's two sets are about 3 s of the
 # visitor's 4 s
 TRAIN_SPAN = {"rho": 9, "lr": 9, "tclip": 9}
