@@ -152,8 +152,8 @@ def test_a_slider_declared_without_far_sets_gets_a_first_drags_alone(monkeypatch
     near, far = _warm_two(monkeypatch, "warm_far")
     assert [k in scrub.FRAMES for _, k, _, _ in scrub.plan(near)] == [True, True] + [False] * 9
     assert all(k in scrub.FRAMES for _, k, _, _ in scrub.plan(far))
-    # the training comparison's sliders (each set trains its notches' runs: 1.4 s) are declared so: its far sets took
-    # 3.5 of the others' 31 MB within WARM_S
+    # the training comparison's sliders (each set trains its notches' runs: 1.5 s) are declared so: their far sets
+    # took another 2.9 MB of the others' frames within WARM_S
     training = clip_words.training_scrubs(clipping.Settings(2.0, 0.3, 2.0), 1.0)
     assert training and not any(i.warm_far for i in training)
 

@@ -124,10 +124,10 @@ def training_scrubs(s: clipping.Settings, fs: float) -> list[Scrub]:
     """The training comparison's ρ, learning rate and threshold, whose drag its chart follows, and the verdict under
     it: each frame the page's own chart and words for both runs at that value (trained in the background, a set's
     notches together, within the visitor's budget, and kept in RUNS: the release finds them). A server's opening
-    trains a first drag's sets at the page's defaults (7 s), as a class opens the same link, and no more: their
-    far sets took 3.5 of the other sliders' 31 MB of frames within its 40 s. The rate's range input holds its
-    position in RATES (CONTROLS["lr"].span). Where the verdict's sentences change in number (a run diverges, the
-    threshold starts to cut) it greys until the release."""
+    trains a first drag's sets at the page's defaults (7 s, which leave the other sliders 27.5 MB of frames within
+    its 40 s instead of 31), as a class opens the same link, and no more: their far sets took 2.9 MB more. The
+    rate's range input holds its position in RATES (CONTROLS["lr"].span). Where the verdict's sentences change in
+    number (a run diverges, the threshold starts to cut) it greys until the release."""
     def at(name: str, v: float) -> clipping.Settings:
         return replace(s, **{_FIELD[name]: RATES[round(v)] if name == "lr" else v})
 
