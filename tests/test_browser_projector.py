@@ -179,37 +179,40 @@ def audit(page) -> tuple[list[str], str | None]:
             if v["impact"] in ("serious", "critical")], ink
 
 
-WALKS = {}
+@pytest.fixture(scope="module")
+def laptop_walk(browser):
+    """walk(width): every page at `width` with the sidebar open (classroom=0), once per width while the module's
+    browser lives: what is cut short on each, and axe's audit of each page (one walk for both saves a server and a
+    browser's walk of every page, ~30 s)."""
+    walks = {}
 
-
-def laptop_walk(browser, width: int) -> dict:
-    """Every page at `width` with the sidebar open (classroom=0), once per module: what is cut short on each, and
-    axe's audit of each page (one walk for both saves a server and a browser's walk of every page, ~30 s)."""
-    if width not in WALKS:
-        page = browser.new_page(viewport={"width": width, "height": 800})
-        clipped, audits = [], {}
-        for path in PAGES + ["hello", "vector"]:  # and hello's own text, whose hidden states ran together
-            load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=0")
-            clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
-            if path.startswith("hello"):
-                clipped += [f"/{path}: {p}" for p in page.evaluate(CELLS)]
-            if path.startswith("vector"):
-                clipped += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
-            if path in AUDITED and path not in audits:
-                audits[path] = audit(page)
-        page.close()
-        WALKS[width] = {"clipped": clipped, "audits": audits}
-    return WALKS[width]
+    def walk(width: int) -> dict:
+        if width not in walks:
+            page = browser.new_page(viewport={"width": width, "height": 800})
+            clipped, audits = [], {}
+            for path in PAGES + ["hello", "vector"]:  # and hello's own text, whose hidden states ran together
+                load(page, f"{browser.server.url}/{path}{'&' if '?' in path else '?'}classroom=0")
+                clipped += [f"/{path}: {t!r}" for t in page.evaluate(CLIPPED)]
+                if path.startswith("hello"):
+                    clipped += [f"/{path}: {p}" for p in page.evaluate(CELLS)]
+                if path.startswith("vector"):
+                    clipped += [f"/{path}: {p}" for p in problems(page.evaluate(LABELS))]
+                if path in AUDITED and path not in audits:
+                    audits[path] = audit(page)
+            page.close()
+            walks[width] = {"clipped": clipped, "audits": audits}
+        return walks[width]
+    return walk
 
 
 @pytest.mark.parametrize("width", [1024, pytest.param(1280, marks=LAPTOP)])  # a projector without ?classroom=1, or a
-def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(browser, width):  # small laptop; a laptop
+def test_nothing_is_cut_short_on_a_laptop_beside_the_sidebar(laptop_walk, width):  # small laptop; a laptop
     """At 1280 px with the sidebar open the cell and gates pages' Back / Next read '◀ B…' and 'Nex…', the gates
     page's 'One, then zeros' 'One, the…' and the hello page's vocabulary of seven letters '{a, b, c, d…'; at 1024 px
     the one-unit page's presets 'F…' and the gradients page's metrics '8.1×1…'. Every page's labels, buttons and
     metrics are whole there, and the hello page's cell numbers do not run together ('−0.140.40' at 1280), nor the
     cell page's move titles ('① read input② read memory' at 1024, five panels in a 440 px chart)."""
-    assert laptop_walk(browser, width)["clipped"] == []
+    assert laptop_walk(width)["clipped"] == []
 
 
 def high_contrast_audits(browser) -> dict:
@@ -225,9 +228,9 @@ def high_contrast_audits(browser) -> dict:
 # the high-contrast theme, every page again (24 s of a browser), before a release (RNNVIZ_LONG=1); its colours'
 # contrast ratios are computed in tests/test_contrast.py in the default run
 @pytest.mark.parametrize("contrast", ["", pytest.param("contrast=high", marks=long_only("the high-contrast audit"))])
-def test_no_serious_accessibility_violation_on_any_page(browser, contrast):
+def test_no_serious_accessibility_violation_on_any_page(browser, laptop_walk, contrast):
     """Audited at 1024 px beside the sidebar, in the walk above; the high-contrast theme at 1400 px."""
-    found = high_contrast_audits(browser) if contrast else laptop_walk(browser, 1024)["audits"]
+    found = high_contrast_audits(browser) if contrast else laptop_walk(1024)["audits"]
     assert set(found) == set(AUDITED)
     problems_ = {k or "home": v for k, (v, _) in found.items() if v}
     assert not problems_, problems_
